@@ -1,0 +1,20 @@
+// fxscope-cli: inspect, explain, run, partition, compile and profile PyTorch graphs from
+// scripts. JSON outputs are contracts documented in README.md.
+#include "app/cli/commands.h"
+
+#include <iostream>
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"fxscope-cli: inspect, explain and compile PyTorch graphs"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("fxscope-cli ") + FXSCOPE_VERSION);
+    int exitCode = 0;
+    fxs::cli::addInspectCommand(app, exitCode);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    return exitCode;
+}

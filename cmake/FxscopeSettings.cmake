@@ -1,0 +1,21 @@
+# INTERFACE targets that carry the project's warnings and common definitions.
+add_library(fxscope_settings INTERFACE)
+target_compile_features(fxscope_settings INTERFACE cxx_std_20)
+target_compile_definitions(fxscope_settings INTERFACE QT_NO_KEYWORDS
+    FXSCOPE_VERSION="${PROJECT_VERSION}")
+target_include_directories(fxscope_settings INTERFACE "${PROJECT_SOURCE_DIR}")
+
+add_library(fxscope_warnings INTERFACE)
+target_compile_options(fxscope_warnings INTERFACE
+    $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers>)
+
+if(FXSCOPE_SANITIZERS)
+    add_compile_options(-fsanitize=${FXSCOPE_SANITIZERS} -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=${FXSCOPE_SANITIZERS})
+endif()
+
+# Fuzz sub-build: instrument everything for libFuzzer (the fuzz mains link -fsanitize=fuzzer).
+if(FXSCOPE_FUZZ_ONLY)
+    add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=address,undefined)
+endif()

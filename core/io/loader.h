@@ -1,0 +1,26 @@
+// The import facade: opens any mix of paths (graph-code files, TORCH_TRACE files and
+// directories) and returns runs, standalone graphs and every problem found. What the CLI's
+// inspect and the app's File > Open call.
+#pragma once
+
+#include "core/model/run.h"
+#include "core/util/cancel.h"
+#include "core/util/diagnostics.h"
+
+#include <string>
+#include <vector>
+
+namespace fxs::io {
+
+struct LoadResult {
+    std::vector<model::Run> runs;              // TORCH_TRACE inputs
+    std::vector<model::GraphArtifact> graphs;  // standalone graph files (kind "graph")
+    Diagnostics diagnostics;
+    bool readSomething() const { return !runs.empty() || !graphs.empty(); }
+};
+
+LoadResult loadPaths(const std::vector<std::string>& paths,
+                     const CancelToken& cancel = CancelToken::none(),
+                     const ProgressSink& progress = {});
+
+} // namespace fxs::io

@@ -1,0 +1,25 @@
+// Identity of one compilation in a TORCH_TRACE run: frame id / frame compile id, with the
+// attempt and compiled-autograd id when present. Printed as PyTorch and tlparse print it:
+// "0/0", "0/0_1" (attempt 1), "!1/0/0" (compiled autograd 1).
+#pragma once
+
+#include <compare>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fxs::model {
+
+struct CompileId {
+    int frameId = -1;
+    int frameCompileId = -1;
+    int attempt = 0;
+    std::optional<int> compiledAutogradId;
+
+    bool valid() const { return frameId >= 0 && frameCompileId >= 0; }
+    std::string toString() const; // "" when !valid()
+    static std::optional<CompileId> parse(std::string_view text);
+    auto operator<=>(const CompileId&) const = default;
+};
+
+} // namespace fxs::model

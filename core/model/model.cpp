@@ -1,0 +1,107 @@
+#include "core/model/cache_lookup.h"
+#include "core/model/compile_id.h"
+#include "core/model/run.h"
+#include "core/util/strings.h"
+
+#include <algorithm>
+
+namespace fxs::model {
+
+std::string CompileId::toString() const
+{
+    if (!valid()) {
+        return {};
+    }
+    std::string s;
+    if (compiledAutogradId) {
+        s += "!" + std::to_string(*compiledAutogradId) + "/";
+    }
+    s += std::to_string(frameId) + "/" + std::to_string(frameCompileId);
+    if (attempt > 0) {
+        s += "_" + std::to_string(attempt);
+    }
+    return s;
+}
+
+std::optional<CompileId> CompileId::parse(std::string_view text)
+{
+    CompileId id;
+    if (startsWith(text, "!")) {
+        const auto slash = text.find('/');
+        const auto ca = parseInt(text.substr(1, slash - 1));
+        if (slash == std::string_view::npos || !ca) {
+            return std::nullopt;
+        }
+        id.compiledAutogradId = static_cast<int>(*ca);
+        text.remove_prefix(slash + 1);
+    }
+    const auto slash = text.find('/');
+    if (slash == std::string_view::npos) {
+        return std::nullopt;
+    }
+    auto rest = text.substr(slash + 1);
+    const auto underscore = rest.find('_');
+    const auto frame = parseInt(text.substr(0, slash));
+    const auto compile = parseInt(rest.substr(0, underscore));
+    if (!frame || !compile) {
+        return std::nullopt;
+    }
+    id.frameId = static_cast<int>(*frame);
+    id.frameCompileId = static_cast<int>(*compile);
+    if (underscore != std::string_view::npos) {
+        const auto attempt = parseInt(rest.substr(underscore + 1));
+        if (!attempt) {
+            return std::nullopt;
+        }
+        id.attempt = static_cast<int>(*attempt);
+    }
+    return id;
+}
+
+std::string_view cacheKindName(CacheKind k)
+{
+    return k == CacheKind::FxGraph ? "fx_graph" : "aotautograd";
+}
+
+std::string_view cacheStateName(CacheState s)
+{
+    switch (s) {
+    case CacheState::Hit: return "hit";
+    case CacheState::Miss: return "miss";
+    case CacheState::Bypass: return "bypass";
+    case CacheState::Disabled: return "disabled";
+    }
+    return "?";
+}
+
+const KeyComponent* CacheLookup::component(std::string_view name) const
+{
+    for (const auto& c : components) {
+        if (c.name == name) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+std::vector<CompileId> Run::compileIds() const
+{
+    std::vector<CompileId> ids;
+    auto note = [&](const CompileId& id) {
+        if (id.valid() && std::find(ids.begin(), ids.end(), id) == ids.end()) {
+            ids.push_back(id);
+        }
+    };
+    for (const auto& g : graphs) {
+        note(g.compileId);
+    }
+    for (const auto& l : lookups) {
+        note(l.compileId);
+    }
+    for (const auto& t : texts) {
+        note(t.compileId);
+    }
+    return ids;
+}
+
+} // namespace fxs::model

@@ -1,0 +1,79 @@
+// Everything one TORCH_TRACE run holds, as plain data: graphs per compile id, cache lookups,
+// text artifacts (inductor output code), chromium events and compilation metrics. Filled by
+// io/torch_trace_reader; read by explain/, profile/ and the app.
+#pragma once
+
+#include "core/graph/graph.h"
+#include "core/model/cache_lookup.h"
+#include "core/model/compile_id.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fxs::model {
+
+// A graph payload: dynamo_output_graph, aot_{joint,forward,backward,inference}_graph,
+// inductor_{pre,post}_grad_graph, artifacts before/after_*_graph, ...; or a standalone graph
+// file (kind "graph").
+struct GraphArtifact {
+    std::string kind;
+    CompileId compileId;
+    int rank = -1;
+    graph::GraphPtr graph; // null when the payload could not be parsed at all
+    std::string file;
+    int line = 0; // envelope line (first line of a standalone file)
+};
+
+// A text payload kept verbatim: inductor_output_code, fx_graph_runnable, guards, ...
+struct TextArtifact {
+    std::string kind;     // envelope kind or artifact name
+    std::string filename; // metadata filename (inductor_output_code), may be empty
+    CompileId compileId;
+    int rank = -1;
+    std::string text;
+    std::string file;
+    int line = 0;
+};
+
+// A chromium trace event (kept for compile-time profiling).
+struct ChromiumEvent {
+    std::string name;
+    std::string phase; // "B", "E", "i", "X", ...
+    double tsUs = 0.0;
+    double durUs = 0.0; // "X" events
+    std::string category;
+    std::int64_t pid = 0;
+    std::int64_t tid = 0;
+    CompileId compileId; // from args.compile_id when present
+    std::string argsJson; // the "args" object as JSON text
+    int rank = -1;
+    int line = 0;
+};
+
+// compilation_metrics, bwd_compilation_metrics, *_runtime: the metrics object as JSON text.
+struct CompilationMetrics {
+    std::string kind;
+    CompileId compileId;
+    int rank = -1;
+    std::string json;
+    int line = 0;
+};
+
+struct Run {
+    std::string path;               // file or directory given by the user
+    std::vector<std::string> files; // the log files read (one per rank)
+    std::vector<GraphArtifact> graphs;
+    std::vector<CacheLookup> lookups;
+    std::vector<TextArtifact> texts;
+    std::vector<ChromiumEvent> events;
+    std::vector<CompilationMetrics> metrics;
+    std::map<std::string, int> kindCounts;    // every envelope kind seen, with counts
+    std::map<std::string, int> unknownKinds;  // kinds fxscope does not interpret
+    std::size_t bytes = 0;                    // total size of the files read
+
+    // Compile ids in order of first appearance in graphs, lookups and texts.
+    std::vector<CompileId> compileIds() const;
+};
+
+} // namespace fxs::model

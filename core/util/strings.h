@@ -1,0 +1,25 @@
+// Small string helpers shared by the importers and printers. Knows nothing of graphs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fxs {
+
+std::string_view trim(std::string_view s);
+std::string_view trimLeft(std::string_view s);
+std::vector<std::string_view> split(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+bool startsWith(std::string_view s, std::string_view prefix);
+bool endsWith(std::string_view s, std::string_view suffix);
+std::optional<std::int64_t> parseInt(std::string_view s);
+std::optional<double> parseDouble(std::string_view s); // accepts inf, -inf, nan
+// Number of leading spaces (tabs count as one).
+int indentOf(std::string_view line);
+// Shortest round-trip text of a double, Python style: "1e-05", "0.5", "inf", "nan".
+std::string formatDouble(double v);
+
+} // namespace fxs

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Sets up fxscope on Debian 12: installs what is missing (apt), configures and builds with
+# ccache, then either opens the app on the bundled sample ("app") or runs every test ("test").
+#   packaging/setup.sh app    # install, build, open the app on resources/samples
+#   packaging/setup.sh test   # install, build, run the whole CTest suite
+set -euo pipefail
+mode="${1:-app}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+packages=(
+    build-essential cmake ninja-build pkg-config ccache git
+    clang libclang-rt-14-dev
+    qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libqt6svg6-dev
+    libxkbcommon-dev libgl-dev libvulkan-dev
+    libtorch-dev libgraphviz-dev libsqlite3-dev libssl-dev
+    libbenchmark-dev nlohmann-json3-dev libsimdjson-dev libxxhash-dev libzip-dev
+    libcli11-dev libfmt-dev libsleef-dev
+)
+if [ "$mode" = app ]; then
+    packages+=(qt6-qpa-plugins fonts-dejavu-core)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "fxscope: installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build="${FXSCOPE_BUILD_DIR:-$root/build}"
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+# Relative paths in the ccache hash: a fresh clone elsewhere reuses earlier compilations.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build "$build" -j "$(nproc)"
+
+case "$mode" in
+app)
+    exec "$build/app/gui/fxscope" "$root/resources/samples/cache_miss_then_hit"
+    ;;
+test)
+    cd "$build"
+    ctest --output-on-failure -j "$(nproc)" --timeout 900
+    ;;
+*)
+    echo "usage: packaging/setup.sh app|test" >&2
+    exit 2
+    ;;
+esac
