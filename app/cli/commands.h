@@ -7,5 +7,12 @@
 namespace fxs::cli {
 
 void addInspectCommand(CLI::App& app, int& exitCode);
+void addExplainCommand(CLI::App& app, int& exitCode);
+void addCompileProfileCommand(CLI::App& app, int& exitCode);
+void addCacheCommand(CLI::App& app, int& exitCode);
+void addCompileCommand(CLI::App& app, int& exitCode);
+void addPartitionCommand(CLI::App& app, int& exitCode);
+void addRenderCommand(CLI::App& app, int& exitCode);
+void addRunCommand(CLI::App& app, int& exitCode);
 
 } // namespace fxs::cli

@@ -11,6 +11,13 @@ int main(int argc, char** argv)
     app.set_version_flag("--version", std::string("fxscope-cli ") + FXSCOPE_VERSION);
     int exitCode = 0;
     fxs::cli::addInspectCommand(app, exitCode);
+    fxs::cli::addExplainCommand(app, exitCode);
+    fxs::cli::addCompileProfileCommand(app, exitCode);
+    fxs::cli::addCacheCommand(app, exitCode);
+    fxs::cli::addCompileCommand(app, exitCode);
+    fxs::cli::addPartitionCommand(app, exitCode);
+    fxs::cli::addRenderCommand(app, exitCode);
+    fxs::cli::addRunCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

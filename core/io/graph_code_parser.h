@@ -15,13 +15,24 @@ namespace fxs::io {
 struct GraphCodeResult {
     graph::GraphPtr graph;   // null only when nothing graph-like was found
     Diagnostics diagnostics; // parse problems; the graph holds every statement that parsed
-    int statements = 0;      // statements seen in the text (each becomes one node)
-    int unparsedLines = 0;   // non-blank, non-comment lines that could not be read
+    // Nodes read, counted over the graph and all its nested submodules: one per parameter of
+    // `def forward` (without self) or, in the pytree form, per declared `name: "meta"` line
+    // instead; one per node-producing statement; one per return. Aliases (`l_x_ = L_x_`) and
+    // `x, y, = fx_pytree.tree_flatten_spec(...)` lines make no node and are not counted.
+    int statements = 0;
+    // Physical lines that could not be read: every line of a statement that failed, plus text
+    // outside any graph. Blank and comment lines never count.
+    int unparsedLines = 0;
 };
 
 // text: the graph code; sourcePath/firstLine: where it sits (a TORCH_TRACE payload starts at
 // the line after its envelope), used for every diagnostic and for Node::line.
-// keepText: store the text in the Graph for the code panel.
+// keepText: store the text in the (top-level) Graph for the code panel; submodules keep none.
+// Node::statement is the statement as written (multi-line ones verbatim, from their first
+// character); Node::source/annotation come from the comment group above a statement (not for
+// placeholders and the output node). Names that are neither nodes nor known constants become
+// Argument::expr with a warning. Only the first top-level class is returned (a warning names
+// any other). Thread-safe: no shared state.
 GraphCodeResult parseGraphCode(std::string_view text, const std::string& sourcePath,
                                int firstLine = 1, bool keepText = true);
 

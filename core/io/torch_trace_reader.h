@@ -16,6 +16,10 @@ namespace fxs::io {
 struct TraceReadOptions {
     bool parseGraphs = true;   // build graph IR for every graph payload
     bool verifyPayloads = true; // check has_payload MD5s
+    // Decode JSON payloads (cache events, chromium events). false: only envelopes, payload
+    // extraction and MD5 checks; lookups then carry ids and state but no components, and
+    // chromium events are counted, not kept.
+    bool decodePayloads = true;
 };
 
 struct TraceReadResult {

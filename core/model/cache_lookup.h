@@ -49,6 +49,10 @@ struct CacheLookup {
     std::string run;   // the run (file or directory) this lookup belongs to
     std::string file;  // the log file
     int line = 0;      // the envelope's line in that file
+    bool checksumOk = true; // false when the payload failed its has_payload MD5
+    // "artifact" (an fx_graph_cache_*/aotautograd_cache_* artifact) or "chromium_event" (a
+    // lookup only logged as a chromium event, e.g. fx_graph_cache_disabled in PyTorch 2.11).
+    std::string origin = "artifact";
 
     const KeyComponent* component(std::string_view name) const;
 };

@@ -20,9 +20,12 @@ struct GraphArtifact {
     std::string kind;
     CompileId compileId;
     int rank = -1;
-    graph::GraphPtr graph; // null when the payload could not be parsed at all
+    graph::GraphPtr graph; // null when the payload could not be parsed at all (or not asked)
     std::string file;
     int line = 0; // envelope line (first line of a standalone file)
+    int statements = 0;    // statements the graph-code parser saw in the payload
+    int unparsedLines = 0; // payload lines it could not read
+    bool checksumOk = true; // false when the payload failed its has_payload MD5
 };
 
 // A text payload kept verbatim: inductor_output_code, fx_graph_runnable, guards, ...
@@ -34,6 +37,7 @@ struct TextArtifact {
     std::string text;
     std::string file;
     int line = 0;
+    bool checksumOk = true; // false when the payload failed its has_payload MD5
 };
 
 // A chromium trace event (kept for compile-time profiling).
@@ -70,6 +74,12 @@ struct Run {
     std::vector<CompilationMetrics> metrics;
     std::map<std::string, int> kindCounts;    // every envelope kind seen, with counts
     std::map<std::string, int> unknownKinds;  // kinds fxscope does not interpret
+    std::map<std::string, int> artifactCounts; // `artifact` envelopes by artifact name
+    // `str` envelopes: per log file, interned id -> string (file names of stack frames).
+    std::map<std::string, std::map<int, std::string>> internedStrings;
+    int payloads = 0;          // envelopes with has_payload
+    int payloadsVerified = 0;  // ... whose MD5 was checked and matched
+    int payloadMismatches = 0; // ... whose MD5 did not match (payload kept, flagged)
     std::size_t bytes = 0;                    // total size of the files read
 
     // Compile ids in order of first appearance in graphs, lookups and texts.

@@ -1,0 +1,209 @@
+// fxscope-cli cache [--cache DB] ls | show KEY | diff KEY1 KEY2 | gc [--max-bytes N] | verify:
+// inspect and maintain the region compiler's SQLite artifact store. Output is JSON (README).
+#include "app/cli/commands.h"
+#include "core/cache/cache_explain.h"
+#include "core/cache/cache_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace fxs::cli {
+namespace {
+
+using nlohmann::json;
+
+struct CacheOptions {
+    std::string db;
+    std::string key1;
+    std::string key2;
+    std::int64_t maxBytes = -1;
+};
+
+json entryJson(const cache::EntryInfo& e, bool withComponents)
+{
+    json j = {{"key", e.key},
+              {"region_digest", e.regionDigest},
+              {"title", e.title},
+              {"status", cache::entryStatusName(e.status)},
+              {"status_reason", e.statusReason},
+              {"so_bytes", e.soBytes},
+              {"source_bytes", e.sourceBytes},
+              {"blob_bytes", e.blobBytes},
+              {"blob_sha256", e.blobSha256},
+              {"compile_ms", e.compileMs},
+              {"created_ms", e.createdMs},
+              {"last_hit_ms", e.lastHitMs},
+              {"hit_count", e.hitCount}};
+    if (withComponents) {
+        json cs = json::array();
+        for (const auto& c : e.components) {
+            cs.push_back({{"label", c.label}, {"digest", c.digest}, {"text", c.text}});
+        }
+        j["components"] = std::move(cs);
+    }
+    return j;
+}
+
+int fail(const Error& e)
+{
+    std::cerr << "fxscope-cli cache: " << e.toString() << "\n";
+    return 1;
+}
+
+Result<std::unique_ptr<cache::CacheStore>> openStore(const CacheOptions& o)
+{
+    cache::StoreOptions so;
+    so.path = o.db;
+    return cache::CacheStore::open(so);
+}
+
+Result<cache::EntryInfo> entryByPrefix(cache::CacheStore& store, const std::string& prefix)
+{
+    auto key = store.resolvePrefix(prefix);
+    if (!key) {
+        return key.error();
+    }
+    auto info = store.info(*key);
+    if (!info) {
+        return info.error();
+    }
+    if (!info->has_value()) {
+        return makeError(ErrorCode::Checksum, "the entry's row is corrupt (run cache verify)",
+                         *key);
+    }
+    return **info;
+}
+
+int runLs(cache::CacheStore& store)
+{
+    auto entries = store.list();
+    if (!entries) {
+        return fail(entries.error());
+    }
+    json list = json::array();
+    std::int64_t bytes = 0;
+    for (const auto& e : *entries) {
+        list.push_back(entryJson(e, false));
+        bytes += e.blobBytes;
+    }
+    std::cout << json{{"path", store.path()}, {"entries", list}, {"total_bytes", bytes}}.dump(2)
+              << "\n";
+    return 0;
+}
+
+int runShow(cache::CacheStore& store, const CacheOptions& o)
+{
+    auto e = entryByPrefix(store, o.key1);
+    if (!e) {
+        return fail(e.error());
+    }
+    std::cout << entryJson(*e, true).dump(2) << "\n";
+    return 0;
+}
+
+int runDiff(cache::CacheStore& store, const CacheOptions& o)
+{
+    auto a = entryByPrefix(store, o.key1);
+    auto b = a ? entryByPrefix(store, o.key2) : a;
+    if (!a || !b) {
+        return fail(!a ? a.error() : b.error());
+    }
+    json changes = json::array();
+    for (const auto& c : cache::diffComponents(a->components, b->components)) {
+        changes.push_back({{"label", c.label},
+                           {"kind", c.kind == cache::ChangeKind::Changed ? "changed"
+                                    : c.kind == cache::ChangeKind::Added ? "added"
+                                                                         : "removed"},
+                           {"field", c.field},
+                           {"before", c.before},
+                           {"after", c.after},
+                           {"description", cache::describeChange(c)}});
+    }
+    std::cout << json{{"key1", a->key},
+                      {"key2", b->key},
+                      {"same_region", a->regionDigest == b->regionDigest},
+                      {"changes", changes}}
+                     .dump(2)
+              << "\n";
+    return 0;
+}
+
+int runGc(cache::CacheStore& store, const CacheOptions& o)
+{
+    auto r = store.gc(o.maxBytes < 0 ? std::int64_t(2) * 1024 * 1024 * 1024 : o.maxBytes);
+    if (!r) {
+        return fail(r.error());
+    }
+    std::cout << json{{"removed", r->removed},
+                      {"bytes_before", r->bytesBefore},
+                      {"bytes_after", r->bytesAfter}}
+                     .dump(2)
+              << "\n";
+    return 0;
+}
+
+int runVerify(cache::CacheStore& store)
+{
+    auto r = store.verify();
+    if (!r) {
+        return fail(r.error());
+    }
+    json corrupt = json::array();
+    for (const auto& [key, problem] : r->corrupt) {
+        corrupt.push_back({{"key", key}, {"problem", problem}});
+    }
+    const bool ok = r->corrupt.empty() && r->integrity == "ok";
+    std::cout << json{{"checked", r->checked},
+                      {"corrupt", corrupt},
+                      {"integrity", r->integrity},
+                      {"ok", ok}}
+                     .dump(2)
+              << "\n";
+    return ok ? 0 : 3;
+}
+
+// Opens the store and runs one subcommand; exit codes: 0 ok, 1 error, 3 verify found damage.
+template <class F>
+void withStore(const CacheOptions& o, int& exitCode, F&& f)
+{
+    auto store = openStore(o);
+    exitCode = store ? f(**store) : fail(store.error());
+}
+
+} // namespace
+
+void addCacheCommand(CLI::App& app, int& exitCode)
+{
+    auto opts = std::make_shared<CacheOptions>();
+    auto* cmd = app.add_subcommand("cache", "Inspect and maintain the region compiler's cache");
+    cmd->add_option("--cache", opts->db, "Cache database (default: $FXSCOPE_CACHE_DIR/cache.db, "
+                                         "$XDG_CACHE_HOME/fxscope/cache.db, ~/.cache/...)");
+    cmd->require_subcommand(1);
+    auto* ls = cmd->add_subcommand("ls", "List entries, most recently hit first");
+    ls->callback([opts, &exitCode] {
+        withStore(*opts, exitCode, [](cache::CacheStore& s) { return runLs(s); });
+    });
+    auto* show = cmd->add_subcommand("show", "Show one entry and its key components");
+    show->add_option("KEY", opts->key1, "Key or unique prefix")->required();
+    show->callback([opts, &exitCode] {
+        withStore(*opts, exitCode, [&](cache::CacheStore& s) { return runShow(s, *opts); });
+    });
+    auto* diff = cmd->add_subcommand("diff", "Component diff of two entries");
+    diff->add_option("KEY1", opts->key1, "Key or unique prefix")->required();
+    diff->add_option("KEY2", opts->key2, "Key or unique prefix")->required();
+    diff->callback([opts, &exitCode] {
+        withStore(*opts, exitCode, [&](cache::CacheStore& s) { return runDiff(s, *opts); });
+    });
+    auto* gc = cmd->add_subcommand("gc", "Evict least recently hit entries beyond a size");
+    gc->add_option("--max-bytes", opts->maxBytes, "Blob bytes to keep (default 2 GiB)");
+    gc->callback([opts, &exitCode] {
+        withStore(*opts, exitCode, [&](cache::CacheStore& s) { return runGc(s, *opts); });
+    });
+    auto* verify = cmd->add_subcommand("verify", "Check every row and blob checksum");
+    verify->callback([opts, &exitCode] {
+        withStore(*opts, exitCode, [](cache::CacheStore& s) { return runVerify(s); });
+    });
+}
+
+} // namespace fxs::cli

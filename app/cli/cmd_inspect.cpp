@@ -1,0 +1,173 @@
+// fxscope-cli inspect PATH... [--json]: what the loader read from graph-code files and
+// TORCH_TRACE logs/directories: each graph with its node counts and op histogram, each cache
+// lookup, and every problem found. The JSON shape is a contract (README "fxscope-cli inspect").
+#include "app/cli/commands.h"
+#include "core/io/loader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace fxs::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct InspectOptions {
+    std::vector<std::string> paths;
+    bool json = false;
+};
+
+json idOrNull(const model::CompileId& id)
+{
+    return id.valid() ? json(id.toString()) : json();
+}
+
+json graphJson(const model::GraphArtifact& g)
+{
+    json ops = json::object();
+    json j{{"source", g.file}, {"compile_id", idOrNull(g.compileId)}, {"kind", g.kind}};
+    if (!g.graph) {
+        j.update({{"nodes", 0}, {"call_function_nodes", 0}, {"placeholders", 0}, {"outputs", 0},
+                  {"ops", ops}});
+        return j;
+    }
+    for (const auto& [target, n] : g.graph->opHistogram()) {
+        ops[target] = n;
+    }
+    j.update({{"nodes", g.graph->size()},
+              {"call_function_nodes", g.graph->countOf(graph::OpKind::CallFunction)},
+              {"placeholders", g.graph->placeholders().size()},
+              {"outputs", g.graph->countOf(graph::OpKind::Output)},
+              {"ops", std::move(ops)}});
+    return j;
+}
+
+json lookupJson(const model::CacheLookup& l)
+{
+    return {{"compile_id", idOrNull(l.compileId)},
+            {"cache", std::string(model::cacheKindName(l.cache))},
+            {"state", std::string(model::cacheStateName(l.state))},
+            {"key", l.key ? json(*l.key) : json()},
+            {"components", l.components.size()},
+            {"reason", l.bypassReason.empty() ? json() : json(l.bypassReason)}};
+}
+
+// The message without the location: "what (expected X, found Y)".
+std::string messageOf(const Diagnostic& d)
+{
+    const std::string full = d.toString();
+    const std::string where = d.where() + ": ";
+    return full.compare(0, where.size(), where) == 0 ? full.substr(where.size()) : full;
+}
+
+json resultJson(const io::LoadResult& result)
+{
+    json graphs = json::array();
+    json lookups = json::array();
+    json errors = json::array();
+    for (const auto& run : result.runs) {
+        for (const auto& g : run.graphs) {
+            graphs.push_back(graphJson(g));
+        }
+        for (const auto& l : run.lookups) {
+            lookups.push_back(lookupJson(l));
+        }
+    }
+    for (const auto& g : result.graphs) {
+        graphs.push_back(graphJson(g));
+    }
+    for (const auto& d : result.diagnostics.items()) {
+        if (d.severity != Severity::Note) {
+            errors.push_back({{"where", d.where()}, {"message", messageOf(d)}});
+        }
+    }
+    return {{"graphs", std::move(graphs)},
+            {"cache_events", std::move(lookups)},
+            {"errors", std::move(errors)}};
+}
+
+void printGraph(const model::GraphArtifact& g)
+{
+    const std::string id = g.compileId.valid() ? g.compileId.toString() : "-";
+    if (!g.graph) {
+        std::printf("  graph %-6s %-26s (not parsed)  %s:%d\n", id.c_str(), g.kind.c_str(),
+                    g.file.c_str(), g.line);
+        return;
+    }
+    std::printf("  graph %-6s %-26s nodes=%zu call_function=%zu placeholders=%zu  %s:%d\n",
+                id.c_str(), g.kind.c_str(), g.graph->size(),
+                g.graph->countOf(graph::OpKind::CallFunction), g.graph->placeholders().size(),
+                g.file.c_str(), g.line);
+}
+
+void printLookup(const model::CacheLookup& l)
+{
+    const std::string id = l.compileId.valid() ? l.compileId.toString() : "-";
+    std::printf("  cache %-6s %-11s %-8s key=%s components=%zu%s%s\n", id.c_str(),
+                std::string(model::cacheKindName(l.cache)).c_str(),
+                std::string(model::cacheStateName(l.state)).c_str(),
+                l.key ? l.key->c_str() : "-", l.components.size(),
+                l.bypassReason.empty() ? "" : " reason=",
+                abbreviate(l.bypassReason, 100).c_str());
+}
+
+void printHuman(const io::LoadResult& result)
+{
+    for (const auto& run : result.runs) {
+        std::printf("run %s (%zu file(s), %zu bytes, %zu graphs, %zu cache lookups, %zu "
+                    "chromium events)\n",
+                    run.path.c_str(), run.files.size(), run.bytes, run.graphs.size(),
+                    run.lookups.size(), run.events.size());
+        for (const auto& g : run.graphs) {
+            printGraph(g);
+        }
+        for (const auto& l : run.lookups) {
+            printLookup(l);
+        }
+    }
+    for (const auto& g : result.graphs) {
+        std::printf("file %s\n", g.file.c_str());
+        printGraph(g);
+    }
+    for (const auto& d : result.diagnostics.items()) {
+        if (d.severity != Severity::Note) {
+            std::printf("%s\n", d.toString().c_str());
+        }
+    }
+}
+
+int runInspect(const InspectOptions& options)
+{
+    const io::LoadResult result = io::loadPaths(options.paths);
+    if (options.json) {
+        std::cout << resultJson(result).dump(2) << "\n";
+    } else {
+        printHuman(result);
+    }
+    if (!result.readSomething()) {
+        const auto& items = result.diagnostics.items();
+        std::cerr << "fxscope-cli inspect: nothing could be read"
+                  << (items.empty() ? std::string() : ": " + items.front().toString()) << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
+void addInspectCommand(CLI::App& app, int& exitCode)
+{
+    auto options = std::make_shared<InspectOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "inspect", "Read graph-code files and TORCH_TRACE logs or directories; list graphs, "
+                   "cache lookups and problems");
+    cmd->add_option("paths", options->paths, "Files or directories to read")->required();
+    cmd->add_flag("--json", options->json, "Print the JSON contract instead of text");
+    cmd->callback([options, &exitCode] { exitCode = runInspect(*options); });
+}
+
+} // namespace fxs::cli

@@ -1,0 +1,215 @@
+// fxscope-cli run GRAPH [--from-forward FW] [--repeat N] [--size s0=8] [--json]: runs a graph
+// (printed graph code or a TorchScript .pt) on the reference engine and reports timing, peak
+// memory and output summaries. The JSON shape is a contract (README "fxscope-cli run").
+#include "app/cli/commands.h"
+#include "core/exec/interpreter.h"
+#include "core/io/graph_code_parser.h"
+#include "core/torchscript/torchscript_importer.h"
+#include "core/util/file_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace fxs::cli {
+namespace {
+
+using nlohmann::json;
+
+struct RunCliOptions {
+    std::string graph;
+    std::string forward;
+    std::string inputs;
+    std::string device = "auto";
+    std::vector<std::string> sizes;
+    int repeat = 1;
+    std::uint64_t seed = 0;
+    bool json = false;
+};
+
+struct Loaded {
+    graph::GraphPtr graph;
+    std::shared_ptr<const exec::ValueStore> attributes;
+};
+
+Result<Loaded> loadGraph(const std::string& path)
+{
+    if (torchscript::looksLikeTorchScript(path)) {
+        auto m = torchscript::importTorchScript(path);
+        if (!m.ok()) {
+            return m.error();
+        }
+        return Loaded{m->graph, m->attributes};
+    }
+    auto text = readFile(path);
+    if (!text.ok()) {
+        return text.error();
+    }
+    auto parsed = io::parseGraphCode(*text, path, 1, false);
+    if (!parsed.graph) {
+        return makeError(ErrorCode::Parse, "no graph code found", path);
+    }
+    if (parsed.diagnostics.errorCount() > 0) {
+        const auto& d = parsed.diagnostics.items().front();
+        Error e = makeError(ErrorCode::Parse, d.message, d.where());
+        e.expected = d.expected;
+        e.found = d.found;
+        return e;
+    }
+    return Loaded{parsed.graph, nullptr};
+}
+
+Status parseSizes(const std::vector<std::string>& specs, std::map<std::string, std::int64_t>& out)
+{
+    for (const auto& s : specs) {
+        const auto eq = s.find('=');
+        try {
+            if (eq == std::string::npos || eq == 0) {
+                throw std::invalid_argument(s);
+            }
+            out[s.substr(0, eq)] = std::stoll(s.substr(eq + 1));
+        } catch (const std::exception&) {
+            Error e = makeError(ErrorCode::Invalid, "bad --size");
+            e.expected = "NAME=INTEGER, e.g. s0=8";
+            e.found = s;
+            return e;
+        }
+    }
+    return {};
+}
+
+json errorJson(const Error& e)
+{
+    return {{"code", errorCodeName(e.code)}, {"message", e.message}, {"where", e.where},
+            {"expected", e.expected}, {"found", e.found}};
+}
+
+json reportJson(const exec::RunReport& r)
+{
+    json outputs = json::array();
+    for (const auto& o : r.outputs) {
+        json j{{"name", o.name}};
+        if (o.isTensor) {
+            j.update({{"shape", o.shape}, {"dtype", o.dtype}, {"nan", o.nan}, {"inf", o.inf},
+                      {"min", o.min}, {"max", o.max}, {"mean", o.mean}});
+        } else {
+            j["value"] = o.value;
+        }
+        outputs.push_back(std::move(j));
+    }
+    json perNode = json::array();
+    for (const auto& n : r.perNode) {
+        perNode.push_back({{"name", n.name}, {"target", n.target}, {"ms", n.ms}});
+    }
+    json unsupported = json::array();
+    for (const auto& u : r.unsupported) {
+        unsupported.push_back({{"node", u.node}, {"target", u.target}, {"reason", u.reason}});
+    }
+    return {{"ok", r.ok}, {"device", r.device}, {"nodes_run", r.nodesRun},
+            {"total_ms", r.totalMs}, {"peak_bytes", r.peakBytes}, {"outputs", outputs},
+            {"per_node", perNode}, {"unsupported", unsupported}, {"notes", r.notes}};
+}
+
+void printText(const exec::RunReport& r)
+{
+    for (const auto& n : r.notes) {
+        std::printf("note: %s\n", n.c_str());
+    }
+    if (!r.unsupported.empty()) {
+        std::printf("cannot run: %zu unsupported node(s)\n", r.unsupported.size());
+        for (const auto& u : r.unsupported) {
+            std::printf("  %s  %s: %s\n", u.node.c_str(), u.target.c_str(), u.reason.c_str());
+        }
+        return;
+    }
+    std::printf("ran %d nodes on %s in %.3f ms, peak %.1f MiB\n", r.nodesRun, r.device.c_str(),
+                r.totalMs, static_cast<double>(r.peakBytes) / (1 << 20));
+    for (const auto& o : r.outputs) {
+        if (!o.isTensor) {
+            std::printf("  %-24s %s\n", o.name.c_str(), o.value.c_str());
+            continue;
+        }
+        std::string shape;
+        for (auto d : o.shape) {
+            shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+        }
+        std::printf("  %-24s %s[%s] min %.4g max %.4g mean %.4g nan %lld inf %lld\n",
+                    o.name.c_str(), o.dtype.c_str(), shape.c_str(), o.min, o.max, o.mean,
+                    static_cast<long long>(o.nan), static_cast<long long>(o.inf));
+    }
+}
+
+int fail(const RunCliOptions& o, const Error& e, int code)
+{
+    if (o.json) {
+        exec::RunReport empty;
+        json j = reportJson(empty);
+        j["error"] = errorJson(e);
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::fprintf(stderr, "fxscope-cli run: %s\n", e.toString().c_str());
+    }
+    return code;
+}
+
+int runRun(const RunCliOptions& o)
+{
+    exec::RunOptions ro;
+    ro.seed = o.seed;
+    ro.repeat = o.repeat;
+    ro.inputsFile = o.inputs;
+    ro.device = o.device == "cpu" ? exec::DevicePref::Cpu
+                : o.device == "cuda" ? exec::DevicePref::Cuda
+                                     : exec::DevicePref::Auto;
+    if (auto s = parseSizes(o.sizes, ro.sizes); !s.ok()) {
+        return fail(o, s.error(), 2);
+    }
+    auto g = loadGraph(o.graph);
+    if (!g.ok()) {
+        return fail(o, g.error(), 2);
+    }
+    ro.inputs = g->attributes;
+    if (!o.forward.empty()) {
+        auto fw = loadGraph(o.forward);
+        if (!fw.ok()) {
+            return fail(o, fw.error(), 2);
+        }
+        ro.forwardGraph = fw->graph;
+    }
+    auto report = exec::Interpreter::run(*g->graph, ro);
+    if (!report.ok()) {
+        return fail(o, report.error(), 1);
+    }
+    if (o.json) {
+        std::cout << reportJson(*report).dump(2) << "\n";
+    } else {
+        printText(*report);
+    }
+    return report->ok ? 0 : 1;
+}
+
+} // namespace
+
+void addRunCommand(CLI::App& app, int& exitCode)
+{
+    auto options = std::make_shared<RunCliOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "run", "Run a graph (graph code or TorchScript .pt) on the reference engine");
+    cmd->add_option("graph", options->graph, "Graph-code file or TorchScript .pt")->required();
+    cmd->add_option("--from-forward", options->forward,
+                    "Forward graph to run first; its values feed this (backward) graph");
+    cmd->add_option("--repeat", options->repeat, "Timed runs (a warm-up run is added when > 1)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--size", options->sizes, "Symbolic size, NAME=INT (repeatable)");
+    cmd->add_option("--seed", options->seed, "Seed for synthesised inputs");
+    cmd->add_option("--inputs", options->inputs,
+                    "Real inputs: a torch.save({name: tensor}) file (names as the placeholders)");
+    cmd->add_option("--device", options->device, "auto, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    cmd->add_flag("--json", options->json, "Print the JSON contract instead of text");
+    cmd->callback([options, &exitCode] { exitCode = runRun(*options); });
+}
+
+} // namespace fxs::cli

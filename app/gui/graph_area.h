@@ -1,0 +1,53 @@
+// The main window's central area: a welcome page until something is open, then the GraphView
+// of the selected graph, with an optional second GraphView on its left for comparisons
+// (a changed `gm`: graph A | graph B, changed nodes highlighted). Layout and wiring of the
+// views only; what to show is decided by MainWindow.
+#pragma once
+
+#include "core/graph/graph.h"
+
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QStackedWidget;
+
+namespace fxs::views {
+class GraphView;
+struct GraphComparison;
+} // namespace fxs::views
+
+namespace fxs::app {
+
+class GraphArea : public QWidget {
+    Q_OBJECT
+public:
+    explicit GraphArea(QWidget* parent = nullptr);
+
+    views::GraphView* primary() const { return m_primary; }
+    views::GraphView* secondary() const { return m_secondary; }
+
+    // Shows the graph in the primary view and leaves the welcome page.
+    void showGraph(graph::GraphPtr graph, const QString& title);
+    // A on the left (secondary), B on the right (primary), changed nodes highlighted.
+    void showComparison(const views::GraphComparison& comparison);
+    void closeComparison();
+    bool isComparing() const;
+    void showWelcome();
+
+Q_SIGNALS:
+    void openRequested();
+
+private:
+    QWidget* makeWelcome();
+    QWidget* makePane(views::GraphView* view, QLabel* title, QPushButton* close);
+
+    QStackedWidget* m_stack;
+    views::GraphView* m_primary;
+    views::GraphView* m_secondary;
+    QLabel* m_primaryTitle;
+    QLabel* m_secondaryTitle;
+    QWidget* m_secondaryPane = nullptr;
+};
+
+} // namespace fxs::app

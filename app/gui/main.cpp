@@ -1,0 +1,30 @@
+// fxscope: the desktop app. `fxscope [PATH...]` opens graph files, TORCH_TRACE logs or
+// directories given on the command line.
+#include "app/gui/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("fxscope"));
+    QApplication::setApplicationName(QStringLiteral("fxscope"));
+    QApplication::setApplicationVersion(QStringLiteral(FXSCOPE_VERSION));
+    QApplication::setApplicationDisplayName(QStringLiteral("fxscope"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Graph inspector for PyTorch programs (torch.compile graphs, TORCH_TRACE logs)"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("paths"),
+                                 QStringLiteral("Graph files, TORCH_TRACE logs or directories"),
+                                 QStringLiteral("[PATH...]"));
+    parser.process(app);
+
+    fxs::app::MainWindow window;
+    window.show();
+    window.openPaths(parser.positionalArguments());
+    return QApplication::exec();
+}

@@ -1,0 +1,313 @@
+#include "app/gui/main_window.h"
+
+#include "app/gui/graph_area.h"
+#include "app/gui/job_runner.h"
+#include "app/gui/recent_files.h"
+#include "views/graph/graph_view.h"
+#include "views/panels/cache_panel.h"
+#include "views/panels/code_panel.h"
+#include "views/panels/inspector_panel.h"
+#include "views/panels/navigator_panel.h"
+#include "views/panels/problems_panel.h"
+
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolButton>
+
+namespace fxs::app {
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      m_workspace(new views::Workspace(this)),
+      m_area(new GraphArea(this)),
+      m_navigator(new views::NavigatorPanel(m_workspace, this)),
+      m_inspector(new views::InspectorPanel(this)),
+      m_cache(new views::CachePanel(m_workspace, this)),
+      m_code(new views::CodePanel(this)),
+      m_problems(new views::ProblemsPanel(m_workspace, this)),
+      m_jobs(new JobRunner(this)),
+      m_progress(new QProgressBar(this)),
+      m_cancel(new QToolButton(this)),
+      m_statusLabel(new QLabel(this))
+{
+    setWindowTitle(QStringLiteral("fxscope"));
+    setAcceptDrops(true);
+    setCentralWidget(m_area);
+    setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+    createDocks();
+    createMenus();
+    createStatusBar();
+    connectPanels();
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+views::GraphView* MainWindow::graphView() const
+{
+    return m_area->primary();
+}
+
+QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, const QString& objectName,
+                                  Qt::DockWidgetArea area)
+{
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);
+    dock->setWidget(panel);
+    addDockWidget(area, dock);
+    return dock;
+}
+
+void MainWindow::createDocks()
+{
+    auto* navigator = addPanel(m_navigator, tr("Navigator"), QStringLiteral("navigatorDock"),
+                               Qt::LeftDockWidgetArea);
+    auto* inspector = addPanel(m_inspector, tr("Inspector"), QStringLiteral("inspectorDock"),
+                               Qt::RightDockWidgetArea);
+    auto* code = addPanel(m_code, tr("Code"), QStringLiteral("codeDock"), Qt::RightDockWidgetArea);
+    // Inspector above Code: both follow the selected node, so both stay visible.
+    splitDockWidget(inspector, code, Qt::Vertical);
+    auto* cache = addPanel(m_cache, tr("Cache"), QStringLiteral("cacheDock"),
+                           Qt::BottomDockWidgetArea);
+    m_problemsDock = addPanel(m_problems, tr("Problems"), QStringLiteral("problemsDock"),
+                              Qt::BottomDockWidgetArea);
+    tabifyDockWidget(cache, m_problemsDock);
+    cache->raise();
+    m_defaultDocks = {navigator, inspector, cache};
+}
+
+void MainWindow::createStatusBar()
+{
+    m_progress->setRange(0, 100);
+    m_progress->setMaximumWidth(220);
+    m_progress->setTextVisible(true);
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->setToolTip(tr("Stop loading"));
+    statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    m_progress->hide();
+    m_cancel->hide();
+    connect(m_cancel, &QToolButton::clicked, m_jobs, &JobRunner::cancel);
+    connect(m_jobs, &JobRunner::started, this, [this](int, const QStringList& paths) {
+        m_statusLabel->setText(tr("Loading %1…").arg(paths.join(QStringLiteral(", "))));
+        m_progress->setValue(0);
+        m_progress->show();
+        m_cancel->show();
+    });
+    connect(m_jobs, &JobRunner::progress, this, [this](int, double fraction, const QString&) {
+        m_progress->setValue(static_cast<int>(fraction * 100.0));
+    });
+    connect(m_jobs, &JobRunner::finished, this,
+            [this](int, std::shared_ptr<io::LoadResult> result, const QStringList& paths) {
+                onLoadFinished(std::move(result), paths);
+            });
+    connect(m_jobs, &JobRunner::cancelled, this,
+            [this](int, const QStringList& paths) { onLoadCancelled(paths); });
+}
+
+void MainWindow::connectPanels()
+{
+    connect(m_area, &GraphArea::openRequested, this, &MainWindow::openDialog);
+    connect(m_navigator, &views::NavigatorPanel::graphActivated, this, &MainWindow::showGraph);
+    for (views::GraphView* view : {m_area->primary(), m_area->secondary()}) {
+        connect(view, &views::GraphView::nodeSelected, this,
+                [this, view](graph::NodeId id) { onNodeSelected(view, id); });
+        connect(view, &views::GraphView::selectionCleared, m_inspector,
+                &views::InspectorPanel::clear);
+    }
+    connect(m_inspector, &views::InspectorPanel::nodeLinkActivated, this, &MainWindow::selectNode);
+    connect(m_cache, &views::CachePanel::lookupSelected, this, &MainWindow::onLookupSelected);
+    connect(m_cache, &views::CachePanel::graphComparisonRequested, this,
+            [this](const views::GraphComparison& c) {
+                m_area->showComparison(c);
+                m_inspector->clear();
+                m_code->setGraph(c.b);
+            });
+    connect(m_problems, &views::ProblemsPanel::countChanged, this, &MainWindow::onProblemsChanged);
+}
+
+void MainWindow::openPaths(const QStringList& paths)
+{
+    if (paths.isEmpty()) {
+        return;
+    }
+    m_recent->add(paths);
+    m_jobs->load(paths);
+}
+
+void MainWindow::onLoadFinished(std::shared_ptr<io::LoadResult> result, const QStringList& paths)
+{
+    m_progress->hide();
+    m_cancel->hide();
+    const std::string newestPath = result->runs.empty() ? std::string() : result->runs.back().path;
+    const bool readSomething = result->readSomething();
+    const std::size_t errors = result->diagnostics.errorCount();
+    m_workspace->add(std::move(*result));
+    // Show the newest run (its cache panel compares it with the run before: cold → warm);
+    // standalone graph files when no run came in.
+    int newest = -1;
+    for (int r = 0; r < static_cast<int>(m_workspace->runs().size()); ++r) {
+        newest = m_workspace->runs()[static_cast<std::size_t>(r)]->path == newestPath ? r : newest;
+    }
+    if (newest >= 0) {
+        m_cache->setRun(newest);
+    }
+    if (!m_current.valid() || !m_workspace->artifact(m_current)) {
+        views::GraphRef first = m_navigator->firstGraph(newest);
+        first = first.valid() ? first : m_navigator->firstGraph();
+        if (first.valid()) {
+            showGraph(first);
+            m_navigator->selectGraph(first);
+        }
+    }
+    QString message = readSomething ? tr("Loaded %1").arg(paths.join(QStringLiteral(", ")))
+                                    : tr("Nothing readable in %1").arg(paths.join(QStringLiteral(", ")));
+    if (errors > 0) {
+        message += tr(" — %n problem(s), see the Problems panel", "", int(errors));
+        m_problemsDock->show();
+        if (!readSomething) {
+            m_problemsDock->raise();
+        }
+    }
+    m_statusLabel->setText(message);
+    Q_EMIT loadFinished(false);
+}
+
+void MainWindow::onLoadCancelled(const QStringList& paths)
+{
+    m_progress->hide();
+    m_cancel->hide();
+    m_statusLabel->setText(tr("Loading of %1 cancelled").arg(paths.join(QStringLiteral(", "))));
+    Q_EMIT loadFinished(true);
+}
+
+void MainWindow::showGraph(views::GraphRef ref)
+{
+    const auto* artifact = m_workspace->artifact(ref);
+    if (!artifact) {
+        return;
+    }
+    m_current = ref;
+    const QString title = ref.run >= 0
+                              ? QStringLiteral("%1 · %2").arg(m_workspace->runName(ref.run),
+                                                              m_workspace->graphTitle(ref))
+                              : m_workspace->graphTitle(ref);
+    m_area->showGraph(artifact->graph, title);
+    m_inspector->clear();
+    std::vector<views::CodeText> code;
+    for (const auto* text : m_workspace->outputCode(ref)) {
+        const QString name = text->filename.empty()
+                                 ? QStringLiteral("inductor_output_code")
+                                 : QFileInfo(QString::fromStdString(text->filename)).fileName();
+        code.push_back({tr("Output code: %1").arg(name), QString::fromStdString(text->text)});
+    }
+    m_code->setGraph(artifact->graph, std::move(code));
+    setWindowTitle(tr("%1 — fxscope").arg(title));
+    if (ref.run >= 0) {
+        m_cache->setRun(ref.run);
+        const auto lookups = m_workspace->lookupsForGraph(ref);
+        if (!lookups.empty()) {
+            m_cache->selectLookup(lookups.front());
+        }
+    }
+}
+
+void MainWindow::selectNode(graph::NodeId id)
+{
+    views::GraphView* view = m_area->primary();
+    view->selectNode(id);
+    onNodeSelected(view, id);
+}
+
+void MainWindow::onNodeSelected(views::GraphView* view, graph::NodeId id)
+{
+    m_inspector->setNode(view->graph(), id);
+    if (view == m_area->primary()) {
+        m_code->showNode(id);
+    }
+}
+
+void MainWindow::onLookupSelected(views::LookupRef ref)
+{
+    const views::GraphRef target = m_workspace->graphForLookup(ref);
+    if (!target.valid() || target == m_current) {
+        return;
+    }
+    showGraph(target);
+    m_navigator->selectGraph(target);
+}
+
+void MainWindow::onProblemsChanged(int count)
+{
+    m_problemsDock->setWindowTitle(count > 0 ? tr("Problems (%1)").arg(count) : tr("Problems"));
+}
+
+void MainWindow::closeAll()
+{
+    m_jobs->cancel();
+    m_current = {};
+    m_area->showWelcome();
+    m_inspector->clear();
+    m_code->clear();
+    m_workspace->clear();
+    setWindowTitle(QStringLiteral("fxscope"));
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray())) {
+        resize(1400, 900);
+    }
+    if (restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray())) {
+        return;
+    }
+    // First run: room for run names, node details and a screenful of lookups. Docks take
+    // sizes only once the window is laid out, hence the deferred call.
+    QTimer::singleShot(0, this, [this] {
+        const int em = fontMetrics().horizontalAdvance(QLatin1Char('M'));
+        resizeDocks({m_defaultDocks[0], m_defaultDocks[1]}, {28 * em, 34 * em}, Qt::Horizontal);
+        resizeDocks({m_defaultDocks[2]}, {20 * fontMetrics().height()}, Qt::Vertical);
+    });
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+    m_jobs->cancel();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (std::any_of(urls.begin(), urls.end(), [](const QUrl& u) { return u.isLocalFile(); })) {
+        event->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile()) {
+            paths << url.toLocalFile();
+        }
+    }
+    openPaths(paths);
+    event->acceptProposedAction();
+}
+
+} // namespace fxs::app

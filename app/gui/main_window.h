@@ -1,0 +1,114 @@
+// The fxscope main window: menus (File/Edit/View/Help, standard shortcuts), the graph area in
+// the middle, docks for navigator, inspector, cache, code and problems; background loading
+// with progress and Cancel; drag and drop; recent files; window/dock state in QSettings. The
+// one place that wires workspace, panels and graph view together.
+#pragma once
+
+#include "views/models/workspace.h"
+
+#include <QMainWindow>
+
+#include <memory>
+#include <vector>
+
+class QDockWidget;
+class QLabel;
+class QProgressBar;
+class QToolButton;
+
+namespace fxs::views {
+class CachePanel;
+class CodePanel;
+class GraphView;
+class InspectorPanel;
+class NavigatorPanel;
+class ProblemsPanel;
+struct GraphComparison;
+} // namespace fxs::views
+
+namespace fxs::io {
+struct LoadResult;
+}
+
+namespace fxs::app {
+
+class GraphArea;
+class JobRunner;
+class RecentFiles;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads the paths in the background (files, TORCH_TRACE directories); the newest request
+    // wins. Results are added to the workspace; problems go to the Problems dock.
+    void openPaths(const QStringList& paths);
+    void showGraph(views::GraphRef ref);
+    void selectNode(graph::NodeId id);
+    views::GraphRef currentGraph() const { return m_current; }
+
+    views::Workspace* workspace() const { return m_workspace; }
+    views::NavigatorPanel* navigator() const { return m_navigator; }
+    views::InspectorPanel* inspector() const { return m_inspector; }
+    views::CachePanel* cachePanel() const { return m_cache; }
+    views::CodePanel* codePanel() const { return m_code; }
+    views::ProblemsPanel* problemsPanel() const { return m_problems; }
+    views::GraphView* graphView() const;
+    GraphArea* graphArea() const { return m_area; }
+    JobRunner* jobs() const { return m_jobs; }
+
+    // "Qt 6.4.2 · LibTorch 1.13.1 · Graphviz 2.43.0", as the About box shows it.
+    static QString versionsText();
+
+Q_SIGNALS:
+    // A load finished and its result is in the workspace (or it was cancelled).
+    void loadFinished(bool cancelled);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& objectName,
+                          Qt::DockWidgetArea area);
+    void createDocks();
+    void createMenus();
+    void createFileMenu();
+    void createEditMenu();
+    void createViewMenu();
+    void createHelpMenu();
+    void createStatusBar();
+    void connectPanels();
+    void restoreSettings();
+    void onLoadFinished(std::shared_ptr<io::LoadResult> result, const QStringList& paths);
+    void onLoadCancelled(const QStringList& paths);
+    void onNodeSelected(views::GraphView* view, graph::NodeId id);
+    void onLookupSelected(views::LookupRef ref);
+    void onProblemsChanged(int count);
+    void openDialog();
+    void openDirectoryDialog();
+    void exportView(bool svg);
+    void closeAll();
+    void about();
+
+    views::Workspace* m_workspace;
+    GraphArea* m_area;
+    views::NavigatorPanel* m_navigator;
+    views::InspectorPanel* m_inspector;
+    views::CachePanel* m_cache;
+    views::CodePanel* m_code;
+    views::ProblemsPanel* m_problems;
+    QDockWidget* m_problemsDock = nullptr;
+    JobRunner* m_jobs;
+    RecentFiles* m_recent = nullptr;
+    QProgressBar* m_progress;
+    QToolButton* m_cancel;
+    QLabel* m_statusLabel;
+    std::vector<QDockWidget*> m_defaultDocks; // navigator, inspector, cache
+    views::GraphRef m_current;
+};
+
+} // namespace fxs::app

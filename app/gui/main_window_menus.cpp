@@ -1,0 +1,141 @@
+// MainWindow's menus and dialogs: File (open, recent, export, close, quit), Edit (find),
+// View (zoom, fit, groups, docks, comparison), Help (about). Standard shortcuts throughout.
+#include "app/gui/graph_area.h"
+#include "app/gui/main_window.h"
+#include "app/gui/recent_files.h"
+#include "views/graph/graph_view.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStatusBar>
+
+#ifndef FXSCOPE_TORCH_VERSION
+#define FXSCOPE_TORCH_VERSION "unknown"
+#endif
+#ifndef FXSCOPE_GRAPHVIZ_VERSION
+#define FXSCOPE_GRAPHVIZ_VERSION "unknown"
+#endif
+
+namespace fxs::app {
+
+void MainWindow::createMenus()
+{
+    createFileMenu();
+    createEditMenu();
+    createViewMenu();
+    createHelpMenu();
+}
+
+void MainWindow::createFileMenu()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    file->addAction(tr("Open &Directory…"), QKeySequence(tr("Ctrl+Shift+O")), this,
+                    &MainWindow::openDirectoryDialog);
+    m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
+    connect(m_recent, &RecentFiles::openRequested, this,
+            [this](const QString& path) { openPaths({path}); });
+    file->addSeparator();
+    file->addAction(tr("Export View as &SVG…"), QKeySequence(tr("Ctrl+E")), this,
+                    [this] { exportView(true); });
+    file->addAction(tr("Export View as &PNG…"), QKeySequence(tr("Ctrl+Shift+E")), this,
+                    [this] { exportView(false); });
+    file->addSeparator();
+    file->addAction(tr("&Close All"), QKeySequence::Close, this, &MainWindow::closeAll);
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+void MainWindow::createEditMenu()
+{
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(tr("&Find Node…"), QKeySequence::Find, this,
+                    [this] { m_area->primary()->showFindBar(); });
+}
+
+void MainWindow::createViewMenu()
+{
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { m_area->primary()->zoomIn(); });
+    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this,
+                    [this] { m_area->primary()->zoomOut(); });
+    view->addAction(tr("&Fit to Window"), QKeySequence(tr("Ctrl+0")), this,
+                    [this] { m_area->primary()->fitToView(); });
+    view->addSeparator();
+    view->addAction(tr("&Expand All Groups"), this, [this] { m_area->primary()->expandAll(); });
+    view->addAction(tr("&Collapse All Groups"), this, [this] { m_area->primary()->collapseAll(); });
+    view->addAction(tr("Close Co&mparison"), this, [this] { m_area->closeComparison(); });
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        view->addAction(dock->toggleViewAction());
+    }
+    view->addSeparator();
+    auto* full = view->addAction(tr("F&ull Screen"));
+    full->setShortcut(QKeySequence::FullScreen);
+    full->setCheckable(true);
+    connect(full, &QAction::toggled, this,
+            [this](bool on) { on ? showFullScreen() : showNormal(); });
+}
+
+void MainWindow::createHelpMenu()
+{
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About fxscope"), this, &MainWindow::about);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::openDialog()
+{
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Open Graph or TORCH_TRACE Log"), QString(),
+        tr("Logs and graph code (*.log *.txt *.py);;All files (*)"));
+    openPaths(paths);
+}
+
+void MainWindow::openDirectoryDialog()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open TORCH_TRACE Directory"));
+    if (!dir.isEmpty()) {
+        openPaths({dir});
+    }
+}
+
+void MainWindow::exportView(bool svg)
+{
+    if (!m_area->primary()->graph()) {
+        statusBar()->showMessage(tr("Nothing to export: select a graph first"), 5000);
+        return;
+    }
+    const QString filter = svg ? tr("SVG image (*.svg)") : tr("PNG image (*.png)");
+    QString path = QFileDialog::getSaveFileName(this, tr("Export View"), QString(), filter);
+    if (path.isEmpty()) {
+        return;
+    }
+    const QString suffix = svg ? QStringLiteral(".svg") : QStringLiteral(".png");
+    if (!path.endsWith(suffix, Qt::CaseInsensitive)) {
+        path += suffix;
+    }
+    const bool ok = svg ? m_area->primary()->exportSvg(path) : m_area->primary()->exportPng(path);
+    statusBar()->showMessage(ok ? tr("Exported %1").arg(path) : tr("Could not write %1").arg(path),
+                             5000);
+}
+
+QString MainWindow::versionsText()
+{
+    return tr("Qt %1 · LibTorch %2 · Graphviz %3")
+        .arg(QString::fromLatin1(qVersion()), QStringLiteral(FXSCOPE_TORCH_VERSION),
+             QStringLiteral(FXSCOPE_GRAPHVIZ_VERSION));
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(
+        this, tr("About fxscope"),
+        tr("<h3>fxscope %1</h3><p>A graph inspector and compiler for PyTorch programs: graphs "
+           "from torch.compile, compile-cache hits and misses explained.</p><p>Built with %2.</p>")
+            .arg(QStringLiteral(FXSCOPE_VERSION), versionsText().toHtmlEscaped()));
+}
+
+} // namespace fxs::app

@@ -1,0 +1,27 @@
+# fxscope_app: everything of the desktop app but main(), so tests can drive a MainWindow;
+# fxscope: the executable. Needs the graph view (Graphviz).
+if(NOT TARGET fxscope_layout)
+    message(STATUS "fxscope: Graphviz not found; the desktop app is not built")
+    return()
+endif()
+add_library(fxscope_app STATIC
+    graph_area.cpp
+    job_runner.cpp
+    main_window.cpp
+    main_window_menus.cpp
+    recent_files.cpp
+)
+target_link_libraries(fxscope_app PUBLIC fxscope_views Qt6::Widgets Qt6::Concurrent
+    PRIVATE fxscope_warnings)
+# Versions for the About box: views/app never include torch headers, so CMake passes them.
+set(fxscope_graphviz_version "${GRAPHVIZ_libgvc_VERSION}")
+if(NOT fxscope_graphviz_version)
+    set(fxscope_graphviz_version "${GRAPHVIZ_VERSION}")
+endif()
+target_compile_definitions(fxscope_app PRIVATE
+    FXSCOPE_TORCH_VERSION="${Torch_VERSION}"
+    FXSCOPE_GRAPHVIZ_VERSION="${fxscope_graphviz_version}")
+
+add_executable(fxscope main.cpp)
+target_link_libraries(fxscope PRIVATE fxscope_app fxscope_settings fxscope_warnings)
+install(TARGETS fxscope RUNTIME DESTINATION bin)

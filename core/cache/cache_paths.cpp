@@ -1,0 +1,124 @@
+#include "core/cache/cache_paths.h"
+
+#include "core/cache/cache_store.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fxs::cache {
+namespace {
+
+std::string octalMode(mode_t mode)
+{
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
+    return buf;
+}
+
+} // namespace
+
+Result<std::string> defaultCachePath()
+{
+    if (const char* dir = std::getenv("FXSCOPE_CACHE_DIR"); dir && *dir) {
+        return std::string(dir) + "/cache.db";
+    }
+    // XDG: a relative XDG_CACHE_HOME is invalid and ignored.
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/') {
+        return std::string(xdg) + "/fxscope/cache.db";
+    }
+    if (const char* home = std::getenv("HOME"); home && *home) {
+        return std::string(home) + "/.cache/fxscope/cache.db";
+    }
+    return makeError(ErrorCode::Invalid,
+                     "no cache location: set FXSCOPE_CACHE_DIR, XDG_CACHE_HOME or HOME");
+}
+
+Status checkPrivateFile(const std::string& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return makeError(ErrorCode::Io, std::string("cannot stat: ") + std::strerror(errno), path);
+    }
+    if (st.st_uid != ::geteuid()) {
+        Error e = makeError(ErrorCode::Invalid,
+                            "refusing to use a cache file owned by another user (it holds code "
+                            "that gets loaded)",
+                            path);
+        e.expected = "owner uid " + std::to_string(::geteuid());
+        e.found = "owner uid " + std::to_string(st.st_uid);
+        return e;
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        Error e = makeError(ErrorCode::Invalid,
+                            "refusing to use a cache file writable by group or others (it holds "
+                            "code that gets loaded); fix with chmod go-w",
+                            path);
+        e.expected = "mode without group/other write";
+        e.found = "mode " + octalMode(st.st_mode);
+        return e;
+    }
+    return {};
+}
+
+std::string parentDir(const std::string& path)
+{
+    const auto slash = path.find_last_of('/');
+    if (slash == std::string::npos) {
+        return ".";
+    }
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Status ensurePrivateDir(const std::string& dir)
+{
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) {
+        const std::string parent = parentDir(dir);
+        if (parent != dir && ::stat(parent.c_str(), &st) != 0) {
+            // Parents are created 0700 too; only the last one is checked below.
+            if (Status s = ensurePrivateDir(parent); !s && s.error().code == ErrorCode::Io) {
+                return s;
+            }
+        }
+        if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+            return makeError(ErrorCode::Io,
+                             std::string("cannot create the cache directory: ") +
+                                 std::strerror(errno),
+                             dir);
+        }
+    }
+    return checkPrivateFile(dir);
+}
+
+Status writePrivateFile(const std::string& path, std::string_view bytes)
+{
+    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return makeError(ErrorCode::Io, std::string("cannot write: ") + std::strerror(errno), tmp);
+    }
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n <= 0) {
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return makeError(ErrorCode::Io, "short write", tmp);
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        ::unlink(tmp.c_str());
+        return makeError(ErrorCode::Io, std::string("cannot rename: ") + std::strerror(errno),
+                         path);
+    }
+    return {};
+}
+
+} // namespace fxs::cache

@@ -1,0 +1,560 @@
+#include "core/codegen/cpp_printer.h"
+
+#include "core/codegen/row_cache.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace fxs::codegen {
+namespace {
+
+// glibc vector math (libmvec) functions, by primitive: name and arity.
+const std::map<std::string_view, std::pair<const char*, int>> kVectorMath = {
+    {"exp", {"expf", 1}},     {"exp2", {"exp2f", 1}},   {"expm1", {"expm1f", 1}},
+    {"log", {"logf", 1}},     {"log2", {"log2f", 1}},   {"log10", {"log10f", 1}},
+    {"log1p", {"log1pf", 1}}, {"sin", {"sinf", 1}},     {"cos", {"cosf", 1}},
+    {"tan", {"tanf", 1}},     {"asin", {"asinf", 1}},   {"acos", {"acosf", 1}},
+    {"atan", {"atanf", 1}},   {"sinh", {"sinhf", 1}},   {"cosh", {"coshf", 1}},
+    {"asinh", {"asinhf", 1}}, {"acosh", {"acoshf", 1}}, {"atanh", {"atanhf", 1}},
+    {"erf", {"erff", 1}},     {"erfc", {"erfcf", 1}},   {"tanh", {"tanhf", 1}},
+    {"pow", {"powf", 2}},     {"atan2", {"atan2f", 2}}};
+
+// Templates for the float forms; {0} {1} {2} are operands. Primitives that call vector math
+// inside (sigmoid: expf) list the functions they need in kUses.
+const std::map<std::string_view, const char*> kFloatOps = {
+    {"add", "({0} + {1})"}, {"sub", "({0} - {1})"}, {"mul", "({0} * {1})"},
+    {"div", "({0} / {1})"}, {"neg", "(-{0})"}, {"abs", "__builtin_fabsf({0})"},
+    {"relu", "({0} < 0.0f ? 0.0f : {0})"},
+    {"maximum", "(({0} > {1} || {0} != {0}) ? {0} : {1})"},
+    {"minimum", "(({0} < {1} || {0} != {0}) ? {0} : {1})"},
+    {"fmax", "__builtin_fmaxf({0}, {1})"}, {"fmin", "__builtin_fminf({0}, {1})"},
+    {"clamp_lo", "({0} < {1} ? {1} : {0})"}, {"clamp_hi", "({0} > {1} ? {1} : {0})"},
+    {"sigmoid", "(1.0f / (1.0f + expf(-{0})))"}, {"silu", "({0} / (1.0f + expf(-{0})))"},
+    {"gelu", "(0.5f * {0} * (1.0f + erff({0} * 0.70710678118654752f)))"},
+    {"gelu_tanh", "(0.5f * {0} * (1.0f + tanhf(0.79788456080286536f * ({0} + 0.044715f * {0} * "
+                  "{0} * {0}))))"},
+    {"sqrt", "__builtin_sqrtf({0})"}, {"rsqrt", "(1.0f / __builtin_sqrtf({0}))"},
+    {"reciprocal", "(1.0f / {0})"},
+    {"sign", "({0} > 0.0f ? 1.0f : ({0} < 0.0f ? -1.0f : {0}))"},
+    {"floor", "__builtin_floorf({0})"}, {"ceil", "__builtin_ceilf({0})"},
+    {"trunc", "__builtin_truncf({0})"}, {"round", "__builtin_nearbyintf({0})"},
+    {"isnan", "({0} != {0})"}, {"isinf", "(__builtin_fabsf({0}) == __builtin_inff())"},
+    {"isfinite", "(__builtin_fabsf({0}) < __builtin_inff())"},
+    {"leaky_relu", "({0} < 0.0f ? {0} * {1} : {0})"},
+    {"sigmoid_backward", "({0} * (1.0f - {1}) * {1})"},
+    {"tanh_backward", "({0} * (1.0f - {1} * {1}))"},
+    {"gelu_backward", "({0} * (0.5f * (1.0f + erff({1} * 0.70710678118654752f)) + {1} * "
+                      "expf(-0.5f * {1} * {1}) * 0.39894228040143268f))"}};
+const std::map<std::string_view, std::vector<const char*>> kUses = {
+    {"sigmoid", {"expf"}}, {"silu", {"expf"}}, {"gelu", {"erff"}}, {"gelu_tanh", {"tanhf"}},
+    {"gelu_backward", {"erff", "expf"}}};
+// Integer and bool forms (and the comparisons/logic, which are the same for every type).
+const std::map<std::string_view, const char*> kIntOps = {
+    {"add", "({0} + {1})"}, {"sub", "({0} - {1})"}, {"mul", "({0} * {1})"},
+    {"neg", "(-{0})"}, {"abs", "({0} < 0 ? -{0} : {0})"}, {"relu", "({0} < 0 ? 0 : {0})"},
+    {"maximum", "({0} > {1} ? {0} : {1})"}, {"minimum", "({0} < {1} ? {0} : {1})"},
+    {"clamp_lo", "({0} < {1} ? {1} : {0})"}, {"clamp_hi", "({0} > {1} ? {1} : {0})"},
+    {"sign", "(({0} > 0) - ({0} < 0))"}, {"floor", "{0}"}, {"ceil", "{0}"}, {"trunc", "{0}"},
+    {"round", "{0}"}, {"isnan", "false"}, {"isinf", "false"}, {"isfinite", "true"},
+    {"bitwise_not", "(~{0})"}, {"bitwise_and", "({0} & {1})"}, {"bitwise_or", "({0} | {1})"},
+    {"bitwise_xor", "({0} ^ {1})"}};
+const std::map<std::string_view, const char*> kAnyOps = {
+    {"eq", "({0} == {1})"}, {"ne", "({0} != {1})"}, {"lt", "({0} < {1})"},
+    {"le", "({0} <= {1})"}, {"gt", "({0} > {1})"}, {"ge", "({0} >= {1})"},
+    {"logical_and", "({0} && {1})"}, {"logical_or", "({0} || {1})"},
+    {"logical_xor", "({0} != {1})"}, {"logical_not", "(!{0})"},
+    {"where", "({0} ? {1} : {2})"}};
+
+const char* computeName(ComputeType t)
+{
+    return t == ComputeType::Float ? "float" : t == ComputeType::Int64 ? "int64_t" : "bool";
+}
+
+const char* storageName(ScalarType t)
+{
+    switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::Int64: return "int64_t";
+    case ScalarType::Float16: return "_Float16";
+    case ScalarType::BFloat16: return "uint16_t";
+    case ScalarType::Float32: return "float";
+    }
+    return "void";
+}
+
+std::string fill(std::string_view tmpl, const std::vector<std::string>& args)
+{
+    std::string out;
+    for (std::size_t i = 0; i < tmpl.size(); ++i) {
+        if (tmpl[i] == '{' && i + 2 < tmpl.size() && tmpl[i + 2] == '}') {
+            out += args.at(std::size_t(tmpl[i + 1] - '0'));
+            i += 2;
+        } else {
+            out += tmpl[i];
+        }
+    }
+    return out;
+}
+
+std::string constText(double v, ComputeType t)
+{
+    if (t == ComputeType::Bool) {
+        return v != 0 ? "true" : "false";
+    }
+    if (t == ComputeType::Int64) {
+        return "INT64_C(" + std::to_string(static_cast<long long>(v)) + ")";
+    }
+    if (std::isnan(v)) {
+        return "__builtin_nanf(\"\")";
+    }
+    if (std::isinf(v)) {
+        return v > 0 ? "__builtin_inff()" : "(-__builtin_inff())";
+    }
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    std::string s = buf;
+    if (s.find_first_of(".e") == std::string::npos) {
+        s += ".0";
+    }
+    return "(" + s + "f)";
+}
+
+std::vector<std::int64_t> prefixProducts(const std::vector<std::int64_t>& dims)
+{
+    std::vector<std::int64_t> p(dims.size(), 1);
+    for (std::size_t i = dims.size(); i-- > 1;) {
+        p[i - 1] = p[i] * dims[i];
+    }
+    return p;
+}
+
+class Printer {
+public:
+    Printer(const Kernel& k, std::set<std::string>& vmath)
+        : m_k(k), m_vmath(vmath), m_cache(detail::planRowCache(k))
+    {
+    }
+
+    std::string kernelFunction(const RegionProgram& prog);
+
+private:
+    const Kernel& m_k;
+    std::set<std::string>& m_vmath;
+    detail::RowCachePlan m_cache;
+    std::string m_out;
+
+    int outerDims() const { return int(m_k.shape.size()) - m_k.innerDims; }
+    std::string rowBase(const Access& a) const;
+    std::string innerIndex(const Access& a) const;
+    std::string exprText(const Expr& e, int id);
+    // loop: the reduction phase or epilogue being printed (-1: scalar code, no row cache).
+    void emitExprs(const std::vector<int>& roots, const std::string& indent, int loop = -1);
+    void emitReduction(int index, const std::string& indent);
+    void emitRowBody(const std::string& indent);
+    std::string storeValue(const Store& s) const;
+};
+
+std::string Printer::rowBase(const Access& a) const
+{
+    if (m_k.flat) {
+        const bool broadcast = std::all_of(a.strides.begin(), a.strides.end(),
+                                           [](auto s) { return s == 0; });
+        return std::to_string(a.offset) + (broadcast ? "" : " + lo");
+    }
+    const std::vector<std::int64_t> outer(m_k.shape.begin(), m_k.shape.begin() + outerDims());
+    const auto prod = prefixProducts(outer);
+    std::string s = std::to_string(a.offset);
+    for (int d = 0; d < outerDims(); ++d) {
+        if (a.strides[std::size_t(d)] == 0 || outer[std::size_t(d)] == 1) {
+            continue;
+        }
+        std::string idx = "r";
+        if (prod[std::size_t(d)] != 1) {
+            idx = "(r / " + std::to_string(prod[std::size_t(d)]) + ")";
+        }
+        if (d > 0) {
+            idx = "(" + idx + " % " + std::to_string(outer[std::size_t(d)]) + ")";
+        }
+        s += " + " + idx + " * " + std::to_string(a.strides[std::size_t(d)]);
+    }
+    return s;
+}
+
+// "" when the access does not move along the inner range; else the index term in c.
+std::string Printer::innerIndex(const Access& a) const
+{
+    if (m_k.flat) {
+        return std::all_of(a.strides.begin(), a.strides.end(), [](auto s) { return s == 0; })
+                   ? ""
+                   : "c";
+    }
+    const std::size_t first = std::size_t(outerDims());
+    const std::vector<std::int64_t> inner(m_k.shape.begin() + std::ptrdiff_t(first), m_k.shape.end());
+    const auto prod = prefixProducts(inner);
+    bool zero = true;
+    bool contiguous = true;
+    for (std::size_t j = 0; j < inner.size(); ++j) {
+        const std::int64_t s = a.strides[first + j];
+        zero = zero && (s == 0 || inner[j] == 1);
+        contiguous = contiguous && (inner[j] == 1 || s == prod[j]);
+    }
+    if (zero) {
+        return "";
+    }
+    if (contiguous) {
+        return "c";
+    }
+    std::string s;
+    for (std::size_t j = 0; j < inner.size(); ++j) {
+        const std::int64_t st = a.strides[first + j];
+        if (st == 0 || inner[j] == 1) {
+            continue;
+        }
+        std::string idx = prod[j] == 1 ? "c" : "(c / " + std::to_string(prod[j]) + ")";
+        if (j > 0) {
+            idx = "(" + idx + " % " + std::to_string(inner[j]) + ")";
+        }
+        s += (s.empty() ? "" : " + ") + idx + " * " + std::to_string(st);
+    }
+    return s;
+}
+
+std::string Printer::exprText(const Expr& e, int id)
+{
+    std::vector<std::string> a;
+    for (int x : e.args) {
+        a.push_back("t" + std::to_string(x));
+    }
+    switch (e.kind) {
+    case ExprKind::Const: return constText(e.value, e.type);
+    case ExprKind::RowRef: return "red" + std::to_string(e.index);
+    case ExprKind::Load: {
+        const Load& l = m_k.loads.at(std::size_t(e.index));
+        const std::string inner = innerIndex(l.access);
+        const std::string ref = "in" + std::to_string(l.access.buffer) + "[b" +
+                                std::to_string(e.index) + (inner.empty() ? "" : " + " + inner) + "]";
+        if (l.type == ScalarType::BFloat16) {
+            return "fxs_bf16_load(" + ref + ")";
+        }
+        return l.type == ScalarType::Float16 ? "(float)" + ref : ref;
+    }
+    case ExprKind::Op: break;
+    }
+    if (e.op == "cast") {
+        const ComputeType from = m_k.exprs.at(std::size_t(e.args[0])).type;
+        if (e.type == ComputeType::Bool && from != ComputeType::Bool) {
+            return "(" + a[0] + " != 0)";
+        }
+        return std::string("(") + computeName(e.type) + ")(" + a[0] + ")";
+    }
+    if (auto it = kAnyOps.find(e.op); it != kAnyOps.end()) {
+        return fill(it->second, a);
+    }
+    const bool isFloat = e.type == ComputeType::Float ||
+                         (!e.args.empty() && m_k.exprs.at(std::size_t(e.args[0])).type ==
+                                                 ComputeType::Float);
+    if (isFloat) {
+        if (auto vm = kVectorMath.find(e.op); vm != kVectorMath.end()) {
+            m_vmath.insert(vm->second.first);
+            return std::string(vm->second.first) + "(" + a[0] + (a.size() > 1 ? ", " + a[1] : "") + ")";
+        }
+        if (auto it = kFloatOps.find(e.op); it != kFloatOps.end()) {
+            if (auto u = kUses.find(e.op); u != kUses.end()) {
+                m_vmath.insert(u->second.begin(), u->second.end());
+            }
+            return fill(it->second, a);
+        }
+    }
+    if (auto it = kIntOps.find(e.op); it != kIntOps.end()) {
+        return fill(it->second, a);
+    }
+    return "/* unknown op " + e.op + " */ 0";
+}
+
+// Emits the expressions the roots need (in id order), stopping at row references and at values
+// an earlier loop of the row left in a row buffer; stores the values later loops will read.
+void Printer::emitExprs(const std::vector<int>& roots, const std::string& indent, int loop)
+{
+    const std::set<int> none;
+    const std::set<int>& reads = loop >= 0 && m_cache.enabled ? m_cache.reads[std::size_t(loop)]
+                                                              : none;
+    std::vector<bool> need(m_k.exprs.size(), false);
+    std::vector<int> stack(roots);
+    while (!stack.empty()) {
+        const int id = stack.back();
+        stack.pop_back();
+        if (need[std::size_t(id)]) {
+            continue;
+        }
+        need[std::size_t(id)] = true;
+        if (reads.count(id) == 0) {
+            const auto& args = m_k.exprs[std::size_t(id)].args;
+            stack.insert(stack.end(), args.begin(), args.end());
+        }
+    }
+    for (std::size_t id = 0; id < need.size(); ++id) {
+        if (!need[id]) {
+            continue;
+        }
+        const Expr& e = m_k.exprs[id];
+        const std::string t = "t" + std::to_string(id);
+        const std::string buf = "rc" + std::to_string(id) + "[c]";
+        const bool read = reads.count(int(id)) != 0;
+        m_out += indent + "const " + computeName(e.type) + " " + t + " = " +
+                 (read ? buf : exprText(e, int(id))) + ";\n";
+        if (!read && loop >= 0 && m_cache.enabled && m_cache.cached.count(int(id)) &&
+            m_cache.loopOf[id] == loop) {
+            m_out += indent + buf + " = " + t + ";\n";
+        }
+    }
+}
+
+std::string Printer::storeValue(const Store& s) const
+{
+    const std::string v = "t" + std::to_string(s.expr);
+    switch (s.type) {
+    case ScalarType::Float16: return "(_Float16)" + v;
+    case ScalarType::BFloat16: return "fxs_bf16_store(" + v + ")";
+    default: return v;
+    }
+}
+
+std::string innerBound(const Kernel& k)
+{
+    return k.flat ? "len" : std::to_string(k.inner());
+}
+
+void Printer::emitReduction(int index, const std::string& in)
+{
+    const Reduction& r = m_k.reductions[std::size_t(index)];
+    const std::string red = "red" + std::to_string(index);
+    const std::string nan = "nan" + std::to_string(index);
+    const std::string v = "t" + std::to_string(r.operand);
+    const bool isFloat = r.type == ComputeType::Float;
+    const char* type = computeName(r.type);
+    std::string init = "0";
+    std::string clause = "reduction(+:" + red + ")";
+    std::string combine = red + " += " + v + ";";
+    if (r.kind != ReduceKind::Sum) {
+        const bool mx = r.kind == ReduceKind::Max;
+        init = isFloat ? (mx ? "-__builtin_inff()" : "__builtin_inff()")
+                       : (mx ? "INT64_MIN" : "INT64_MAX");
+        clause = std::string("reduction(") + (mx ? "max:" : "min:") + red + ")";
+        combine = red + " = " + red + (mx ? " > " : " < ") + v + " ? " + red + " : " + v + ";";
+        if (isFloat) {
+            // amax/amin propagate NaN like eager; the lanes only record whether one was seen.
+            clause += " reduction(|:" + nan + ")";
+            combine += " " + nan + " |= (" + v + " != " + v + ");";
+        }
+    }
+    m_out += in + type + " " + red + " = " + init + ";\n";
+    const bool needsNan = r.kind != ReduceKind::Sum && isFloat;
+    if (needsNan) {
+        m_out += in + "int " + nan + " = 0;\n";
+    }
+    m_out += in + "#pragma omp simd " + clause + "\n";
+    m_out += in + "for (int64_t c = 0; c < " + innerBound(m_k) + "; ++c) {\n";
+    emitExprs({r.operand}, in + "    ", index);
+    m_out += in + "    " + combine + "\n" + in + "}\n";
+    if (needsNan) {
+        m_out += in + "if (" + nan + ") {\n" + in + "    " + red + " = __builtin_nanf(\"\");\n" +
+                 in + "}\n";
+    }
+}
+
+void Printer::emitRowBody(const std::string& in)
+{
+    for (std::size_t l = 0; l < m_k.loads.size(); ++l) {
+        m_out += in + "const int64_t b" + std::to_string(l) + " = " +
+                 rowBase(m_k.loads[l].access) + ";\n";
+    }
+    for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+        m_out += in + "const int64_t s" + std::to_string(s) + " = " +
+                 rowBase(m_k.stores[s].access) + ";\n";
+    }
+    for (int id : m_cache.cached) {
+        m_out += in + "alignas(64) " + computeName(m_k.exprs[std::size_t(id)].type) + " rc" +
+                 std::to_string(id) + "[" + std::to_string(m_k.inner()) + "];\n";
+    }
+    for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
+        m_out += in + "// phase " + std::to_string(i) + ": row reduction\n";
+        emitReduction(int(i), in);
+    }
+    std::vector<int> roots;
+    for (const auto& s : m_k.stores) {
+        if (!s.perRow) {
+            roots.push_back(s.expr);
+        }
+    }
+    if (!roots.empty()) {
+        m_out += in + "#pragma omp simd\n";
+        m_out += in + "for (int64_t c = 0; c < " + innerBound(m_k) + "; ++c) {\n";
+        emitExprs(roots, in + "    ", int(m_k.reductions.size()));
+        for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+            const Store& st = m_k.stores[s];
+            if (!st.perRow) {
+                const std::string inner = innerIndex(st.access);
+                m_out += in + "    out" + std::to_string(st.access.buffer) + "[s" +
+                         std::to_string(s) + (inner.empty() ? "" : " + " + inner) + "] = " +
+                         storeValue(st) + ";\n";
+            }
+        }
+        m_out += in + "}\n";
+    }
+    for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+        const Store& st = m_k.stores[s];
+        if (st.perRow) {
+            m_out += in + "{\n";
+            emitExprs({st.expr}, in + "    ");
+            m_out += in + "    out" + std::to_string(st.access.buffer) + "[s" + std::to_string(s) +
+                     "] = " + storeValue(st) + ";\n" + in + "}\n";
+        }
+    }
+}
+
+std::string joinNames(const std::vector<std::string>& names)
+{
+    std::string s;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        s += (i ? ", " : "") + names[i];
+    }
+    return s;
+}
+
+std::string shapeText(const std::vector<std::int64_t>& v)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        s += (i ? ", " : "") + std::to_string(v[i]);
+    }
+    return s + "]";
+}
+
+constexpr std::int64_t kBlock = 8192;         // elements per block in flat kernels
+constexpr std::int64_t kParallelMin = 32768;  // fewer elements run on one thread
+
+std::string Printer::kernelFunction(const RegionProgram& prog)
+{
+    m_out = "// " + m_k.name + ": covers FX nodes " + joinNames(m_k.nodes) + "\n";
+    m_out += "// index space " + shapeText(m_k.shape) +
+             (m_k.flat ? ", flat blocks of " + std::to_string(kBlock)
+                       : ", rows " + std::to_string(m_k.rows()) + " x inner " +
+                             std::to_string(m_k.inner())) +
+             ", " + std::to_string(m_k.reductions.size()) + " row reduction(s)\n";
+    m_out += "static void " + m_k.name + "(";
+    for (std::size_t i = 0; i < prog.inputs.size(); ++i) {
+        m_out += std::string(i ? ", " : "") + "const " + storageName(prog.inputs[i].type) +
+                 "* __restrict in" + std::to_string(i);
+    }
+    for (std::size_t i = 0; i < prog.outputs.size(); ++i) {
+        m_out += std::string(i || !prog.inputs.empty() ? ", " : "") +
+                 storageName(prog.outputs[i].type) + "* __restrict out" + std::to_string(i);
+    }
+    m_out += ")\n{\n";
+    std::int64_t total = 1;
+    for (auto d : m_k.shape) {
+        total *= d;
+    }
+    const std::int64_t rows = m_k.flat ? (total + kBlock - 1) / kBlock : m_k.rows();
+    if (rows > 1 && total >= kParallelMin) {
+        m_out += "#pragma omp parallel for schedule(static)\n";
+    }
+    m_out += "    for (int64_t r = 0; r < " + std::to_string(rows) + "; ++r) {\n";
+    if (m_k.flat) {
+        m_out += "        const int64_t lo = r * " + std::to_string(kBlock) + ";\n";
+        m_out += "        const int64_t len = " + std::to_string(total) + " - lo < " +
+                 std::to_string(kBlock) + " ? " + std::to_string(total) + " - lo : " +
+                 std::to_string(kBlock) + ";\n";
+    }
+    emitRowBody("        ");
+    m_out += "    }\n}\n";
+    return m_out;
+}
+
+const char* kPrelude = R"cpp(#include <stdint.h>
+
+typedef uint16_t fxs_bf16;
+static inline float fxs_bf16_load(uint16_t v)
+{
+    const uint32_t u = (uint32_t)v << 16;
+    float f;
+    __builtin_memcpy(&f, &u, 4);
+    return f;
+}
+static inline uint16_t fxs_bf16_store(float f)
+{
+    uint32_t u;
+    __builtin_memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        return 0x7fc0; // NaN
+    }
+    u += 0x7fffu + ((u >> 16) & 1u); // round to nearest even
+    return (uint16_t)(u >> 16);
+}
+)cpp";
+
+} // namespace
+
+std::vector<std::int64_t> entryDims(const std::vector<BufferSpec>& inputs)
+{
+    std::vector<std::int64_t> d;
+    for (const auto& b : inputs) {
+        d.push_back(std::int64_t(b.sizes.size()));
+        d.insert(d.end(), b.sizes.begin(), b.sizes.end());
+        d.insert(d.end(), b.strides.begin(), b.strides.end());
+    }
+    return d;
+}
+
+std::string printRegion(const RegionProgram& prog)
+{
+    std::set<std::string> vmath;
+    std::string kernels;
+    for (const auto& k : prog.kernels) {
+        kernels += Printer(k, vmath).kernelFunction(prog) + "\n";
+    }
+    std::string out = "// Generated by fxscope for region " + prog.region +
+                      ". Plain C++ and OpenMP; no torch headers.\n";
+    out += kPrelude;
+    if (!vmath.empty()) {
+        out += "\n// Vectorised by g++ through glibc's libmvec (simd clones, e.g. _ZGVeN16v_expf).\n"
+               "extern \"C\" {\n";
+        for (const auto& f : vmath) {
+            const bool two = f == "powf" || f == "atan2f";
+            out += "__attribute__((simd(\"notinbranch\"))) float " + f +
+                   (two ? "(float, float);\n" : "(float);\n");
+        }
+        out += "}\n";
+    }
+    out += "\n" + kernels;
+    const auto dims = entryDims(prog.inputs);
+    out += "extern \"C\" int " + std::string(kEntrySymbol) +
+           "(void* const* in, void* const* out, const int64_t* dims, int64_t ndims)\n{\n";
+    out += "    static const int64_t kDims[] = {0";
+    for (auto d : dims) {
+        out += ", " + std::to_string(d);
+    }
+    out += "};\n    if (ndims != " + std::to_string(dims.size()) + ") {\n        return 1;\n    }\n";
+    out += "    for (int64_t i = 0; i < ndims; ++i) {\n        if (dims[i] != kDims[i + 1]) {\n"
+           "            return 1;\n        }\n    }\n";
+    for (const auto& k : prog.kernels) {
+        out += "    " + k.name + "(";
+        std::size_t slot = 0;
+        for (std::size_t i = 0; i < prog.inputs.size(); ++i, ++slot) {
+            out += std::string(slot ? ", " : "") + "(const " + storageName(prog.inputs[i].type) +
+                   "*)in[" + std::to_string(i) + "]";
+        }
+        for (std::size_t i = 0; i < prog.outputs.size(); ++i, ++slot) {
+            out += std::string(slot ? ", " : "") + "(" + storageName(prog.outputs[i].type) +
+                   "*)out[" + std::to_string(i) + "]";
+        }
+        out += ");\n";
+    }
+    out += "    return 0;\n}\n";
+    return out;
+}
+
+} // namespace fxs::codegen

@@ -1,0 +1,56 @@
+#include "core/codegen/loop_ir.h"
+
+namespace fxs::codegen {
+
+std::string_view scalarTypeName(ScalarType t)
+{
+    switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::Int64: return "int64";
+    case ScalarType::Float16: return "float16";
+    case ScalarType::BFloat16: return "bfloat16";
+    case ScalarType::Float32: return "float32";
+    }
+    return "?";
+}
+
+ComputeType computeTypeOf(ScalarType t)
+{
+    switch (t) {
+    case ScalarType::Bool: return ComputeType::Bool;
+    case ScalarType::Int64: return ComputeType::Int64;
+    default: return ComputeType::Float;
+    }
+}
+
+int scalarTypeSize(ScalarType t)
+{
+    switch (t) {
+    case ScalarType::Bool: return 1;
+    case ScalarType::Int64: return 8;
+    case ScalarType::Float16:
+    case ScalarType::BFloat16: return 2;
+    case ScalarType::Float32: return 4;
+    }
+    return 0;
+}
+
+std::int64_t Kernel::rows() const
+{
+    std::int64_t r = 1;
+    for (std::size_t d = 0; d + std::size_t(innerDims) < shape.size(); ++d) {
+        r *= shape[d];
+    }
+    return r;
+}
+
+std::int64_t Kernel::inner() const
+{
+    std::int64_t c = 1;
+    for (std::size_t d = shape.size() - std::size_t(innerDims); d < shape.size(); ++d) {
+        c *= shape[d];
+    }
+    return c;
+}
+
+} // namespace fxs::codegen

@@ -1,0 +1,96 @@
+// The region compiler's loop IR: one kernel iterates a row-major index space F split into rows
+// (outer dims, run in parallel) and a unit-stride inner range (trailing dims), computes SSA
+// expressions over strided loads, runs row reductions in phases and stores results. Pure data
+// built by lowering.h and printed by cpp_printer.h; it knows nothing of graphs or torch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fxs::codegen {
+
+// Element types a kernel can load and store (persisted in keys by name: scalarTypeName).
+enum class ScalarType : std::uint8_t { Bool, Int64, Float16, BFloat16, Float32 };
+// What expressions compute in: f16/bf16 are computed in float and rounded when stored.
+enum class ComputeType : std::uint8_t { Bool, Int64, Float };
+
+std::string_view scalarTypeName(ScalarType t); // "bool", "int64", "float16", ...
+ComputeType computeTypeOf(ScalarType t);
+int scalarTypeSize(ScalarType t);
+
+// A strided view of a buffer in terms of the kernel's index space F: element address of the
+// index (i0..in-1) is offset + sum(i_d * strides[d]); stride 0 broadcasts along d.
+struct Access {
+    int buffer = 0; // input or output slot
+    std::int64_t offset = 0;
+    std::vector<std::int64_t> strides; // one per dim of F
+};
+
+struct Load {
+    Access access; // buffer: input slot
+    ScalarType type = ScalarType::Float32;
+};
+
+enum class ExprKind : std::uint8_t { Load, Const, Op, RowRef };
+
+struct Expr {
+    ExprKind kind = ExprKind::Op;
+    ComputeType type = ComputeType::Float;
+    std::string op;        // Op: a primitive of cpp_printer's table ("add", "exp", "where", "cast")
+    std::vector<int> args; // Op: operand expression ids (all earlier in the list)
+    double value = 0;      // Const
+    int index = -1;        // Load: load id; RowRef: reduction id
+};
+
+enum class ReduceKind : std::uint8_t { Sum, Max, Min };
+
+// A reduction over the inner range of each row; its result is a per-row scalar that later
+// expressions read through a RowRef. Reductions run in list order (phase order).
+struct Reduction {
+    ReduceKind kind = ReduceKind::Sum;
+    int operand = -1; // expression id
+    ComputeType type = ComputeType::Float;
+};
+
+struct Store {
+    int expr = -1;
+    Access access; // buffer: output slot
+    ScalarType type = ScalarType::Float32;
+    bool perRow = false; // the value is constant along the inner range: stored once per row
+};
+
+struct Kernel {
+    std::string name;                // "kernel0"
+    std::vector<std::int64_t> shape; // F
+    int innerDims = 1;               // trailing dims of F forming the inner range
+    // No reductions and every access is contiguous in F or fully broadcast: iterate the
+    // flattened index in blocks instead of rows.
+    bool flat = false;
+    std::vector<Load> loads;
+    std::vector<Expr> exprs;
+    std::vector<Reduction> reductions;
+    std::vector<Store> stores;
+    std::vector<std::string> nodes; // names of the FX nodes this kernel covers, lowering order
+
+    std::int64_t rows() const;  // product of the outer dims
+    std::int64_t inner() const; // product of the inner dims
+};
+
+// A region's buffers and kernels. Inputs and outputs are passed as data pointers in slot order;
+// outputs are contiguous buffers the caller allocates with the given sizes and type.
+struct BufferSpec {
+    std::string node; // FX node name the buffer holds
+    ScalarType type = ScalarType::Float32;
+    std::vector<std::int64_t> sizes;
+    std::vector<std::int64_t> strides; // inputs: as given; outputs: contiguous
+};
+
+struct RegionProgram {
+    std::string region; // region id for comments ("r0")
+    std::vector<BufferSpec> inputs;
+    std::vector<BufferSpec> outputs;
+    std::vector<Kernel> kernels;
+};
+
+} // namespace fxs::codegen

@@ -1,0 +1,86 @@
+// INTERNAL to core/codegen: the state of one region lowering (values of nodes, the kernel being
+// built) shared by lowering.cpp (driver, views, alignment) and lower_ops.cpp (op handlers).
+#pragma once
+
+#include "core/codegen/lowering.h"
+
+#include <map>
+
+namespace fxs::codegen::detail {
+
+// The value of one node during lowering.
+struct Val {
+    enum class Kind : std::uint8_t { InputView, Computed, Tuple, Scalar };
+    Kind kind = Kind::Computed;
+    std::vector<std::int64_t> shape;
+    ScalarType type = ScalarType::Float32;
+    // InputView: a strided view of input slot `input`.
+    int input = -1;
+    std::int64_t offset = 0;
+    std::vector<std::int64_t> strides;
+    // Computed: expression id and, per dim of shape, the dim of F it runs along (-1: size 1).
+    int expr = -1;
+    std::vector<int> fdim;
+    // Tuple: items; Scalar: a Python number (an argument, not a node).
+    std::vector<Val> items;
+    double number = 0;
+    bool integral = false;
+};
+
+class Lowerer {
+public:
+    explicit Lowerer(const LoweringRequest& r) : req(r), g(*r.graph) {}
+
+    const LoweringRequest& req;
+    const graph::Graph& g;
+    Kernel kernel;
+    std::map<graph::NodeId, Val> values;
+    std::vector<std::int64_t> F;
+    int reducedDims = -1; // k once a reduction fixed it
+
+    // Errors.
+    Error unsupported(const graph::Node& n, const std::string& why) const;
+
+    // Operands.
+    Result<Val> operand(const graph::Node& n, std::size_t argIndex) const;
+    Result<Val> kwargOrArg(const graph::Node& n, std::string_view key, std::size_t argIndex) const;
+    // The node's output meta (dtype and sizes).
+    Result<std::pair<ScalarType, std::vector<std::int64_t>>> outMeta(const graph::Node& n) const;
+
+    // Expressions.
+    int addExpr(Expr e);
+    int constant(double v, ComputeType t);
+    int op(std::string name, ComputeType t, std::vector<int> args);
+    int cast(int expr, ComputeType to);
+    ComputeType typeOfExpr(int expr) const { return kernel.exprs.at(expr).type; }
+    // Expression of a value (loads input views, broadcasting them into F); scalars become
+    // constants of type t.
+    Result<int> exprOf(const Val& v, ComputeType t);
+
+    // Alignment of shapes to F.
+    std::optional<std::vector<int>> alignToF(const std::vector<std::int64_t>& shape) const;
+    std::vector<int> fdimOf(const Val& v) const;
+    // Checks operands broadcast into the result consistently with their F dims.
+    bool consistent(const Val& operand, const std::vector<int>& resultFdim,
+                    const std::vector<std::int64_t>& resultShape) const;
+    // A Computed value for the node's result: shape from meta, F dims by right alignment.
+    Result<Val> computed(const graph::Node& n, int expr) const;
+};
+
+// Op handlers (lower_ops.cpp): fill lw.values[n.id] or return an error.
+Status lowerPointwise(Lowerer& lw, const graph::Node& n);
+Status lowerReduction(Lowerer& lw, const graph::Node& n);
+Status lowerView(Lowerer& lw, const graph::Node& n);
+bool isPointwiseOp(std::string_view base);
+bool isReductionOp(std::string_view base);
+bool isViewOp(std::string_view base);
+
+// Strided view arithmetic on input views (view_ops.cpp).
+// Strides for viewing (sizes, strides) as newSizes without copying (ATen's computeStride);
+// nullopt when the view would need a copy.
+std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& sizes,
+                                                     const std::vector<std::int64_t>& strides,
+                                                     const std::vector<std::int64_t>& newSizes);
+std::vector<std::int64_t> contiguousStrides(const std::vector<std::int64_t>& sizes);
+
+} // namespace fxs::codegen::detail

@@ -1,0 +1,488 @@
+#include "core/codegen/lowering.h"
+
+#include "core/codegen/lowerer.h"
+
+#include <algorithm>
+
+namespace fxs::codegen {
+
+using detail::Lowerer;
+using detail::Val;
+
+namespace detail {
+
+Error Lowerer::unsupported(const graph::Node& n, const std::string& why) const
+{
+    Error e = makeError(ErrorCode::Unsupported, why, req.regionId + ":" + n.name);
+    e.found = n.target;
+    return e;
+}
+
+Result<std::pair<ScalarType, std::vector<std::int64_t>>> Lowerer::outMeta(
+    const graph::Node& n) const
+{
+    const graph::TensorMeta* m = n.tensorMeta();
+    if (!m || m->hasSymbolicSizes()) {
+        return unsupported(n, "the node has no concrete tensor meta");
+    }
+    auto t = scalarTypeOf(m->dtype);
+    if (!t) {
+        return unsupported(n, "dtype " + std::string(graph::dtypeTorchName(m->dtype)) +
+                                  " is not supported by the code generator");
+    }
+    std::vector<std::int64_t> sizes;
+    for (const auto& s : m->sizes) {
+        sizes.push_back(s.value);
+    }
+    return std::make_pair(*t, sizes);
+}
+
+Result<Val> Lowerer::operand(const graph::Node& n, std::size_t argIndex) const
+{
+    if (argIndex >= n.args.size()) {
+        return unsupported(n, "missing argument " + std::to_string(argIndex));
+    }
+    const graph::Argument& a = n.args[argIndex];
+    Val v;
+    switch (a.kind) {
+    case graph::ArgKind::Node: {
+        auto it = values.find(a.node);
+        if (it == values.end()) {
+            return unsupported(n, "argument " + std::to_string(argIndex) + " is not available");
+        }
+        return it->second;
+    }
+    case graph::ArgKind::Int:
+    case graph::ArgKind::Bool:
+        v.kind = Val::Kind::Scalar;
+        v.number = a.kind == graph::ArgKind::Int ? double(a.i) : double(a.b);
+        v.integral = true;
+        return v;
+    case graph::ArgKind::Float:
+        v.kind = Val::Kind::Scalar;
+        v.number = a.f;
+        return v;
+    default:
+        return unsupported(n, "argument " + std::to_string(argIndex) + " is not a tensor or number");
+    }
+}
+
+Result<Val> Lowerer::kwargOrArg(const graph::Node& n, std::string_view key,
+                                std::size_t argIndex) const
+{
+    for (std::size_t k = 0; k < n.kwargs.size(); ++k) {
+        if (n.kwargs[k].first == key) {
+            graph::Node tmp;
+            tmp.name = n.name;
+            tmp.target = n.target;
+            tmp.args = {n.kwargs[k].second};
+            return operand(tmp, 0);
+        }
+    }
+    return operand(n, argIndex);
+}
+
+int Lowerer::addExpr(Expr e)
+{
+    // Reuse identical expressions (common subexpressions: the same load or op twice).
+    for (std::size_t i = 0; i < kernel.exprs.size(); ++i) {
+        const Expr& o = kernel.exprs[i];
+        if (o.kind == e.kind && o.type == e.type && o.op == e.op && o.args == e.args &&
+            o.index == e.index && (o.value == e.value || (o.value != o.value && e.value != e.value))) {
+            return static_cast<int>(i);
+        }
+    }
+    kernel.exprs.push_back(std::move(e));
+    return static_cast<int>(kernel.exprs.size() - 1);
+}
+
+int Lowerer::constant(double v, ComputeType t)
+{
+    Expr e;
+    e.kind = ExprKind::Const;
+    e.type = t;
+    e.value = t == ComputeType::Bool ? double(v != 0) : v;
+    return addExpr(std::move(e));
+}
+
+int Lowerer::op(std::string name, ComputeType t, std::vector<int> args)
+{
+    Expr e;
+    e.kind = ExprKind::Op;
+    e.type = t;
+    e.op = std::move(name);
+    e.args = std::move(args);
+    return addExpr(std::move(e));
+}
+
+int Lowerer::cast(int expr, ComputeType to)
+{
+    return typeOfExpr(expr) == to ? expr : op("cast", to, {expr});
+}
+
+std::optional<std::vector<int>> Lowerer::alignToF(const std::vector<std::int64_t>& shape) const
+{
+    const int n = static_cast<int>(F.size());
+    const int m = static_cast<int>(shape.size());
+    if (m > n) {
+        return std::nullopt;
+    }
+    std::vector<int> fd(shape.size(), -1);
+    for (int j = 0; j < m; ++j) {
+        const int d = n - m + j;
+        if (shape[j] == F[d] && shape[j] != 1) {
+            fd[j] = d;
+        } else if (shape[j] != 1) {
+            return std::nullopt;
+        }
+    }
+    return fd;
+}
+
+std::vector<int> Lowerer::fdimOf(const Val& v) const
+{
+    if (v.kind == Val::Kind::Computed) {
+        return v.fdim;
+    }
+    if (v.kind == Val::Kind::InputView) {
+        return alignToF(v.shape).value_or(std::vector<int>(v.shape.size(), -2));
+    }
+    return {};
+}
+
+bool Lowerer::consistent(const Val& operand, const std::vector<int>& resultFdim,
+                         const std::vector<std::int64_t>& resultShape) const
+{
+    if (operand.kind == Val::Kind::Scalar) {
+        return true;
+    }
+    const std::vector<int> fd = fdimOf(operand);
+    const int m = static_cast<int>(operand.shape.size());
+    const int r = static_cast<int>(resultShape.size());
+    for (int j = 0; j < m; ++j) {
+        if (operand.shape[j] == 1) {
+            continue;
+        }
+        const int i = r - m + j;
+        if (i < 0 || operand.shape[j] != resultShape[i] || fd[j] != resultFdim[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+Result<int> Lowerer::exprOf(const Val& v, ComputeType t)
+{
+    switch (v.kind) {
+    case Val::Kind::Scalar: return constant(v.number, t);
+    case Val::Kind::Computed: return cast(v.expr, t);
+    case Val::Kind::Tuple:
+        return makeError(ErrorCode::Unsupported, "a tuple value used as a tensor", req.regionId);
+    case Val::Kind::InputView: break;
+    }
+    const int n = static_cast<int>(F.size());
+    const int m = static_cast<int>(v.shape.size());
+    Load load;
+    load.type = v.type;
+    load.access.buffer = v.input;
+    load.access.offset = v.offset;
+    load.access.strides.assign(F.size(), 0);
+    for (int j = 0; j < m; ++j) {
+        const int d = n - m + j;
+        if (d >= 0 && v.shape[j] == F[d]) {
+            load.access.strides[d] = v.shape[j] == 1 ? 0 : v.strides[j];
+        } else if (v.shape[j] != 1) {
+            return makeError(ErrorCode::Unsupported,
+                             "an input view does not broadcast into the kernel's shape",
+                             req.regionId);
+        }
+    }
+    int id = -1;
+    for (std::size_t i = 0; i < kernel.loads.size(); ++i) {
+        const Load& o = kernel.loads[i];
+        if (o.type == load.type && o.access.buffer == load.access.buffer &&
+            o.access.offset == load.access.offset && o.access.strides == load.access.strides) {
+            id = static_cast<int>(i);
+        }
+    }
+    if (id < 0) {
+        kernel.loads.push_back(load);
+        id = static_cast<int>(kernel.loads.size() - 1);
+    }
+    Expr e;
+    e.kind = ExprKind::Load;
+    e.type = computeTypeOf(v.type);
+    e.index = id;
+    return cast(addExpr(std::move(e)), t);
+}
+
+Result<Val> Lowerer::computed(const graph::Node& n, int expr) const
+{
+    auto meta = outMeta(n);
+    if (!meta) {
+        return meta.error();
+    }
+    auto fd = alignToF(meta->second);
+    if (!fd) {
+        return unsupported(n, "its shape does not fit the kernel's index space");
+    }
+    Val v;
+    v.kind = Val::Kind::Computed;
+    v.type = meta->first;
+    v.shape = meta->second;
+    v.expr = expr;
+    v.fdim = *fd;
+    return v;
+}
+
+} // namespace detail
+
+namespace {
+
+std::int64_t numel(const std::vector<std::int64_t>& s)
+{
+    std::int64_t n = 1;
+    for (auto d : s) {
+        n *= d;
+    }
+    return n;
+}
+
+Result<std::vector<BufferSpec>> inputSpecsFromMeta(const LoweringRequest& req)
+{
+    std::vector<BufferSpec> specs;
+    for (graph::NodeId id : req.inputs) {
+        const graph::Node& n = req.graph->node(id);
+        const graph::TensorMeta* m = n.tensorMeta();
+        auto t = m ? scalarTypeOf(m->dtype) : std::nullopt;
+        if (!m || !t || m->hasSymbolicSizes()) {
+            return makeError(ErrorCode::Unsupported, "input has no concrete tensor meta of a "
+                                                     "supported dtype", req.regionId + ":" + n.name);
+        }
+        BufferSpec b{n.name, *t, {}, {}};
+        for (const auto& s : m->sizes) {
+            b.sizes.push_back(s.value);
+        }
+        if (m->strides) {
+            for (const auto& s : *m->strides) {
+                b.strides.push_back(s.value);
+            }
+        } else {
+            b.strides = detail::contiguousStrides(b.sizes);
+        }
+        specs.push_back(std::move(b));
+    }
+    return specs;
+}
+
+// F: the largest shape among the region's computed values (highest rank among equal numels).
+std::vector<std::int64_t> indexSpace(const LoweringRequest& req,
+                                     const std::vector<BufferSpec>& inputs)
+{
+    std::vector<std::int64_t> best;
+    auto consider = [&](const std::vector<std::int64_t>& s) {
+        const auto a = numel(s);
+        const auto b = numel(best);
+        if (a > b || (a == b && s.size() > best.size())) {
+            best = s;
+        }
+    };
+    // Computed values decide; inputs may be larger than what the region reads of them (slices).
+    for (graph::NodeId id : req.order) {
+        const graph::Node& n = req.graph->node(id);
+        if (detail::isViewOp(graph::opBaseName(n.target))) {
+            continue;
+        }
+        const graph::TensorMeta* m = n.tensorMeta();
+        if (m && !m->hasSymbolicSizes()) {
+            std::vector<std::int64_t> s;
+            for (const auto& d : m->sizes) {
+                s.push_back(d.value);
+            }
+            consider(s);
+        }
+    }
+    if (best.empty()) {
+        for (const auto& in : inputs) {
+            consider(in.sizes);
+        }
+    }
+    if (best.empty()) {
+        best = {1};
+    }
+    return best;
+}
+
+Status lowerNode(Lowerer& lw, const graph::Node& n)
+{
+    if (n.getitemOf != graph::kNoNode || graph::opBaseName(n.target) == "getitem") {
+        const graph::NodeId parent = n.getitemOf != graph::kNoNode ? n.getitemOf
+                                     : n.args.empty()              ? graph::kNoNode
+                                                                   : n.args[0].node;
+        auto it = lw.values.find(parent);
+        if (it == lw.values.end() || it->second.kind != Val::Kind::Tuple ||
+            n.getitemIndex < 0 || n.getitemIndex >= int(it->second.items.size())) {
+            return lw.unsupported(n, "getitem of a value that is not a lowered tuple");
+        }
+        Val item = it->second.items[std::size_t(n.getitemIndex)];
+        // The printed meta is authoritative for the element type (CPU keeps mean/rstd in the
+        // input's type, CUDA in float); the kernel computes in float either way.
+        if (const graph::TensorMeta* m = n.tensorMeta(); m && scalarTypeOf(m->dtype)) {
+            item.type = *scalarTypeOf(m->dtype);
+        }
+        lw.values[n.id] = std::move(item);
+        return {};
+    }
+    if (auto why = unsupportedReason(n)) {
+        return lw.unsupported(n, *why);
+    }
+    const std::string_view base = graph::opBaseName(n.target);
+    if (detail::isViewOp(base)) {
+        return detail::lowerView(lw, n);
+    }
+    if (detail::isReductionOp(base)) {
+        return detail::lowerReduction(lw, n);
+    }
+    return detail::lowerPointwise(lw, n);
+}
+
+Status addStore(Lowerer& lw, const graph::Node& n, int slot, RegionProgram& prog)
+{
+    const Val& v = lw.values.at(n.id);
+    if (v.kind == Val::Kind::Tuple || v.kind == Val::Kind::Scalar) {
+        return lw.unsupported(n, "a region output that is not a tensor");
+    }
+    std::vector<int> fd = lw.fdimOf(v);
+    if (std::any_of(fd.begin(), fd.end(), [](int d) { return d == -2; })) {
+        return lw.unsupported(n, "a region output that does not fit the kernel's index space");
+    }
+    auto e = lw.exprOf(v, computeTypeOf(v.type));
+    if (!e) {
+        return e.error();
+    }
+    Store st;
+    st.expr = *e;
+    st.type = v.type;
+    st.access.buffer = slot;
+    st.access.strides.assign(lw.F.size(), 0);
+    const auto cs = detail::contiguousStrides(v.shape);
+    for (std::size_t j = 0; j < v.shape.size(); ++j) {
+        if (fd[j] >= 0) {
+            st.access.strides[std::size_t(fd[j])] = cs[j];
+        }
+    }
+    const int firstInner = int(lw.F.size()) - lw.kernel.innerDims;
+    st.perRow = std::all_of(st.access.strides.begin() + firstInner, st.access.strides.end(),
+                            [](std::int64_t s) { return s == 0; });
+    lw.kernel.stores.push_back(st);
+    prog.outputs.push_back(BufferSpec{n.name, v.type, v.shape, cs});
+    return {};
+}
+
+bool flatAccess(const Access& a, const std::vector<std::int64_t>& contiguous)
+{
+    const bool zero = std::all_of(a.strides.begin(), a.strides.end(), [](auto s) { return s == 0; });
+    bool same = true;
+    for (std::size_t d = 0; d < a.strides.size(); ++d) {
+        same = same && (a.strides[d] == contiguous[d] || contiguous[d] == 0);
+    }
+    return zero || same;
+}
+
+void chooseLoopShape(Kernel& k)
+{
+    if (!k.reductions.empty()) {
+        return;
+    }
+    // Size-1 dims do not constrain the flattened order: give them stride 0 in the check.
+    std::vector<std::int64_t> cs = detail::contiguousStrides(k.shape);
+    for (std::size_t d = 0; d < k.shape.size(); ++d) {
+        cs[d] = k.shape[d] == 1 ? 0 : cs[d];
+    }
+    bool flat = true;
+    for (const auto& l : k.loads) {
+        flat = flat && flatAccess(l.access, cs);
+    }
+    for (const auto& s : k.stores) {
+        flat = flat && flatAccess(s.access, cs) &&
+               !std::all_of(s.access.strides.begin(), s.access.strides.end(),
+                            [](auto x) { return x == 0; });
+    }
+    k.flat = flat;
+}
+
+} // namespace
+
+Result<RegionProgram> lowerRegion(const LoweringRequest& req)
+{
+    if (!req.graph || req.order.empty()) {
+        return makeError(ErrorCode::Invalid, "empty region", req.regionId);
+    }
+    auto specs = req.inputSpecs.empty() ? inputSpecsFromMeta(req)
+                                        : Result<std::vector<BufferSpec>>(req.inputSpecs);
+    if (!specs) {
+        return specs.error();
+    }
+    if (specs->size() != req.inputs.size()) {
+        return makeError(ErrorCode::Invalid, "one input spec per region input is needed",
+                         req.regionId);
+    }
+    Lowerer lw(req);
+    RegionProgram prog;
+    prog.region = req.regionId;
+    prog.inputs = *specs;
+    lw.F = indexSpace(req, *specs);
+    lw.kernel.name = "kernel0";
+    lw.kernel.shape = lw.F;
+    for (std::size_t i = 0; i < req.inputs.size(); ++i) {
+        Val v;
+        v.kind = Val::Kind::InputView;
+        v.input = static_cast<int>(i);
+        v.type = (*specs)[i].type;
+        v.shape = (*specs)[i].sizes;
+        v.strides = (*specs)[i].strides;
+        lw.values[req.inputs[i]] = std::move(v);
+    }
+    for (graph::NodeId id : req.order) {
+        if (Status s = lowerNode(lw, req.graph->node(id)); !s) {
+            return s.error();
+        }
+        lw.kernel.nodes.push_back(req.graph->node(id).name);
+    }
+    lw.kernel.innerDims = lw.reducedDims >= 0 ? lw.reducedDims : 1;
+    for (std::size_t i = 0; i < req.outputs.size(); ++i) {
+        if (Status s = addStore(lw, req.graph->node(req.outputs[i]), int(i), prog); !s) {
+            return s.error();
+        }
+    }
+    chooseLoopShape(lw.kernel);
+    prog.kernels.push_back(std::move(lw.kernel));
+    return prog;
+}
+
+std::optional<ScalarType> scalarTypeOf(graph::DType t)
+{
+    switch (t) {
+    case graph::DType::Bool: return ScalarType::Bool;
+    case graph::DType::Int64: return ScalarType::Int64;
+    case graph::DType::Float16: return ScalarType::Float16;
+    case graph::DType::BFloat16: return ScalarType::BFloat16;
+    case graph::DType::Float32: return ScalarType::Float32;
+    default: return std::nullopt;
+    }
+}
+
+std::optional<std::string> unsupportedReason(const graph::Node& node)
+{
+    if (node.op != graph::OpKind::CallFunction) {
+        return std::string("only call_function nodes are lowered");
+    }
+    const std::string_view base = graph::opBaseName(node.target);
+    if (base == "getitem" || detail::isPointwiseOp(base) || detail::isReductionOp(base) ||
+        detail::isViewOp(base)) {
+        return std::nullopt;
+    }
+    return "op " + node.target + " is not lowered by the code generator (it stays a LibTorch call)";
+}
+
+} // namespace fxs::codegen

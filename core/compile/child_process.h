@@ -1,0 +1,27 @@
+// Runs an external program (the host C++ compiler) as a child process with a timeout and its
+// stdout+stderr captured. posix_spawn, no shell: arguments are passed as given. Not a general
+// process library (no stdin, no environment changes).
+#pragma once
+
+#include "core/util/result.h"
+
+#include <string>
+#include <vector>
+
+namespace fxs::compile {
+
+struct ProcessResult {
+    int exitCode = -1;      // -1 when killed or not exited normally
+    bool timedOut = false;  // killed after the timeout
+    std::string output;     // stdout and stderr, interleaved as written
+    double ms = 0;          // wall time
+};
+
+// argv[0] is the program path (looked up in PATH when it has no '/'). Error::Io when the
+// program cannot be started; a non-zero exit or a timeout is a ProcessResult, not an Error.
+Result<ProcessResult> runProcess(const std::vector<std::string>& argv, int timeoutMs);
+
+// "a b 'c d'": the argv as a shell-quoted command line, for reports.
+std::string commandLine(const std::vector<std::string>& argv);
+
+} // namespace fxs::compile

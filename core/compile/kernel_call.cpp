@@ -1,0 +1,115 @@
+#include "core/compile/kernel_call.h"
+
+#include "core/codegen/cpp_printer.h"
+#include "core/exec/torch_bridge.h"
+
+namespace fxs::compile::detail {
+namespace {
+
+at::ScalarType atType(codegen::ScalarType t)
+{
+    switch (t) {
+    case codegen::ScalarType::Bool: return at::kBool;
+    case codegen::ScalarType::Int64: return at::kLong;
+    case codegen::ScalarType::Float16: return at::kHalf;
+    case codegen::ScalarType::BFloat16: return at::kBFloat16;
+    case codegen::ScalarType::Float32: return at::kFloat;
+    }
+    return at::kFloat;
+}
+
+std::string dims(const at::Tensor& t)
+{
+    std::string s;
+    for (auto d : t.sizes()) {
+        s += (s.empty() ? "" : ",") + std::to_string(d);
+    }
+    return "[" + s + "]";
+}
+
+Comparison compareOne(const at::Tensor& got, const at::Tensor& want, std::size_t index)
+{
+    Comparison c;
+    const std::string which = "output " + std::to_string(index);
+    if (!got.sizes().equals(want.sizes()) || got.scalar_type() != want.scalar_type()) {
+        c.ok = false;
+        c.problem = which + ": shape/dtype " + dims(got) + " vs eager " + dims(want);
+        return c;
+    }
+    if (!at::isFloatingType(want.scalar_type())) {
+        c.ok = at::equal(got, want);
+        c.problem = c.ok ? "" : which + ": values differ (exact type)";
+        return c;
+    }
+    const at::Tensor a = got.to(at::kDouble);
+    const at::Tensor b = want.to(at::kDouble);
+    if (!at::equal(at::isnan(a), at::isnan(b))) {
+        c.ok = false;
+        c.problem = which + ": NaN positions differ from eager";
+        return c;
+    }
+    if (!at::equal(at::isposinf(a), at::isposinf(b)) || !at::equal(at::isneginf(a), at::isneginf(b))) {
+        c.ok = false;
+        c.problem = which + ": infinities differ from eager";
+        return c;
+    }
+    const at::Tensor finite = at::isfinite(b);
+    const at::Tensor diff = at::where(finite, (a - b).abs(), at::zeros_like(a));
+    c.maxAbsErr = diff.numel() ? diff.max().item<double>() : 0.0;
+    const Tolerance tol = toleranceFor(exec::fromScalarType(want.scalar_type()));
+    const at::Tensor bad = diff > (tol.atol + tol.rtol * b.abs());
+    if (bad.any().item<bool>()) {
+        c.ok = false;
+        c.problem = which + ": max abs error " + std::to_string(c.maxAbsErr) + " beyond rtol " +
+                    std::to_string(tol.rtol) + " atol " + std::to_string(tol.atol);
+    }
+    return c;
+}
+
+} // namespace
+
+Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::RegionProgram& prog,
+                                           const std::vector<at::Tensor>& inputs)
+{
+    std::vector<void*> in;
+    std::vector<std::int64_t> dims;
+    for (const auto& t : inputs) {
+        in.push_back(const_cast<void*>(t.data_ptr()));
+        dims.push_back(t.dim());
+        dims.insert(dims.end(), t.sizes().begin(), t.sizes().end());
+        dims.insert(dims.end(), t.strides().begin(), t.strides().end());
+    }
+    std::vector<at::Tensor> outs;
+    std::vector<void*> out;
+    for (const auto& spec : prog.outputs) {
+        outs.push_back(at::empty(spec.sizes, at::TensorOptions().dtype(atType(spec.type))));
+        out.push_back(outs.back().data_ptr());
+    }
+    if (entry(in.data(), out.data(), dims.data(), std::int64_t(dims.size())) != 0) {
+        return makeError(ErrorCode::Runtime,
+                         "the kernel was specialised on other input sizes or strides",
+                         prog.region);
+    }
+    return outs;
+}
+
+Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want)
+{
+    Comparison all;
+    if (got.size() != want.size()) {
+        all.ok = false;
+        all.problem = "output count differs from eager";
+        return all;
+    }
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const Comparison c = compareOne(got[i], want[i], i);
+        all.maxAbsErr = std::max(all.maxAbsErr, c.maxAbsErr);
+        if (!c.ok && all.ok) {
+            all.ok = false;
+            all.problem = c.problem;
+        }
+    }
+    return all;
+}
+
+} // namespace fxs::compile::detail

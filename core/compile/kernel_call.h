@@ -1,0 +1,26 @@
+// INTERNAL to core/compile (LibTorch): calls a loaded region entry on tensors and compares its
+// outputs with eager ones. Not a public header: it names at::Tensor.
+#pragma once
+
+#include "core/codegen/loop_ir.h"
+#include "core/compile/region_compiler.h"
+#include "core/compile/shared_library.h"
+
+#include <ATen/ATen.h>
+
+namespace fxs::compile::detail {
+
+// Allocates the outputs (contiguous, as the program says) and runs the entry once.
+Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::RegionProgram& prog,
+                                           const std::vector<at::Tensor>& inputs);
+
+struct Comparison {
+    bool ok = true;
+    double maxAbsErr = 0;
+    std::string problem; // first mismatch, in words
+};
+// allclose with dtype-aware tolerances over finite values; NaN positions and signed infinities
+// must be equal.
+Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want);
+
+} // namespace fxs::compile::detail

@@ -1,0 +1,114 @@
+// Python `operator` builtins that appear in FX graphs (SymInt arithmetic of dynamic-shape
+// graphs: `mul = operator.mul(sym_size, 4)`). Ints stay ints; any float makes a float.
+#include "core/exec/composites.h"
+
+#include <cmath>
+#include <map>
+#include <string>
+
+namespace fxs::exec::detail {
+namespace {
+
+double asDouble(const c10::IValue& v)
+{
+    return v.isInt() ? static_cast<double>(v.toInt()) : v.isBool() ? v.toBool() : v.toDouble();
+}
+
+std::int64_t asInt(const c10::IValue& v)
+{
+    return v.isBool() ? v.toBool() : v.toInt();
+}
+
+bool bothInt(const c10::IValue& a, const c10::IValue& b)
+{
+    return (a.isInt() || a.isBool()) && (b.isInt() || b.isBool());
+}
+
+template <class IntOp, class FloatOp>
+void binary(Stack& s, IntOp i, FloatOp f)
+{
+    const c10::IValue a = s[0];
+    const c10::IValue b = s[1];
+    s.clear();
+    if (a.isTensor() || b.isTensor()) {
+        TORCH_CHECK(false, "operator builtins on tensors are not supported");
+    }
+    if (bothInt(a, b)) {
+        s.emplace_back(i(asInt(a), asInt(b)));
+    } else {
+        s.emplace_back(f(asDouble(a), asDouble(b)));
+    }
+}
+
+std::int64_t floorDiv(std::int64_t a, std::int64_t b)
+{
+    TORCH_CHECK(b != 0, "integer division by zero");
+    std::int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+void opAdd(Stack& s) { binary(s, [](auto a, auto b) { return a + b; }, [](double a, double b) { return a + b; }); }
+void opSub(Stack& s) { binary(s, [](auto a, auto b) { return a - b; }, [](double a, double b) { return a - b; }); }
+void opMul(Stack& s) { binary(s, [](auto a, auto b) { return a * b; }, [](double a, double b) { return a * b; }); }
+void opFloorDiv(Stack& s)
+{
+    binary(s, floorDiv, [](double a, double b) { return std::floor(a / b); });
+}
+void opTrueDiv(Stack& s)
+{
+    binary(s, [](auto a, auto b) { return static_cast<double>(a) / static_cast<double>(b); },
+           [](double a, double b) { return a / b; });
+}
+void opMod(Stack& s)
+{
+    binary(s, [](auto a, auto b) { return a - floorDiv(a, b) * b; },
+           [](double a, double b) { return a - std::floor(a / b) * b; });
+}
+void opPow(Stack& s)
+{
+    binary(s, [](auto a, auto b) { return std::pow(static_cast<double>(a), static_cast<double>(b)); },
+           [](double a, double b) { return std::pow(a, b); });
+}
+void opEq(Stack& s) { binary(s, [](auto a, auto b) { return a == b; }, [](double a, double b) { return a == b; }); }
+void opNe(Stack& s) { binary(s, [](auto a, auto b) { return a != b; }, [](double a, double b) { return a != b; }); }
+void opLt(Stack& s) { binary(s, [](auto a, auto b) { return a < b; }, [](double a, double b) { return a < b; }); }
+void opLe(Stack& s) { binary(s, [](auto a, auto b) { return a <= b; }, [](double a, double b) { return a <= b; }); }
+void opGt(Stack& s) { binary(s, [](auto a, auto b) { return a > b; }, [](double a, double b) { return a > b; }); }
+void opGe(Stack& s) { binary(s, [](auto a, auto b) { return a >= b; }, [](double a, double b) { return a >= b; }); }
+
+void opNeg(Stack& s)
+{
+    const c10::IValue a = s[0];
+    s.clear();
+    if (a.isInt()) {
+        s.emplace_back(-a.toInt());
+    } else {
+        s.emplace_back(-asDouble(a));
+    }
+}
+
+struct Builtin {
+    StackFn fn;
+    int arity;
+};
+
+} // namespace
+
+StackFn findOperatorBuiltin(std::string_view name, int& arity)
+{
+    static const std::map<std::string, Builtin, std::less<>> table = {
+        {"add", {opAdd, 2}},       {"sub", {opSub, 2}},   {"mul", {opMul, 2}},
+        {"floordiv", {opFloorDiv, 2}}, {"truediv", {opTrueDiv, 2}}, {"mod", {opMod, 2}},
+        {"pow", {opPow, 2}},       {"eq", {opEq, 2}},     {"ne", {opNe, 2}},
+        {"lt", {opLt, 2}},         {"le", {opLe, 2}},     {"gt", {opGt, 2}},
+        {"ge", {opGe, 2}},         {"neg", {opNeg, 1}},
+    };
+    auto it = table.find(name);
+    if (it == table.end()) {
+        return nullptr;
+    }
+    arity = it->second.arity;
+    return it->second.fn;
+}
+
+} // namespace fxs::exec::detail

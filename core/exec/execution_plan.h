@@ -1,0 +1,76 @@
+// INTERNAL to core/exec: a graph compiled once into steps the executor runs without any string
+// work: resolved operator handles (or composite functions), argument recipes built from each
+// operator's schema, and the values to free after each step (liveness).
+#pragma once
+
+#include "core/exec/interpreter.h"
+#include "core/graph/graph.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/ivalue.h>
+
+#include <optional>
+#include <vector>
+
+namespace fxs::exec::detail {
+
+using Stack = std::vector<c10::IValue>;
+// A composite or builtin: pops its arguments from the stack (in schema order) and pushes its
+// returns.
+using StackFn = void (*)(Stack& stack);
+
+// How one argument is produced at run time.
+struct ArgStep {
+    enum class Kind : std::uint8_t {
+        Const,         // a constant converted once (ints, lists, dtypes, wrapped numbers, None)
+        Slot,          // another node's value
+        TensorList,    // Tensor[] built from items (all Slot)
+        OptTensorList, // Tensor?[] built from items (Slot or Const None)
+        IntList,       // int[] / SymInt[] with some items from nodes (Const or Slot)
+        FloatList,     // float[] with some items from nodes
+    };
+    Kind kind = Kind::Const;
+    c10::IValue constant;
+    graph::NodeId slot = graph::kNoNode;
+    std::vector<ArgStep> items;
+};
+
+enum class StepKind : std::uint8_t { Input, Op, Function, Getitem, Output };
+
+struct Step {
+    graph::NodeId node = graph::kNoNode;
+    StepKind kind = StepKind::Op;
+    std::optional<c10::OperatorHandle> op; // Op
+    StackFn fn = nullptr;                  // Function: composite or operator builtin
+    std::vector<ArgStep> args;
+    std::size_t numReturns = 1;            // >1: the value is a tuple of the returns
+    int getitemIndex = 0;                  // Getitem: args[0] is the parent slot
+    std::vector<graph::NodeId> freeAfter;  // slots released once this step ran
+};
+
+struct Plan {
+    std::vector<Step> steps;               // one per node, graph order
+    std::vector<UnsupportedOp> unsupported;
+    int callNodes = 0;                     // steps of kind Op, Function or Getitem
+};
+
+// Compiles the graph for `device`. Nodes that cannot run are listed in Plan::unsupported (every
+// one of them, not only the first). `keep` nodes are never freed.
+Plan buildPlan(const graph::Graph& graph, c10::Device device,
+               const std::vector<graph::NodeId>& keep = {});
+
+// Converts a node's arguments into recipes following `schema` (positional, keyword, defaults,
+// scalars to wrapped-number tensors, lists, dtypes, devices remapped to `device`). On failure
+// returns false and sets `reason`.
+bool planArguments(const graph::Node& node, const c10::FunctionSchema& schema, c10::Device device,
+                   std::vector<ArgStep>& out, std::string& reason);
+
+// Pushes one argument's value onto the stack.
+void pushArgument(const ArgStep& arg, const std::vector<c10::IValue>& slots, Stack& stack);
+
+// For every node, the nodes whose values die right after it runs (their last use), skipping
+// returned values and `keep`.
+std::vector<std::vector<graph::NodeId>> computeFrees(const graph::Graph& graph,
+                                                     const std::vector<graph::NodeId>& keep);
+
+} // namespace fxs::exec::detail

@@ -1,0 +1,202 @@
+// The executor's inner loop. Kept free of string work and allocation beyond the stack vector
+// and what the operators themselves allocate: this is the per-node overhead the benchmark
+// measures.
+#include "core/exec/executor.h"
+
+#include <c10/util/Exception.h>
+#include <torch/cuda.h>
+
+#include <chrono>
+
+namespace fxs::exec::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void getitem(const Step& step, std::vector<c10::IValue>& slots)
+{
+    const c10::IValue& parent = slots[step.args[0].slot];
+    c10::IValue value;
+    const auto i = step.getitemIndex;
+    if (parent.isTuple()) {
+        const auto& elems = parent.toTupleRef().elements();
+        TORCH_CHECK(i >= 0 && static_cast<std::size_t>(i) < elems.size(), "getitem index ", i,
+                    " out of range");
+        value = elems[i];
+    } else if (parent.isList()) {
+        value = parent.toListRef().at(i);
+    } else if (parent.isTensor()) {
+        value = parent.toTensor().select(0, i);
+    } else {
+        TORCH_CHECK(false, "getitem on a value that is not a tuple, list or tensor");
+    }
+    slots[step.node] = std::move(value);
+}
+
+void call(const Step& step, std::vector<c10::IValue>& slots, Stack& stack)
+{
+    stack.clear();
+    for (const auto& a : step.args) {
+        pushArgument(a, slots, stack);
+    }
+    if (step.kind == StepKind::Op) {
+        step.op->callBoxed(&stack);
+    } else {
+        step.fn(stack);
+    }
+    if (stack.size() == 1) {
+        slots[step.node] = std::move(stack[0]);
+    } else if (stack.empty()) {
+        slots[step.node] = c10::IValue();
+    } else {
+        slots[step.node] = c10::ivalue::Tuple::create(std::move(stack));
+        stack = Stack();
+    }
+}
+
+void collectOutputs(const Step& step, const std::vector<c10::IValue>& slots,
+                    std::vector<c10::IValue>& outputs)
+{
+    outputs.clear();
+    for (const auto& a : step.args) {
+        outputs.push_back(a.kind == ArgStep::Kind::Slot ? slots[a.slot] : a.constant);
+    }
+}
+
+void runStep(const Step& step, const std::vector<c10::IValue>& inputs,
+             std::vector<c10::IValue>& slots, Stack& stack, std::vector<c10::IValue>& outputs)
+{
+    switch (step.kind) {
+    case StepKind::Input:
+        slots[step.node] = inputs[step.node];
+        break;
+    case StepKind::Op:
+    case StepKind::Function:
+        call(step, slots, stack);
+        break;
+    case StepKind::Getitem:
+        getitem(step, slots);
+        break;
+    case StepKind::Output:
+        collectOutputs(step, slots, outputs);
+        break;
+    }
+}
+
+} // namespace
+
+void MemoryTracker::addTensor(const at::Tensor& t)
+{
+    if (!t.defined() || !t.has_storage()) {
+        return;
+    }
+    const auto& storage = t.storage();
+    auto& entry = m_refs[storage.unsafeGetStorageImpl()];
+    if (entry.first++ == 0) {
+        entry.second = static_cast<std::int64_t>(storage.nbytes());
+        m_live += entry.second;
+        m_peak = std::max(m_peak, m_live);
+    }
+}
+
+void MemoryTracker::releaseTensor(const at::Tensor& t)
+{
+    if (!t.defined() || !t.has_storage()) {
+        return;
+    }
+    auto it = m_refs.find(t.storage().unsafeGetStorageImpl());
+    if (it != m_refs.end() && --it->second.first == 0) {
+        m_live -= it->second.second;
+        m_refs.erase(it);
+    }
+}
+
+void MemoryTracker::add(const c10::IValue& v)
+{
+    if (v.isTensor()) {
+        addTensor(v.toTensor());
+    } else if (v.isTuple()) {
+        for (const auto& e : v.toTupleRef().elements()) {
+            add(e);
+        }
+    } else if (v.isList()) {
+        for (const auto& e : v.toListRef()) {
+            add(e);
+        }
+    }
+}
+
+void MemoryTracker::release(const c10::IValue& v)
+{
+    if (v.isTensor()) {
+        releaseTensor(v.toTensor());
+    } else if (v.isTuple()) {
+        for (const auto& e : v.toTupleRef().elements()) {
+            release(e);
+        }
+    } else if (v.isList()) {
+        for (const auto& e : v.toListRef()) {
+            release(e);
+        }
+    }
+}
+
+std::string torchMessage(const std::exception& e)
+{
+    if (const auto* c10e = dynamic_cast<const c10::Error*>(&e)) {
+        return c10e->what_without_backtrace();
+    }
+    return e.what();
+}
+
+Status executePlan(const Plan& plan, const graph::Graph& graph,
+                   const std::vector<c10::IValue>& inputs, const ExecOptions& options,
+                   ExecResult& result)
+{
+    auto& slots = result.slots;
+    slots.assign(graph.size(), c10::IValue());
+    result.stepMs.assign(plan.steps.size(), 0.0);
+    MemoryTracker memory;
+    for (const auto& v : inputs) {
+        memory.add(v); // inputs stay alive for the whole run (the caller holds them)
+    }
+    Stack stack;
+    stack.reserve(16);
+    const auto runStart = Clock::now();
+    for (const Step& step : plan.steps) {
+        if (options.cancel && options.cancel->isCancelled()) {
+            return makeError(ErrorCode::Cancelled, "run cancelled");
+        }
+        const auto t0 = options.timing ? Clock::now() : Clock::time_point();
+        try {
+            runStep(step, inputs, slots, stack, result.outputs);
+            if (options.syncCuda) {
+                torch::cuda::synchronize();
+            }
+        } catch (const std::exception& e) {
+            const auto& node = graph.node(step.node);
+            Error err = makeError(ErrorCode::Runtime, torchMessage(e), node.name);
+            err.expected = node.target;
+            return err;
+        }
+        memory.add(slots[step.node]);
+        for (auto dead : step.freeAfter) {
+            memory.release(slots[dead]);
+            slots[dead] = c10::IValue();
+        }
+        if (options.timing) {
+            result.stepMs[&step - plan.steps.data()] = msSince(t0);
+        }
+    }
+    result.totalMs = msSince(runStart);
+    result.peakBytes = memory.peak();
+    result.liveBytesAtEnd = memory.live();
+    return {};
+}
+
+} // namespace fxs::exec::detail

@@ -1,0 +1,431 @@
+// Input synthesis and the inputs file. Hints come from how the graph uses an input: following
+// view-like ops, an input that indexes a table (embedding, gather, index, nll_loss) is bounded
+// by the indexed size; one used as a variance or inverse std is kept positive.
+#include "core/exec/input_synth.h"
+#include "core/exec/executor.h"
+#include "core/exec/torch_bridge.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/unpickler.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+namespace fxs::exec::detail {
+namespace {
+
+using graph::ArgKind;
+using graph::Node;
+
+const std::set<std::string_view> kViewLike = {
+    "view", "_unsafe_view", "reshape", "expand", "clone", "contiguous", "t", "transpose",
+    "permute", "unsqueeze", "squeeze", "flatten", "select", "slice", "alias", "detach",
+    "_to_copy", "lift_fresh_copy"};
+
+struct PositiveUse {
+    std::string_view op;
+    std::size_t arg;
+};
+const PositiveUse kPositive[] = {
+    {"native_batch_norm", 4}, {"_native_batch_norm_legit_functional", 4},
+    {"_native_batch_norm_legit_no_training", 4}, {"_native_batch_norm_legit", 4},
+    {"batch_norm", 4}, {"native_batch_norm_backward", 4}, {"native_batch_norm_backward", 6},
+    {"native_layer_norm_backward", 4}, {"sqrt", 0}, {"rsqrt", 0}, {"log", 0}};
+
+std::optional<std::int64_t> sizeOf(const graph::Graph& g, const graph::Argument& a,
+                                   std::int64_t dim, const SizeEnv& sizes)
+{
+    if (!a.isNode()) {
+        return std::nullopt;
+    }
+    const auto* m = g.node(a.node).tensorMeta();
+    const auto rank = m ? static_cast<std::int64_t>(m->rank()) : 0;
+    if (!m || rank == 0) {
+        return std::nullopt;
+    }
+    dim = dim < 0 ? dim + rank : dim;
+    if (dim < 0 || dim >= rank) {
+        return std::nullopt;
+    }
+    const auto& s = m->sizes[dim];
+    if (!s.isSymbolic()) {
+        return s.value;
+    }
+    auto v = evalSymExpr(s.expr, sizes);
+    return v.ok() ? std::optional<std::int64_t>(*v) : std::nullopt;
+}
+
+// The bound an index tensor at args[pos] (item `item` of a list, or -1) must stay below.
+std::optional<std::int64_t> indexBound(const graph::Graph& g, const Node& u, std::size_t pos,
+                                       int item, const SizeEnv& sizes)
+{
+    const auto op = graph::opBaseName(u.target);
+    const auto& a = u.args;
+    auto intArg = [&](std::size_t i) -> std::optional<std::int64_t> {
+        return i < a.size() && a[i].kind == ArgKind::Int ? std::optional(a[i].i) : std::nullopt;
+    };
+    if (op == "embedding" && pos == 1) {
+        return sizeOf(g, a[0], 0, sizes);
+    }
+    if (op == "embedding_dense_backward" && pos == 1) {
+        return intArg(2);
+    }
+    static const std::set<std::string_view> dimIndexed = {
+        "gather", "index_select", "scatter", "scatter_add", "scatter_reduce", "index_add",
+        "index_copy", "index_fill"};
+    if (dimIndexed.count(op) && pos == 2) {
+        auto dim = intArg(1);
+        return dim ? sizeOf(g, a[0], *dim, sizes) : std::nullopt;
+    }
+    if ((op == "index" || op == "_unsafe_index" || op == "index_put") && pos == 1 && item >= 0) {
+        return sizeOf(g, a[0], item, sizes);
+    }
+    if ((op == "nll_loss_forward" || op == "nll_loss" || op == "cross_entropy_loss") && pos == 1) {
+        const auto* m = a[0].isNode() ? g.node(a[0].node).tensorMeta() : nullptr;
+        return sizeOf(g, a[0], m && m->rank() >= 2 ? 1 : 0, sizes);
+    }
+    if (op == "max_pool2d_with_indices_backward" && pos == 7) {
+        auto h = sizeOf(g, a[1], -2, sizes);
+        auto w = sizeOf(g, a[1], -1, sizes);
+        return h && w ? std::optional(*h * *w) : std::nullopt;
+    }
+    return std::nullopt;
+}
+
+// The fan-in of a weight operand: convolution/linear weights [out, in, ...], mm/addmm/matmul
+// right operands [in, out] (what `t(weight)` gives). 0 when the use is not a weight.
+std::int64_t weightFanIn(const graph::Graph& g, graph::NodeId value, std::string_view op,
+                         std::size_t pos, const SizeEnv& sizes)
+{
+    const graph::Argument ref = graph::Argument::ref(value);
+    const auto* m = g.node(value).tensorMeta();
+    if (!m || m->rank() < 2) {
+        return 0;
+    }
+    if ((op == "convolution" || op == "conv2d" || op == "conv1d" || op == "linear") && pos == 1) {
+        std::int64_t fan = 1;
+        for (std::size_t d = 1; d < m->rank(); ++d) {
+            fan *= sizeOf(g, ref, static_cast<std::int64_t>(d), sizes).value_or(1);
+        }
+        return fan;
+    }
+    if (((op == "mm" || op == "matmul") && pos == 1) || (op == "addmm" && pos == 2)) {
+        return sizeOf(g, ref, 0, sizes).value_or(0);
+    }
+    return 0;
+}
+
+void visitUses(const graph::Graph& g, graph::NodeId value, InputHint& hint, const SizeEnv& sizes,
+               int depth)
+{
+    if (depth > 16) {
+        return;
+    }
+    for (auto userId : g.node(value).users) {
+        const Node& u = g.node(userId);
+        const auto op = graph::opBaseName(u.target);
+        for (std::size_t pos = 0; pos < u.args.size(); ++pos) {
+            const auto& a = u.args[pos];
+            int item = -1;
+            bool refers = a.isNode() && a.node == value;
+            for (std::size_t k = 0; !refers && a.isSequence() && k < a.items.size(); ++k) {
+                if (a.items[k].isNode() && a.items[k].node == value) {
+                    refers = true;
+                    item = static_cast<int>(k);
+                }
+            }
+            if (!refers) {
+                continue;
+            }
+            if (auto b = indexBound(g, u, pos, item, sizes)) {
+                hint.bound = hint.bound ? std::min(*hint.bound, *b) : *b;
+            }
+            if (auto fan = weightFanIn(g, value, op, pos, sizes); fan > 0 && !hint.fanIn) {
+                hint.fanIn = fan;
+            }
+            for (const auto& p : kPositive) {
+                hint.positive = hint.positive || (op == p.op && pos == p.arg);
+            }
+            if (pos == 0 && kViewLike.count(op)) {
+                visitUses(g, userId, hint, sizes, depth + 1);
+            }
+        }
+    }
+}
+
+// Recursive descent over + - * // / and parentheses.
+struct ExprParser {
+    std::string_view s;
+    std::size_t i = 0;
+    const SizeEnv& env;
+    std::string error;
+
+    void skip()
+    {
+        while (i < s.size() && s[i] == ' ') {
+            ++i;
+        }
+    }
+    std::int64_t primary()
+    {
+        skip();
+        if (i < s.size() && s[i] == '(') {
+            ++i;
+            auto v = sum();
+            skip();
+            if (i >= s.size() || s[i] != ')') {
+                error = "missing ')'";
+            }
+            ++i;
+            return v;
+        }
+        if (i < s.size() && s[i] == '-') {
+            ++i;
+            return -primary();
+        }
+        const auto start = i;
+        while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) {
+            ++i;
+        }
+        const std::string tok(s.substr(start, i - start));
+        if (tok.empty()) {
+            error = "expected a number or a symbol";
+            return 0;
+        }
+        if (std::isdigit(static_cast<unsigned char>(tok[0]))) {
+            return std::stoll(tok);
+        }
+        auto it = env.find(tok);
+        if (it == env.end()) {
+            error = "no value for symbolic size '" + tok + "' (give --size " + tok + "=N)";
+            return 0;
+        }
+        return it->second;
+    }
+    std::int64_t product()
+    {
+        auto v = primary();
+        for (skip(); i < s.size() && error.empty(); skip()) {
+            if (s.substr(i, 2) == "//") {
+                i += 2;
+                auto d = primary();
+                v = d ? v / d : 0;
+            } else if (s[i] == '*' || s[i] == '/') {
+                const char op = s[i++];
+                auto r = primary();
+                v = op == '*' ? v * r : (r ? v / r : 0);
+            } else {
+                break;
+            }
+        }
+        return v;
+    }
+    std::int64_t sum()
+    {
+        auto v = product();
+        for (skip(); i < s.size() && error.empty() && (s[i] == '+' || s[i] == '-'); skip()) {
+            const char op = s[i++];
+            auto r = product();
+            v = op == '+' ? v + r : v - r;
+        }
+        return v;
+    }
+};
+
+Result<std::vector<std::int64_t>> evalAll(const std::vector<graph::SymInt>& dims,
+                                          const SizeEnv& sizes)
+{
+    std::vector<std::int64_t> out;
+    for (const auto& d : dims) {
+        if (!d.isSymbolic()) {
+            out.push_back(d.value);
+            continue;
+        }
+        auto v = evalSymExpr(d.expr, sizes);
+        if (!v.ok()) {
+            return v.error();
+        }
+        out.push_back(*v);
+    }
+    return out;
+}
+
+at::Tensor randomValues(at::IntArrayRef sizes, at::ScalarType st, const InputHint& hint,
+                        at::Generator& gen)
+{
+    const auto cpu = at::TensorOptions().device(at::kCPU);
+    if (st == at::kBool) {
+        return at::randint(0, 2, sizes, gen, cpu.dtype(at::kLong)).to(at::kBool);
+    }
+    if (at::isIntegralType(st, false)) {
+        return at::randint(0, hint.bound.value_or(8), sizes, gen, cpu.dtype(at::kLong)).to(st);
+    }
+    if (hint.positive) {
+        return (at::rand(sizes, gen, cpu.dtype(at::kFloat)) + 0.5).to(st);
+    }
+    at::Tensor t = at::randn(sizes, gen, cpu.dtype(at::kFloat));
+    if (hint.fanIn > 0) {
+        t.mul_(1.0 / std::sqrt(static_cast<double>(hint.fanIn)));
+    }
+    return t.to(st);
+}
+
+} // namespace
+
+std::vector<InputHint> inferInputHints(const graph::Graph& graph, const SizeEnv& sizes)
+{
+    std::vector<InputHint> hints(graph.size());
+    for (const auto& node : graph.nodes()) {
+        if (node.isPlaceholder() || node.op == graph::OpKind::GetAttr) {
+            visitUses(graph, node.id, hints[node.id], sizes, 0);
+        }
+    }
+    return hints;
+}
+
+Result<std::int64_t> evalSymExpr(std::string_view expr, const SizeEnv& sizes)
+{
+    ExprParser p{expr, 0, sizes, {}};
+    const auto v = p.sum();
+    p.skip();
+    if (p.error.empty() && p.i != expr.size()) {
+        p.error = "unexpected text";
+    }
+    if (!p.error.empty()) {
+        Error e = makeError(ErrorCode::Invalid, p.error);
+        e.found = std::string(expr);
+        return e;
+    }
+    return v;
+}
+
+Result<c10::IValue> synthesizeInput(const graph::Node& node, const graph::ValueMeta& meta,
+                                    const InputHint& hint, const SizeEnv& sizes,
+                                    c10::Device device, at::Generator& gen)
+{
+    if (meta.kind == graph::ValueMeta::Kind::Sym) {
+        std::string_view t = meta.text;
+        if (t.rfind("Sym(", 0) == 0 && t.size() > 5) {
+            t = t.substr(4, t.size() - 5);
+        }
+        auto v = evalSymExpr(t, sizes);
+        if (!v.ok()) {
+            Error e = v.error();
+            e.where = node.name;
+            return e;
+        }
+        return c10::IValue(*v);
+    }
+    if (!meta.isTensor()) {
+        return makeError(ErrorCode::Invalid,
+                         "input '" + node.name + "' has no tensor meta to synthesise it from; "
+                         "give it in an inputs file", node.name);
+    }
+    const auto& tm = meta.tensor;
+    auto st = toScalarType(tm.dtype);
+    if (!st) {
+        return makeError(ErrorCode::Unsupported,
+                         "input '" + node.name + "' has a dtype this LibTorch lacks", node.name);
+    }
+    auto dims = evalAll(tm.sizes, sizes);
+    if (!dims.ok()) {
+        Error e = dims.error();
+        e.where = node.name;
+        return e;
+    }
+    at::Tensor t = randomValues(*dims, *st, hint, gen);
+    if (tm.strides && tm.strides->size() == dims->size()) {
+        auto strides = evalAll(*tm.strides, sizes);
+        if (strides.ok() && at::IntArrayRef(*strides) != t.strides()) {
+            at::Tensor strided = at::empty_strided(*dims, *strides, t.options());
+            strided.copy_(t);
+            t = strided;
+        }
+    }
+    return c10::IValue(t.to(device));
+}
+
+namespace {
+
+// LibTorch 1.13's unpickler lacks SETITEM and APPEND, which Python uses for a dict or list of
+// ONE entry (`torch.save({"x": t})`): rewrite `}q\0 <key> <value> s .` as
+// `}q\0 ( <key> <value> u .` (MARK ... SETITEMS; for lists `a` -> MARK ... APPENDS `e`), which
+// every version reads. Pickles hold no byte offsets, so inserting a byte is safe.
+void patchSingleEntry(std::string& pkl)
+{
+    if (pkl.size() <= 7 || pkl.compare(0, 2, "\x80\x02") != 0 || pkl[3] != 'q' || pkl[4] != 0) {
+        return;
+    }
+    const char tail = pkl[pkl.size() - 2];
+    if (pkl.back() != '.' || !((pkl[2] == '}' && tail == 's') || (pkl[2] == ']' && tail == 'a'))) {
+        return;
+    }
+    pkl[pkl.size() - 2] = tail == 's' ? 'u' : 'e';
+    pkl.insert(5, 1, '(');
+}
+
+// What torch::jit::pickle_load does, with the patch above.
+c10::IValue readTorchSave(const std::string& path)
+{
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    auto record = reader.getRecord("data.pkl");
+    std::string pkl(static_cast<const char*>(std::get<0>(record).get()), std::get<1>(record));
+    patchSingleEntry(pkl);
+    std::size_t pos = 0;
+    auto read = [&](char* buf, std::size_t n) {
+        n = std::min(n, pkl.size() - pos);
+        std::memcpy(buf, pkl.data() + pos, n);
+        pos += n;
+        return n;
+    };
+    auto readRecord = [&](const std::string& name) {
+        return std::get<0>(reader.getRecord("data/" + name));
+    };
+    torch::jit::Unpickler unpickler(read, nullptr, nullptr, readRecord, c10::Device(c10::kCPU));
+    unpickler.set_version(reader.version());
+    return unpickler.parse_ivalue();
+}
+
+} // namespace
+
+Result<std::map<std::string, c10::IValue>> loadInputsFile(const std::string& path)
+{
+    if (!std::ifstream(path, std::ios::binary)) {
+        return makeError(ErrorCode::Io, "cannot open inputs file", path);
+    }
+    std::map<std::string, c10::IValue> out;
+    try {
+        c10::IValue v = readTorchSave(path);
+        if (v.isGenericDict()) {
+            for (const auto& kv : v.toGenericDict()) {
+                if (!kv.key().isString()) {
+                    return makeError(ErrorCode::Parse, "inputs file keys must be strings", path);
+                }
+                out[kv.key().toStringRef()] = kv.value();
+            }
+        } else if (v.isTuple() || v.isList()) {
+            const auto elems = v.isTuple() ? v.toTupleRef().elements().vec() : v.toList().vec();
+            for (std::size_t i = 0; i < elems.size(); ++i) {
+                out[std::to_string(i)] = elems[i];
+            }
+        } else if (v.isTensor()) {
+            out["0"] = v;
+        } else {
+            return makeError(ErrorCode::Parse,
+                             "inputs file must hold a dict {name: tensor} or a list of tensors",
+                             path);
+        }
+    } catch (const std::exception& e) {
+        Error err = makeError(ErrorCode::Parse, "cannot read inputs file", path);
+        err.expected = "a file written by torch.save({name: tensor}, path)";
+        err.found = torchMessage(e);
+        return err;
+    }
+    return out;
+}
+
+} // namespace fxs::exec::detail

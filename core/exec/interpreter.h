@@ -1,0 +1,82 @@
+// The reference ("eager") engine: runs an FX graph node by node through LibTorch's dispatcher,
+// with synthesised or user-given inputs, per-node timing, peak memory and output summaries.
+// Compiled regions are checked and timed against it. Not an optimiser: it runs what the graph
+// says, one operator at a time. Synchronous; never throws (LibTorch errors become Errors).
+#pragma once
+
+#include "core/exec/tensor_handle.h"
+#include "core/graph/graph.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fxs::exec {
+
+enum class DevicePref : std::uint8_t { Auto, Cpu, Cuda };
+
+struct RunOptions {
+    std::uint64_t seed = 0;                      // seeds input synthesis
+    int repeat = 1;                              // timed runs; >1 adds one untimed warm-up run
+    std::map<std::string, std::int64_t> sizes;   // symbolic sizes: {"s0": 8}
+    DevicePref device = DevicePref::Auto;        // Auto: CUDA when the graph says so and we can
+    std::string inputsFile;                      // real inputs: torch.save({name: tensor}) file
+    std::shared_ptr<const ValueStore> inputs;    // inputs given in memory (name -> tensor)
+    graph::GraphPtr forwardGraph;                // run this first and feed the graph from it
+    std::vector<std::string> keep;               // node names whose values RunReport::kept holds
+    bool perNodeTiming = true;                   // time each node (syncs the device per node)
+};
+
+struct OutputSummary {
+    std::string name;            // the returned node's name; "" for a literal (None)
+    bool isTensor = false;
+    std::vector<std::int64_t> shape;
+    std::string dtype;           // "float32"
+    double min = 0, max = 0, mean = 0; // over finite values (0 when none / non-float)
+    std::int64_t nan = 0, inf = 0;
+    std::string value;           // non-tensor values as text ("None", "3")
+};
+
+struct NodeTiming {
+    std::string name;
+    std::string target;          // "aten::mm.default"
+    double ms = 0;               // mean wall time over the timed runs
+};
+
+struct UnsupportedOp {
+    std::string node;
+    std::string target;
+    std::string reason;
+};
+
+struct RunReport {
+    bool ok = false;
+    std::string device;          // "cpu", "cuda:0"
+    int nodesRun = 0;            // nodes executed in one run (call_function nodes)
+    double totalMs = 0;          // mean wall time of one run
+    std::int64_t peakBytes = 0;  // most bytes of distinct tensor storage held at once
+    std::vector<OutputSummary> outputs;
+    std::vector<NodeTiming> perNode;
+    std::vector<UnsupportedOp> unsupported; // non-empty: nothing ran
+    std::vector<std::string> notes;
+    ValueStore kept;             // values of RunOptions::keep (and the outputs, as "output.<i>")
+};
+
+class Interpreter {
+public:
+    // Lists every node the engine cannot run (unknown operator, unsupported argument), without
+    // running anything.
+    static std::vector<UnsupportedOp> checkSupport(const graph::Graph& graph);
+
+    // Runs the graph. Returns a report with ok == false and `unsupported` filled when some node
+    // cannot run (nothing runs then); an Error for bad options, inputs that cannot be made or
+    // matched, and operator failures (Error::where names the node).
+    static Result<RunReport> run(const graph::Graph& graph, const RunOptions& options,
+                                 const CancelToken& cancel = CancelToken::none());
+};
+
+} // namespace fxs::exec

@@ -1,0 +1,237 @@
+#include "core/explain/graph_diff.h"
+
+#include "core/io/graph_code_parser.h"
+#include "core/util/strings.h"
+
+#include <algorithm>
+
+namespace fxs::explain {
+namespace {
+
+using graph::Graph;
+using graph::Node;
+
+std::string argsText(const Graph& g, const Node& n)
+{
+    auto nameOf = [&g](graph::NodeId id) -> std::string {
+        return id < g.size() ? g.node(id).name : std::string("?");
+    };
+    std::vector<std::string> parts;
+    parts.reserve(n.args.size() + n.kwargs.size());
+    for (const auto& a : n.args) {
+        parts.push_back(graph::argumentToString(a, nameOf));
+    }
+    for (const auto& [key, value] : n.kwargs) {
+        parts.push_back(key + "=" + graph::argumentToString(value, nameOf));
+    }
+    return "(" + join(parts, ", ") + ")";
+}
+
+std::string opText(const Node& n)
+{
+    return std::string(graph::opKindName(n.op));
+}
+
+void describeSide(const Graph& g, const Node& n, bool sideA, NodeChange& ch)
+{
+    (sideA ? ch.opA : ch.opB) = opText(n);
+    (sideA ? ch.targetA : ch.targetB) = n.target;
+    (sideA ? ch.argsA : ch.argsB) = argsText(g, n);
+    (sideA ? ch.metaA : ch.metaB) = n.meta.text;
+    (sideA ? ch.idA : ch.idB) = n.id;
+}
+
+void compareFields(NodeChange& ch)
+{
+    if (ch.opA != ch.opB) {
+        ch.fields.emplace_back("op");
+    }
+    if (ch.targetA != ch.targetB) {
+        ch.fields.emplace_back("target");
+    }
+    if (ch.argsA != ch.argsB) {
+        ch.fields.emplace_back("args");
+    }
+    if (ch.metaA != ch.metaB) {
+        ch.fields.emplace_back("meta");
+    }
+}
+
+std::vector<std::string_view> splitLines(std::string_view text)
+{
+    std::vector<std::string_view> lines = split(text, '\n');
+    for (auto& l : lines) {
+        if (!l.empty() && l.back() == '\r') {
+            l.remove_suffix(1);
+        }
+    }
+    return lines;
+}
+
+// LCS diff of the middle part (common prefix and suffix removed first); when the middle is too
+// large for the quadratic table, every middle line is reported as removed then added.
+std::vector<std::string> diffLines(std::string_view a, std::string_view b)
+{
+    const auto la = splitLines(a);
+    const auto lb = splitLines(b);
+    std::size_t pre = 0;
+    while (pre < la.size() && pre < lb.size() && la[pre] == lb[pre]) {
+        ++pre;
+    }
+    std::size_t suf = 0;
+    while (suf + pre < la.size() && suf + pre < lb.size() &&
+           la[la.size() - 1 - suf] == lb[lb.size() - 1 - suf]) {
+        ++suf;
+    }
+    const std::size_t n = la.size() - pre - suf;
+    const std::size_t m = lb.size() - pre - suf;
+    std::vector<std::string> out;
+    auto emit = [&out](char sign, std::string_view line) {
+        if (out.size() < kMaxLineDiff) {
+            out.push_back(std::string(1, sign) + " " + std::string(line));
+        }
+    };
+    constexpr std::size_t kMaxCells = 4'000'000;
+    if (n * m > kMaxCells) {
+        for (std::size_t i = 0; i < n; ++i) {
+            emit('-', la[pre + i]);
+        }
+        for (std::size_t j = 0; j < m; ++j) {
+            emit('+', lb[pre + j]);
+        }
+        return out;
+    }
+    // lcs[i][j]: LCS length of la[pre+i..] and lb[pre+j..].
+    std::vector<std::uint32_t> lcs((n + 1) * (m + 1), 0);
+    auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return lcs[i * (m + 1) + j]; };
+    for (std::size_t i = n; i-- > 0;) {
+        for (std::size_t j = m; j-- > 0;) {
+            at(i, j) = la[pre + i] == lb[pre + j] ? at(i + 1, j + 1) + 1
+                                                  : std::max(at(i + 1, j), at(i, j + 1));
+        }
+    }
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < n || j < m) {
+        if (i < n && j < m && la[pre + i] == lb[pre + j]) {
+            ++i;
+            ++j;
+        } else if (i < n && (j == m || at(i + 1, j) >= at(i, j + 1))) {
+            emit('-', la[pre + i++]);
+        } else {
+            emit('+', lb[pre + j++]);
+        }
+    }
+    return out;
+}
+
+bool cleanParse(const io::GraphCodeResult& r)
+{
+    return r.graph && r.unparsedLines == 0 && r.graph->size() > 0;
+}
+
+} // namespace
+
+std::string_view nodeChangeKindName(NodeChangeKind k)
+{
+    switch (k) {
+    case NodeChangeKind::Changed: return "changed";
+    case NodeChangeKind::Added: return "added";
+    case NodeChangeKind::Removed: return "removed";
+    }
+    return "?";
+}
+
+std::size_t GraphDiff::count(NodeChangeKind k) const
+{
+    return static_cast<std::size_t>(
+        std::count_if(nodes.begin(), nodes.end(), [k](const auto& n) { return n.change == k; }));
+}
+
+std::string GraphDiff::summary() const
+{
+    if (!parsed) {
+        return lineDiff.empty() ? std::string("graph code identical")
+                                : "graph code differs in " + std::to_string(lineDiff.size()) +
+                                      (lineDiff.size() == 1 ? " line" : " lines");
+    }
+    if (nodes.empty()) {
+        return "no node changed";
+    }
+    std::vector<std::string> parts;
+    const std::size_t changed = count(NodeChangeKind::Changed);
+    const std::size_t added = count(NodeChangeKind::Added);
+    const std::size_t removed = count(NodeChangeKind::Removed);
+    if (changed > 0) {
+        parts.push_back(std::to_string(changed) + (changed == 1 ? " node changed" : " nodes changed"));
+    }
+    if (added > 0) {
+        parts.push_back(std::to_string(added) + " added");
+    }
+    if (removed > 0) {
+        parts.push_back(std::to_string(removed) + " removed");
+    }
+    return join(parts, ", ") + " (of " + std::to_string(nodesA) + " \u2192 " +
+           std::to_string(nodesB) + " nodes)";
+}
+
+GraphDiff diffGraphs(const graph::GraphPtr& a, const graph::GraphPtr& b)
+{
+    GraphDiff diff;
+    if (!a || !b) {
+        return diff;
+    }
+    diff.parsed = true;
+    diff.graphA = a;
+    diff.graphB = b;
+    diff.nodesA = a->size();
+    diff.nodesB = b->size();
+    std::vector<char> seenA(a->size(), 0);
+    for (const Node& nb : b->nodes()) {
+        NodeChange ch;
+        ch.name = nb.name;
+        describeSide(*b, nb, false, ch);
+        const auto ia = a->find(nb.name);
+        if (!ia) {
+            ch.change = NodeChangeKind::Added;
+            diff.nodes.push_back(std::move(ch));
+            continue;
+        }
+        seenA[*ia] = 1;
+        describeSide(*a, a->node(*ia), true, ch);
+        compareFields(ch);
+        if (ch.fields.empty()) {
+            ++diff.unchanged;
+        } else {
+            diff.nodes.push_back(std::move(ch));
+        }
+    }
+    for (const Node& na : a->nodes()) {
+        if (!seenA[na.id]) {
+            NodeChange ch;
+            ch.change = NodeChangeKind::Removed;
+            ch.name = na.name;
+            describeSide(*a, na, true, ch);
+            diff.nodes.push_back(std::move(ch));
+        }
+    }
+    return diff;
+}
+
+GraphDiff diffGraphCode(std::string_view a, std::string_view b)
+{
+    const auto ra = io::parseGraphCode(a, "A:gm", 1, false);
+    const auto rb = io::parseGraphCode(b, "B:gm", 1, false);
+    if (cleanParse(ra) && cleanParse(rb)) {
+        return diffGraphs(ra.graph, rb.graph);
+    }
+    GraphDiff diff;
+    diff.lineDiff = diffLines(a, b);
+    diff.graphA = ra.graph;
+    diff.graphB = rb.graph;
+    diff.nodesA = ra.graph ? ra.graph->size() : 0;
+    diff.nodesB = rb.graph ? rb.graph->size() : 0;
+    return diff;
+}
+
+} // namespace fxs::explain

@@ -1,0 +1,64 @@
+// Diff of two FX graphs, for a cache key whose `gm` component (the graph code) changed: nodes
+// matched by name, then compared by op kind, target, arguments (as printed text) and output
+// meta. Reports changed, added and removed nodes, not a text blob. Falls back to a line diff
+// only when the graph code cannot be parsed. Not a graph isomorphism: renamed nodes show up as
+// one removed and one added node.
+#pragma once
+
+#include "core/graph/graph.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fxs::explain {
+
+enum class NodeChangeKind : std::uint8_t { Changed, Added, Removed };
+
+std::string_view nodeChangeKindName(NodeChangeKind k); // "changed", "added", "removed"
+
+struct NodeChange {
+    NodeChangeKind change = NodeChangeKind::Changed;
+    std::string name;
+    // What differs for Changed nodes, in this order: "op", "target", "args", "meta".
+    std::vector<std::string> fields;
+    // Each side as text ("call_function aten::sin.default", "(primals_1,)", "f32[64, 64]");
+    // the A side is empty for Added, the B side for Removed.
+    std::string opA, opB;
+    std::string targetA, targetB;
+    std::string argsA, argsB; // positional and keyword arguments: "(x, 2, alpha=1)"
+    std::string metaA, metaB; // annotation as printed; empty when the code prints none
+    graph::NodeId idA = graph::kNoNode;
+    graph::NodeId idB = graph::kNoNode;
+};
+
+struct GraphDiff {
+    bool parsed = false;   // both sides parsed as graph code: `nodes` is meaningful
+    std::vector<NodeChange> nodes; // B's order for changed/added, then removed in A's order
+    std::size_t nodesA = 0;
+    std::size_t nodesB = 0;
+    std::size_t unchanged = 0;
+    // Fallback when a side does not parse: "- line" / "+ line" entries (a longest-common-
+    // subsequence diff, at most kMaxLineDiff entries).
+    std::vector<std::string> lineDiff;
+    graph::GraphPtr graphA; // the parsed graphs, for showing them with changes highlighted
+    graph::GraphPtr graphB;
+
+    bool empty() const { return nodes.empty() && lineDiff.empty(); }
+    std::size_t count(NodeChangeKind k) const;
+    // "2 nodes changed, 1 added, 1 removed (of 9 → 10)"; "graph code differs in 3 lines".
+    std::string summary() const;
+};
+
+inline constexpr std::size_t kMaxLineDiff = 200;
+
+// Diffs two parsed graphs (top-level nodes; submodules are not compared).
+GraphDiff diffGraphs(const graph::GraphPtr& a, const graph::GraphPtr& b);
+
+// Parses both texts with io::parseGraphCode (the bare `GraphModule()\n\n\n\ndef forward(...)`
+// form of a `gm` component included) and diffs the graphs; a side that yields no graph or
+// leaves lines unparsed makes it a line diff instead. Never throws.
+GraphDiff diffGraphCode(std::string_view a, std::string_view b);
+
+} // namespace fxs::explain

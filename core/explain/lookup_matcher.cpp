@@ -1,0 +1,286 @@
+#include "core/explain/lookup_matcher.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace fxs::explain {
+namespace {
+
+using model::CacheLookup;
+
+using SlotKey = std::tuple<int, model::CompileId, int, std::size_t>; // rank, id, cache, position
+
+std::vector<SlotKey> slotKeys(const LookupList& lookups)
+{
+    std::map<std::tuple<int, model::CompileId, int>, std::size_t> seen;
+    std::vector<SlotKey> keys;
+    keys.reserve(lookups.size());
+    for (const CacheLookup* l : lookups) {
+        const auto group = std::make_tuple(l->rank, l->compileId, static_cast<int>(l->cache));
+        const std::size_t position = seen[group]++;
+        keys.emplace_back(l->rank, l->compileId, static_cast<int>(l->cache), position);
+    }
+    return keys;
+}
+
+std::uint64_t componentHash(const model::KeyComponent& c)
+{
+    const std::uint64_t hn = std::hash<std::string_view>{}(c.name);
+    const std::uint64_t hv =
+        std::hash<std::string_view>{}(c.digest.empty() ? std::string_view(c.value) : c.digest);
+    return (hn * 0x9E3779B97F4A7C15ull) ^ (hv + 0x7F4A7C159E3779B9ull + (hn << 6) + (hn >> 2));
+}
+
+std::vector<std::uint64_t> componentHashes(const CacheLookup& l)
+{
+    std::vector<std::uint64_t> hs;
+    hs.reserve(l.components.size());
+    for (const auto& c : l.components) {
+        hs.push_back(componentHash(c));
+    }
+    std::sort(hs.begin(), hs.end());
+    hs.erase(std::unique(hs.begin(), hs.end()), hs.end());
+    return hs;
+}
+
+// Counts, for a probe lookup, the components every lookup of a pool shares with it. A component
+// held by most of the pool (most inductor_config entries) is stored as the list of lookups that
+// LACK it, so each probe component costs min(f, n − f) instead of f.
+class SimilarityIndex {
+public:
+    explicit SimilarityIndex(const LookupList& pool) : m_poolSize(pool.size())
+    {
+        std::array<std::unordered_map<std::uint64_t, std::vector<std::uint32_t>>, 2> holders;
+        for (std::uint32_t id = 0; id < pool.size(); ++id) {
+            const int kind = static_cast<int>(pool[id]->cache);
+            m_candidates[kind].push_back(id);
+            for (std::uint64_t h : componentHashes(*pool[id])) {
+                holders[kind][h].push_back(id);
+            }
+        }
+        for (int kind = 0; kind < 2; ++kind) {
+            auto& index = m_index[kind];
+            index.reserve(holders[kind].size());
+            for (auto& [h, ids] : holders[kind]) {
+                index.emplace(h, makePostings(std::move(ids), m_candidates[kind]));
+            }
+        }
+    }
+
+    // scores[i] = components pool[i] shares with probe, for every i of probe's cache kind.
+    void score(const CacheLookup& probe, std::vector<int>& scores) const
+    {
+        const int kind = static_cast<int>(probe.cache);
+        scores.assign(m_poolSize, 0);
+        int base = 0;
+        for (std::uint64_t h : componentHashes(probe)) {
+            const auto it = m_index[kind].find(h);
+            if (it == m_index[kind].end()) {
+                continue;
+            }
+            const int step = it->second.complement ? -1 : 1;
+            base += it->second.complement ? 1 : 0;
+            for (std::uint32_t id : it->second.ids) {
+                scores[id] += step;
+            }
+        }
+        for (std::uint32_t id : m_candidates[kind]) {
+            scores[id] += base;
+        }
+    }
+
+    const std::vector<std::uint32_t>& candidates(model::CacheKind kind) const
+    {
+        return m_candidates[static_cast<int>(kind)];
+    }
+
+private:
+    struct Postings {
+        std::vector<std::uint32_t> ids;
+        bool complement = false; // ids are the candidates that do NOT hold the component
+    };
+
+    static Postings makePostings(std::vector<std::uint32_t> ids,
+                                 const std::vector<std::uint32_t>& candidates)
+    {
+        if (ids.size() * 2 <= candidates.size()) {
+            return Postings{std::move(ids), false};
+        }
+        Postings p;
+        p.complement = true;
+        std::set_difference(candidates.begin(), candidates.end(), ids.begin(), ids.end(),
+                            std::back_inserter(p.ids));
+        return p;
+    }
+
+    std::size_t m_poolSize = 0;
+    std::array<std::vector<std::uint32_t>, 2> m_candidates;
+    std::array<std::unordered_map<std::uint64_t, Postings>, 2> m_index;
+};
+
+// Best candidate among pool ids accepted by `allowed`; ties go to the earliest (or latest).
+LookupMatch bestSimilar(const SimilarityIndex& index, const CacheLookup& probe,
+                        std::vector<int>& scores, const std::function<bool(std::uint32_t)>& allowed,
+                        bool preferLatest)
+{
+    LookupMatch m;
+    if (probe.components.empty()) {
+        return m;
+    }
+    index.score(probe, scores);
+    int best = 0;
+    for (std::uint32_t id : index.candidates(probe.cache)) {
+        if (!allowed(id)) {
+            continue;
+        }
+        if (scores[id] > best || (preferLatest && scores[id] == best && best > 0)) {
+            best = scores[id];
+            m.partner = id;
+        }
+    }
+    if (m.partner) {
+        m.kind = MatchKind::Similarity;
+        m.commonComponents = static_cast<std::size_t>(best);
+    }
+    return m;
+}
+
+// The lookup at the same rank, cache and position in the latest earlier compile of the same
+// frame (frame_compile_id smaller): what a recompile is compared with.
+LookupMatch earlierCompileOfFrame(const LookupList& lookups, const std::vector<SlotKey>& slots,
+                                  std::size_t i)
+{
+    const auto& [rank, id, cache, position] = slots[i];
+    LookupMatch best;
+    int bestCompile = -1;
+    for (std::size_t j = 0; j < i; ++j) {
+        const auto& [rj, idj, cj, pj] = slots[j];
+        if (rj == rank && cj == cache && pj == position && idj.frameId == id.frameId &&
+            idj.compiledAutogradId == id.compiledAutogradId &&
+            idj.frameCompileId < id.frameCompileId && idj.frameCompileId >= bestCompile &&
+            lookups[j]->state != model::CacheState::Bypass &&
+            lookups[j]->state != model::CacheState::Disabled) {
+            bestCompile = idj.frameCompileId;
+            best.partner = j;
+            best.kind = MatchKind::Position;
+        }
+    }
+    return best;
+}
+
+LookupList pointers(const std::vector<CacheLookup>& lookups)
+{
+    LookupList out;
+    out.reserve(lookups.size());
+    for (const auto& l : lookups) {
+        out.push_back(&l);
+    }
+    return out;
+}
+
+} // namespace
+
+std::string_view matchKindName(MatchKind k)
+{
+    switch (k) {
+    case MatchKind::None: return "none";
+    case MatchKind::Position: return "position";
+    case MatchKind::Similarity: return "similarity";
+    case MatchKind::SameKey: return "same_key";
+    case MatchKind::Chosen: return "chosen";
+    }
+    return "?";
+}
+
+std::vector<LookupMatch> matchLookups(const LookupList& a, const LookupList& b)
+{
+    std::map<SlotKey, std::size_t> slotsA;
+    const auto keysA = slotKeys(a);
+    for (std::size_t i = 0; i < keysA.size(); ++i) {
+        slotsA.emplace(keysA[i], i);
+    }
+    std::vector<LookupMatch> out(b.size());
+    std::vector<std::size_t> unmatched;
+    const auto keysB = slotKeys(b);
+    for (std::size_t j = 0; j < b.size(); ++j) {
+        const auto it = slotsA.find(keysB[j]);
+        if (it != slotsA.end()) {
+            out[j].partner = it->second;
+            out[j].kind = MatchKind::Position;
+        } else {
+            unmatched.push_back(j);
+        }
+    }
+    if (unmatched.empty() || a.empty()) {
+        return out;
+    }
+    const SimilarityIndex index(a);
+    std::vector<int> scores;
+    for (std::size_t j : unmatched) {
+        out[j] = bestSimilar(index, *b[j], scores, [](std::uint32_t) { return true; }, false);
+    }
+    return out;
+}
+
+std::vector<LookupMatch> matchLookups(const std::vector<CacheLookup>& a,
+                                      const std::vector<CacheLookup>& b)
+{
+    return matchLookups(pointers(a), pointers(b));
+}
+
+std::vector<LookupMatch> matchWithin(const LookupList& lookups)
+{
+    std::vector<LookupMatch> out(lookups.size());
+    // (cache, key) → latest index with that key so far.
+    std::map<std::pair<int, std::string>, std::size_t> lastWithKey;
+    std::vector<std::size_t> misses;
+    for (std::size_t i = 0; i < lookups.size(); ++i) {
+        const CacheLookup& l = *lookups[i];
+        if (l.key && !l.key->empty()) {
+            const auto slot = std::make_pair(static_cast<int>(l.cache), *l.key);
+            const auto it = lastWithKey.find(slot);
+            if (it != lastWithKey.end()) {
+                out[i].partner = it->second;
+                out[i].kind = MatchKind::SameKey;
+            }
+            lastWithKey[slot] = i;
+        }
+        if (!out[i].partner && l.state == model::CacheState::Miss && i > 0) {
+            misses.push_back(i);
+        }
+    }
+    if (misses.empty()) {
+        return out;
+    }
+    // A repeated miss of the same graph: an earlier lookup with the same graph code (gm digest;
+    // absent on both counts as the same), the one with most components in common; else the
+    // same slot of an earlier compile of the same frame (a recompile whose graph changed).
+    std::vector<std::string_view> gm(lookups.size());
+    for (std::size_t i = 0; i < lookups.size(); ++i) {
+        const model::KeyComponent* c = lookups[i]->component("gm");
+        gm[i] = c ? std::string_view(c->digest.empty() ? c->value : c->digest) : std::string_view();
+    }
+    const SimilarityIndex index(lookups);
+    const auto slots = slotKeys(lookups);
+    std::vector<int> scores;
+    for (std::size_t i : misses) {
+        out[i] = bestSimilar(index, *lookups[i], scores,
+                             [i, &gm](std::uint32_t id) { return id < i && gm[id] == gm[i]; },
+                             true);
+        if (!out[i].partner) {
+            out[i] = earlierCompileOfFrame(lookups, slots, i);
+        }
+    }
+    return out;
+}
+
+std::vector<LookupMatch> matchWithin(const std::vector<CacheLookup>& lookups)
+{
+    return matchWithin(pointers(lookups));
+}
+
+} // namespace fxs::explain

@@ -1,0 +1,87 @@
+#include "core/io/loader.h"
+
+#include "core/io/graph_code_parser.h"
+#include "core/io/torch_trace_reader.h"
+#include "core/io/trace_record_sink.h"
+#include "core/util/file_reader.h"
+
+#include <exception>
+
+namespace fxs::io {
+
+namespace {
+
+void addTrace(TraceReadResult&& trace, LoadResult& result)
+{
+    result.diagnostics.append(trace.diagnostics);
+    if (trace.readSomething) {
+        result.runs.push_back(std::move(trace.run));
+    }
+}
+
+void addGraphFile(const std::string& path, std::string_view text, LoadResult& result)
+{
+    auto parsed = parseGraphCode(text, path, 1);
+    result.diagnostics.append(parsed.diagnostics);
+    if (!parsed.graph) {
+        result.diagnostics.error(path, 0, "no graph could be read from the file",
+                                 "printed graph code", "nothing graph-like");
+        return;
+    }
+    model::GraphArtifact g;
+    g.kind = "graph";
+    g.graph = std::move(parsed.graph);
+    g.file = path;
+    g.line = 1;
+    g.statements = parsed.statements;
+    g.unparsedLines = parsed.unparsedLines;
+    result.graphs.push_back(std::move(g));
+}
+
+void loadFile(const std::string& path, LoadResult& result, const CancelToken& cancel)
+{
+    auto data = readFile(path);
+    if (!data.ok()) {
+        result.diagnostics.error(path, 0, data.error().message, "a readable file or directory",
+                                 data.error().found);
+        return;
+    }
+    if (looksLikeTorchTrace(*data)) {
+        addTrace(readTorchTrace(*data, path, {}, cancel), result);
+    } else if (detail::looksLikeGraphCode(*data)) {
+        addGraphFile(path, *data, result);
+    } else {
+        result.diagnostics.error(path, 0, "unrecognised file format",
+                                 "a TORCH_TRACE log or printed graph code",
+                                 abbreviate(std::string_view(*data).substr(0, 60)));
+    }
+}
+
+} // namespace
+
+LoadResult loadPaths(const std::vector<std::string>& paths, const CancelToken& cancel,
+                     const ProgressSink& progress)
+{
+    LoadResult result;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        if (cancel.isCancelled()) {
+            result.diagnostics.warning(paths[i], 0, "loading cancelled");
+            break;
+        }
+        reportProgress(progress, double(i) / double(paths.size()), paths[i]);
+        try {
+            if (isDirectory(paths[i])) {
+                addTrace(readTorchTracePath(paths[i], {}, cancel), result);
+            } else {
+                loadFile(paths[i], result, cancel);
+            }
+        } catch (const std::exception& e) {
+            result.diagnostics.error(paths[i], 0,
+                                     std::string("internal error while loading: ") + e.what());
+        }
+    }
+    reportProgress(progress, 1.0, "done");
+    return result;
+}
+
+} // namespace fxs::io

@@ -1,0 +1,39 @@
+// Payload extraction for TORCH_TRACE records: the tab-indented lines after an envelope, copied
+// once into one contiguous buffer without their tabs, and checked against has_payload's MD5.
+// Internal to core/io; knows nothing of what payloads mean.
+#pragma once
+
+#include "core/io/trace_envelope.h"
+
+#include <string>
+#include <string_view>
+
+namespace fxs::io::detail {
+
+struct Payload {
+    std::string_view text; // lines joined by '\n', tabs removed; valid until the next read()
+    int firstLine = 0;     // file line of the first payload line (0 when there is none)
+    int lineCount = 0;
+    bool truncated = false; // the data ended inside the payload without a final '\n'
+};
+
+class PayloadReader {
+public:
+    // Consumes every following line that starts with a TAB. The returned text keeps
+    // SIMDJSON_PADDING spare capacity so JSON decoders can read it in place (see buffer()).
+    Payload read(LineCursor& cursor);
+    // The buffer behind the last Payload, with its capacity, for padded JSON parsing.
+    const std::string& buffer() const { return m_buf; }
+
+private:
+    std::string m_buf;
+};
+
+// Hex MD5 of text compared with the envelope's digest.
+struct PayloadCheck {
+    bool ok = false;
+    std::string foundHex; // filled only when !ok
+};
+PayloadCheck verifyPayload(const Envelope& env, std::string_view text);
+
+} // namespace fxs::io::detail

@@ -1,0 +1,52 @@
+// Turns one TORCH_TRACE record (envelope + verified payload) into model::Run data: graph
+// artifacts, cache lookups, text artifacts, chromium events, metrics, counts. Internal to
+// core/io; the line-level work (splitting, MD5) is torch_trace_reader's.
+#pragma once
+
+#include "core/io/payload_decoder.h"
+#include "core/io/payload_reader.h"
+#include "core/io/torch_trace_reader.h"
+
+#include <string>
+
+namespace fxs::io::detail {
+
+struct Record {
+    const Envelope& env;
+    const Payload& payload;
+    int line = 0;          // the envelope's line
+    bool checksumOk = true; // the payload matched has_payload (or was not checked)
+};
+
+class RecordSink {
+public:
+    RecordSink(const std::string& file, const TraceReadOptions& options, model::Run& run,
+               Diagnostics& diagnostics);
+    // payloadBuffer: the PayloadReader buffer behind record.payload (padded for simdjson).
+    void add(const Record& record, const std::string& payloadBuffer);
+    // Call once after the last record of the file.
+    void finish();
+
+private:
+    void addGraph(const Record& r, const std::string& kind);
+    void addText(const Record& r, const std::string& kind);
+    void addArtifact(const Record& r, const std::string& buffer);
+    void addCacheLookup(const Record& r, const std::string& buffer);
+    void addChromiumEvent(const Record& r, const std::string& buffer);
+    void addMetrics(const Record& r);
+    void addDisabledFromEvent(const Record& r, const model::ChromiumEvent& event);
+    void report(int line, const std::vector<DecodeProblem>& problems);
+
+    const std::string& m_file;
+    const TraceReadOptions& m_options;
+    model::Run& m_run;
+    Diagnostics& m_diagnostics;
+    PayloadDecoder m_decoder;
+    bool m_sawDisabledArtifact = false;
+};
+
+// Graph code sniffing shared with the loader: "class X(torch.nn.Module):", "def forward",
+// "GraphModule()" at the start (after blank lines).
+bool looksLikeGraphCode(std::string_view text);
+
+} // namespace fxs::io::detail

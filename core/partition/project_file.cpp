@@ -1,0 +1,186 @@
+#include "core/partition/project_file.h"
+
+#include "core/partition/region_edit.h"
+#include "core/util/digest.h"
+#include "core/util/file_reader.h"
+
+#include <nlohmann/json.hpp>
+
+namespace fxs::partition {
+
+using nlohmann::json;
+
+namespace {
+
+json parsedOrNull(const std::optional<std::string>& text)
+{
+    if (!text || text->empty()) {
+        return nullptr;
+    }
+    return json::parse(*text, nullptr, false);
+}
+
+Error parseError(std::string message, std::string expected = {}, std::string found = {})
+{
+    Error e = makeError(ErrorCode::Parse, std::move(message));
+    e.expected = std::move(expected);
+    e.found = std::move(found);
+    return e;
+}
+
+Result<ProjectRegion> regionFromJson(const json& j, std::size_t index)
+{
+    const std::string where = "regions[" + std::to_string(index) + "]";
+    if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || !j.contains("nodes") ||
+        !j["nodes"].is_array()) {
+        return parseError(where + " is not a region", "an object with \"id\" and \"nodes\"",
+                          j.dump().substr(0, 60));
+    }
+    ProjectRegion r;
+    r.id = j["id"].get<std::string>();
+    r.name = j.value("name", std::string());
+    if (j.contains("annotation") && j["annotation"].is_object()) {
+        r.annotation = j["annotation"].dump();
+    }
+    if (j.contains("options") && j["options"].is_object()) {
+        r.options = j["options"].dump();
+    }
+    for (const auto& n : j["nodes"]) {
+        if (!n.is_string()) {
+            return parseError(where + ".nodes holds a non-string", "node names", n.dump());
+        }
+        r.nodes.push_back(n.get<std::string>());
+    }
+    return r;
+}
+
+} // namespace
+
+Project makeProject(const graph::Graph& graph, const std::vector<Region>& regions,
+                    std::string sourcePath, std::string_view sourceText, std::string viewState)
+{
+    Project p;
+    p.sourcePath = std::move(sourcePath);
+    p.sourceSha256 = toHex(sha256(sourceText));
+    p.viewState = std::move(viewState);
+    for (const auto& r : regions) {
+        ProjectRegion pr{r.id, r.name, r.annotation, r.options, {}};
+        for (graph::NodeId id : r.nodes) {
+            pr.nodes.push_back(graph.node(id).name);
+        }
+        p.regions.push_back(std::move(pr));
+    }
+    return p;
+}
+
+std::string serializeProject(const Project& project)
+{
+    json regions = json::array();
+    for (const auto& r : project.regions) {
+        regions.push_back({{"id", r.id},
+                           {"name", r.name},
+                           {"annotation", parsedOrNull(r.annotation)},
+                           {"options", parsedOrNull(r.options)},
+                           {"nodes", r.nodes}});
+    }
+    json view = json::parse(project.viewState.empty() ? "{}" : project.viewState, nullptr, false);
+    json j = {{"schema", project.schema},
+              {"kind", "fxscope-project"},
+              {"source", {{"path", project.sourcePath}, {"sha256", project.sourceSha256}}},
+              {"regions", std::move(regions)},
+              {"view_state", view.is_object() ? view : json::object()}};
+    return j.dump(2) + "\n";
+}
+
+Result<Project> parseProject(std::string_view text)
+{
+    const json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        return parseError("not a project file: the text is not a JSON object");
+    }
+    if (!j.contains("schema") || !j["schema"].is_number_integer()) {
+        return parseError("project file has no schema number", "\"schema\": 1");
+    }
+    Project p;
+    p.schema = j["schema"].get<int>();
+    if (p.schema > kProjectSchema) {
+        return makeError(ErrorCode::Unsupported, "project schema " + std::to_string(p.schema) +
+                                                     " is newer than this fxscope reads (" +
+                                                     std::to_string(kProjectSchema) + ")");
+    }
+    const json source = j.value("source", json::object());
+    p.sourcePath = source.is_object() ? source.value("path", std::string()) : std::string();
+    p.sourceSha256 = source.is_object() ? source.value("sha256", std::string()) : std::string();
+    const json regions = j.value("regions", json::array());
+    if (!regions.is_array()) {
+        return parseError("\"regions\" is not a list", "a JSON array", regions.dump().substr(0, 60));
+    }
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        auto r = regionFromJson(regions[i], i);
+        if (!r) {
+            return r.error();
+        }
+        p.regions.push_back(std::move(*r));
+    }
+    const json view = j.value("view_state", json::object());
+    p.viewState = view.is_object() ? view.dump() : "{}";
+    return p;
+}
+
+Status saveProject(const std::string& path, const Project& project)
+{
+    return writeFile(path, serializeProject(project));
+}
+
+Result<Project> loadProject(const std::string& path)
+{
+    auto text = readFile(path);
+    if (!text) {
+        return text.error();
+    }
+    auto p = parseProject(*text);
+    if (!p) {
+        Error e = p.error();
+        e.where = path;
+        return e;
+    }
+    return p;
+}
+
+Rematch rematchProject(const Project& project, const graph::Graph& graph,
+                       std::string_view sourceText)
+{
+    Rematch out;
+    out.sourceChanged = toHex(sha256(sourceText)) != project.sourceSha256;
+    for (const auto& pr : project.regions) {
+        Region r;
+        r.id = pr.id;
+        r.name = pr.name;
+        r.annotation = pr.annotation;
+        r.options = pr.options;
+        for (const auto& name : pr.nodes) {
+            if (const auto id = graph.find(name)) {
+                r.nodes.push_back(*id);
+            } else {
+                out.missingNodes.push_back({pr.id, name});
+            }
+        }
+        if (r.nodes.empty()) {
+            out.emptyRegions.push_back(pr.id);
+            continue;
+        }
+        // Check each region against those accepted so far; an illegal one is reported.
+        auto trial = out.regions;
+        trial.push_back(r);
+        const EditResult check = validateRegions(graph, trial);
+        if (!check.ok()) {
+            out.invalidRegions.push_back({pr.id, check.refusal});
+            continue;
+        }
+        computeRegionStats(graph, r);
+        out.regions.push_back(std::move(r));
+    }
+    return out;
+}
+
+} // namespace fxs::partition

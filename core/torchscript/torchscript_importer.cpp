@@ -1,0 +1,317 @@
+// TorchScript -> graph IR. Values of the TorchScript graph map to IR arguments: constants and
+// list/tuple constructions fold into literal arguments, module attribute chains become
+// get_attr nodes (target "fc1.weight"), operators become call_function nodes with their
+// schema's overload ("aten::linear.default"), kwarg-only parameters as keyword arguments, and
+// multi-output operators get getitem nodes.
+#include "core/torchscript/torchscript_importer.h"
+#include "core/exec/torch_bridge.h"
+#include "core/graph/graph_builder.h"
+
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include <fstream>
+#include <set>
+#include <unordered_map>
+
+namespace fxs::torchscript {
+namespace {
+
+using graph::Argument;
+namespace jit = torch::jit;
+
+class Converter {
+public:
+    Converter(const jit::Module& module, TorchScriptModule& out) : m_module(module), m_out(out) {}
+
+    Status run(jit::Graph& g);
+
+private:
+    std::string uniqueName(std::string base);
+    std::optional<Argument> literal(const c10::IValue& v, const std::string& hint);
+    Argument argOf(const jit::Value* v);
+    void convertNode(const jit::Node* n);
+    void convertGetAttr(const jit::Node* n);
+    void convertUnpack(const jit::Node* n);
+    void convertOperator(const jit::Node* n);
+    graph::NodeId getAttrNode(const std::string& path, const at::Tensor& value);
+
+    const jit::Module& m_module;
+    TorchScriptModule& m_out;
+    graph::GraphBuilder m_builder;
+    std::unordered_map<const jit::Value*, Argument> m_env;
+    std::unordered_map<const jit::Value*, std::string> m_paths; // module-typed values
+    std::unordered_map<const jit::Value*, c10::IValue> m_objects; // their module objects
+    std::set<std::string> m_names;
+    std::unordered_map<std::string, graph::NodeId> m_attrNodes;
+    int m_constants = 0;
+};
+
+// TorchScript debug names carry a ".N" suffix to tell values apart ("x.1"); the IR keeps the
+// Python name ("x") and makes names unique itself.
+std::string sanitize(std::string debugName)
+{
+    const auto dot = debugName.rfind('.');
+    if (dot != std::string::npos && dot + 1 < debugName.size() &&
+        debugName.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
+        debugName.resize(dot);
+    }
+    std::string s;
+    for (char c : debugName) {
+        s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+    }
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) {
+        s = "v" + s;
+    }
+    return s;
+}
+
+std::string Converter::uniqueName(std::string base)
+{
+    std::string name = base;
+    for (int i = 1; m_names.count(name); ++i) {
+        name = base + "_" + std::to_string(i);
+    }
+    m_names.insert(name);
+    return name;
+}
+
+graph::NodeId Converter::getAttrNode(const std::string& path, const at::Tensor& value)
+{
+    if (auto it = m_attrNodes.find(path); it != m_attrNodes.end()) {
+        return it->second;
+    }
+    graph::Node node;
+    node.op = graph::OpKind::GetAttr;
+    node.name = uniqueName(sanitize(path));
+    node.target = path;
+    node.meta.kind = graph::ValueMeta::Kind::Tensor;
+    node.meta.tensor.dtype = exec::fromScalarType(value.scalar_type());
+    for (auto s : value.sizes()) {
+        node.meta.tensor.sizes.push_back(graph::SymInt::of(s));
+    }
+    node.meta.text = node.meta.tensor.toString();
+    const auto id = m_builder.add(std::move(node));
+    m_out.attributes->set(path, exec::makeHandle(value));
+    m_attrNodes[path] = id;
+    return id;
+}
+
+std::optional<Argument> Converter::literal(const c10::IValue& v, const std::string& hint)
+{
+    if (v.isNone()) {
+        return Argument::none();
+    }
+    if (v.isBool()) {
+        return Argument::boolean(v.toBool());
+    }
+    if (v.isInt()) {
+        return Argument::integer(v.toInt());
+    }
+    if (v.isDouble()) {
+        return Argument::real(v.toDouble());
+    }
+    if (v.isString()) {
+        return Argument::string(v.toStringRef());
+    }
+    if (v.isDevice()) {
+        auto d = graph::Device::parse(v.toDevice().str());
+        return d ? std::optional(Argument::ofDevice(*d)) : std::nullopt;
+    }
+    if (v.isTensor()) {
+        return Argument::ref(getAttrNode(hint, v.toTensor()));
+    }
+    if (v.isList() || v.isTuple()) {
+        std::vector<Argument> items;
+        const auto elems = v.isList() ? v.toList().vec() : v.toTupleRef().elements().vec();
+        for (const auto& e : elems) {
+            auto a = literal(e, hint + "_" + std::to_string(items.size()));
+            if (!a) {
+                return std::nullopt;
+            }
+            items.push_back(std::move(*a));
+        }
+        return v.isList() ? Argument::list(std::move(items)) : Argument::tuple(std::move(items));
+    }
+    return std::nullopt;
+}
+
+Argument Converter::argOf(const jit::Value* v)
+{
+    if (auto it = m_env.find(v); it != m_env.end()) {
+        return it->second;
+    }
+    return Argument::expr("<unconverted " + v->debugName() + ">");
+}
+
+void Converter::convertGetAttr(const jit::Node* n)
+{
+    const auto* in = n->input(0);
+    const std::string name = n->s(c10::Symbol::attr("name"));
+    const std::string base = m_paths.count(in) ? m_paths[in] : "";
+    const std::string path = base.empty() ? name : base + "." + name;
+    const c10::IValue obj = m_objects[in].toObject()->getAttr(name);
+    if (obj.isObject()) {
+        m_paths[n->output()] = path;
+        m_objects[n->output()] = obj;
+    } else if (obj.isTensor()) {
+        m_env[n->output()] = Argument::ref(getAttrNode(path, obj.toTensor()));
+    } else if (auto lit = literal(obj, path)) {
+        m_env[n->output()] = *lit;
+    }
+}
+
+void Converter::convertUnpack(const jit::Node* n)
+{
+    const Argument parent = argOf(n->input(0));
+    for (std::size_t i = 0; i < n->outputs().size(); ++i) {
+        if (parent.isSequence() && i < parent.items.size()) {
+            m_env[n->output(i)] = parent.items[i];
+        } else if (parent.isNode()) {
+            const auto id = m_builder.getitem(uniqueName(sanitize(n->output(i)->debugName())),
+                                              parent.node, static_cast<int>(i));
+            m_env[n->output(i)] = Argument::ref(id);
+        }
+    }
+}
+
+void Converter::convertOperator(const jit::Node* n)
+{
+    const auto* schema = n->maybeSchema();
+    std::string target = n->kind().toQualString();
+    std::string overload = schema ? schema->overload_name() : "";
+    target += "." + (overload.empty() ? std::string("default") : overload);
+    std::vector<Argument> args;
+    std::vector<std::pair<std::string, Argument>> kwargs;
+    for (std::size_t i = 0; i < n->inputs().size(); ++i) {
+        Argument a = argOf(n->input(i));
+        if (schema && i < schema->arguments().size() && schema->arguments()[i].kwarg_only()) {
+            kwargs.emplace_back(schema->arguments()[i].name(), std::move(a));
+        } else {
+            args.push_back(std::move(a));
+        }
+    }
+    if (!schema) {
+        m_out.diagnostics.warning("", 0, "no schema for TorchScript node " + target +
+                                             "; it will be reported as unsupported");
+    }
+    const auto name = uniqueName(sanitize(n->output(0)->debugName()));
+    const auto id = m_builder.call(name, target, std::move(args), std::move(kwargs));
+    if (n->outputs().size() == 1) {
+        m_env[n->output(0)] = Argument::ref(id);
+        return;
+    }
+    for (std::size_t i = 0; i < n->outputs().size(); ++i) {
+        const auto gi = m_builder.getitem(uniqueName(name + "_" + std::to_string(i)), id,
+                                          static_cast<int>(i));
+        m_env[n->output(i)] = Argument::ref(gi);
+    }
+}
+
+void Converter::convertNode(const jit::Node* n)
+{
+    const auto kind = n->kind();
+    if (kind == c10::prim::Constant) {
+        auto v = jit::toIValue(n->output());
+        auto lit = v ? literal(*v, "_tensor_constant" + std::to_string(m_constants++)) : std::nullopt;
+        m_env[n->output()] = lit ? *lit : Argument::expr("<constant>");
+    } else if (kind == c10::prim::GetAttr) {
+        convertGetAttr(n);
+    } else if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) {
+        std::vector<Argument> items;
+        for (const auto* in : n->inputs()) {
+            items.push_back(argOf(in));
+        }
+        m_env[n->output()] = kind == c10::prim::ListConstruct ? Argument::list(std::move(items))
+                                                              : Argument::tuple(std::move(items));
+    } else if (kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack) {
+        convertUnpack(n);
+    } else if (kind == c10::prim::If || kind == c10::prim::Loop) {
+        m_out.diagnostics.error("", 0, "control flow is not converted", "straight-line code",
+                                kind.toQualString());
+    } else {
+        convertOperator(n);
+    }
+}
+
+Status Converter::run(jit::Graph& g)
+{
+    const auto inputs = g.inputs();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const auto* in = inputs[i];
+        if (i == 0 && in->type()->kind() == c10::TypeKind::ClassType) {
+            m_paths[in] = "";
+            m_objects[in] = m_module._ivalue();
+            continue;
+        }
+        const auto name = uniqueName(sanitize(in->debugName()));
+        m_env[in] = Argument::ref(m_builder.placeholder(name));
+    }
+    for (const auto* n : g.nodes()) {
+        convertNode(n);
+    }
+    std::vector<Argument> returned;
+    for (const auto* out : g.outputs()) {
+        Argument a = argOf(out);
+        if (a.kind == graph::ArgKind::Tuple) {
+            for (auto& item : a.items) {
+                returned.push_back(std::move(item));
+            }
+        } else {
+            returned.push_back(std::move(a));
+        }
+    }
+    m_builder.output(std::move(returned));
+    auto built = m_builder.build();
+    if (!built.ok()) {
+        return built.error();
+    }
+    m_out.graph = *built;
+    return {};
+}
+
+} // namespace
+
+bool looksLikeTorchScript(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    // A zip whose entries include the TorchScript code directory or constants.
+    return head.rfind("PK\x03\x04", 0) == 0 &&
+           (head.find("/code/") != std::string::npos ||
+            head.find("constants.pkl") != std::string::npos);
+}
+
+Result<TorchScriptModule> importTorchScript(const std::string& path)
+{
+    if (!std::ifstream(path).good()) {
+        return makeError(ErrorCode::Io, "cannot open TorchScript file", path);
+    }
+    TorchScriptModule out;
+    out.attributes = std::make_shared<exec::ValueStore>();
+    try {
+        jit::Module module = jit::load(path);
+        module.eval();
+        auto g = module.get_method("forward").graph()->copy();
+        jit::Inline(*g);
+        Converter converter(module, out);
+        if (auto s = converter.run(*g); !s.ok()) {
+            return s.error();
+        }
+    } catch (const c10::Error& e) {
+        Error err = makeError(ErrorCode::Parse, "not a loadable TorchScript module", path);
+        err.found = e.what_without_backtrace();
+        return err;
+    } catch (const std::exception& e) {
+        Error err = makeError(ErrorCode::Parse, "not a loadable TorchScript module", path);
+        err.found = e.what();
+        return err;
+    }
+    return out;
+}
+
+} // namespace fxs::torchscript

@@ -1,0 +1,33 @@
+// Imports a TorchScript module saved by `torch.jit.trace(...).save(path)`: loads it with
+// torch::jit::load, inlines calls and converts the graph into fxscope's IR (targets as
+// `aten::` overloads, constants folded into arguments, parameters as get_attr nodes whose
+// values come along), so it can be inspected and run like a printed graph. Scripted control
+// flow (prim::If/Loop) is not converted: such nodes are reported, not guessed.
+#pragma once
+
+#include "core/exec/tensor_handle.h"
+#include "core/graph/graph.h"
+#include "core/util/diagnostics.h"
+#include "core/util/result.h"
+
+#include <memory>
+#include <string>
+
+namespace fxs::torchscript {
+
+struct TorchScriptModule {
+    graph::GraphPtr graph;
+    // Parameter and buffer values by get_attr target ("fc1.weight"): pass as
+    // exec::RunOptions::inputs to run the graph with the module's own weights.
+    std::shared_ptr<exec::ValueStore> attributes;
+    Diagnostics diagnostics; // nodes that could not be converted (kept as unsupported targets)
+};
+
+// True when the file looks like a TorchScript archive (a zip holding `*/code/` or
+// `*/constants.pkl`), without loading it.
+bool looksLikeTorchScript(const std::string& path);
+
+// Errors: Io when the file cannot be read, Parse when torch::jit::load rejects it.
+Result<TorchScriptModule> importTorchScript(const std::string& path);
+
+} // namespace fxs::torchscript

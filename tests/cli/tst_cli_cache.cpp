@@ -1,0 +1,136 @@
+// fxscope-cli cache end to end: entries made by `compile` (f32 and f16 versions of one graph),
+// then ls, show (prefix), diff, verify, gc; errors for unknown keys.
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace {
+
+// One 3-node region: exp(x * 2) + y, as print_readable prints it.
+QByteArray graphText(const char* dt)
+{
+    const QByteArray m = QByteArray("\"") + dt + "[16, 64][64, 1]cpu\"";
+    return "class GraphModule(torch.nn.Module):\n    def forward(self, x: " + m + ", y: " + m +
+           "):\n        mul: " + m + " = torch.ops.aten.mul.Tensor(x, 2)\n        exp: " + m +
+           " = torch.ops.aten.exp.default(mul)\n        add: " + m +
+           " = torch.ops.aten.add.Tensor(exp, y)\n        return (add,)\n";
+}
+
+struct Cli {
+    int exitCode = -1;
+    json out;
+    QByteArray err;
+};
+
+Cli runCli(const QStringList& args)
+{
+    QProcess p;
+    p.start(FXSCOPE_CLI_PATH, args);
+    p.waitForFinished(300000);
+    Cli c{p.exitCode(), json(), p.readAllStandardError()};
+    const QByteArray out = p.readAllStandardOutput();
+    c.out = json::parse(out.toStdString(), nullptr, false);
+    return c;
+}
+
+} // namespace
+
+class TestCliCache : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string m_key32, m_key16;
+    QString db() const { return m_dir.path() + "/c/cache.db"; }
+    std::string compileGraph(const char* dt)
+    {
+        const QString path = m_dir.path() + "/g_" + dt + ".txt";
+        QFile f(path);
+        f.open(QIODevice::WriteOnly);
+        f.write(graphText(dt));
+        f.close();
+        const Cli c = runCli({"compile", path, "--auto", "--cache", db(), "--json", "--repeat", "1"});
+        if (c.exitCode != 0 || c.out.is_discarded()) {
+            qWarning("%s", c.err.constData());
+            return {};
+        }
+        return c.out["regions"][0]["key"].get<std::string>();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_key32 = compileGraph("f32");
+        m_key16 = compileGraph("f16");
+        QCOMPARE(m_key32.size(), std::size_t(64));
+        QCOMPARE(m_key16.size(), std::size_t(64));
+        QVERIFY(m_key32 != m_key16);
+    }
+
+    void listsEntries()
+    {
+        const Cli c = runCli({"cache", "--cache", db(), "ls"});
+        QCOMPARE(c.exitCode, 0);
+        QCOMPARE(c.out["entries"].size(), std::size_t(2));
+        std::int64_t bytes = 0;
+        for (const auto& e : c.out["entries"]) {
+            QCOMPARE(e["status"].get<std::string>(), std::string("verified"));
+            QVERIFY(e["so_bytes"].get<std::int64_t>() > 1000);
+            bytes += e["blob_bytes"].get<std::int64_t>();
+        }
+        QCOMPARE(c.out["total_bytes"].get<std::int64_t>(), bytes);
+    }
+
+    void showsComponentsByPrefix()
+    {
+        const Cli c = runCli({"cache", "--cache", db(), "show",
+                              QString::fromStdString(m_key32.substr(0, 10))});
+        QCOMPARE(c.exitCode, 0);
+        QCOMPARE(c.out["key"].get<std::string>(), m_key32);
+        std::set<std::string> labels;
+        for (const auto& comp : c.out["components"]) {
+            labels.insert(comp["label"].get<std::string>());
+        }
+        for (const char* l : {"region", "input[0]", "input[1]", "options", "codegen_version",
+                              "compiler", "libtorch_version", "cpu_isa"}) {
+            QVERIFY2(labels.count(l), l);
+        }
+        const Cli missing = runCli({"cache", "--cache", db(), "show", "ffffffff"});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY(missing.err.contains("no cache entry"));
+    }
+
+    void diffNamesTheDtype()
+    {
+        const Cli c = runCli({"cache", "--cache", db(), "diff", QString::fromStdString(m_key32),
+                              QString::fromStdString(m_key16)});
+        QCOMPARE(c.exitCode, 0);
+        QVERIFY(c.out["same_region"].get<bool>());
+        QCOMPARE(c.out["changes"].size(), std::size_t(2)); // input[0], input[1]
+        const json& ch = c.out["changes"][0];
+        QCOMPARE(ch["label"].get<std::string>(), std::string("input[0]"));
+        QCOMPARE(ch["field"].get<std::string>(), std::string("dtype"));
+        QCOMPARE(ch["description"].get<std::string>(), std::string("input 0 dtype float32 → float16"));
+    }
+
+    void verifiesThenCollects()
+    {
+        const Cli v = runCli({"cache", "--cache", db(), "verify"});
+        QCOMPARE(v.exitCode, 0);
+        QCOMPARE(v.out["checked"].get<int>(), 2);
+        QVERIFY(v.out["ok"].get<bool>());
+        const Cli gc = runCli({"cache", "--cache", db(), "gc", "--max-bytes", "0"});
+        QCOMPARE(gc.exitCode, 0);
+        QCOMPARE(gc.out["removed"].get<int>(), 2);
+        QCOMPARE(gc.out["bytes_after"].get<std::int64_t>(), std::int64_t(0));
+        QCOMPARE(runCli({"cache", "--cache", db(), "ls"}).out["entries"].size(), std::size_t(0));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliCache)
+#include "tst_cli_cache.moc"

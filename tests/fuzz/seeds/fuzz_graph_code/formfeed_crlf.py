@@ -1,0 +1,4 @@
+def forward(self, x):
+    
+    y = x.sin()
+    return (y,)

@@ -1,0 +1,121 @@
+// JobRunner: loads run on a worker, the newest request wins, cancel reaches the worker's
+// token, progress arrives on the GUI thread; directories of separate processes split per log.
+#include "app/gui/job_runner.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+using namespace fxs;
+using fxs::app::JobRunner;
+
+namespace {
+
+// Waits until cancelled (or ~5 s), reporting progress once; returns one diagnostic naming
+// the first path so results can be told apart.
+io::LoadResult slowLoad(const std::vector<std::string>& paths, const CancelToken& cancel,
+                        const ProgressSink& progress)
+{
+    reportProgress(progress, 0.5, "halfway");
+    for (int i = 0; i < 500 && !cancel.isCancelled(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    io::LoadResult r;
+    r.diagnostics.note(paths.empty() ? "" : paths.front(), 0, "done");
+    return r;
+}
+
+io::LoadResult quickLoad(const std::vector<std::string>& paths, const CancelToken&,
+                         const ProgressSink&)
+{
+    io::LoadResult r;
+    r.diagnostics.note(paths.empty() ? "" : paths.front(), 0, "done");
+    return r;
+}
+
+} // namespace
+
+class TestJobRunner : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void cancelReachesTheWorker()
+    {
+        JobRunner runner(&slowLoad, nullptr);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        const int id = runner.load({QStringLiteral("a")});
+        QVERIFY(runner.isRunning());
+        QVERIFY(progress.wait(5000));
+        QCOMPARE(progress.first().at(1).toDouble(), 0.5);
+        runner.cancel();
+        QVERIFY(cancelled.wait(5000));
+        QCOMPARE(cancelled.first().at(0).toInt(), id);
+        QCOMPARE(finished.size(), 0);
+        QVERIFY(!runner.isRunning());
+    }
+
+    void newestRequestWins()
+    {
+        JobRunner runner(&quickLoad, nullptr);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        runner.load({QStringLiteral("first")});
+        const int second = runner.load({QStringLiteral("second")});
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), 5000);
+        QCoreApplication::processEvents();
+        QCOMPARE(finished.size(), 1);
+        QCOMPARE(finished.first().at(0).toInt(), second);
+        const auto result = finished.first().at(1).value<std::shared_ptr<io::LoadResult>>();
+        QVERIFY(result);
+        QCOMPARE(result->diagnostics.items().front().file, std::string("second"));
+        QCOMPARE(cancelled.size(), 0); // the superseded request is dropped silently
+    }
+
+    void destructionWaitsForWork()
+    {
+        auto runner = std::make_unique<JobRunner>(&slowLoad, nullptr);
+        runner->load({QStringLiteral("a")});
+        runner.reset(); // cancels and joins; must not crash or hang
+        QVERIFY(true);
+    }
+
+    void splitsDirectoriesOfSeparateProcesses()
+    {
+        const std::string sample = FXSCOPE_SAMPLES_DIR "/cache_miss_then_hit";
+        const auto split = JobRunner::expandProcessDirectories({sample});
+        QCOMPARE(split.size(), std::size_t(2));
+        QVERIFY(split[0].ends_with("1_cold.log"));
+        QVERIFY(split[1].ends_with("2_warm.log"));
+        // One log: the directory stays the run (named after it).
+        const std::string cold = FXSCOPE_TEST_DATA "/fixtures/traces/basic_cold";
+        QCOMPARE(JobRunner::expandProcessDirectories({cold}), std::vector<std::string>{cold});
+        // Per-rank logs of one distributed run stay together.
+        QTemporaryDir dir;
+        for (const char* name : {"dedicated_log_torch_trace_rank_0_a.log",
+                                 "dedicated_log_torch_trace_rank_1_b.log"}) {
+            std::ofstream(dir.filePath(QString::fromLatin1(name)).toStdString()) << "x\n";
+        }
+        const std::string ranks = dir.path().toStdString();
+        QCOMPARE(JobRunner::expandProcessDirectories({ranks}), std::vector<std::string>{ranks});
+    }
+
+    void loadsTheSampleAsTwoRuns()
+    {
+        JobRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        runner.load({QStringLiteral(FXSCOPE_SAMPLES_DIR "/cache_miss_then_hit")});
+        QVERIFY(finished.wait(60000));
+        const auto result = finished.first().at(1).value<std::shared_ptr<io::LoadResult>>();
+        QCOMPARE(result->runs.size(), std::size_t(2));
+        QVERIFY(result->runs[0].path.ends_with("1_cold.log"));
+    }
+};
+
+QTEST_MAIN(TestJobRunner)
+#include "tst_job_runner.moc"

@@ -1,0 +1,221 @@
+// The main window end to end (offscreen): open fixtures in the background, navigate to a
+// graph, select a node → inspector and code panel; cache panel headline for basic_cold vs
+// basic_config; lookup selection selects its graph; problems with file:line; cancel a load.
+#include "app/gui/graph_area.h"
+#include "app/gui/job_runner.h"
+#include "app/gui/main_window.h"
+#include "views/graph/graph_view.h"
+#include "views/panels/cache_panel.h"
+#include "views/panels/code_panel.h"
+#include "views/panels/inspector_panel.h"
+#include "views/panels/navigator_panel.h"
+#include "views/panels/problems_panel.h"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace fxs;
+using namespace fxs::views;
+using fxs::app::MainWindow;
+
+namespace {
+
+QString trace(const char* name)
+{
+    return QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/traces/") + QLatin1String(name);
+}
+
+bool openAndWait(MainWindow& w, const QStringList& paths)
+{
+    QSignalSpy done(&w, &MainWindow::loadFinished);
+    w.openPaths(paths);
+    return done.wait(60000) && !done.first().at(0).toBool();
+}
+
+GraphRef graphOfKind(const Workspace& ws, int run, std::string_view kind, int ordinal = 0)
+{
+    const auto& graphs = ws.runs()[std::size_t(run)]->graphs;
+    for (std::size_t i = 0; i < graphs.size(); ++i) {
+        if (graphs[i].kind == kind && ordinal-- == 0) {
+            return GraphRef{run, int(i)};
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("fxscope-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
+    }
+
+    void opensAFixtureAndShowsAGraph()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {trace("basic_cold")}));
+        QCOMPARE(w.workspace()->runs().size(), std::size_t(1));
+        QVERIFY(w.currentGraph().valid());
+        QVERIFY(w.graphView()->graph() != nullptr);
+        QCOMPARE(w.navigator()->model()->rowCount(), 1);
+        QVERIFY(w.navigator()->currentGraph() == w.currentGraph());
+    }
+
+    void selectingANodeFillsInspectorAndCode()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {trace("basic_cold")}));
+        const GraphRef fwd = graphOfKind(*w.workspace(), 0, "aot_forward_graph");
+        w.navigator()->view()->setCurrentIndex(
+            w.navigator()->view()->model()->index(0, 0)); // the run row: no graph
+        w.navigator()->selectGraph(fwd);
+        w.showGraph(fwd);
+        const auto graph = w.graphView()->graph();
+        QVERIFY(graph);
+        QCOMPARE(graph, w.workspace()->graph(fwd));
+        const auto mm = graph->find("mm");
+        QVERIFY(mm);
+        w.selectNode(*mm);
+        // basic_cold line 1198: mm = torch.ops.aten.mm.default(sin, primals_2)
+        QVERIFY(w.inspector()->plainText().contains(QStringLiteral("aten::mm.default")));
+        QVERIFY(w.inspector()->plainText().contains(QStringLiteral("scenario.py")));
+        // The payload starts on line 1190 (after the envelope on 1189): mm is its 9th line.
+        QCOMPARE(w.codePanel()->highlightedLine(), 9);
+        // Two inductor_output_code payloads for compile 0/0 besides the graph code.
+        QCOMPARE(w.codePanel()->sourceCount(), 3);
+        // A reference in the inspector selects that node.
+        Q_EMIT w.inspector()->nodeLinkActivated(*graph->find("sin"));
+        QVERIFY(w.inspector()->plainText().contains(QStringLiteral("aten::sin.default")));
+        QCOMPARE(w.graphView()->selectedNode(), graph->find("sin"));
+    }
+
+    void navigatorSelectionShowsTheGraph()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {trace("basic_cold")}));
+        const GraphRef bwd = graphOfKind(*w.workspace(), 0, "aot_backward_graph");
+        QTreeView* tree = w.navigator()->view();
+        const QModelIndex src = w.navigator()->model()->indexOf(bwd);
+        QVERIFY(src.isValid());
+        // The tree shows the model through a filter proxy.
+        const auto* proxy = qobject_cast<const QAbstractProxyModel*>(tree->model());
+        QVERIFY(proxy);
+        tree->setCurrentIndex(proxy->mapFromSource(src));
+        QCOMPARE(w.currentGraph(), bwd);
+        QCOMPARE(w.graphView()->graph(), w.workspace()->graph(bwd));
+    }
+
+    void cachePanelExplainsTheConfigChange()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {trace("basic_cold"), trace("basic_config")}));
+        CachePanel* cache = w.cachePanel();
+        QCOMPARE(cache->run(), 1); // the newest run, compared with the one before
+        const QString headline = cache->headlineText();
+        QVERIFY2(headline.contains(QStringLiteral("max_fusion_size")), qPrintable(headline));
+        QVERIFY2(headline.contains(QStringLiteral("64")), qPrintable(headline));
+        QVERIFY2(headline.contains(QStringLiteral("32")), qPrintable(headline));
+        const auto& rows = cache->diffModel()->rows();
+        QVERIFY(!rows.empty());
+        QCOMPARE(rows.front().component, QStringLiteral("inductor_config[max_fusion_size]"));
+        QCOMPARE(rows.front().a, QStringLiteral("64"));
+        QCOMPARE(rows.front().b, QStringLiteral("32"));
+        QCOMPARE(cache->diffModel()->headerData(ComponentDiffModel::AColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("basic_cold"));
+    }
+
+    void selectingALookupSelectsItsGraph()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {trace("basic_cold")}));
+        CachePanel* cache = w.cachePanel();
+        QCOMPARE(cache->run(), 0);
+        // Lookup 2 is the backward fx_graph miss: it keys the second post-grad graph.
+        cache->lookupView()->setCurrentIndex(cache->lookupModel()->index(2, 0));
+        const GraphRef expected = graphOfKind(*w.workspace(), 0, "inductor_post_grad_graph", 1);
+        QCOMPARE(w.currentGraph(), expected);
+        QCOMPARE(w.navigator()->currentGraph(), expected);
+        cache->lookupView()->setCurrentIndex(cache->lookupModel()->index(0, 0));
+        QCOMPARE(w.currentGraph(), graphOfKind(*w.workspace(), 0, "aot_joint_graph"));
+    }
+
+    void graphChangeOpensBothGraphs()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {trace("basic_cold")}));
+        CachePanel* cache = w.cachePanel();
+        // The forward and backward fx lookups hold different graph code (gm).
+        cache->lookupView()->setCurrentIndex(cache->lookupModel()->index(2, 0));
+        cache->compareWithLookup(1);
+        const auto comparison = cache->graphComparison();
+        QVERIFY(comparison);
+        QVERIFY(comparison->a && comparison->b);
+        QVERIFY(!comparison->changedB.empty());
+        auto* button = cache->findChild<QPushButton*>();
+        QVERIFY(button && button->isEnabled());
+        button->click();
+        QVERIFY(w.graphArea()->isComparing());
+        QCOMPARE(w.graphArea()->secondary()->graph(), comparison->a);
+        QCOMPARE(w.graphView()->graph(), comparison->b);
+    }
+
+    void problemsPanelListsFileAndLine()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.log"));
+        {
+            std::ofstream out(path.toStdString());
+            out << "V1122 01:21:31.065000 434 torch/_dynamo/convert_frame.py:1] "
+                   "{\"dynamo_start\": {\"stack\": []}, \"frame_id\": 0, \"frame_compile_id\": 0, "
+                   "\"attempt\": 0}\n"
+                << "V1122 01:21:31.065000 434 torch/_dynamo/convert_frame.py:1] {\"broken\": \n";
+        }
+        MainWindow w;
+        QVERIFY(openAndWait(w, {path}));
+        const ProblemsModel* problems = w.problemsPanel()->model();
+        QVERIFY(problems->rowCount() >= 1);
+        bool found = false;
+        for (int r = 0; r < problems->rowCount(); ++r) {
+            found = found
+                    || problems->index(r, ProblemsModel::WhereColumn).data().toString()
+                           == QStringLiteral("bad.log:2");
+        }
+        QVERIFY(found);
+        QVERIFY(w.problemsPanel()->summaryText().contains(QString::number(problems->rowCount())));
+    }
+
+    void cancelStopsALoad()
+    {
+        MainWindow w;
+        QSignalSpy done(&w, &MainWindow::loadFinished);
+        w.openPaths({trace("gpt_cold")});
+        w.jobs()->cancel();
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.first().at(0).toBool(), true);
+        QVERIFY(w.workspace()->isEmpty());
+    }
+
+    void aboutNamesTheVersions()
+    {
+        const QString text = MainWindow::versionsText();
+        QVERIFY(text.contains(QString::fromLatin1(qVersion())));
+        QVERIFY(text.contains(QStringLiteral("LibTorch 1.")));
+        QVERIFY(text.contains(QStringLiteral("Graphviz 2.")));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

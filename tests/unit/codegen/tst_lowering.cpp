@@ -1,0 +1,206 @@
+// Region lowering: fusion into one kernel, loop shape, loads/stores for broadcasts and views,
+// reductions as phases, type promotion, and the ops it refuses.
+#include "core/codegen/lowering.h"
+#include "core/graph/graph_builder.h"
+
+#include <QtTest>
+
+using namespace fxs;
+using namespace fxs::codegen;
+using namespace fxs::graph;
+
+namespace {
+
+TensorMeta meta(std::vector<std::int64_t> sizes, DType t = DType::Float32)
+{
+    TensorMeta m;
+    m.dtype = t;
+    for (auto s : sizes) {
+        m.sizes.push_back(SymInt::of(s));
+    }
+    return m;
+}
+
+Argument ref(NodeId id) { return Argument::ref(id); }
+
+struct Region {
+    GraphPtr graph;
+    std::vector<NodeId> order, inputs, outputs;
+};
+
+Result<RegionProgram> lower(const Region& r)
+{
+    LoweringRequest req;
+    req.graph = r.graph.get();
+    req.regionId = "r0";
+    req.order = r.order;
+    req.inputs = r.inputs;
+    req.outputs = r.outputs;
+    return lowerRegion(req);
+}
+
+} // namespace
+
+class TestLowering : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void fusesPointwiseChainIntoOneFlatKernel()
+    {
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({4, 8}));
+        const NodeId y = b.placeholder("y", meta({8}));
+        const NodeId add = b.call("add", "aten::add.Tensor", {ref(x), ref(y)}, {}, meta({4, 8}));
+        const NodeId e = b.call("exp", "aten::exp.default", {ref(add)}, {}, meta({4, 8}));
+        b.output({ref(e)});
+        auto g = b.build();
+        QVERIFY(g.ok());
+        auto p = lower({*g, {add, e}, {x, y}, {e}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        QCOMPARE(p->kernels.size(), std::size_t(1));
+        const Kernel& k = p->kernels[0];
+        QCOMPARE(k.shape, (std::vector<std::int64_t>{4, 8}));
+        QCOMPARE(k.nodes, (std::vector<std::string>{"add", "exp"}));
+        // y [8] broadcasts over rows: not flat; one row per x row, inner range of 8.
+        QVERIFY(!k.flat);
+        QCOMPARE(k.rows(), std::int64_t(4));
+        QCOMPARE(k.inner(), std::int64_t(8));
+        QCOMPARE(k.loads.size(), std::size_t(2));
+        QCOMPARE(k.loads[0].access.strides, (std::vector<std::int64_t>{8, 1}));
+        QCOMPARE(k.loads[1].access.strides, (std::vector<std::int64_t>{0, 1}));
+        QCOMPARE(k.stores.size(), std::size_t(1));
+        QCOMPARE(k.stores[0].access.strides, (std::vector<std::int64_t>{8, 1}));
+        QVERIFY(!k.stores[0].perRow);
+        QCOMPARE(p->outputs[0].sizes, (std::vector<std::int64_t>{4, 8}));
+    }
+
+    void sameShapeInputsGoFlat()
+    {
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({4, 8}));
+        const NodeId y = b.placeholder("y", meta({4, 8}));
+        const NodeId m = b.call("mul", "aten::mul.Tensor", {ref(x), ref(y)}, {}, meta({4, 8}));
+        const NodeId s = b.call("sigmoid", "aten::sigmoid.default", {ref(m)}, {}, meta({4, 8}));
+        b.output({ref(s)});
+        auto g = b.build();
+        auto p = lower({*g, {m, s}, {x, y}, {s}});
+        QVERIFY(p.ok());
+        QVERIFY(p->kernels[0].flat);
+    }
+
+    void softmaxIsTwoPhasesAndAnEpilogue()
+    {
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({6, 32}));
+        const NodeId sm = b.call("_softmax", "aten::_softmax.default",
+                                 {ref(x), Argument::integer(-1), Argument::boolean(false)}, {},
+                                 meta({6, 32}));
+        const NodeId add = b.call("add", "aten::add.Tensor", {ref(sm), ref(x)}, {}, meta({6, 32}));
+        b.output({ref(add)});
+        auto g = b.build();
+        auto p = lower({*g, {sm, add}, {x}, {add}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        const Kernel& k = p->kernels[0];
+        QCOMPARE(k.reductions.size(), std::size_t(2));
+        QCOMPARE(int(k.reductions[0].kind), int(ReduceKind::Max));
+        QCOMPARE(int(k.reductions[1].kind), int(ReduceKind::Sum));
+        QCOMPARE(k.innerDims, 1);
+        QCOMPARE(k.rows(), std::int64_t(6));
+        QVERIFY(!k.flat);
+    }
+
+    void layerNormStatsArePerRowStores()
+    {
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({2, 3, 16}));
+        const NodeId w = b.placeholder("w", meta({16}));
+        const NodeId ln = b.call("native_layer_norm", "aten::native_layer_norm.default",
+                                 {ref(x), Argument::list({Argument::integer(16)}), ref(w),
+                                  Argument::none(), Argument::real(1e-5)});
+        const NodeId out = b.getitem("getitem", ln, 0, meta({2, 3, 16}));
+        const NodeId mean = b.getitem("getitem_1", ln, 1, meta({2, 3, 1}));
+        const NodeId rstd = b.getitem("getitem_2", ln, 2, meta({2, 3, 1}));
+        b.output({ref(out), ref(mean), ref(rstd)});
+        auto g = b.build();
+        QVERIFY(g.ok());
+        auto p = lower({*g, {ln, out, mean, rstd}, {x, w}, {out, mean, rstd}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        const Kernel& k = p->kernels[0];
+        QCOMPARE(k.rows(), std::int64_t(6));
+        QCOMPARE(k.reductions.size(), std::size_t(2)); // mean, then centred sum of squares
+        QVERIFY(!k.stores[0].perRow);
+        QVERIFY(k.stores[1].perRow);
+        QVERIFY(k.stores[2].perRow);
+        QCOMPARE(k.stores[1].access.strides, (std::vector<std::int64_t>{3, 1, 0}));
+        QCOMPARE(p->outputs[1].sizes, (std::vector<std::int64_t>{2, 3, 1}));
+    }
+
+    void viewsOfInputsAreIndexArithmetic()
+    {
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({8, 4}));
+        const NodeId t = b.call("permute", "aten::permute.default",
+                                {ref(x), Argument::list({Argument::integer(1), Argument::integer(0)})},
+                                {}, meta({4, 8}));
+        const NodeId s = b.call("slice", "aten::slice.Tensor",
+                                {ref(t), Argument::integer(1), Argument::integer(2),
+                                 Argument::integer(8), Argument::integer(2)},
+                                {}, meta({4, 3}));
+        const NodeId n = b.call("neg", "aten::neg.default", {ref(s)}, {}, meta({4, 3}));
+        b.output({ref(n)});
+        auto g = b.build();
+        auto p = lower({*g, {t, s, n}, {x}, {n}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        const Load& l = p->kernels[0].loads[0];
+        // x^T has strides (1, 4); slice(dim 1, 2:8:2) starts at element 2*4 with stride 8.
+        QCOMPARE(l.access.offset, std::int64_t(8));
+        QCOMPARE(l.access.strides, (std::vector<std::int64_t>{1, 8}));
+        QVERIFY(!p->kernels[0].flat);
+    }
+
+    void promotesIntToFloat()
+    {
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({16}, DType::Int64));
+        const NodeId m = b.call("mul", "aten::mul.Tensor", {ref(x), Argument::real(0.5)}, {},
+                                meta({16}));
+        const NodeId h = b.call("_to_copy", "aten::_to_copy.default", {ref(m)},
+                                {{"dtype", Argument::ofDtype(DType::Float16)}}, meta({16}, DType::Float16));
+        b.output({ref(h)});
+        auto g = b.build();
+        auto p = lower({*g, {m, h}, {x}, {h}});
+        QVERIFY(p.ok());
+        const Kernel& k = p->kernels[0];
+        QCOMPARE(int(k.loads[0].type), int(ScalarType::Int64));
+        QCOMPARE(int(k.stores[0].type), int(ScalarType::Float16));
+        bool sawCast = false;
+        for (const auto& e : k.exprs) {
+            sawCast = sawCast || (e.op == "cast" && e.type == ComputeType::Float);
+        }
+        QVERIFY(sawCast);
+    }
+
+    void refusesWhatItCannotLower()
+    {
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({4, 4}));
+        const NodeId mm = b.call("mm", "aten::mm.default", {ref(x), ref(x)}, {}, meta({4, 4}));
+        const NodeId s0 = b.call("sum", "aten::sum.dim_IntList",
+                                 {ref(x), Argument::list({Argument::integer(0)})}, {}, meta({4}));
+        b.output({ref(mm), ref(s0)});
+        auto g = b.build();
+        auto p = lower({*g, {mm}, {x}, {mm}});
+        QVERIFY(!p.ok());
+        QCOMPARE(int(p.error().code), int(ErrorCode::Unsupported));
+        QCOMPARE(p.error().where, std::string("r0:mm"));
+        QVERIFY(unsupportedReason((*g)->node(mm)).has_value());
+        QVERIFY(!unsupportedReason((*g)->node(s0)).has_value());
+        // Reducing the leading dim is not a trailing-dim reduction.
+        auto q = lower({*g, {s0}, {x}, {s0}});
+        QVERIFY(!q.ok());
+        QVERIFY(q.error().message.find("trailing") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLowering)
+#include "tst_lowering.moc"

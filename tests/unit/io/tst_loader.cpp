@@ -1,0 +1,117 @@
+// The loader facade: mixed paths (TORCH_TRACE files and directories, graph-code files), format
+// sniffing, unreadable and unknown inputs, progress and cancellation.
+#include "core/io/loader.h"
+
+#include <QtTest>
+
+using namespace fxs;
+
+namespace {
+
+std::string fixture(const QString& relative)
+{
+    return (QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/") + relative).toStdString();
+}
+
+std::string traceFile(const char* run)
+{
+    const QDir dir(QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/traces/") + run);
+    return dir.filePath(dir.entryList({"*.log"}, QDir::Files).value(0)).toStdString();
+}
+
+} // namespace
+
+class TestLoader : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void mixedPaths()
+    {
+        const std::vector<std::string> paths = {
+            traceFile("basic_cold"),
+            fixture("traces/basic_warm"), // a directory: one run of one rank file
+            fixture("graphs/resnet18_infer.txt"),
+            fixture("export/small_mlp_export_graph.txt"),
+        };
+        std::vector<double> fractions;
+        const auto r = io::loadPaths(paths, CancelToken::none(),
+                                     [&](double f, std::string_view) { fractions.push_back(f); });
+        QVERIFY(r.readSomething());
+        QCOMPARE(r.runs.size(), std::size_t(2));
+        QCOMPARE(r.runs[0].path, paths[0]);
+        QCOMPARE(r.runs[0].lookups.size(), std::size_t(3));
+        QCOMPARE(r.runs[1].path, paths[1]);
+        QCOMPARE(r.runs[1].files.size(), std::size_t(1));
+        QCOMPARE(r.runs[1].lookups.size(), std::size_t(3));
+        QCOMPARE(r.graphs.size(), std::size_t(2));
+        QCOMPARE(r.graphs[0].kind, std::string("graph"));
+        QCOMPARE(r.graphs[0].file, paths[2]);
+        QVERIFY(r.graphs[0].graph);
+        QCOMPARE(r.graphs[0].unparsedLines, 0);
+        // resnet18_infer.txt: a 2x3x224x224 input plus parameters/buffers, 1 output.
+        QCOMPARE(r.graphs[0].graph->countOf(graph::OpKind::Output), std::size_t(1));
+        QVERIFY(r.graphs[0].graph->placeholders().size() > 1);
+        QVERIFY(r.graphs[1].graph);
+        QVERIFY(!fractions.empty());
+        QCOMPARE(fractions.back(), 1.0);
+    }
+
+    void badPaths()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string unknown = dir.filePath("notes.txt").toStdString();
+        QFile f(QString::fromStdString(unknown));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("hello, this is neither a log nor graph code\n");
+        f.close();
+        const std::string missing = dir.filePath("missing.log").toStdString();
+        const std::string emptyDir = dir.filePath("empty").toStdString();
+        QVERIFY(QDir(dir.path()).mkdir("empty"));
+
+        const auto r = io::loadPaths({missing, unknown, emptyDir});
+        QVERIFY(!r.readSomething());
+        QCOMPARE(r.diagnostics.size(), std::size_t(3));
+        QCOMPARE(r.diagnostics.items()[0].file, missing);
+        QCOMPARE(r.diagnostics.items()[1].file, unknown);
+        QVERIFY(r.diagnostics.items()[1].message.find("unrecognised") != std::string::npos);
+        QVERIFY(r.diagnostics.items()[1].found.find("hello") != std::string::npos);
+        QCOMPARE(r.diagnostics.items()[2].file, emptyDir);
+
+        // One good path among bad ones is enough to read something.
+        const auto mixed = io::loadPaths({missing, fixture("graphs/gpt2_export.txt")});
+        QVERIFY(mixed.readSomething());
+        QCOMPARE(mixed.graphs.size(), std::size_t(1));
+        QCOMPARE(mixed.diagnostics.size(), std::size_t(1));
+    }
+
+    void sniffsGraphCodeForms()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string bare = dir.filePath("gm.py").toStdString();
+        QFile f(QString::fromStdString(bare));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // The `gm` component form of a cache key (no class line).
+        f.write("\n\ndef forward(self, p_0 : torch.Tensor):\n    sin = p_0.sin();  p_0 = None\n"
+                "    return (sin,)\n");
+        f.close();
+        const auto r = io::loadPaths({bare});
+        QVERIFY(r.readSomething());
+        QCOMPARE(r.graphs.size(), std::size_t(1));
+        QCOMPARE(r.graphs[0].graph->size(), std::size_t(3)); // p_0, sin, output
+    }
+
+    void cancelStopsBeforeTheNextPath()
+    {
+        CancelToken token;
+        token.cancel();
+        const auto r = io::loadPaths({traceFile("basic_cold")}, token);
+        QVERIFY(!r.readSomething());
+        QCOMPARE(r.diagnostics.size(), std::size_t(1));
+        QVERIFY(r.diagnostics.items()[0].message.find("cancelled") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLoader)
+#include "tst_loader.moc"

@@ -1,0 +1,102 @@
+// RunTreeModel under QAbstractItemModelTester: runs › compile ids › graphs with node counts and
+// cache states, the graph-files branch, resets when the workspace changes.
+#include "views/models/run_tree_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QtTest>
+
+using namespace fxs;
+using namespace fxs::views;
+
+namespace {
+
+std::string trace(const char* name)
+{
+    return std::string(FXSCOPE_TEST_DATA "/fixtures/traces/") + name;
+}
+
+QModelIndex childNamed(const QAbstractItemModel& m, const QModelIndex& parent, const QString& name)
+{
+    for (int r = 0; r < m.rowCount(parent); ++r) {
+        const QModelIndex i = m.index(r, 0, parent);
+        if (i.data().toString() == name) {
+            return i;
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+class TestRunTreeModel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void showsRunsCompileIdsAndGraphs()
+    {
+        Workspace ws;
+        RunTreeModel model(&ws);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        ws.add(io::loadPaths({trace("basic_cold"), trace("basic_warm")}));
+        QCOMPARE(model.rowCount(), 2);
+        const QModelIndex cold = model.index(0, 0);
+        QCOMPARE(cold.data().toString(), QStringLiteral("basic_cold"));
+        QCOMPARE(model.rowCount(cold), 1); // one compile id
+        const QModelIndex cid = model.index(0, 0, cold);
+        QCOMPARE(cid.data().toString(), QStringLiteral("0/0"));
+        QCOMPARE(model.rowCount(cid), 10);
+        // Sorted by kind: the Dynamo graph first.
+        QCOMPARE(model.index(0, 0, cid).data().toString(), QStringLiteral("Dynamo"));
+        // AOT forward of basic_cold: 2 placeholders, 7 ops, output (lines 1193–1210).
+        const QModelIndex fwd = childNamed(model, cid, QStringLiteral("AOT forward"));
+        QVERIFY(fwd.isValid());
+        QCOMPARE(model.index(fwd.row(), RunTreeModel::NodesColumn, cid).data().toInt(), 10);
+        QCOMPARE(model.index(cid.row(), RunTreeModel::CacheColumn, cold).data().toString(),
+                 QStringLiteral("3 miss"));
+        const QModelIndex joint = childNamed(model, cid, QStringLiteral("AOT joint"));
+        QCOMPARE(model.index(joint.row(), RunTreeModel::CacheColumn, cid).data().toString(),
+                 QStringLiteral("1 miss"));
+        QVERIFY(!model.index(joint.row(), RunTreeModel::CacheColumn, cid)
+                     .data(Qt::DecorationRole).value<QIcon>().isNull());
+        const QModelIndex warm = model.index(1, 0);
+        QCOMPARE(model.index(warm.row(), RunTreeModel::CacheColumn).data().toString(),
+                 QStringLiteral("3 hit"));
+    }
+
+    void mapsGraphRefsBothWays()
+    {
+        Workspace ws;
+        RunTreeModel model(&ws);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ws.add(io::loadPaths({trace("basic_cold")}));
+        const QModelIndex cid = model.index(0, 0, model.index(0, 0));
+        const QModelIndex row = model.index(3, 0, cid);
+        const auto ref = row.data(RunTreeModel::GraphRefRole).value<GraphRef>();
+        QVERIFY(ref.valid());
+        QCOMPARE(model.indexOf(ref), row);
+        QVERIFY(!cid.data(RunTreeModel::GraphRefRole).isValid());
+        QCOMPARE(cid.data(RunTreeModel::ItemKindRole).toInt(),
+                 int(RunTreeModel::ItemKind::CompileId));
+        QVERIFY(!model.indexOf(GraphRef{5, 0}).isValid());
+    }
+
+    void listsGraphFilesAndFollowsClear()
+    {
+        Workspace ws;
+        RunTreeModel model(&ws);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ws.add(io::loadPaths({FXSCOPE_TEST_DATA "/fixtures/graphs/gpt2_export.txt"}));
+        QCOMPARE(model.rowCount(), 1);
+        const QModelIndex files = model.index(0, 0);
+        QCOMPARE(files.data().toString(), QStringLiteral("Graph files"));
+        QCOMPARE(model.rowCount(files), 1);
+        QCOMPARE(model.index(0, 0, files).data().toString(), QStringLiteral("gpt2_export.txt"));
+        QVERIFY(model.index(0, RunTreeModel::NodesColumn, files).data().toInt() > 69);
+        ws.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestRunTreeModel)
+#include "tst_run_tree_model.moc"

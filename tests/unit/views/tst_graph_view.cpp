@@ -1,0 +1,242 @@
+// GraphView (offscreen): shows a fixture graph, find moves the selection, collapse/expand keeps
+// the selection, double-clicking an edge jumps to its far end, the newest setGraph wins, and
+// exportSvg/exportPng write valid files. Counts are taken from the fixture text by hand.
+#include "core/io/graph_code_parser.h"
+#include "views/graph/graph_canvas.h"
+#include "views/graph/graph_items.h"
+#include "views/graph/graph_scene.h"
+#include "views/graph/graph_view.h"
+
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+using namespace fxs;
+using namespace fxs::graph;
+using fxs::views::GraphView;
+
+namespace {
+
+GraphPtr loadFixture(const QString& relative)
+{
+    QFile file(QStringLiteral(FXSCOPE_TEST_DATA) + relative);
+    if (!file.open(QIODevice::ReadOnly)) {
+        return nullptr;
+    }
+    const QByteArray text = file.readAll();
+    return io::parseGraphCode(text.toStdString(), file.fileName().toStdString()).graph;
+}
+
+bool waitForLayout(GraphView& view)
+{
+    QSignalSpy spy(&view, &GraphView::layoutFinished);
+    while (view.isLayoutPending()) {
+        if (!spy.wait(20000)) {
+            return false;
+        }
+    }
+    return view.lastError().isEmpty();
+}
+
+NodeId idOf(const GraphView& view, const char* name)
+{
+    return view.graph()->find(name).value();
+}
+
+} // namespace
+
+class TestGraphView : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void showsFixtureGraphExpanded()
+    {
+        GraphView view;
+        view.resize(900, 700);
+        GraphPtr g = loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"));
+        QVERIFY(g);
+        QSignalSpy finished(&view, &GraphView::layoutFinished);
+        view.setGraph(g);
+        QVERIFY(view.isLayoutPending());
+        QVERIFY(waitForLayout(view));
+        QCOMPARE(finished.count(), 1);
+        // Under 300 nodes: every node has its own box.
+        QCOMPARE(view.scene()->nodeItemCount(), g->size());
+        QCOMPARE(view.scene()->groupItemCount(), std::size_t(0));
+        int hulls = 0;
+        for (QGraphicsItem* item : view.scene()->items()) {
+            hulls += dynamic_cast<views::HullItem*>(item) ? 1 : 0;
+        }
+        QVERIFY(hulls > 0); // the MLPs are annotated compile_with_inductor: 0
+    }
+
+    void findMovesSelection()
+    {
+        GraphView view;
+        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
+        QVERIFY(waitForLayout(view));
+        QSignalSpy selected(&view, &GraphView::nodeSelected);
+        view.showFindBar();
+        view.setFindText(QStringLiteral("ADDMM")); // case-insensitive
+        QCOMPARE(view.findMatchCount(), 7);       // addmm .. addmm_6
+        view.findNext();
+        QCOMPARE(view.selectedNode(), idOf(view, "addmm"));
+        view.findNext();
+        QCOMPARE(view.selectedNode(), idOf(view, "addmm_1"));
+        view.findPrevious();
+        QCOMPARE(view.selectedNode(), idOf(view, "addmm"));
+        view.findPrevious(); // wraps around
+        QCOMPARE(view.selectedNode(), idOf(view, "addmm_6"));
+        QCOMPARE(selected.count(), 4);
+        QCOMPARE(selected.last().at(0).value<NodeId>(), idOf(view, "addmm_6"));
+        QVERIFY(view.scene()->nodeItem(idOf(view, "addmm_6"))->isMarkedSelected());
+        QVERIFY(!view.scene()->nodeItem(idOf(view, "addmm"))->isMarkedSelected());
+        view.setFindText(QStringLiteral("no_such_node"));
+        QCOMPARE(view.findMatchCount(), 0);
+    }
+
+    void selectingHiddenNodeExpandsItsGroup()
+    {
+        GraphView view;
+        GraphPtr g = loadFixture(QStringLiteral("/fixtures/graphs/gpt12_train_bw.txt"));
+        view.setGraph(g);
+        QVERIFY(waitForLayout(view));
+        QVERIFY(view.scene()->nodeItemCount() + view.scene()->groupItemCount() < 100);
+        const NodeId add83 = idOf(view, "add_83"); // last statement of the last block
+        QVERIFY(view.scene()->nodeItem(add83) == nullptr);
+        view.selectNode(add83);
+        QCOMPARE(view.selectedNode(), add83);
+        QVERIFY(waitForLayout(view));
+        QVERIFY(view.scene()->nodeItem(add83) != nullptr);
+        QVERIFY(view.scene()->nodeItem(add83)->isMarkedSelected());
+        // Centred: the node is inside the visible part of the canvas.
+        QVERIFY(view.canvas()->visibleSceneRect().contains(
+            view.scene()->nodeItem(add83)->scenePos()));
+    }
+
+    void collapseAndExpandKeepSelection()
+    {
+        GraphView view;
+        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt12_train_bw.txt")));
+        QVERIFY(waitForLayout(view));
+        const NodeId add83 = idOf(view, "add_83");
+        view.selectNode(add83);
+        QVERIFY(waitForLayout(view));
+        const layout::GroupId group = view.viewGraph()->groupOf(add83);
+        QVERIFY(group != layout::kRootGroup);
+        QSignalSpy cleared(&view, &GraphView::selectionCleared);
+
+        view.setGroupExpanded(group, false);
+        QVERIFY(waitForLayout(view));
+        QCOMPARE(view.selectedNode(), add83);
+        QVERIFY(view.scene()->nodeItem(add83) == nullptr);
+        views::GroupItem* box = view.scene()->groupItem(group);
+        QVERIFY(box != nullptr);
+        QVERIFY(box->holdsSelection());
+
+        view.setGroupExpanded(group, true);
+        QVERIFY(waitForLayout(view));
+        QCOMPARE(view.selectedNode(), add83);
+        QVERIFY(view.scene()->nodeItem(add83)->isMarkedSelected());
+
+        view.collapseAll();
+        QVERIFY(waitForLayout(view));
+        view.expandAll();
+        QVERIFY(waitForLayout(view));
+        QCOMPARE(view.selectedNode(), add83);
+        QCOMPARE(view.scene()->nodeItemCount(), view.graph()->size());
+        QCOMPARE(cleared.count(), 0);
+    }
+
+    void doubleClickOnEdgeJumpsToFarEnd()
+    {
+        GraphView view;
+        view.resize(1000, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setGraph(loadFixture(QStringLiteral("/fixtures/export/small_mlp_export_graph.txt")));
+        QVERIFY(waitForLayout(view));
+        views::EdgeItem* edge = nullptr;
+        for (QGraphicsItem* item : view.scene()->items()) {
+            if (auto* e = dynamic_cast<views::EdgeItem*>(item); e && e->path().length() > 40) {
+                edge = e;
+                break;
+            }
+        }
+        QVERIFY(edge != nullptr);
+        // A point on the edge a little after its start (its tail): the far end is the head.
+        const QPointF nearTail = edge->path().pointAtPercent(0.15);
+        QCOMPARE(edge->farEnd(nearTail), edge->toNode());
+        view.canvas()->centerOn(nearTail);
+        const QPoint at = view.canvas()->mapFromScene(nearTail);
+        QTest::mouseDClick(view.canvas()->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(view.selectedNode(), edge->toNode());
+    }
+
+    void newestGraphWins()
+    {
+        GraphView view;
+        GraphPtr a = loadFixture(QStringLiteral("/fixtures/graphs/resnet18_infer.txt"));
+        GraphPtr b = loadFixture(QStringLiteral("/fixtures/export/small_mlp_export_graph.txt"));
+        view.setGraph(a);
+        view.setGraph(b);
+        QVERIFY(waitForLayout(view));
+        QCOMPARE(view.graph(), b);
+        QCOMPARE(view.scene()->viewGraph()->graphPtr(), b);
+        QCOMPARE(view.scene()->nodeItemCount(), b->size());
+    }
+
+    void exportSvgWritesValidSvg()
+    {
+        GraphView view;
+        QTemporaryDir dir;
+        const QString svg = dir.filePath(QStringLiteral("view.svg"));
+        QVERIFY(!view.exportSvg(svg)); // nothing shown yet
+        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
+        QVERIFY(waitForLayout(view));
+        QVERIFY(view.exportSvg(svg));
+        QSvgRenderer renderer(svg);
+        QVERIFY(renderer.isValid());
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&file);
+        bool sawSvgRoot = false;
+        int texts = 0;
+        while (!xml.atEnd()) {
+            if (xml.readNext() == QXmlStreamReader::StartElement) {
+                sawSvgRoot = sawSvgRoot || xml.name() == QLatin1String("svg");
+                texts += xml.name() == QLatin1String("text") ? 1 : 0;
+            }
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(sawSvgRoot);
+        QVERIFY(texts >= int(view.graph()->size())); // at least one label line per node
+
+        const QString png = dir.filePath(QStringLiteral("view.png"));
+        QVERIFY(view.exportPng(png));
+        const QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() > 100 && image.height() > 100);
+    }
+
+    void overlaysAndHighlights()
+    {
+        GraphView view;
+        view.setGraph(loadFixture(QStringLiteral("/fixtures/export/small_mlp_export_graph.txt")));
+        QVERIFY(waitForLayout(view));
+        const NodeId first = 0;
+        view.setHighlighted({first});
+        QVERIFY(view.scene()->nodeItem(first)->isMarkedHighlighted());
+        view.setNodeColors({{first, QColor(Qt::red)}});
+        QCOMPARE(view.scene()->nodeItem(first)->overlay(), QColor(Qt::red));
+        view.clearNodeColors();
+        QVERIFY(!view.scene()->nodeItem(first)->overlay().has_value());
+    }
+};
+
+QTEST_MAIN(TestGraphView)
+#include "tst_graph_view.moc"

@@ -1,0 +1,178 @@
+#include "views/graph/graph_canvas.h"
+
+#include <QGraphicsItem>
+#include <QKeyEvent>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace fxs::views {
+
+namespace {
+
+constexpr qreal kMinZoom = 0.02;
+constexpr qreal kMaxZoom = 6.0;
+constexpr qreal kStep = 1.25;
+
+} // namespace
+
+GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent)
+{
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setTransformationAnchor(QGraphicsView::NoAnchor);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    setFocusPolicy(Qt::StrongFocus);
+    setFrameShape(QFrame::NoFrame);
+}
+
+QRectF GraphCanvas::visibleSceneRect() const
+{
+    return mapToScene(viewport()->rect()).boundingRect();
+}
+
+void GraphCanvas::zoomBy(qreal factor, const QPoint* anchorViewportPos)
+{
+    const qreal target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
+    factor = target / zoom();
+    const QPoint anchor = anchorViewportPos ? *anchorViewportPos : viewport()->rect().center();
+    const QPointF before = mapToScene(anchor);
+    scale(factor, factor);
+    // Scroll so that the scene point under the anchor stays there.
+    const QPointF moved = mapToScene(anchor) - before;
+    horizontalScrollBar()->setValue(horizontalScrollBar()->value() - qRound(moved.x() * zoom()));
+    verticalScrollBar()->setValue(verticalScrollBar()->value() - qRound(moved.y() * zoom()));
+    Q_EMIT viewportChanged();
+}
+
+void GraphCanvas::fitScene()
+{
+    if (!scene() || scene()->sceneRect().isEmpty()) {
+        return;
+    }
+    fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+    if (zoom() > 1.0) {
+        // Small graphs: do not blow them up beyond 100 %.
+        resetTransform();
+        centerOn(scene()->sceneRect().center());
+    } else if (zoom() < kMinZoom) {
+        const qreal f = kMinZoom / zoom();
+        scale(f, f);
+    }
+    Q_EMIT viewportChanged();
+}
+
+void GraphCanvas::wheelEvent(QWheelEvent* event)
+{
+    const int delta = event->angleDelta().y();
+    if (delta == 0) {
+        QGraphicsView::wheelEvent(event);
+        return;
+    }
+    const QPoint pos = event->position().toPoint();
+    zoomBy(std::pow(kStep, delta / 120.0), &pos);
+    event->accept();
+}
+
+void GraphCanvas::keyPressEvent(QKeyEvent* event)
+{
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(kStep); return;
+    case Qt::Key_Minus: zoomBy(1.0 / kStep); return;
+    default: QGraphicsView::keyPressEvent(event);
+    }
+}
+
+void GraphCanvas::mousePressEvent(QMouseEvent* event)
+{
+    m_pressPos = event->pos();
+    QGraphicsView::mousePressEvent(event);
+}
+
+void GraphCanvas::mouseReleaseEvent(QMouseEvent* event)
+{
+    QGraphicsView::mouseReleaseEvent(event);
+    const bool click = (event->pos() - m_pressPos).manhattanLength() < 4;
+    if (click && event->button() == Qt::LeftButton) {
+        QGraphicsItem* hit = itemAt(event->pos());
+        if (hit == nullptr || hit->acceptedMouseButtons() == Qt::NoButton) {
+            Q_EMIT backgroundClicked();
+        }
+    }
+}
+
+void GraphCanvas::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    Q_EMIT viewportChanged();
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    Q_EMIT viewportChanged();
+}
+
+// ---- Minimap --------------------------------------------------------------------------------
+
+Minimap::Minimap(GraphCanvas* main, QWidget* parent) : QGraphicsView(parent), m_main(main)
+{
+    setScene(main->scene());
+    setInteractive(false);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setRenderHints(QPainter::Antialiasing);
+    setFrameShape(QFrame::Box);
+    setCursor(Qt::CrossCursor);
+    setToolTip(tr("Overview: click or drag to move the view"));
+    connect(main, &GraphCanvas::viewportChanged, viewport(), qOverload<>(&QWidget::update));
+}
+
+void Minimap::refit()
+{
+    if (scene() && !scene()->sceneRect().isEmpty()) {
+        fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+    }
+    viewport()->update();
+}
+
+void Minimap::drawForeground(QPainter* painter, const QRectF&)
+{
+    const QRectF shown = m_main->visibleSceneRect();
+    QColor fill = palette().color(QPalette::Highlight);
+    fill.setAlphaF(0.15f);
+    painter->setBrush(fill);
+    painter->setPen(QPen(palette().color(QPalette::Highlight), 0));
+    painter->drawRect(shown);
+}
+
+void Minimap::mousePressEvent(QMouseEvent* event)
+{
+    m_main->centerOn(mapToScene(event->pos()));
+    event->accept();
+}
+
+void Minimap::mouseMoveEvent(QMouseEvent* event)
+{
+    if (event->buttons() & Qt::LeftButton) {
+        m_main->centerOn(mapToScene(event->pos()));
+    }
+    event->accept();
+}
+
+void Minimap::wheelEvent(QWheelEvent* event)
+{
+    event->accept(); // the overview never scrolls itself
+}
+
+void Minimap::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    refit();
+}
+
+} // namespace fxs::views

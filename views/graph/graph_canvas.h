@@ -1,0 +1,54 @@
+// The zoomable, pannable QGraphicsView the graph is drawn in (wheel zooms around the cursor,
+// +/- keys, drag pans, a click on empty space clears the selection), and the minimap: a small
+// second view of the same scene showing the visible rectangle; click or drag it to move.
+#pragma once
+
+#include <QGraphicsView>
+
+namespace fxs::views {
+
+class GraphCanvas : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit GraphCanvas(QWidget* parent = nullptr);
+
+    void zoomBy(qreal factor, const QPoint* anchorViewportPos = nullptr);
+    void fitScene();
+    qreal zoom() const { return transform().m11(); }
+    // The scene rectangle currently shown.
+    QRectF visibleSceneRect() const;
+
+Q_SIGNALS:
+    void backgroundClicked();
+    void viewportChanged();
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    QPoint m_pressPos;
+};
+
+class Minimap : public QGraphicsView {
+    Q_OBJECT
+public:
+    Minimap(GraphCanvas* main, QWidget* parent = nullptr);
+    void refit();
+
+protected:
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    GraphCanvas* m_main;
+};
+
+} // namespace fxs::views

@@ -1,0 +1,34 @@
+// A small overlay listing the op-category colours of the graph view and, when the graph has
+// annotated regions, their tints. Paints only; click it to fold it to its title.
+#pragma once
+
+#include <QWidget>
+
+#include <string>
+#include <vector>
+
+namespace fxs::views {
+
+class GraphLegend : public QWidget {
+    Q_OBJECT
+public:
+    explicit GraphLegend(QWidget* parent = nullptr);
+    void setRegions(const std::vector<std::string>& values);
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+
+private:
+    struct Entry {
+        QColor color;
+        QString text;
+        bool region = false;
+    };
+    std::vector<Entry> m_entries;
+    std::size_t m_categoryCount = 0;
+    bool m_folded = false;
+};
+
+} // namespace fxs::views

@@ -1,0 +1,511 @@
+#include "views/graph/graph_view.h"
+
+#include "core/layout/graph_layout.h"
+#include "views/graph/find_bar.h"
+#include "views/graph/graph_canvas.h"
+#include "views/graph/graph_legend.h"
+#include "views/graph/graph_scene.h"
+
+#include <QEvent>
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QShortcut>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace fxs::views {
+
+// One background layout request and its outcome.
+struct LayoutJob {
+    int generation = 0;
+    std::shared_ptr<const layout::ViewGraph> view;
+    std::optional<layout::LayoutResult> result;
+    QString error;
+    bool skipped = false; // a newer request arrived before this one started
+};
+
+namespace {
+
+// Per-character advances of the label fonts, so layout can measure text on a worker thread
+// without touching QFont there.
+struct TextMeasure {
+    std::array<double, 128> advance{};
+    double fallback = 7.0;
+    double operator()(std::string_view s) const
+    {
+        double w = 0;
+        for (unsigned char c : s) {
+            if (c < 128) {
+                w += advance[c];
+            } else if ((c & 0xC0) != 0x80) {
+                w += fallback;
+            }
+        }
+        return w;
+    }
+};
+
+layout::LayoutOptions layoutOptions(const GraphStyle& style)
+{
+    const QFontMetricsF title(style.titleFont);
+    const QFontMetricsF sub(style.subtitleFont);
+    TextMeasure m;
+    for (int c = 32; c < 128; ++c) {
+        const QString ch(QChar(static_cast<char16_t>(c)));
+        m.advance[c] = std::max(title.horizontalAdvance(ch), sub.horizontalAdvance(ch));
+    }
+    m.fallback = title.averageCharWidth() * 1.2;
+    layout::LayoutOptions o;
+    o.textWidth = m;
+    o.lineHeight = std::max(title.height(), sub.height());
+    o.paddingX = 8;
+    o.paddingY = 4;
+    return o;
+}
+
+std::string toLower(std::string s)
+{
+    for (char& c : s) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return s;
+}
+
+} // namespace
+
+GraphView::GraphView(QWidget* parent)
+    : QWidget(parent), m_scene(new GraphScene(this)), m_canvas(new GraphCanvas(this)),
+      m_latest(std::make_shared<std::atomic<int>>(0))
+{
+    m_canvas->setScene(m_scene);
+    m_findBar = new FindBar(this);
+    m_findBar->hide();
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_findBar);
+    layout->addWidget(m_canvas, 1);
+    m_minimap = new Minimap(m_canvas, m_canvas);
+    m_minimap->resize(200, 140);
+    m_legend = new GraphLegend(m_canvas);
+    m_busy = new QLabel(tr("Laying out…"), m_canvas);
+    m_busy->setAutoFillBackground(true);
+    m_busy->setBackgroundRole(QPalette::ToolTipBase);
+    m_busy->setForegroundRole(QPalette::ToolTipText);
+    m_busy->setMargin(8);
+    m_busy->hide();
+    m_canvas->installEventFilter(this);
+    applyStyle();
+    setupShortcuts();
+
+    connect(m_scene, &GraphScene::nodeClicked, this, [this](graph::NodeId id) {
+        setSelection(id);
+    });
+    connect(m_scene, &GraphScene::groupToggled, this, &GraphView::onGroupToggled);
+    connect(m_scene, &GraphScene::jumpRequested, this, &GraphView::selectNode);
+    connect(m_canvas, &GraphCanvas::backgroundClicked, this, [this] { setSelection(std::nullopt); });
+    connect(m_canvas, &GraphCanvas::viewportChanged, this, [this] {
+        const bool all = m_canvas->visibleSceneRect().contains(m_scene->sceneRect());
+        m_minimap->setVisible(!all && !m_scene->sceneRect().isEmpty());
+    });
+    connect(m_findBar, &FindBar::textChanged, this, &GraphView::updateMatches);
+    connect(m_findBar, &FindBar::nextRequested, this, &GraphView::findNext);
+    connect(m_findBar, &FindBar::previousRequested, this, &GraphView::findPrevious);
+    connect(m_findBar, &FindBar::closed, m_canvas, qOverload<>(&QWidget::setFocus));
+}
+
+GraphView::~GraphView()
+{
+    // Running jobs hold only shared data; make them skip their work.
+    m_latest->fetch_add(1);
+}
+
+void GraphView::setupShortcuts()
+{
+    const auto add = [this](const QKeySequence& key, auto slot) {
+        auto* s = new QShortcut(key, this);
+        s->setContext(Qt::WidgetWithChildrenShortcut);
+        connect(s, &QShortcut::activated, this, slot);
+    };
+    add(QKeySequence::Find, [this] { showFindBar(); });
+    add(QKeySequence(Qt::CTRL | Qt::Key_0), [this] { fitToView(); });
+    add(QKeySequence(Qt::Key_F3), [this] { findNext(); });
+    add(QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] { findPrevious(); });
+    add(QKeySequence::ZoomIn, [this] { zoomIn(); });
+    add(QKeySequence::ZoomOut, [this] { zoomOut(); });
+}
+
+void GraphView::applyStyle()
+{
+    const QPalette pal = palette();
+    GraphStyle s;
+    s.background = pal.color(QPalette::Base);
+    s.text = pal.color(QPalette::Text);
+    s.boxText = QColor(QStringLiteral("#1a1a1a"));
+    s.edge = pal.color(QPalette::Text);
+    s.edge.setAlphaF(0.65f);
+    s.frame = pal.color(QPalette::Text);
+    s.frame.setAlphaF(0.55f);
+    s.selection = pal.color(QPalette::Highlight);
+    s.highlight = QColor(QStringLiteral("#ff8c00"));
+    s.titleFont = font();
+    s.titleFont.setPointSizeF(9);
+    s.titleFont.setBold(true);
+    s.subtitleFont = font();
+    s.subtitleFont.setPointSizeF(8);
+    m_scene->setStyle(s);
+}
+
+void GraphView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) {
+        applyStyle();
+    }
+    QWidget::changeEvent(event);
+}
+
+bool GraphView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_canvas && event->type() == QEvent::Resize) {
+        positionOverlays();
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void GraphView::positionOverlays()
+{
+    const QRect area = m_canvas->viewport()->geometry();
+    m_legend->move(area.left() + 8, area.top() + 8);
+    m_minimap->move(area.right() - m_minimap->width() - 8,
+                    area.bottom() - m_minimap->height() - 8);
+    m_busy->adjustSize();
+    m_busy->move(area.center() - QPoint(m_busy->width() / 2, m_busy->height() / 2));
+}
+
+void GraphView::setGraph(graph::GraphPtr graph)
+{
+    const bool hadSelection = m_selected.has_value();
+    m_graph = std::move(graph);
+    m_selected.reset();
+    m_highlighted.clear();
+    m_colors.clear();
+    m_matches.clear();
+    m_matchIndex = -1;
+    m_scene->clearLayout();
+    m_error.clear();
+    if (hadSelection) {
+        Q_EMIT selectionCleared();
+    }
+    if (!m_graph) {
+        m_view.reset();
+        m_latest->fetch_add(1);
+        m_busy->hide();
+        return;
+    }
+    m_view = std::make_shared<layout::ViewGraph>(m_graph);
+    m_legend->setRegions(m_view->regionValues());
+    m_fitPending = true;
+    requestLayout();
+    if (m_findBar->isVisible()) {
+        updateMatches(m_findBar->text());
+    }
+}
+
+graph::GraphPtr GraphView::graph() const
+{
+    return m_graph;
+}
+
+bool GraphView::isLayoutPending() const
+{
+    return m_view && m_shown != m_latest->load();
+}
+
+void GraphView::requestLayout()
+{
+    requestLayout(Anchor{});
+}
+
+void GraphView::requestLayout(const Anchor& anchor)
+{
+    if (!m_view) {
+        return;
+    }
+    const int generation = m_latest->fetch_add(1) + 1;
+    m_pendingAnchor = anchor;
+    auto job = std::make_shared<LayoutJob>();
+    job->generation = generation;
+    job->view = std::make_shared<const layout::ViewGraph>(*m_view);
+    layout::LayoutOptions options = layoutOptions(m_scene->style());
+    auto latest = m_latest;
+    auto* watcher = new QFutureWatcher<std::shared_ptr<LayoutJob>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<LayoutJob>>::finished, this,
+            [this, watcher] {
+                applyLayout(watcher->result());
+                watcher->deleteLater();
+            });
+    watcher->setFuture(QtConcurrent::run([job, options, latest] {
+        if (latest->load() != job->generation) {
+            job->skipped = true;
+            return job;
+        }
+        auto result = layout::layoutViewGraph(*job->view, options);
+        if (result.ok()) {
+            job->result = std::move(result).value();
+        } else {
+            job->error = QString::fromStdString(result.error().toString());
+        }
+        return job;
+    }));
+    positionOverlays();
+    m_busy->show();
+    m_busy->raise();
+}
+
+void GraphView::applyLayout(const std::shared_ptr<LayoutJob>& job)
+{
+    if (job->skipped || job->generation != m_latest->load()) {
+        return; // a newer request is on its way
+    }
+    m_shown = job->generation;
+    m_busy->hide();
+    if (!job->result) {
+        m_error = job->error;
+        m_busy->setText(tr("Layout failed: %1").arg(job->error));
+        m_busy->show();
+        Q_EMIT layoutFinished();
+        return;
+    }
+    m_error.clear();
+    m_scene->setLayout(*job->result, job->view);
+    m_scene->markSelection(m_selected);
+    m_scene->markHighlighted(m_highlighted);
+    m_scene->setOverlays(m_colors);
+    m_minimap->refit();
+    if (m_fitPending) {
+        m_fitPending = false;
+        m_canvas->fitScene();
+    } else {
+        restoreAnchor(m_pendingAnchor);
+    }
+    if (m_centerPending) {
+        m_centerPending = false;
+        centerOnSelection();
+    }
+    m_minimap->raise();
+    m_legend->raise();
+    Q_EMIT layoutFinished();
+}
+
+// Puts the toggled group (now a box or a frame) where the user clicked it: expand and
+// collapse happen in place.
+void GraphView::restoreAnchor(const Anchor& anchor)
+{
+    if (anchor.group == layout::kNoGroup) {
+        return;
+    }
+    QPointF top;
+    if (auto* g = m_scene->groupItem(anchor.group)) {
+        top = g->mapToScene(QPointF(0, g->boundingRect().top()));
+    } else if (auto* c = m_scene->clusterItem(anchor.group)) {
+        top = QPointF(c->boundingRect().center().x(), c->boundingRect().top());
+    } else {
+        return;
+    }
+    const QPointF shift = m_canvas->mapToScene(anchor.viewportPos.toPoint()) - top;
+    m_canvas->centerOn(m_canvas->mapToScene(m_canvas->viewport()->rect().center()) - shift);
+}
+
+void GraphView::onGroupToggled(layout::GroupId id)
+{
+    if (!m_view || id >= m_view->groups().size()) {
+        return;
+    }
+    Anchor anchor{id, {}};
+    if (auto* g = m_scene->groupItem(id)) {
+        anchor.viewportPos = m_canvas->mapFromScene(g->mapToScene(QPointF(0, g->boundingRect().top())));
+    } else if (auto* c = m_scene->clusterItem(id)) {
+        const QRectF r = c->boundingRect();
+        anchor.viewportPos = m_canvas->mapFromScene(QPointF(r.center().x(), r.top()));
+    }
+    m_view->setExpanded(id, !m_view->isExpanded(id));
+    requestLayout(anchor);
+}
+
+void GraphView::setGroupExpanded(layout::GroupId id, bool expanded)
+{
+    if (m_view && id < m_view->groups().size() && m_view->isExpanded(id) != expanded) {
+        m_view->setExpanded(id, expanded);
+        requestLayout();
+    }
+}
+
+void GraphView::setSelection(std::optional<graph::NodeId> id)
+{
+    if (id == m_selected) {
+        return;
+    }
+    m_selected = id;
+    if (!isLayoutPending()) {
+        m_scene->markSelection(m_selected);
+    }
+    if (m_selected) {
+        Q_EMIT nodeSelected(*m_selected);
+    } else {
+        Q_EMIT selectionCleared();
+    }
+}
+
+void GraphView::selectNode(graph::NodeId id)
+{
+    if (!m_view || id >= m_graph->size()) {
+        return;
+    }
+    const bool revealed = m_view->reveal(id);
+    setSelection(id);
+    if (revealed || isLayoutPending()) {
+        m_centerPending = true;
+        if (revealed) {
+            requestLayout();
+        }
+        return;
+    }
+    m_scene->markSelection(m_selected);
+    centerOnSelection();
+}
+
+std::optional<graph::NodeId> GraphView::selectedNode() const
+{
+    return m_selected;
+}
+
+void GraphView::centerOnSelection()
+{
+    if (!m_selected) {
+        return;
+    }
+    if (QGraphicsItem* item = m_scene->itemShowing(*m_selected)) {
+        m_canvas->centerOn(item);
+    }
+}
+
+void GraphView::setHighlighted(const std::vector<graph::NodeId>& ids)
+{
+    m_highlighted = std::unordered_set<graph::NodeId>(ids.begin(), ids.end());
+    if (!isLayoutPending()) {
+        m_scene->markHighlighted(m_highlighted);
+    }
+}
+
+void GraphView::setNodeColors(const std::unordered_map<graph::NodeId, QColor>& colors)
+{
+    m_colors = colors;
+    if (!isLayoutPending()) {
+        m_scene->setOverlays(m_colors);
+    }
+}
+
+void GraphView::clearNodeColors()
+{
+    setNodeColors({});
+}
+
+void GraphView::fitToView()
+{
+    m_canvas->fitScene();
+}
+
+void GraphView::zoomIn()
+{
+    m_canvas->zoomBy(1.25);
+}
+
+void GraphView::zoomOut()
+{
+    m_canvas->zoomBy(0.8);
+}
+
+void GraphView::expandAll()
+{
+    if (m_view) {
+        m_view->expandAll();
+        m_fitPending = true;
+        requestLayout();
+    }
+}
+
+void GraphView::collapseAll()
+{
+    if (m_view) {
+        m_view->collapseAll();
+        m_fitPending = true;
+        requestLayout();
+    }
+}
+
+// ---- find -----------------------------------------------------------------------------------
+
+void GraphView::showFindBar()
+{
+    m_findBar->activate();
+    updateMatches(m_findBar->text());
+}
+
+void GraphView::setFindText(const QString& text)
+{
+    if (m_findBar->text() == text) {
+        updateMatches(text);
+    } else {
+        m_findBar->setText(text); // emits textChanged -> updateMatches
+    }
+}
+
+void GraphView::updateMatches(const QString& text)
+{
+    m_matches.clear();
+    m_matchIndex = -1;
+    const std::string needle = toLower(text.trimmed().toStdString());
+    if (m_graph && !needle.empty()) {
+        for (const graph::Node& n : m_graph->nodes()) {
+            if (toLower(n.name).find(needle) != std::string::npos ||
+                toLower(n.target).find(needle) != std::string::npos) {
+                m_matches.push_back(n.id);
+            }
+        }
+    }
+    m_findBar->setStatus(m_matchIndex, findMatchCount());
+}
+
+void GraphView::findNext()
+{
+    stepFind(1);
+}
+
+void GraphView::findPrevious()
+{
+    stepFind(-1);
+}
+
+void GraphView::stepFind(int direction)
+{
+    const int n = findMatchCount();
+    if (n == 0) {
+        return;
+    }
+    if (m_matchIndex < 0 && m_selected) {
+        // Continue from the selected node rather than from the top of the graph.
+        const auto it = direction > 0
+                            ? std::upper_bound(m_matches.begin(), m_matches.end(), *m_selected)
+                            : std::lower_bound(m_matches.begin(), m_matches.end(), *m_selected);
+        m_matchIndex = static_cast<int>(it - m_matches.begin()) - (direction > 0 ? 1 : 0);
+    }
+    m_matchIndex = m_matchIndex < 0 && direction < 0 ? n - 1 : (m_matchIndex + direction + n) % n;
+    selectNode(m_matches[static_cast<std::size_t>(m_matchIndex)]);
+    m_findBar->setStatus(m_matchIndex, n);
+}
+
+} // namespace fxs::views

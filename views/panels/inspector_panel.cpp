@@ -1,0 +1,175 @@
+#include "views/panels/inspector_panel.h"
+
+#include <QTextBrowser>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace fxs::views {
+namespace {
+
+using graph::Argument;
+using graph::ArgKind;
+using graph::Graph;
+using graph::Node;
+using graph::NodeId;
+
+QString esc(const std::string& s)
+{
+    return QString::fromStdString(s).toHtmlEscaped();
+}
+
+QString nodeLink(const Graph& g, NodeId id)
+{
+    if (id >= g.size()) {
+        return QStringLiteral("?");
+    }
+    return QStringLiteral("<a href=\"node:%1\">%2</a>").arg(id).arg(esc(g.node(id).name));
+}
+
+// Python-like text of an argument with every node reference as a link.
+QString argHtml(const Graph& g, const Argument& a)
+{
+    if (a.kind == ArgKind::Node) {
+        return nodeLink(g, a.node);
+    }
+    if (a.isSequence()) {
+        QStringList items;
+        for (const auto& item : a.items) {
+            items << argHtml(g, item);
+        }
+        const bool tuple = a.kind == ArgKind::Tuple;
+        QString inner = items.join(QStringLiteral(", "));
+        if (tuple && items.size() == 1) {
+            inner += QLatin1Char(',');
+        }
+        return tuple ? QStringLiteral("(%1)").arg(inner) : QStringLiteral("[%1]").arg(inner);
+    }
+    return esc(graph::argumentToString(a, [](NodeId) { return std::string("?"); }));
+}
+
+QString row(const QString& label, const QString& value)
+{
+    return QStringLiteral("<tr><td valign=\"top\"><b>%1</b></td><td>%2</td></tr>").arg(label, value);
+}
+
+QString argumentsHtml(const Graph& g, const Node& n)
+{
+    QString out;
+    for (std::size_t i = 0; i < n.args.size(); ++i) {
+        out += row(QStringLiteral("[%1]").arg(i), argHtml(g, n.args[i]));
+    }
+    for (const auto& [key, value] : n.kwargs) {
+        out += row(esc(key), argHtml(g, value));
+    }
+    return out;
+}
+
+QString usersHtml(const Graph& g, const Node& n)
+{
+    QStringList users;
+    for (NodeId u : n.users) {
+        users << nodeLink(g, u);
+    }
+    return users.isEmpty() ? QObject::tr("<i>none</i>") : users.join(QStringLiteral(", "));
+}
+
+QString sourceHtml(const Node& n)
+{
+    QString s = QStringLiteral("%1:%2").arg(esc(n.source.file)).arg(n.source.line);
+    if (!n.source.function.empty()) {
+        s += QObject::tr(" in %1").arg(esc(n.source.function));
+    }
+    if (!n.source.code.empty()) {
+        s += QStringLiteral("<br><code>%1</code>").arg(esc(n.source.code));
+    }
+    return s;
+}
+
+QString metaHtml(const Node& n)
+{
+    if (n.meta.isTensor()) {
+        return QStringLiteral("<code>%1</code>").arg(esc(n.meta.tensor.toString()));
+    }
+    return n.meta.text.empty() ? QObject::tr("<i>not printed</i>")
+                               : QStringLiteral("<code>%1</code>").arg(esc(n.meta.text));
+}
+
+} // namespace
+
+InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent), m_browser(new QTextBrowser(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_browser);
+    m_browser->setOpenLinks(false);
+    m_browser->setPlaceholderText(tr("Select a node in the graph to see its details."));
+    connect(m_browser, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        const QString s = url.toString();
+        if (s.startsWith(QLatin1String("node:"))) {
+            bool ok = false;
+            const uint id = s.mid(5).toUInt(&ok);
+            if (ok && m_graph && id < m_graph->size()) {
+                Q_EMIT nodeLinkActivated(static_cast<graph::NodeId>(id));
+            }
+        }
+    });
+}
+
+QString InspectorPanel::nodeHtml(const Graph& g, NodeId id)
+{
+    const Node& n = g.node(id);
+    QString html = QStringLiteral("<h3>%1</h3><table cellspacing=\"2\" cellpadding=\"2\">").arg(esc(n.name));
+    html += row(tr("Op"), esc(std::string(graph::opKindName(n.op))));
+    html += row(tr("Target"), QStringLiteral("<code>%1</code>").arg(esc(n.target)));
+    html += argumentsHtml(g, n);
+    if (!n.isOutput()) {
+        html += row(tr("Output"), metaHtml(n));
+    }
+    if (n.getitemOf != graph::kNoNode) {
+        html += row(tr("Item of"), QStringLiteral("%1[%2]").arg(nodeLink(g, n.getitemOf)).arg(n.getitemIndex));
+    }
+    html += row(tr("Users"), usersHtml(g, n));
+    if (n.source.known()) {
+        html += row(tr("Source"), sourceHtml(n));
+    }
+    if (n.annotation) {
+        html += row(tr("Annotation"), QStringLiteral("<code>%1</code>").arg(esc(n.annotation->text)));
+    }
+    if (n.aot) {
+        html += row(tr("AOT"), esc(n.aot->text));
+    }
+    if (n.line > 0) {
+        html += row(tr("Line"), QString::number(n.line));
+    }
+    html += QStringLiteral("</table>");
+    if (!n.statement.empty()) {
+        html += QStringLiteral("<p><b>%1</b></p><pre style=\"white-space: pre-wrap\">%2</pre>")
+                    .arg(tr("Statement"), esc(n.statement));
+    }
+    return html;
+}
+
+void InspectorPanel::setNode(graph::GraphPtr graph, graph::NodeId id)
+{
+    if (!graph || id >= graph->size()) {
+        clear();
+        return;
+    }
+    m_graph = std::move(graph);
+    m_node = id;
+    m_browser->setHtml(nodeHtml(*m_graph, id));
+}
+
+void InspectorPanel::clear()
+{
+    m_graph.reset();
+    m_node = graph::kNoNode;
+    m_browser->clear();
+}
+
+QString InspectorPanel::plainText() const
+{
+    return m_browser->toPlainText();
+}
+
+} // namespace fxs::views

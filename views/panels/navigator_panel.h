@@ -1,0 +1,43 @@
+// The Navigator dock: the tree of runs › compile ids › graphs (RunTreeModel) with a filter
+// box. Emits graphActivated when the user picks a graph; selectGraph() follows selections made
+// elsewhere (cache panel) without re-emitting.
+#pragma once
+
+#include "views/models/run_tree_model.h"
+
+#include <QWidget>
+
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTreeView;
+
+namespace fxs::views {
+
+class NavigatorPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit NavigatorPanel(const Workspace* workspace, QWidget* parent = nullptr);
+
+    RunTreeModel* model() const { return m_model; }
+    QTreeView* view() const { return m_view; }
+    // Selects and reveals the graph's row; emits nothing.
+    void selectGraph(GraphRef ref);
+    GraphRef currentGraph() const;
+    // The first graph of the tree in display order (of one run when run >= 0), invalid if
+    // none; for "show something after opening".
+    GraphRef firstGraph(int run = -1) const;
+
+Q_SIGNALS:
+    void graphActivated(fxs::views::GraphRef ref);
+
+private:
+    void onModelReset();
+
+    RunTreeModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QLineEdit* m_filter;
+    QTreeView* m_view;
+    bool m_quiet = false;
+};
+
+} // namespace fxs::views
