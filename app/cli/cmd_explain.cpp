@@ -104,7 +104,12 @@ void printGraphDiff(const explain::GraphDiff& g)
             std::cout << " (" << join(n.fields, ", ") << "): " << n.targetA << n.argsA
                       << " \u2192 " << n.targetB << n.argsB;
         } else {
-            std::cout << ": " << (n.change == explain::NodeChangeKind::Added ? n.targetB : n.targetA);
+            const bool added = n.change == explain::NodeChangeKind::Added;
+            const std::string& op = added ? n.opB : n.opA;
+            std::cout << " (" << op << ")";
+            if (op != "placeholder") {
+                std::cout << ": " << (added ? n.targetB + n.argsB : n.targetA + n.argsA);
+            }
         }
         std::cout << "\n";
     }

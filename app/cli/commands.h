@@ -14,5 +14,6 @@ void addCompileCommand(CLI::App& app, int& exitCode);
 void addPartitionCommand(CLI::App& app, int& exitCode);
 void addRenderCommand(CLI::App& app, int& exitCode);
 void addRunCommand(CLI::App& app, int& exitCode);
+void addProfileCommand(CLI::App& app, int& exitCode);
 
 } // namespace fxs::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv)
     fxs::cli::addPartitionCommand(app, exitCode);
     fxs::cli::addRenderCommand(app, exitCode);
     fxs::cli::addRunCommand(app, exitCode);
+    fxs::cli::addProfileCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -149,14 +149,20 @@ void MainWindow::onLoadFinished(std::shared_ptr<io::LoadResult> result, const QS
 {
     m_progress->hide();
     m_cancel->hide();
-    const std::string newestPath = result->runs.empty() ? std::string() : result->runs.back().path;
+    // The last run of the load that holds something to look at.
+    std::string newestPath;
+    for (const auto& run : result->runs) {
+        if (!run.graphs.empty() || !run.lookups.empty()) {
+            newestPath = run.path;
+        }
+    }
     const bool readSomething = result->readSomething();
     const std::size_t errors = result->diagnostics.errorCount();
     m_workspace->add(std::move(*result));
     // Show the newest run (its cache panel compares it with the run before: cold → warm);
     // standalone graph files when no run came in.
     int newest = -1;
-    for (int r = 0; r < static_cast<int>(m_workspace->runs().size()); ++r) {
+    for (int r = 0; !newestPath.empty() && r < static_cast<int>(m_workspace->runs().size()); ++r) {
         newest = m_workspace->runs()[static_cast<std::size_t>(r)]->path == newestPath ? r : newest;
     }
     if (newest >= 0) {

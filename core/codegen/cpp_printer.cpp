@@ -37,7 +37,8 @@ const std::map<std::string_view, const char*> kFloatOps = {
     {"gelu_tanh", "(0.5f * {0} * (1.0f + tanhf(0.79788456080286536f * ({0} + 0.044715f * {0} * "
                   "{0} * {0}))))"},
     {"sqrt", "__builtin_sqrtf({0})"}, {"rsqrt", "(1.0f / __builtin_sqrtf({0}))"},
-    {"reciprocal", "(1.0f / {0})"},
+    {"reciprocal", "(1.0f / {0})"}, {"round_f16", "(float)(_Float16)({0})"},
+    {"round_bf16", "fxs_bf16_load(fxs_bf16_store({0}))"},
     {"sign", "({0} > 0.0f ? 1.0f : ({0} < 0.0f ? -1.0f : {0}))"},
     {"floor", "__builtin_floorf({0})"}, {"ceil", "__builtin_ceilf({0})"},
     {"trunc", "__builtin_truncf({0})"}, {"round", "__builtin_nearbyintf({0})"},

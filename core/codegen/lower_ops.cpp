@@ -205,8 +205,9 @@ Status lowerCompareOrLogical(Lowerer& lw, const graph::Node& n, std::string_view
 Status lowerUnary(Lowerer& lw, const graph::Node& n, std::string_view base, ComputeType t)
 {
     auto ops = operands(lw, n, 1);
-    if (!ops) {
-        return ops.error();
+    auto meta = lw.outMeta(n);
+    if (!ops || !meta) {
+        return !ops ? ops.error() : meta.error();
     }
     const bool predicate = base == "isnan" || base == "isinf" || base == "isfinite";
     const ComputeType in = predicate ? promote(*ops) : base == "logical_not" ? ComputeType::Bool : t;
@@ -224,7 +225,15 @@ Status lowerUnary(Lowerer& lw, const graph::Node& n, std::string_view base, Comp
         r = lw.op(approx && approx->text == "tanh" ? "gelu_tanh" : "gelu", in, {x});
     } else if (base == "square") {
         r = lw.op("mul", in, {x, x});
-    } else if (kIdentity.count(base) == 0) {
+    } else if (kIdentity.count(base) != 0) {
+        // A copy to another type sees the value as eager stored it: rounded to f16/bf16.
+        const Val& src = (*ops)[0];
+        if (src.kind != Val::Kind::Scalar && t == ComputeType::Float && meta->first != src.type &&
+            (src.type == ScalarType::Float16 || src.type == ScalarType::BFloat16)) {
+            r = lw.op(src.type == ScalarType::Float16 ? "round_f16" : "round_bf16",
+                      ComputeType::Float, {x});
+        }
+    } else {
         r = lw.op(std::string(base), predicate || base == "logical_not" ? ComputeType::Bool : in,
                   {x});
     }

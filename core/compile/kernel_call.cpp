@@ -27,7 +27,8 @@ std::string dims(const at::Tensor& t)
     return "[" + s + "]";
 }
 
-Comparison compareOne(const at::Tensor& got, const at::Tensor& want, std::size_t index)
+Comparison compareOne(const at::Tensor& got, const at::Tensor& want, std::size_t index,
+                      Tolerance floor)
 {
     Comparison c;
     const std::string which = "output " + std::to_string(index);
@@ -56,7 +57,9 @@ Comparison compareOne(const at::Tensor& got, const at::Tensor& want, std::size_t
     const at::Tensor finite = at::isfinite(b);
     const at::Tensor diff = at::where(finite, (a - b).abs(), at::zeros_like(a));
     c.maxAbsErr = diff.numel() ? diff.max().item<double>() : 0.0;
-    const Tolerance tol = toleranceFor(exec::fromScalarType(want.scalar_type()));
+    Tolerance tol = toleranceFor(exec::fromScalarType(want.scalar_type()));
+    tol.rtol = std::max(tol.rtol, floor.rtol);
+    tol.atol = std::max(tol.atol, floor.atol);
     const at::Tensor bad = diff > (tol.atol + tol.rtol * b.abs());
     if (bad.any().item<bool>()) {
         c.ok = false;
@@ -93,8 +96,17 @@ Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::Reg
     return outs;
 }
 
-Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want)
+Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want,
+                          const std::vector<at::Tensor>& inputs)
 {
+    Tolerance floor;
+    for (const auto& t : inputs) {
+        if (at::isFloatingType(t.scalar_type())) {
+            const Tolerance in = toleranceFor(exec::fromScalarType(t.scalar_type()));
+            floor.rtol = std::max(floor.rtol, in.rtol);
+            floor.atol = std::max(floor.atol, in.atol);
+        }
+    }
     Comparison all;
     if (got.size() != want.size()) {
         all.ok = false;
@@ -102,7 +114,7 @@ Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<
         return all;
     }
     for (std::size_t i = 0; i < got.size(); ++i) {
-        const Comparison c = compareOne(got[i], want[i], i);
+        const Comparison c = compareOne(got[i], want[i], i, floor);
         all.maxAbsErr = std::max(all.maxAbsErr, c.maxAbsErr);
         if (!c.ok && all.ok) {
             all.ok = false;

@@ -20,7 +20,10 @@ struct Comparison {
     std::string problem; // first mismatch, in words
 };
 // allclose with dtype-aware tolerances over finite values; NaN positions and signed infinities
-// must be equal.
-Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want);
+// must be equal. The tolerance of an output is the loosest of its own type's and the region's
+// floating inputs' (a region fed f16 data is compared at f16 precision even where it writes f32:
+// eager rounds every intermediate to f16, the kernel only where it stores).
+Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want,
+                          const std::vector<at::Tensor>& inputs);
 
 } // namespace fxs::compile::detail

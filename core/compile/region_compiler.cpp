@@ -377,7 +377,7 @@ Status RegionCompiler::Impl::compiled(Prepared& p, RegionOutcome& out,
     if (Status s = timeCompiled(p, *lib, out, got); !s) {
         return s;
     }
-    const detail::Comparison c = detail::compareOutputs(got, eagerOut);
+    const detail::Comparison c = detail::compareOutputs(got, eagerOut, p.inputs);
     out.maxAbsErr = c.maxAbsErr;
     if (built) {
         insert(p, out, so, c.ok, c.problem);

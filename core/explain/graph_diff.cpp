@@ -68,12 +68,46 @@ std::vector<std::string_view> splitLines(std::string_view text)
     return lines;
 }
 
-// LCS diff of the middle part (common prefix and suffix removed first); when the middle is too
-// large for the quadratic table, every middle line is reported as removed then added.
+using Lines = std::vector<std::string_view>;
+
+// Appends "- "/"+ " entries for la[0..n) against lb[0..m) by longest common subsequence.
+void lcsDiff(const Lines& la, const Lines& lb, std::vector<std::string>& out)
+{
+    const std::size_t n = la.size();
+    const std::size_t m = lb.size();
+    // lcs[i][j]: LCS length of la[i..] and lb[j..].
+    std::vector<std::uint32_t> lcs((n + 1) * (m + 1), 0);
+    auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return lcs[i * (m + 1) + j]; };
+    for (std::size_t i = n; i-- > 0;) {
+        for (std::size_t j = m; j-- > 0;) {
+            at(i, j) = la[i] == lb[j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+        }
+    }
+    auto emit = [&out](char sign, std::string_view line) {
+        if (out.size() < kMaxLineDiff) {
+            out.push_back(std::string(1, sign) + " " + std::string(line));
+        }
+    };
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < n || j < m) {
+        if (i < n && j < m && la[i] == lb[j]) {
+            ++i;
+            ++j;
+        } else if (i < n && (j == m || at(i + 1, j) >= at(i, j + 1))) {
+            emit('-', la[i++]);
+        } else {
+            emit('+', lb[j++]);
+        }
+    }
+}
+
+// Line diff of the middle part (common prefix and suffix removed first); when the middle is
+// too large for the quadratic table, every middle line is reported as removed then added.
 std::vector<std::string> diffLines(std::string_view a, std::string_view b)
 {
-    const auto la = splitLines(a);
-    const auto lb = splitLines(b);
+    Lines la = splitLines(a);
+    Lines lb = splitLines(b);
     std::size_t pre = 0;
     while (pre < la.size() && pre < lb.size() && la[pre] == lb[pre]) {
         ++pre;
@@ -83,43 +117,20 @@ std::vector<std::string> diffLines(std::string_view a, std::string_view b)
            la[la.size() - 1 - suf] == lb[lb.size() - 1 - suf]) {
         ++suf;
     }
-    const std::size_t n = la.size() - pre - suf;
-    const std::size_t m = lb.size() - pre - suf;
-    std::vector<std::string> out;
-    auto emit = [&out](char sign, std::string_view line) {
-        if (out.size() < kMaxLineDiff) {
-            out.push_back(std::string(1, sign) + " " + std::string(line));
-        }
-    };
+    la = Lines(la.begin() + pre, la.end() - suf);
+    lb = Lines(lb.begin() + pre, lb.end() - suf);
     constexpr std::size_t kMaxCells = 4'000'000;
-    if (n * m > kMaxCells) {
-        for (std::size_t i = 0; i < n; ++i) {
-            emit('-', la[pre + i]);
-        }
-        for (std::size_t j = 0; j < m; ++j) {
-            emit('+', lb[pre + j]);
-        }
+    std::vector<std::string> out;
+    if (la.size() * lb.size() <= kMaxCells) {
+        lcsDiff(la, lb, out);
         return out;
     }
-    // lcs[i][j]: LCS length of la[pre+i..] and lb[pre+j..].
-    std::vector<std::uint32_t> lcs((n + 1) * (m + 1), 0);
-    auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return lcs[i * (m + 1) + j]; };
-    for (std::size_t i = n; i-- > 0;) {
-        for (std::size_t j = m; j-- > 0;) {
-            at(i, j) = la[pre + i] == lb[pre + j] ? at(i + 1, j + 1) + 1
-                                                  : std::max(at(i + 1, j), at(i, j + 1));
-        }
-    }
-    std::size_t i = 0;
-    std::size_t j = 0;
-    while (i < n || j < m) {
-        if (i < n && j < m && la[pre + i] == lb[pre + j]) {
-            ++i;
-            ++j;
-        } else if (i < n && (j == m || at(i + 1, j) >= at(i, j + 1))) {
-            emit('-', la[pre + i++]);
-        } else {
-            emit('+', lb[pre + j++]);
+    for (const auto* side : {&la, &lb}) {
+        const char sign = side == &la ? '-' : '+';
+        for (auto line : *side) {
+            if (out.size() < kMaxLineDiff) {
+                out.push_back(std::string(1, sign) + " " + std::string(line));
+            }
         }
     }
     return out;

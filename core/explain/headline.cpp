@@ -193,6 +193,10 @@ Headline makeHeadline(const HeadlineInput& in)
         if (const auto ns = savedNs(l)) {
             text += " (saved " + formatDurationNs(*ns) + ")";
         }
+        if (in.withinRun && in.partner && in.matchKind == MatchKind::SameKey &&
+            in.partner->state == CacheState::Miss) {
+            text += ", the entry stored by the miss of " + in.partnerLabel;
+        }
         return {Verdict::Hit, text};
     }
     case CacheState::Bypass: {

@@ -172,6 +172,17 @@ LookupMatch earlierCompileOfFrame(const LookupList& lookups, const std::vector<S
     return best;
 }
 
+// Each lookup's gm digest (its value when no digest was logged; empty without a gm).
+std::vector<std::string_view> graphCodeDigests(const LookupList& lookups)
+{
+    std::vector<std::string_view> gm(lookups.size());
+    for (std::size_t i = 0; i < lookups.size(); ++i) {
+        const model::KeyComponent* c = lookups[i]->component("gm");
+        gm[i] = c ? std::string_view(c->digest.empty() ? c->value : c->digest) : std::string_view();
+    }
+    return gm;
+}
+
 LookupList pointers(const std::vector<CacheLookup>& lookups)
 {
     LookupList out;
@@ -259,11 +270,7 @@ std::vector<LookupMatch> matchWithin(const LookupList& lookups)
     // A repeated miss of the same graph: an earlier lookup with the same graph code (gm digest;
     // absent on both counts as the same), the one with most components in common; else the
     // same slot of an earlier compile of the same frame (a recompile whose graph changed).
-    std::vector<std::string_view> gm(lookups.size());
-    for (std::size_t i = 0; i < lookups.size(); ++i) {
-        const model::KeyComponent* c = lookups[i]->component("gm");
-        gm[i] = c ? std::string_view(c->digest.empty() ? c->value : c->digest) : std::string_view();
-    }
+    const std::vector<std::string_view> gm = graphCodeDigests(lookups);
     const SimilarityIndex index(lookups);
     const auto slots = slotKeys(lookups);
     std::vector<int> scores;

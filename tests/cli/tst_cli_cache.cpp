@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 using nlohmann::json;
 
 namespace {
@@ -66,7 +68,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_key32 = compileGraph("f32");
-        m_key16 = compileGraph("f16");
+        m_key16 = compileGraph("bf16"); // LibTorch 1.13 has no CPU exp for f16
         QCOMPARE(m_key32.size(), std::size_t(64));
         QCOMPARE(m_key16.size(), std::size_t(64));
         QVERIFY(m_key32 != m_key16);
@@ -115,7 +117,7 @@ private Q_SLOTS:
         const json& ch = c.out["changes"][0];
         QCOMPARE(ch["label"].get<std::string>(), std::string("input[0]"));
         QCOMPARE(ch["field"].get<std::string>(), std::string("dtype"));
-        QCOMPARE(ch["description"].get<std::string>(), std::string("input 0 dtype float32 → float16"));
+        QCOMPARE(ch["description"].get<std::string>(), std::string("input 0 dtype float32 → bfloat16"));
     }
 
     void verifiesThenCollects()

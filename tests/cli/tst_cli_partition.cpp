@@ -98,7 +98,13 @@ private Q_SLOTS:
         QVERIFY(j.at("excluded").empty());
         const auto excluded =
             parsed(runCli({"partition", regionalGraph(), "--auto", "--json", "--exclude", "mul"}));
+        // Without mul, sin is alone (nothing to fuse) and add joins sin_1.
+        QCOMPARE(excluded.at("regions")[0].at("nodes").get<Names>(), (Names{"add", "sin_1"}));
+        QCOMPARE(excluded.at("excluded").size(), std::size_t(2));
         QCOMPARE(excluded.at("excluded")[0].at("code").get<std::string>(),
+                 std::string("nothing_to_fuse"));
+        QCOMPARE(excluded.at("excluded")[1].at("node").get<std::string>(), std::string("mul"));
+        QCOMPARE(excluded.at("excluded")[1].at("code").get<std::string>(),
                  std::string("user_excluded"));
     }
 

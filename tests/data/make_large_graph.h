@@ -55,6 +55,9 @@ inline graph::GraphPtr makeLargeGraph(const std::vector<graph::GraphPtr>& parts,
             }
             graph::Node c = n;
             c.name = prefix + n.name;
+            if (c.isPlaceholder()) {
+                c.target = c.name; // the parameter name, printed in the signature
+            }
             c.inputs.clear();
             c.users.clear();
             c.multiOutput = false;

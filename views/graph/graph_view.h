@@ -61,6 +61,8 @@ public:
     const fxs::layout::ViewGraph* viewGraph() const { return m_view.get(); }
     GraphScene* scene() const { return m_scene; }
     GraphCanvas* canvas() const { return m_canvas; }
+    Minimap* minimap() const { return m_minimap; }
+    FindBar* findBar() const { return m_findBar; }
     bool isLayoutPending() const;
     QString lastError() const { return m_error; }
     void setFindText(const QString& text);

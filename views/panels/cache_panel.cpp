@@ -33,6 +33,30 @@ QTableView* makeTable(QWidget* parent)
     return view;
 }
 
+// The free-text column takes the remaining width. A model reset rebuilds the header's
+// sections with the default mode, so the mode is set again after each reset.
+void stretchColumn(QTableView* view, int column)
+{
+    auto apply = [view, column] {
+        if (column < view->horizontalHeader()->count()) {
+            view->horizontalHeader()->setSectionResizeMode(column, QHeaderView::Stretch);
+        }
+    };
+    QObject::connect(view->model(), &QAbstractItemModel::modelReset, view, apply);
+    apply();
+}
+
+// Sizes every column but the stretched one to its contents (resizing the stretched column by
+// hand would pin it to its contents' width).
+void fitColumns(QTableView* view, int stretched)
+{
+    for (int c = 0; c < view->model()->columnCount(); ++c) {
+        if (c != stretched) {
+            view->resizeColumnToContents(c);
+        }
+    }
+}
+
 QString changeWord(explain::ChangeKind k)
 {
     switch (k) {
@@ -85,6 +109,8 @@ CachePanel::CachePanel(const Workspace* workspace, QWidget* parent)
 
     m_lookupView->setModel(m_lookups);
     m_diffView->setModel(m_diff);
+    stretchColumn(m_lookupView, CacheLookupModel::WhyColumn);
+    stretchColumn(m_diffView, ComponentDiffModel::BColumn);
     m_headline->setWordWrap(true);
     m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont bold = m_headline->font();
@@ -263,7 +289,7 @@ void CachePanel::recompute()
     }
     m_diff->setSideNames(sideName(true), sideName(false));
     m_lookups->setHeadlines(headlines);
-    m_lookupView->resizeColumnsToContents();
+    fitColumns(m_lookupView, CacheLookupModel::WhyColumn);
     selectMostTelling();
     // A recompute is not the user picking a lookup: update the details, emit nothing.
     const bool wasQuiet = m_quiet;
@@ -337,7 +363,7 @@ void CachePanel::showExplanation(const explain::LookupExplanation* ex)
     }
     m_headline->setText(QString::fromStdString(ex->headline));
     m_diff->setRows(diffRows(ex->diff));
-    m_diffView->resizeColumnsToContents();
+    fitColumns(m_diffView, ComponentDiffModel::BColumn);
     const bool graphs = ex->graphDiff && ex->graphDiff->graphA && ex->graphDiff->graphB;
     m_graphSummary->setText(ex->graphDiff ? tr("Graph code: %1")
                                                 .arg(QString::fromStdString(ex->graphDiff->summary()))

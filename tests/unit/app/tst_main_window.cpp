@@ -11,6 +11,7 @@
 #include "views/panels/navigator_panel.h"
 #include "views/panels/problems_panel.h"
 
+#include <QHeaderView>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -206,6 +207,23 @@ private Q_SLOTS:
         QVERIFY(done.wait(60000));
         QCOMPARE(done.first().at(0).toBool(), true);
         QVERIFY(w.workspace()->isEmpty());
+    }
+
+    void lookupTableUsesTheFullWidth()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, {trace("basic_cold"), trace("basic_config")}));
+        QCoreApplication::processEvents();
+        const QTableView* table = w.cachePanel()->lookupView();
+        const auto* header = table->horizontalHeader();
+        const int why = CacheLookupModel::WhyColumn;
+        // The last column stretches to the viewport's right edge, also after model resets.
+        QCOMPARE(header->sectionResizeMode(why), QHeaderView::Stretch);
+        QTRY_COMPARE(header->sectionPosition(why) + header->sectionSize(why),
+                     table->viewport()->width());
     }
 
     void aboutNamesTheVersions()

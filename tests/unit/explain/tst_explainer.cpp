@@ -241,6 +241,29 @@ private Q_SLOTS:
         QVERIFY(contains(ex->lookups[1].headline, "(2 of 14 components)"));
     }
 
+    void duplicatedKeysAcrossRuns()
+    {
+        // B looks the same key up twice (both misses) where A had it once; A holds the key
+        // twice where B has it once.
+        const auto comps = test::typicalComponents(4);
+        const auto a = runOf({test::fxMiss("fdup", comps)});
+        const auto b = runOf({test::fxMiss("fdup", comps), test::fxMiss("fdup", comps)});
+        const auto ex = explainRuns(a, b);
+        QVERIFY(ex.ok());
+        QCOMPARE(ex->lookups[0].matchKind, MatchKind::Position);
+        QCOMPARE(ex->lookups[1].matchKind, MatchKind::Similarity);
+        for (const auto& e : ex->lookups) {
+            QCOMPARE(e.partner, std::optional<std::size_t>(0));
+            QCOMPARE(e.verdict, Verdict::EntryAbsent);
+            QVERIFY(e.diff.empty());
+        }
+        const auto back = explainRuns(b, a);
+        QVERIFY(back.ok());
+        QCOMPARE(back->lookups.size(), std::size_t(1));
+        QCOMPARE(back->lookups[0].partner, std::optional<std::size_t>(0));
+        QCOMPARE(back->lookups[0].verdict, Verdict::EntryAbsent);
+    }
+
     void withinOneRun()
     {
         const auto comps = test::typicalComponents(6);
@@ -257,6 +280,8 @@ private Q_SLOTS:
         QCOMPARE(ex->lookups[1].verdict, Verdict::Hit);
         QCOMPARE(ex->lookups[1].partner, std::optional<std::size_t>(0));
         QCOMPARE(ex->lookups[1].matchKind, MatchKind::SameKey);
+        QCOMPARE(ex->lookups[1].headline,
+                 std::string("hit: f1, the entry stored by the miss of earlier lookup #0 (0/0)"));
         // Repeated miss of the same graph with another input shape: compared with the most
         // similar earlier lookup (#2).
         QCOMPARE(ex->lookups[3].partner, std::optional<std::size_t>(2));

@@ -200,6 +200,7 @@ private Q_SLOTS:
     void randomBytes();
     void emptyFileAndMissingFile();
     void strayLinesAndUnknownKinds();
+    void idsAndPayloadEdges();
     void directoryOfTwoRanks();
     void sniffing();
 };
@@ -633,6 +634,37 @@ void TestTorchTraceReader::strayLinesAndUnknownKinds()
     QCOMPARE(r.run.texts[0].text, std::string("hello"));
     QCOMPARE(r.run.texts[0].compileId.toString(), std::string("1/2_1"));
     QCOMPARE(r.run.internedStrings.at("t.log").at(3), std::string("/x.py"));
+}
+
+void TestTorchTraceReader::idsAndPayloadEdges()
+{
+    const std::string log =
+        // 1: compiled autograd id and rank; payload "x" (md5 9dd4e461268c8034f5c8564e155c67a6)
+        "I1122 01:21:31.000000 7 a.py:1] {\"dynamo_cpp_guards_str\": {}, \"frame_id\": 3, "
+        "\"frame_compile_id\": 1, \"attempt\": 0, \"compiled_autograd_id\": 2, \"rank\": 5, "
+        "\"has_payload\": \"9dd4e461268c8034f5c8564e155c67a6\"}\n"
+        "\tx\n"
+        // 3: has_payload but no payload lines follow
+        "V1122 01:21:31.000000 7 a.py:2] {\"dynamo_cpp_guards_str\": {}, \"has_payload\": "
+        "\"9dd4e461268c8034f5c8564e155c67a6\"}\n"
+        // 4: payload lines without has_payload (kept, unchecked)
+        "V1122 01:21:31.000000 7 a.py:3] {\"dynamo_cpp_guards_str\": {}}\n"
+        "\ty\n";
+    const auto r = io::readTorchTrace(log, "ids.log");
+    QCOMPARE(r.run.texts.size(), std::size_t(3));
+    QCOMPARE(r.run.texts[0].compileId.toString(), std::string("!2/3/1"));
+    QCOMPARE(r.run.texts[0].rank, 5);
+    QCOMPARE(r.run.texts[0].text, std::string("x"));
+    QVERIFY(!r.run.texts[1].compileId.valid());
+    QVERIFY(!r.run.texts[1].checksumOk);
+    QCOMPARE(r.run.texts[2].text, std::string("y"));
+    QCOMPARE(r.run.payloads, 2);
+    QCOMPARE(r.run.payloadsVerified, 1);
+    QCOMPARE(r.run.payloadMismatches, 1);
+    QVERIFY2(hasDiagnosticAt(r.diagnostics, 3, "payload is missing"),
+             diagText(r.diagnostics).c_str());
+    QVERIFY(hasDiagnosticAt(r.diagnostics, 5, "without has_payload"));
+    QCOMPARE(r.diagnostics.size(), std::size_t(2));
 }
 
 void TestTorchTraceReader::directoryOfTwoRanks()

@@ -2,6 +2,7 @@
 // the selection, double-clicking an edge jumps to its far end, the newest setGraph wins, and
 // exportSvg/exportPng write valid files. Counts are taken from the fixture text by hand.
 #include "core/io/graph_code_parser.h"
+#include "views/graph/find_bar.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_scene.h"
@@ -14,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
+
+#include <cmath>
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -177,6 +180,50 @@ private Q_SLOTS:
         QCOMPARE(view.selectedNode(), edge->toNode());
     }
 
+    void zoomFitMinimapAndShortcuts()
+    {
+        GraphView view;
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.activateWindow();
+        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
+        QVERIFY(waitForLayout(view));
+        views::GraphCanvas* canvas = view.canvas();
+        const QRectF scene = view.scene()->sceneRect();
+        // Opens fitted: the whole scene is in view, and the overview is hidden.
+        QVERIFY(canvas->visibleSceneRect().adjusted(-2, -2, 2, 2).contains(scene));
+        QVERIFY(!view.minimap()->isVisible());
+        const qreal fitted = canvas->zoom();
+        view.zoomIn();
+        QVERIFY(qFuzzyCompare(canvas->zoom(), fitted * 1.25));
+        view.zoomOut();
+        QVERIFY(qFuzzyCompare(canvas->zoom(), fitted));
+        canvas->setFocus();
+        QTest::keyClick(canvas, Qt::Key_Plus);
+        QVERIFY(qFuzzyCompare(canvas->zoom(), fitted * 1.25));
+        for (int i = 0; i < 8; ++i) {
+            view.zoomIn();
+        }
+        QVERIFY(!canvas->visibleSceneRect().contains(scene));
+        QVERIFY(view.minimap()->isVisible());
+        // A click on the overview centres the main view there.
+        views::Minimap* mini = view.minimap();
+        const QPoint target = mini->mapFromScene(QPointF(scene.width() * 0.3, scene.height() * 0.7));
+        QTest::mouseClick(mini->viewport(), Qt::LeftButton, {}, target);
+        const QPointF centre = canvas->visibleSceneRect().center();
+        const QPointF wanted = mini->mapToScene(target);
+        QVERIFY2(std::abs(centre.x() - wanted.x()) < 20 && std::abs(centre.y() - wanted.y()) < 20,
+                 qPrintable(QStringLiteral("%1,%2 vs %3,%4").arg(centre.x()).arg(centre.y())
+                                .arg(wanted.x()).arg(wanted.y())));
+        // Ctrl+0 fits again; Ctrl+F opens the find bar.
+        QTest::keyClick(canvas, Qt::Key_0, Qt::ControlModifier);
+        QVERIFY(qFuzzyCompare(canvas->zoom(), fitted));
+        QVERIFY(!view.findBar()->isVisible());
+        QTest::keyClick(canvas, Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(view.findBar()->isVisible());
+    }
+
     void newestGraphWins()
     {
         GraphView view;
@@ -218,6 +265,8 @@ private Q_SLOTS:
 
         const QString png = dir.filePath(QStringLiteral("view.png"));
         QVERIFY(view.exportPng(png));
+        view.exportPng(QStringLiteral("/tmp/gv_view_export.png"));
+        view.exportSvg(QStringLiteral("/tmp/gv_view_export.svg"));
         const QImage image(png);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() > 100 && image.height() > 100);

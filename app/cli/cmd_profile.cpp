@@ -1,0 +1,205 @@
+// fxscope-cli profile GRAPH [--project P | --auto] [--repeat N] [--trace out.json] [--csv F]
+// [--save F] [--eager-only] [--json]: run-time profile of a graph (per node and per region:
+// eager/compiled time, bytes, roofline bound). The JSON shape is a contract (README).
+#include "app/cli/commands.h"
+#include "core/cache/cache_store.h"
+#include "core/io/graph_code_parser.h"
+#include "core/partition/auto_proposal.h"
+#include "core/partition/partitioner.h"
+#include "core/partition/project_file.h"
+#include "core/profile/chrome_trace.h"
+#include "core/profile/profile_file.h"
+#include "core/profile/runtime_profile.h"
+#include "core/util/file_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace fxs::cli {
+namespace {
+
+using nlohmann::json;
+
+struct ProfileCliOptions {
+    std::string graph;
+    std::string project;
+    bool autoRegions = false;
+    int repeat = 5;
+    std::uint64_t seed = 0;
+    std::string trace;
+    std::string csv;
+    std::string save;
+    std::string cache;
+    bool eagerOnly = false;
+    bool json = false;
+};
+
+int fail(const std::string& what, int code)
+{
+    std::cerr << "fxscope-cli profile: " << what << "\n";
+    return code;
+}
+
+Result<std::vector<partition::Region>> regionsFor(const graph::Graph& g, const std::string& text,
+                                                  const ProfileCliOptions& o)
+{
+    if (!o.project.empty()) {
+        auto p = partition::loadProject(o.project);
+        if (!p) {
+            return p.error();
+        }
+        auto m = partition::rematchProject(*p, g, text);
+        for (const auto& u : m.missingNodes) {
+            std::cerr << "fxscope-cli profile: region " << u.region << ": node " << u.node
+                      << " is not in the graph\n";
+        }
+        return m.regions;
+    }
+    if (o.autoRegions) {
+        return partition::proposeRegions(g).regions;
+    }
+    return partition::partitionByAnnotation(g).regions;
+}
+
+json optMs(const std::optional<double>& v)
+{
+    return v ? json(*v) : json(nullptr);
+}
+
+json profileJson(const profile::RuntimeProfile& p)
+{
+    json nodes = json::array();
+    for (const auto& n : p.nodes) {
+        nodes.push_back({{"name", n.name}, {"target", n.target}, {"region", n.region},
+                         {"eager_ms", n.eager.medianMs}, {"spread_ms", n.eager.spreadMs},
+                         {"compiled_ms", optMs(n.compiledMs)}, {"bytes", n.bytes},
+                         {"bytes_moved", n.bytesMoved}, {"flops", n.flops}, {"share", n.share},
+                         {"bound", profile::boundName(n.bound)}, {"efficiency", n.efficiency}});
+    }
+    json regions = json::array();
+    for (const auto& r : p.regions) {
+        regions.push_back({{"id", r.id}, {"nodes", r.nodes}, {"eager_ms", r.eager.medianMs},
+                           {"spread_ms", r.eager.spreadMs}, {"compiled_ms", optMs(r.compiledMs)},
+                           {"compile_state", r.compileState}, {"bytes_moved", r.bytesMoved},
+                           {"flops", r.flops}, {"share", r.share},
+                           {"bound", profile::boundName(r.bound)}, {"efficiency", r.efficiency}});
+    }
+    return {{"graph", p.graph}, {"device", p.device}, {"repeat", p.repeat},
+            {"total_ms", p.total.medianMs}, {"peak_bytes", p.peakBytes}, {"nodes", nodes},
+            {"regions", regions}, {"copy_GBps", p.peaks.copyGBps},
+            {"matmul_GFLOPs", p.peaks.matmulGflops}, {"notes", p.notes}};
+}
+
+void printHuman(const profile::RuntimeProfile& p)
+{
+    for (const auto& n : p.notes) {
+        std::printf("note: %s\n", n.c_str());
+    }
+    std::printf("%s on %s, %d runs, median %.3f ms; copy %.1f GB/s, matmul %.1f GFLOP/s\n",
+                p.graph.c_str(), p.device.c_str(), p.repeat, p.total.medianMs, p.peaks.copyGBps,
+                p.peaks.matmulGflops);
+    for (const auto& n : p.nodes) {
+        std::printf("  %-28s %9.4f ms ±%.4f %5.1f%%  %-7s %5.2f  %s\n", n.name.c_str(),
+                    n.eager.medianMs, n.eager.spreadMs / 2, n.share * 100,
+                    std::string(profile::boundName(n.bound)).c_str(), n.efficiency,
+                    n.target.c_str());
+    }
+    for (const auto& r : p.regions) {
+        std::printf("region %-6s %3zu nodes eager %9.4f ms compiled %s  %s-bound, %.0f%% of "
+                    "bound\n",
+                    r.id.c_str(), r.nodes.size(), r.eager.medianMs,
+                    r.compiledMs ? (std::to_string(*r.compiledMs) + " ms").c_str() : "-",
+                    std::string(profile::boundName(r.bound)).c_str(), r.efficiency * 100);
+    }
+}
+
+Status writeOutputs(const ProfileCliOptions& o, const profile::RuntimeProfile& p)
+{
+    if (!o.trace.empty()) {
+        const std::string trace = profile::writeChromeTrace(profile::runtimeProfileTraceEvents(p));
+        if (auto s = profile::validateChromeTrace(trace); !s.ok()) {
+            return s;
+        }
+        if (auto s = writeFile(o.trace, trace); !s.ok()) {
+            return s;
+        }
+    }
+    if (!o.csv.empty()) {
+        if (auto s = writeFile(o.csv, profile::profileCsv(p)); !s.ok()) {
+            return s;
+        }
+    }
+    return o.save.empty() ? Status{} : profile::saveProfile(o.save, p);
+}
+
+int runProfile(const ProfileCliOptions& o)
+{
+    auto text = readFile(o.graph);
+    if (!text) {
+        return fail(text.error().toString(), 2);
+    }
+    auto parsed = io::parseGraphCode(*text, o.graph);
+    if (!parsed.graph) {
+        return fail(o.graph + ": no graph code found", 2);
+    }
+    const graph::Graph& g = *parsed.graph;
+    auto regions = regionsFor(g, *text, o);
+    if (!regions) {
+        return fail(regions.error().toString(), 2);
+    }
+    profile::ProfileOptions po;
+    po.repeat = o.repeat;
+    po.run.seed = o.seed;
+    po.compileRegions = !o.eagerOnly;
+    std::unique_ptr<cache::CacheStore> store;
+    if (po.compileRegions && !regions->empty()) {
+        cache::StoreOptions so;
+        so.path = o.cache;
+        auto opened = cache::CacheStore::open(so);
+        if (!opened) {
+            return fail(opened.error().toString(), 2);
+        }
+        store = std::move(*opened);
+        po.store = store.get();
+    }
+    auto p = profile::profileGraph(g, *regions, po);
+    if (!p) {
+        return fail(p.error().toString(), 1);
+    }
+    if (auto s = writeOutputs(o, *p); !s.ok()) {
+        return fail(s.error().toString(), 1);
+    }
+    if (o.json) {
+        std::cout << profileJson(*p).dump(2) << "\n";
+    } else {
+        printHuman(*p);
+    }
+    return 0;
+}
+
+} // namespace
+
+void addProfileCommand(CLI::App& app, int& exitCode)
+{
+    auto o = std::make_shared<ProfileCliOptions>();
+    auto* cmd = app.add_subcommand("profile", "Run-time profile of a graph's nodes and regions");
+    cmd->add_option("graph", o->graph, "Graph-code file")->required();
+    auto* project = cmd->add_option("--project", o->project, "Regions from a .fxscope project");
+    cmd->add_flag("--auto", o->autoRegions, "Regions from the automatic proposal")
+        ->excludes(project);
+    cmd->add_option("--repeat", o->repeat, "Timed runs after one warm-up (default 5)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--seed", o->seed, "Seed for synthesised inputs");
+    cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing)");
+    cmd->add_option("--csv", o->csv, "Write the table as CSV");
+    cmd->add_option("--save", o->save, "Save the profile (reload and compare in the app)");
+    cmd->add_option("--cache", o->cache, "Region compiler cache database");
+    cmd->add_flag("--eager-only", o->eagerOnly, "Do not compile regions (compiled_ms null)");
+    cmd->add_flag("--json", o->json, "Print the JSON contract instead of text");
+    cmd->callback([o, &exitCode] { exitCode = runProfile(*o); });
+}
+
+} // namespace fxs::cli

@@ -1,0 +1,343 @@
+// Run-time profile: repeated engine runs, statistics, roofline, regions (optionally compiled),
+// Chrome trace events and the CSV table.
+#include "core/profile/runtime_profile.h"
+
+#include "core/profile/chrome_trace.h"
+
+#ifndef FXSCOPE_HAVE_COMPILE
+#define FXSCOPE_HAVE_COMPILE 0
+#endif
+
+#if FXSCOPE_HAVE_COMPILE
+#include "core/compile/region_compiler.h"
+#endif
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fxs::profile {
+namespace {
+
+std::int64_t nodeValueBytes(const graph::Graph& g, graph::NodeId id)
+{
+    const graph::Node& n = g.node(id);
+    if (graph::opBaseName(n.target) == "getitem") {
+        return 0; // a view into its producer's tuple
+    }
+    return partition::valueBytes(g, id).value_or(0);
+}
+
+NodeProfile nodeBase(const graph::Graph& g, graph::NodeId id,
+                     const std::vector<partition::Region>& regions)
+{
+    const graph::Node& n = g.node(id);
+    NodeProfile p;
+    p.name = n.name;
+    p.target = n.target;
+    for (const auto& r : regions) {
+        if (r.contains(id)) {
+            p.region = r.id;
+            break;
+        }
+    }
+    p.bytes = nodeValueBytes(g, id);
+    p.bytesMoved = p.bytes;
+    if (graph::opBaseName(n.target) != "getitem") {
+        for (graph::NodeId in : n.inputs) {
+            p.bytesMoved += partition::valueBytes(g, in).value_or(0);
+        }
+    }
+    p.flops = nodeFlops(g, id).value_or(0.0);
+    return p;
+}
+
+RegionProfile regionBase(const graph::Graph& g, const partition::Region& r,
+                         const std::map<std::string, std::size_t>& nodeIndex,
+                         const std::vector<NodeProfile>& nodes)
+{
+    RegionProfile p;
+    p.id = r.id;
+    p.bytesMoved = r.bytesIn + r.bytesOut;
+    for (graph::NodeId id : r.nodes) {
+        p.nodes.push_back(g.node(id).name);
+        if (auto it = nodeIndex.find(g.node(id).name); it != nodeIndex.end()) {
+            p.flops += nodes[it->second].flops;
+        }
+    }
+    return p;
+}
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\n\r") == std::string::npos) {
+        return s;
+    }
+    std::string out = "\"";
+    for (char c : s) {
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return out + "\"";
+}
+
+std::string num(double v)
+{
+    std::ostringstream os;
+    os.precision(9);
+    os << v;
+    return os.str();
+}
+
+} // namespace
+
+TimeStat timeStat(std::vector<double> samplesMs)
+{
+    TimeStat s;
+    if (samplesMs.empty()) {
+        return s;
+    }
+    std::sort(samplesMs.begin(), samplesMs.end());
+    const std::size_t n = samplesMs.size();
+    s.medianMs = n % 2 == 1 ? samplesMs[n / 2] : (samplesMs[n / 2 - 1] + samplesMs[n / 2]) / 2.0;
+    s.minMs = samplesMs.front();
+    s.maxMs = samplesMs.back();
+    s.spreadMs = s.maxMs - s.minMs;
+    return s;
+}
+
+bool regionCompilerAvailable()
+{
+    return FXSCOPE_HAVE_COMPILE != 0;
+}
+
+RuntimeProfile assembleProfile(const graph::Graph& graph,
+                               const std::vector<partition::Region>& regions,
+                               const std::vector<std::vector<exec::NodeTiming>>& runs,
+                               const std::vector<double>& totalsMs, const MachinePeaks& peaks)
+{
+    RuntimeProfile p;
+    p.graph = graph.sourcePath().empty() ? graph.name() : graph.sourcePath();
+    p.repeat = static_cast<int>(runs.size());
+    p.total = timeStat(totalsMs);
+    p.peaks = peaks;
+    std::map<std::string, std::vector<double>> samples;
+    for (const auto& run : runs) {
+        for (const auto& t : run) {
+            samples[t.name].push_back(t.ms);
+        }
+    }
+    std::map<std::string, std::size_t> index;
+    for (const graph::Node& n : graph.nodes()) {
+        if (!n.isCallFunction()) {
+            continue;
+        }
+        auto id = graph.find(n.name);
+        index[n.name] = p.nodes.size();
+        p.nodes.push_back(nodeBase(graph, *id, regions));
+        p.nodes.back().eager = timeStat(samples[n.name]);
+    }
+    double sum = 0.0;
+    for (const auto& n : p.nodes) {
+        sum += n.eager.medianMs;
+    }
+    for (auto& n : p.nodes) {
+        n.share = sum > 0 ? n.eager.medianMs / sum : 0.0;
+    }
+    for (const auto& r : regions) {
+        RegionProfile rp = regionBase(graph, r, index, p.nodes);
+        std::set<std::string> members(rp.nodes.begin(), rp.nodes.end());
+        std::vector<double> perRun;
+        for (const auto& run : runs) {
+            double t = 0.0;
+            for (const auto& nt : run) {
+                t += members.count(nt.name) != 0 ? nt.ms : 0.0;
+            }
+            perRun.push_back(t);
+        }
+        rp.eager = timeStat(perRun);
+        rp.share = sum > 0 ? rp.eager.medianMs / sum : 0.0;
+        p.regions.push_back(std::move(rp));
+    }
+    applyRoofline(p);
+    return p;
+}
+
+void applyRoofline(RuntimeProfile& profile)
+{
+    for (auto& n : profile.nodes) {
+        const auto pt = classify(static_cast<double>(n.bytesMoved), n.flops, n.eager.medianMs,
+                                 profile.peaks);
+        n.bound = pt.bound;
+        n.efficiency = pt.efficiency;
+    }
+    for (auto& r : profile.regions) {
+        const double ms = r.compiledMs.value_or(r.eager.medianMs);
+        const auto pt = classify(static_cast<double>(r.bytesMoved), r.flops, ms, profile.peaks);
+        r.bound = pt.bound;
+        r.efficiency = pt.efficiency;
+    }
+}
+
+namespace {
+
+std::vector<std::string> regionInputNames(const graph::Graph& g,
+                                          const std::vector<partition::Region>& regions)
+{
+    std::set<std::string> keep;
+    for (const auto& r : regions) {
+        for (graph::NodeId in : r.inputs) {
+            keep.insert(g.node(in).name);
+        }
+    }
+    return {keep.begin(), keep.end()};
+}
+
+void compileRegions(const graph::Graph& graph, const std::vector<partition::Region>& regions,
+                    const ProfileOptions& options, const exec::ValueStore& kept,
+                    RuntimeProfile& profile, const CancelToken& cancel)
+{
+#if FXSCOPE_HAVE_COMPILE
+    compile::CompileOptions co;
+    co.store = options.store;
+    co.timingRepeats = std::max(1, options.repeat);
+    compile::RegionCompiler compiler(co);
+    for (std::size_t i = 0; i < regions.size() && !cancel.isCancelled(); ++i) {
+        const auto& r = regions[i];
+        auto out = compiler.compileAndRun(graph, {r.id, r.nodes, r.options}, kept);
+        profile.regions[i].compileState = std::string(compile::regionStateName(out.state));
+        if (out.state != compile::RegionState::Fallback) {
+            profile.regions[i].compiledMs = out.compiledMs;
+        } else {
+            profile.notes.push_back("region " + r.id + " fell back to LibTorch: " +
+                                    out.headline);
+        }
+    }
+#else
+    (void)graph;
+    (void)regions;
+    (void)options;
+    (void)kept;
+    (void)cancel;
+    profile.notes.push_back("this build has no region compiler: compiled times are missing");
+#endif
+}
+
+Error cancelled()
+{
+    return makeError(ErrorCode::Cancelled, "profiling was cancelled");
+}
+
+} // namespace
+
+Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
+                                    const std::vector<partition::Region>& regions,
+                                    const ProfileOptions& options, const CancelToken& cancel,
+                                    const ProgressSink& progress)
+{
+    const int repeat = std::max(1, options.repeat);
+    const double steps = repeat + 2.0 + (options.compileRegions ? 1.0 : 0.0);
+    reportProgress(progress, 0.0, "measuring machine peaks");
+    const MachinePeaks peaks = options.peaks ? *options.peaks : measurePeaks();
+    exec::RunOptions ro = options.run;
+    ro.repeat = 1;
+    ro.perNodeTiming = true;
+    ro.keep = regionInputNames(graph, regions);
+    reportProgress(progress, 1.0 / steps, "warm-up run");
+    auto warm = exec::Interpreter::run(graph, ro, cancel);
+    if (!warm) {
+        return warm.error();
+    }
+    if (!warm->ok) {
+        const auto& u = warm->unsupported.front();
+        return makeError(ErrorCode::Unsupported,
+                         std::to_string(warm->unsupported.size()) +
+                             " node(s) cannot run, first " + u.node + " (" + u.target +
+                             "): " + u.reason,
+                         u.node);
+    }
+    ro.keep.clear();
+    std::vector<std::vector<exec::NodeTiming>> runs;
+    std::vector<double> totals;
+    for (int i = 0; i < repeat; ++i) {
+        if (cancel.isCancelled()) {
+            return cancelled();
+        }
+        reportProgress(progress, (2.0 + i) / steps, "timed run");
+        auto r = exec::Interpreter::run(graph, ro, cancel);
+        if (!r) {
+            return r.error();
+        }
+        runs.push_back(std::move(r->perNode));
+        totals.push_back(r->totalMs);
+    }
+    RuntimeProfile p = assembleProfile(graph, regions, runs, totals, peaks);
+    p.device = warm->device;
+    p.peakBytes = warm->peakBytes;
+    p.notes = warm->notes;
+    if (options.compileRegions && !regions.empty()) {
+        reportProgress(progress, (2.0 + repeat) / steps, "compiling regions");
+        compileRegions(graph, regions, options, warm->kept, p, cancel);
+        if (cancel.isCancelled()) {
+            return cancelled();
+        }
+        applyRoofline(p);
+    }
+    reportProgress(progress, 1.0, "done");
+    return p;
+}
+
+std::vector<TraceEvent> runtimeProfileTraceEvents(const RuntimeProfile& profile)
+{
+    std::vector<TraceEvent> events;
+    double t = 0.0;
+    std::map<std::string, double> regionStart;
+    for (const auto& n : profile.nodes) {
+        const double dur = n.eager.medianMs * 1000.0;
+        events.push_back({n.name, "node", t, dur, 1, 1,
+                          {{"target", n.target}, {"region", n.region},
+                           {"bound", std::string(boundName(n.bound))}}});
+        if (!n.region.empty() && regionStart.count(n.region) == 0) {
+            regionStart[n.region] = t;
+        }
+        t += dur;
+    }
+    double ct = 0.0;
+    for (const auto& r : profile.regions) {
+        const double start = regionStart.count(r.id) != 0 ? regionStart[r.id] : 0.0;
+        events.push_back({r.id, "region.eager", start, r.eager.medianMs * 1000.0, 1, 2,
+                          {{"bound", std::string(boundName(r.bound))}}});
+        if (r.compiledMs) {
+            events.push_back({r.id, "region.compiled", ct, *r.compiledMs * 1000.0, 1, 3,
+                              {{"state", r.compileState}}});
+            ct += *r.compiledMs * 1000.0;
+        }
+    }
+    return events;
+}
+
+std::string profileCsv(const RuntimeProfile& profile)
+{
+    std::string out = "kind,name,target,region,eager_ms,spread_ms,compiled_ms,speedup,share,"
+                      "bytes,bytes_moved,flops,bound,efficiency\n";
+    for (const auto& n : profile.nodes) {
+        out += "node," + csvField(n.name) + "," + csvField(n.target) + "," +
+               csvField(n.region) + "," + num(n.eager.medianMs) + "," + num(n.eager.spreadMs) +
+               ",,," + num(n.share) + "," + std::to_string(n.bytes) + "," +
+               std::to_string(n.bytesMoved) + "," + num(n.flops) + "," +
+               std::string(boundName(n.bound)) + "," + num(n.efficiency) + "\n";
+    }
+    for (const auto& r : profile.regions) {
+        const std::string compiled = r.compiledMs ? num(*r.compiledMs) : "";
+        const std::string speedup =
+            r.compiledMs && *r.compiledMs > 0 ? num(r.eager.medianMs / *r.compiledMs) : "";
+        out += "region," + csvField(r.id) + ",," + csvField(r.id) + "," +
+               num(r.eager.medianMs) + "," + num(r.eager.spreadMs) + "," + compiled + "," +
+               speedup + "," + num(r.share) + ",0," + std::to_string(r.bytesMoved) + "," +
+               num(r.flops) + "," + std::string(boundName(r.bound)) + "," +
+               num(r.efficiency) + "\n";
+    }
+    return out;
+}
+
+} // namespace fxs::profile

@@ -1,0 +1,118 @@
+// Run-time profile of a graph: per node and per region, eager (and, for regions, compiled) time
+// as median and spread over N timed runs after a warm-up, bytes allocated and moved, and the
+// roofline verdict against this machine's measured peaks. Also its Chrome trace and CSV forms.
+// Not the compile-time profile (compile_profile.h); saving and comparing is profile_file.h.
+#pragma once
+
+#include "core/exec/interpreter.h"
+#include "core/graph/graph.h"
+#include "core/partition/region.h"
+#include "core/profile/roofline.h"
+#include "core/util/cancel.h"
+#include "core/util/result.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fxs::cache {
+class CacheStore;
+}
+
+namespace fxs::profile {
+
+struct TraceEvent;
+
+struct TimeStat {
+    double medianMs = 0.0;
+    double spreadMs = 0.0; // max - min over the timed runs
+    double minMs = 0.0;
+    double maxMs = 0.0;
+    bool operator==(const TimeStat&) const = default;
+};
+
+// Median (mean of the two middle values for an even count) and spread of samples; zeros for
+// no samples.
+TimeStat timeStat(std::vector<double> samplesMs);
+
+struct NodeProfile {
+    std::string name;
+    std::string target;
+    std::string region;              // id of the region holding it, "" when none
+    TimeStat eager;
+    std::optional<double> compiledMs; // nodes are compiled as parts of regions: always nullopt
+    std::int64_t bytes = 0;          // bytes allocated: its value (0 for getitem / unknown)
+    std::int64_t bytesMoved = 0;     // tensor inputs + its value
+    double flops = 0.0;              // mm/bmm/addmm/convolution, else 0
+    double share = 0.0;              // eager median / sum of every node's eager median
+    Bound bound = Bound::Memory;
+    double efficiency = 0.0;
+    bool operator==(const NodeProfile&) const = default;
+};
+
+struct RegionProfile {
+    std::string id;
+    std::vector<std::string> nodes;   // node names, graph order
+    TimeStat eager;                   // per run, the sum of its nodes' times
+    std::optional<double> compiledMs; // mean of the region compiler's timed runs
+    std::string compileState;         // "hit", "miss", "fallback", "" when not compiled
+    std::int64_t bytesMoved = 0;      // region inputs + outputs (partition::Region bytes)
+    double flops = 0.0;
+    double share = 0.0;
+    Bound bound = Bound::Memory;      // judged on compiled ms when known, else eager
+    double efficiency = 0.0;
+    bool operator==(const RegionProfile&) const = default;
+};
+
+struct RuntimeProfile {
+    std::string graph;   // the graph's name or source path
+    std::string device;  // "cpu"
+    int repeat = 0;      // timed runs
+    TimeStat total;      // whole-graph wall time per run
+    std::int64_t peakBytes = 0;
+    MachinePeaks peaks;
+    std::vector<NodeProfile> nodes;   // call nodes, graph order
+    std::vector<RegionProfile> regions;
+    std::vector<std::string> notes;
+    bool operator==(const RuntimeProfile&) const = default;
+};
+
+struct ProfileOptions {
+    exec::RunOptions run;          // inputs, sizes, seed, device (repeat is ignored)
+    int repeat = 5;                // timed runs after one warm-up run
+    std::optional<MachinePeaks> peaks; // given peaks; nullopt: measure them
+    bool compileRegions = false;   // time regions with the region compiler when it is built
+    cache::CacheStore* store = nullptr; // region compiler cache (null: build in a temp dir)
+};
+
+// Whether this build has the region compiler (fxscope_compile).
+bool regionCompilerAvailable();
+
+// Runs the graph 1 + repeat times and assembles the profile. Errors: the engine cannot run the
+// graph (unsupported ops are listed), an operator failed, or the token was cancelled.
+Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
+                                    const std::vector<partition::Region>& regions,
+                                    const ProfileOptions& options,
+                                    const CancelToken& cancel = CancelToken::none(),
+                                    const ProgressSink& progress = {});
+
+// The pure part of profileGraph: per-run node timings (one vector per timed run, the engine's
+// perNode) and whole-run times into a profile. Exposed for tests and for the app.
+RuntimeProfile assembleProfile(const graph::Graph& graph,
+                               const std::vector<partition::Region>& regions,
+                               const std::vector<std::vector<exec::NodeTiming>>& runs,
+                               const std::vector<double>& totalsMs, const MachinePeaks& peaks);
+
+// Fills bound/efficiency of nodes and regions from their times and the profile's peaks.
+void applyRoofline(RuntimeProfile& profile);
+
+// Chrome trace: pid 1, tid 1 holds the nodes laid end to end by eager median, tid 2 the
+// regions (eager), tid 3 the compiled regions.
+std::vector<TraceEvent> runtimeProfileTraceEvents(const RuntimeProfile& profile);
+
+// The table as CSV (RFC 4180 quoting): kind,name,target,region,eager_ms,spread_ms,compiled_ms,
+// speedup,share,bytes,bytes_moved,flops,bound,efficiency — node rows, then region rows.
+std::string profileCsv(const RuntimeProfile& profile);
+
+} // namespace fxs::profile

@@ -1,0 +1,121 @@
+// fxscope-cli profile end to end: the JSON contract on the annotated GPT-2 forward graph (its
+// annotation region, FLOPs of its two addmm nodes counted by hand), the Chrome trace, CSV and
+// saved profile it writes, and bad arguments.
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using nlohmann::json;
+
+namespace {
+
+struct CliRun {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+CliRun runCli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(FXSCOPE_CLI_PATH), args);
+    CliRun r;
+    if (!p.waitForFinished(300000)) {
+        p.kill();
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+QString graphFixture(const char* name)
+{
+    return QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/graphs/") + name + ".txt";
+}
+
+std::string slurp(const QString& path)
+{
+    std::ifstream in(path.toStdString());
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+class TestCliProfile : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void jsonContractOnAnnotatedGpt()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath("t.json");
+        const QString csv = dir.filePath("t.csv");
+        const QString saved = dir.filePath("p.json");
+        auto r = runCli({"profile", graphFixture("gpt2_annotated_fw"), "--json", "--repeat", "2",
+                         "--eager-only", "--trace", trace, "--csv", csv, "--save", saved});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY(!j.is_discarded());
+        QVERIFY(j.at("copy_GBps").get<double>() > 0);
+        // 98 torch.ops lines + the getitem lines: every call node is listed once.
+        const auto& nodes = j.at("nodes");
+        QVERIFY(nodes.size() > 98);
+        for (const auto& n : nodes) {
+            for (const char* key : {"name", "target", "eager_ms", "compiled_ms", "bytes"}) {
+                QVERIFY2(n.contains(key), key);
+            }
+            QVERIFY(n.at("compiled_ms").is_null());
+            QVERIFY(n.at("eager_ms").get<double>() >= 0);
+        }
+        // The annotated block (lines 51-66): layer norm, 3 getitem, 4 views, 2 t, 2 addmm,
+        // gelu, add_2 = 14 nodes; its two addmm are 2*256*1024*256 FLOPs each.
+        QCOMPARE(j.at("regions").size(), std::size_t{1});
+        const auto& region = j.at("regions")[0];
+        QCOMPARE(region.at("id").get<std::string>(), std::string("r0"));
+        QCOMPARE(region.at("nodes").size(), std::size_t{14});
+        QVERIFY(region.at("compiled_ms").is_null());
+        QCOMPARE(region.at("flops").get<double>(), 2.0 * 2 * 256 * 1024 * 256);
+        const std::string bound = region.at("bound");
+        QVERIFY(bound == "memory" || bound == "compute");
+        QVERIFY(region.at("efficiency").get<double>() > 0);
+        // The files it wrote.
+        const json t = json::parse(slurp(trace), nullptr, false);
+        QVERIFY(!t.is_discarded());
+        QCOMPARE(t.at("traceEvents").size(), nodes.size() + 1);
+        const std::string table = slurp(csv);
+        QCOMPARE(std::size_t(std::count(table.begin(), table.end(), '\n')), 1 + nodes.size() + 1);
+        const json p = json::parse(slurp(saved), nullptr, false);
+        QCOMPARE(p.at("schema").get<std::string>(), std::string("fxscope-runtime-profile"));
+        QCOMPARE(p.at("nodes").size(), nodes.size());
+    }
+
+    void textOutputWithoutRegions()
+    {
+        auto r = runCli({"profile", graphFixture("resnet18_infer"), "--repeat", "1"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("convolution"));
+        QVERIFY(r.out.contains("GB/s"));
+    }
+
+    void badArguments()
+    {
+        QCOMPARE(runCli({"profile", "/nonexistent/graph.txt"}).exitCode, 2);
+        QVERIFY(runCli({"profile", graphFixture("resnet18_infer"), "--repeat", "0"}).exitCode !=
+                0);
+        QVERIFY(runCli({"profile", graphFixture("resnet18_infer"), "--auto", "--project",
+                        "x.fxscope"})
+                    .exitCode != 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliProfile)
+#include "tst_cli_profile.moc"
