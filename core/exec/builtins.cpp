@@ -3,6 +3,7 @@
 #include "core/exec/composites.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -47,34 +48,35 @@ std::int64_t floorDiv(std::int64_t a, std::int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-void opAdd(Stack& s) { binary(s, [](auto a, auto b) { return a + b; }, [](double a, double b) { return a + b; }); }
-void opSub(Stack& s) { binary(s, [](auto a, auto b) { return a - b; }, [](double a, double b) { return a - b; }); }
-void opMul(Stack& s) { binary(s, [](auto a, auto b) { return a * b; }, [](double a, double b) { return a * b; }); }
+// Transparent functors work on int64 and double alike.
+template <class Op>
+void arith(Stack& s)
+{
+    binary(s, Op{}, Op{});
+}
+
 void opFloorDiv(Stack& s)
 {
     binary(s, floorDiv, [](double a, double b) { return std::floor(a / b); });
 }
+
 void opTrueDiv(Stack& s)
 {
-    binary(s, [](auto a, auto b) { return static_cast<double>(a) / static_cast<double>(b); },
-           [](double a, double b) { return a / b; });
+    auto div = [](double a, double b) { return a / b; };
+    binary(s, div, div);
 }
+
 void opMod(Stack& s)
 {
     binary(s, [](auto a, auto b) { return a - floorDiv(a, b) * b; },
            [](double a, double b) { return a - std::floor(a / b) * b; });
 }
+
 void opPow(Stack& s)
 {
-    binary(s, [](auto a, auto b) { return std::pow(static_cast<double>(a), static_cast<double>(b)); },
-           [](double a, double b) { return std::pow(a, b); });
+    auto pow = [](double a, double b) { return std::pow(a, b); };
+    binary(s, pow, pow);
 }
-void opEq(Stack& s) { binary(s, [](auto a, auto b) { return a == b; }, [](double a, double b) { return a == b; }); }
-void opNe(Stack& s) { binary(s, [](auto a, auto b) { return a != b; }, [](double a, double b) { return a != b; }); }
-void opLt(Stack& s) { binary(s, [](auto a, auto b) { return a < b; }, [](double a, double b) { return a < b; }); }
-void opLe(Stack& s) { binary(s, [](auto a, auto b) { return a <= b; }, [](double a, double b) { return a <= b; }); }
-void opGt(Stack& s) { binary(s, [](auto a, auto b) { return a > b; }, [](double a, double b) { return a > b; }); }
-void opGe(Stack& s) { binary(s, [](auto a, auto b) { return a >= b; }, [](double a, double b) { return a >= b; }); }
 
 void opNeg(Stack& s)
 {
@@ -97,11 +99,20 @@ struct Builtin {
 StackFn findOperatorBuiltin(std::string_view name, int& arity)
 {
     static const std::map<std::string, Builtin, std::less<>> table = {
-        {"add", {opAdd, 2}},       {"sub", {opSub, 2}},   {"mul", {opMul, 2}},
-        {"floordiv", {opFloorDiv, 2}}, {"truediv", {opTrueDiv, 2}}, {"mod", {opMod, 2}},
-        {"pow", {opPow, 2}},       {"eq", {opEq, 2}},     {"ne", {opNe, 2}},
-        {"lt", {opLt, 2}},         {"le", {opLe, 2}},     {"gt", {opGt, 2}},
-        {"ge", {opGe, 2}},         {"neg", {opNeg, 1}},
+        {"add", {arith<std::plus<>>, 2}},
+        {"sub", {arith<std::minus<>>, 2}},
+        {"mul", {arith<std::multiplies<>>, 2}},
+        {"floordiv", {opFloorDiv, 2}},
+        {"truediv", {opTrueDiv, 2}},
+        {"mod", {opMod, 2}},
+        {"pow", {opPow, 2}},
+        {"eq", {arith<std::equal_to<>>, 2}},
+        {"ne", {arith<std::not_equal_to<>>, 2}},
+        {"lt", {arith<std::less<>>, 2}},
+        {"le", {arith<std::less_equal<>>, 2}},
+        {"gt", {arith<std::greater<>>, 2}},
+        {"ge", {arith<std::greater_equal<>>, 2}},
+        {"neg", {opNeg, 1}},
     };
     auto it = table.find(name);
     if (it == table.end()) {

@@ -96,9 +96,10 @@ at::Tensor attentionScores(const at::Tensor& q, const at::Tensor& k, const at::T
         scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
     }
     if (mask.defined()) {
-        scores = mask.scalar_type() == at::kBool
-                     ? scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity())
-                     : scores + mask;
+        scores =
+            mask.scalar_type() == at::kBool
+                ? scores.masked_fill(mask.logical_not(), -std::numeric_limits<double>::infinity())
+                : scores + mask;
     }
     return scores;
 }
@@ -339,7 +340,8 @@ const std::vector<Composite>& composites()
          "Tensor key, Tensor value, Tensor attn_bias, Tensor out, Tensor logsumexp, "
          "Tensor philox_seed, Tensor philox_offset, float dropout_p, bool[4] grad_input_mask, "
          "bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor)",
-         efficientAttentionBackward, "P = exp(S - lse); dV = P^T dO; dS = P (dO V^T - rowsum(dO O))"},
+         efficientAttentionBackward,
+         "P = exp(S - lse); dV = P^T dO; dS = P (dO V^T - rowsum(dO O))"},
         {"aten::_scaled_dot_product_flash_attention", "",
          "aten::_scaled_dot_product_flash_attention(Tensor query, Tensor key, Tensor value, "
          "float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, "
@@ -366,8 +368,8 @@ const std::vector<Composite>& composites()
          "(Tensor grad_query, Tensor grad_key, Tensor grad_value)",
          flashAttentionCpuBackward, "as the efficient backward"},
         {"aten::_safe_softmax", "",
-         "aten::_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
-         safeSoftmax, "softmax, fully masked rows set to 0"},
+         "aten::_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", safeSoftmax,
+         "softmax, fully masked rows set to 0"},
         {"aten::_unsafe_index", "Tensor",
          "aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", unsafeIndex,
          "index.Tensor"},

@@ -158,7 +158,8 @@ bool planNode(const Node& node, c10::Device device, Step& step, Plan& plan)
         if (node.target.find("::") != std::string::npos) {
             return planOperator(node, device, step, plan);
         }
-        unsupported(plan, node, "not an operator overload (a dynamo-level graph?); run an AOT graph");
+        unsupported(plan, node,
+                    "not an operator overload (a dynamo-level graph?); run an AOT graph");
         return false;
     default:
         unsupported(plan, node, std::string(graph::opKindName(node.op)) + " nodes are not run");
@@ -168,7 +169,8 @@ bool planNode(const Node& node, c10::Device device, Step& step, Plan& plan)
 
 } // namespace
 
-Plan buildPlan(const graph::Graph& graph, c10::Device device, const std::vector<graph::NodeId>& keep)
+Plan buildPlan(const graph::Graph& graph, c10::Device device,
+               const std::vector<graph::NodeId>& keep)
 {
     Plan plan;
     plan.steps.reserve(graph.size());

@@ -124,7 +124,8 @@ Result<FeedPlan> matchBackwardInputs(const graph::Graph& fw, const graph::Graph&
         if (src.tangent && !src.meta.isTensor()) {
             src.meta = p.meta;
             const auto k = std::atoi(p.name.c_str() + std::min<std::size_t>(p.name.size(), 9));
-            if (!src.meta.isTensor() && k >= 1 && static_cast<std::size_t>(k) <= candidates.size()) {
+            if (!src.meta.isTensor() && k >= 1 &&
+                static_cast<std::size_t>(k) <= candidates.size()) {
                 src.meta = fw.node(candidates[k - 1]).meta;
             }
         }

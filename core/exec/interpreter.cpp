@@ -233,10 +233,10 @@ Result<Given> feedFromForward(const graph::Graph& fw, const graph::Graph& bw, co
             (src.rule == "aot-comment" ? byAot : byName)++;
         }
     }
-    report.notes.push_back("ran the forward graph first (" +
-                           std::to_string(fwRun->report.nodesRun) + " nodes); inputs fed from it: " +
-                           std::to_string(byAot) + " by AOT comment, " + std::to_string(byName) +
-                           " by name; " + std::to_string(tangents) + " tangents synthesised");
+    report.notes.push_back(
+        "ran the forward graph first (" + std::to_string(fwRun->report.nodesRun) +
+        " nodes); inputs fed from it: " + std::to_string(byAot) + " by AOT comment, " +
+        std::to_string(byName) + " by name; " + std::to_string(tangents) + " tangents synthesised");
     return given;
 }
 

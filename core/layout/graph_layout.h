@@ -53,7 +53,8 @@ struct ClusterBox {
     Point labelPos;
 };
 
-// A tinted outline behind visible items sharing one annotation value and connected by edges.
+// A tinted outline behind connected visible items of one expanded group sharing one annotation
+// value (see region_hulls.h).
 struct RegionHull {
     std::string value;       // "0" for compile_with_inductor: 0
     std::size_t tint = 0;    // index of the value among the graph's distinct values

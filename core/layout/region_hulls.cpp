@@ -59,8 +59,11 @@ std::vector<RegionHull> computeRegionHulls(const LayoutResult& layout,
     std::vector<std::uint32_t> parent(items.size());
     std::iota(parent.begin(), parent.end(), 0u);
     for (const VisibleEdge& e : layout.visible.edges) {
+        // Only within one cluster: a frame keeps its items together, while an edge across
+        // frames may span the whole drawing and its hull would cover unrelated nodes.
         const std::string& a = items[e.from].region;
-        if (!a.empty() && a == items[e.to].region) {
+        const bool sameCluster = items[e.from].cluster == items[e.to].cluster;
+        if (!a.empty() && a == items[e.to].region && sameCluster) {
             parent[findRoot(parent, e.from)] = findRoot(parent, e.to);
         }
     }

@@ -17,6 +17,7 @@ namespace fxs::profile {
 struct MachinePeaks {
     double copyGBps = 0.0;     // memcpy bandwidth, bytes read + written per second / 1e9
     double matmulGflops = 0.0; // float32 at::mm on the CPU, 2*n^3 / s / 1e9
+    bool operator==(const MachinePeaks&) const = default;
 };
 
 struct PeakOptions {

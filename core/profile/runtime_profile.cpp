@@ -228,6 +228,41 @@ Error cancelled()
     return makeError(ErrorCode::Cancelled, "profiling was cancelled");
 }
 
+Error unsupportedError(const exec::RunReport& report)
+{
+    if (report.unsupported.empty()) {
+        return makeError(ErrorCode::Runtime, "the engine did not run the graph");
+    }
+    const auto& u = report.unsupported.front();
+    return makeError(ErrorCode::Unsupported,
+                     std::to_string(report.unsupported.size()) + " node(s) cannot run, first " +
+                         u.node + " (" + u.target + "): " + u.reason,
+                     u.node);
+}
+
+struct TimedRuns {
+    std::vector<std::vector<exec::NodeTiming>> perNode;
+    std::vector<double> totalsMs;
+};
+
+Status timedRuns(const graph::Graph& graph, const exec::RunOptions& ro, int repeat, double steps,
+                 const CancelToken& cancel, const ProgressSink& progress, TimedRuns& out)
+{
+    for (int i = 0; i < repeat; ++i) {
+        if (cancel.isCancelled()) {
+            return cancelled();
+        }
+        reportProgress(progress, (2.0 + i) / steps, "timed run");
+        auto r = exec::Interpreter::run(graph, ro, cancel);
+        if (!r) {
+            return r.error();
+        }
+        out.perNode.push_back(std::move(r->perNode));
+        out.totalsMs.push_back(r->totalMs);
+    }
+    return {};
+}
+
 } // namespace
 
 Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
@@ -249,29 +284,14 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
         return warm.error();
     }
     if (!warm->ok) {
-        const auto& u = warm->unsupported.front();
-        return makeError(ErrorCode::Unsupported,
-                         std::to_string(warm->unsupported.size()) +
-                             " node(s) cannot run, first " + u.node + " (" + u.target +
-                             "): " + u.reason,
-                         u.node);
+        return unsupportedError(*warm);
     }
     ro.keep.clear();
-    std::vector<std::vector<exec::NodeTiming>> runs;
-    std::vector<double> totals;
-    for (int i = 0; i < repeat; ++i) {
-        if (cancel.isCancelled()) {
-            return cancelled();
-        }
-        reportProgress(progress, (2.0 + i) / steps, "timed run");
-        auto r = exec::Interpreter::run(graph, ro, cancel);
-        if (!r) {
-            return r.error();
-        }
-        runs.push_back(std::move(r->perNode));
-        totals.push_back(r->totalMs);
+    TimedRuns timed;
+    if (auto s = timedRuns(graph, ro, repeat, steps, cancel, progress, timed); !s.ok()) {
+        return s.error();
     }
-    RuntimeProfile p = assembleProfile(graph, regions, runs, totals, peaks);
+    RuntimeProfile p = assembleProfile(graph, regions, timed.perNode, timed.totalsMs, peaks);
     p.device = warm->device;
     p.peakBytes = warm->peakBytes;
     p.notes = warm->notes;

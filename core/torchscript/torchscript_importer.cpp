@@ -215,7 +215,8 @@ void Converter::convertNode(const jit::Node* n)
     const auto kind = n->kind();
     if (kind == c10::prim::Constant) {
         auto v = jit::toIValue(n->output());
-        auto lit = v ? literal(*v, "_tensor_constant" + std::to_string(m_constants++)) : std::nullopt;
+        auto lit =
+            v ? literal(*v, "_tensor_constant" + std::to_string(m_constants++)) : std::nullopt;
         m_env[n->output()] = lit ? *lit : Argument::expr("<constant>");
     } else if (kind == c10::prim::GetAttr) {
         convertGetAttr(n);

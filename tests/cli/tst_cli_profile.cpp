@@ -1,6 +1,6 @@
 // fxscope-cli profile end to end: the JSON contract on the annotated GPT-2 forward graph (its
-// annotation region, FLOPs of its two addmm nodes counted by hand), the Chrome trace, CSV and
-// saved profile it writes, and bad arguments.
+// two annotation regions, their addmm FLOPs counted by hand), the Chrome trace, CSV and saved
+// profile it writes, and bad arguments.
 #include <QtTest>
 
 #include <QTemporaryDir>
@@ -76,23 +76,27 @@ private Q_SLOTS:
             QVERIFY(n.at("compiled_ms").is_null());
             QVERIFY(n.at("eager_ms").get<double>() >= 0);
         }
-        // The annotated block (lines 51-66): layer norm, 3 getitem, 4 views, 2 t, 2 addmm,
-        // gelu, add_2 = 14 nodes; its two addmm are 2*256*1024*256 FLOPs each.
-        QCOMPARE(j.at("regions").size(), std::size_t{1});
-        const auto& region = j.at("regions")[0];
-        QCOMPARE(region.at("id").get<std::string>(), std::string("r0"));
-        QCOMPARE(region.at("nodes").size(), std::size_t{14});
-        QVERIFY(region.at("compiled_ms").is_null());
-        QCOMPARE(region.at("flops").get<double>(), 2.0 * 2 * 256 * 1024 * 256);
-        const std::string bound = region.at("bound");
-        QVERIFY(bound == "memory" || bound == "compute");
-        QVERIFY(region.at("efficiency").get<double>() > 0);
+        // Two annotated blocks (lines 51-66 and 113-128), each: layer norm, 3 getitem, 4 views,
+        // 2 t, 2 addmm, gelu, add = 14 nodes; each addmm is 2*256*1024*256 FLOPs.
+        QCOMPARE(j.at("regions").size(), std::size_t{2});
+        for (const auto& region : j.at("regions")) {
+            QCOMPARE(region.at("nodes").size(), std::size_t{14});
+            QVERIFY(region.at("compiled_ms").is_null());
+            QCOMPARE(region.at("flops").get<double>(), 2.0 * 2 * 256 * 1024 * 256);
+            const std::string bound = region.at("bound");
+            QVERIFY(bound == "memory" || bound == "compute");
+            QVERIFY(region.at("efficiency").get<double>() > 0);
+            QVERIFY(region.at("eager_ms").get<double>() > 0);
+        }
+        QCOMPARE(j.at("regions")[0].at("id").get<std::string>(), std::string("r0"));
+        QCOMPARE(j.at("regions")[0].at("nodes")[0].get<std::string>(),
+                 std::string("native_layer_norm_1"));
         // The files it wrote.
         const json t = json::parse(slurp(trace), nullptr, false);
         QVERIFY(!t.is_discarded());
-        QCOMPARE(t.at("traceEvents").size(), nodes.size() + 1);
+        QCOMPARE(t.at("traceEvents").size(), nodes.size() + 2); // + one per region
         const std::string table = slurp(csv);
-        QCOMPARE(std::size_t(std::count(table.begin(), table.end(), '\n')), 1 + nodes.size() + 1);
+        QCOMPARE(std::size_t(std::count(table.begin(), table.end(), '\n')), 1 + nodes.size() + 2);
         const json p = json::parse(slurp(saved), nullptr, false);
         QCOMPARE(p.at("schema").get<std::string>(), std::string("fxscope-runtime-profile"));
         QCOMPARE(p.at("nodes").size(), nodes.size());

@@ -128,9 +128,10 @@ private Q_SLOTS:
         auto rm = at::randn({3});
         auto rv = at::rand({3}) + 0.5;
         const auto rmBefore = rm.clone();
-        auto g = attentionGraph("aten::_native_batch_norm_legit_functional.default",
-                                {Argument::boolean(true), Argument::real(0.1), Argument::real(1e-5)},
-                                {}, 5, {"x", "w", "b", "rm", "rv"});
+        auto g =
+            attentionGraph("aten::_native_batch_norm_legit_functional.default",
+                           {Argument::boolean(true), Argument::real(0.1), Argument::real(1e-5)}, {},
+                           5, {"x", "w", "b", "rm", "rv"});
         auto r = runWith(g, {{"x", x}, {"w", w}, {"b", bias}, {"rm", rm}, {"rv", rv}});
         QVERIFY(r.ok);
         // By hand: statistics over N, H, W per channel; n = 16 values per channel.
@@ -231,8 +232,9 @@ private Q_SLOTS:
         args.push_back(Argument::list({Argument::boolean(true), Argument::boolean(true),
                                        Argument::boolean(true), Argument::boolean(false)}));
         args.push_back(Argument::boolean(true));
-        const auto op = b.call("bw", "aten::_scaled_dot_product_efficient_attention_backward.default",
-                               std::move(args));
+        const auto op =
+            b.call("bw", "aten::_scaled_dot_product_efficient_attention_backward.default",
+                   std::move(args));
         b.output({Argument::ref(b.getitem("dq", op, 0)), Argument::ref(b.getitem("dk", op, 1)),
                   Argument::ref(b.getitem("dv", op, 2)), Argument::ref(b.getitem("db", op, 3))});
         auto seed = at::zeros({}, at::kLong);
@@ -257,12 +259,14 @@ private Q_SLOTS:
         QVERIFY(r.ok);
         auto [out, lse] = attentionByHand(q, k, v, false);
         QVERIFY(close(outputTensor(r, 0), out));
-        QCOMPARE(outputTensor(r, 1).sizes().vec(), (std::vector<std::int64_t>{2, 3, 4})); // unpadded
+        QCOMPARE(outputTensor(r, 1).sizes().vec(),
+                 (std::vector<std::int64_t>{2, 3, 4})); // unpadded
         QVERIFY(close(outputTensor(r, 1), lse));
 
         auto qd = q.to(at::kDouble).requires_grad_();
-        auto od = at::matmul(at::softmax(at::matmul(qd, k.to(at::kDouble).transpose(-2, -1)) / 2.0, -1),
-                             v.to(at::kDouble));
+        auto od =
+            at::matmul(at::softmax(at::matmul(qd, k.to(at::kDouble).transpose(-2, -1)) / 2.0, -1),
+                       v.to(at::kDouble));
         auto dout = at::ones_like(od);
         od.backward(dout);
         graph::GraphBuilder b;
@@ -286,6 +290,76 @@ private Q_SLOTS:
                            {"seed", seed}, {"offset", seed}});
         QVERIFY(rb.ok);
         QVERIFY(close(outputTensor(rb, 0), qd.grad(), 1e-4));
+    }
+
+    void flashAttentionForCpu()
+    {
+        auto [q, k, v] = randomQkv(5);
+        auto g = attentionGraph("aten::_scaled_dot_product_flash_attention_for_cpu.default",
+                                {Argument::real(0.0), Argument::boolean(true)}, {}, 2);
+        auto r = runWith(g, {{"q", q}, {"k", k}, {"v", v}});
+        QVERIFY(r.ok);
+        auto [out, lse] = attentionByHand(q, k, v, true);
+        QVERIFY(close(outputTensor(r, 0), out));
+        QCOMPARE(outputTensor(r, 1).sizes().vec(), (std::vector<std::int64_t>{2, 3, 5}));
+        QVERIFY(close(outputTensor(r, 1), lse));
+    }
+
+    void batchNormLegitVariants()
+    {
+        at::manual_seed(5);
+        auto x = at::randn({4, 2, 3});
+        auto rm = at::zeros({2});
+        auto rv = at::ones({2});
+        // .default, training: updates the running stats in place (momentum 0.5).
+        auto g =
+            attentionGraph("aten::_native_batch_norm_legit.default",
+                           {Argument::boolean(true), Argument::real(0.5), Argument::real(1e-5)}, {},
+                           1, {"x", "w", "b", "rm", "rv"});
+        auto r = runWith(g, {{"x", x}, {"w", at::ones({2})}, {"b", at::zeros({2})}, {"rm", rm},
+                             {"rv", rv}});
+        QVERIFY(r.ok);
+        auto mean = x.to(at::kDouble).mean(at::IntArrayRef{0, 2});
+        QVERIFY(close(rm, 0.5 * mean));
+        // .no_stats: batch statistics only, weight and bias None.
+        graph::GraphBuilder b;
+        const auto xi = b.placeholder("x");
+        const auto op =
+            b.call("op", "aten::_native_batch_norm_legit.no_stats",
+                   {Argument::ref(xi), Argument::none(), Argument::none(), Argument::boolean(true),
+                    Argument::real(0.1), Argument::real(1e-5)});
+        b.output({Argument::ref(b.getitem("out", op, 0))});
+        auto rn = runWith(b.build().value(), {{"x", x}});
+        QVERIFY(rn.ok);
+        auto xd = x.to(at::kDouble);
+        auto var = (xd - mean.view({1, 2, 1})).pow(2).mean(at::IntArrayRef{0, 2});
+        QVERIFY(close(outputTensor(rn, 0),
+                      (xd - mean.view({1, 2, 1})) / (var.view({1, 2, 1}) + 1e-5).sqrt()));
+    }
+
+    void safeSoftmaxAndUnsafeIndex()
+    {
+        const double inf = std::numeric_limits<double>::infinity();
+        auto x = at::tensor({0.0, 1.0, 2.0, -inf, -inf, -inf}).view({2, 3});
+        auto g =
+            attentionGraph("aten::_safe_softmax.default", {Argument::integer(-1)}, {}, 0, {"x"});
+        auto r = runWith(g, {{"x", x}});
+        QVERIFY(r.ok);
+        // Row 0 by hand: e^i / (1 + e + e^2); row 1 fully masked: zeros, not NaN.
+        const double z = 1 + std::exp(1.0) + std::exp(2.0);
+        auto expected = at::tensor({1 / z, std::exp(1.0) / z, std::exp(2.0) / z, 0.0, 0.0, 0.0});
+        QVERIFY(close(outputTensor(r, 0), expected.view({2, 3})));
+
+        graph::GraphBuilder b;
+        const auto t = b.placeholder("t");
+        const auto idx = b.placeholder("idx");
+        const auto op = b.call("op", "aten::_unsafe_index.Tensor",
+                               {Argument::ref(t), Argument::list({Argument::ref(idx)})});
+        b.output({Argument::ref(op)});
+        auto ri = runWith(b.build().value(), {{"t", at::tensor({10.0, 20.0, 30.0})},
+                                              {"idx", at::tensor({2, 0, 2}, at::kLong)}});
+        QVERIFY(ri.ok);
+        QVERIFY(close(outputTensor(ri, 0), at::tensor({30.0, 10.0, 30.0})));
     }
 };
 

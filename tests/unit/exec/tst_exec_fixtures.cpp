@@ -105,7 +105,8 @@ private Q_SLOTS:
         auto r = exec::Interpreter::run(*bw, o);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
         QVERIFY(r->ok);
-        QVERIFY2(r->notes.back().find("1 by AOT comment, 3 by name; 1 tangents") != std::string::npos,
+        QVERIFY2(r->notes.back().find("1 by AOT comment, 3 by name; 1 tangents") !=
+                     std::string::npos,
                  r->notes.back().c_str());
         // d/dx of 2 * relu(sin(x) @ y): where(sin(x) @ y <= 0, 0, 2 t) @ y^T * cos(x), with y^T
         // the forward's permute_1: the fed `le` must agree with the fed x and y.

@@ -50,7 +50,8 @@ private Q_SLOTS:
         const NodeId y = b.placeholder("y");
         const NodeId add = b.call("add", "aten::add.Tensor", {Argument::ref(x), Argument::ref(y)},
                                   {{"alpha", Argument::integer(2)}});
-        const NodeId mul = b.call("mul", "aten::mul.Tensor", {Argument::ref(add), Argument::real(0.5)});
+        const NodeId mul =
+            b.call("mul", "aten::mul.Tensor", {Argument::ref(add), Argument::real(0.5)});
         const NodeId mm = b.call("mm", "aten::mm.default", {Argument::ref(mul), Argument::ref(y)});
         b.output({Argument::ref(mm), Argument::ref(add)});
         auto g = b.build().value();
@@ -77,7 +78,8 @@ private Q_SLOTS:
         // add.Tensor(i64 scalar, 1): the literal becomes a wrapped number, the result stays i64.
         graph::GraphBuilder b;
         const NodeId n = b.placeholder("n");
-        const NodeId add = b.call("add", "aten::add.Tensor", {Argument::ref(n), Argument::integer(1)});
+        const NodeId add =
+            b.call("add", "aten::add.Tensor", {Argument::ref(n), Argument::integer(1)});
         b.output({Argument::ref(add)});
         RunOptions o;
         o.inputs = storeOf({{"n", at::scalar_tensor(41, at::kLong)}});
@@ -91,7 +93,8 @@ private Q_SLOTS:
     {
         graph::GraphBuilder b;
         const NodeId x = b.placeholder("x", metaOf(DType::Float32, {2, 3}));
-        const NodeId mm = b.call("bad_mm", "aten::mm.default", {Argument::ref(x), Argument::ref(x)});
+        const NodeId mm =
+            b.call("bad_mm", "aten::mm.default", {Argument::ref(x), Argument::ref(x)});
         b.output({Argument::ref(mm)});
         auto r = Interpreter::run(*b.build().value(), {});
         QVERIFY(!r.ok());
@@ -110,15 +113,18 @@ private Q_SLOTS:
                                    {{"dtype", Argument::ofDtype(DType::Float64)}});
         const NodeId cl = b.call("cl", "aten::clone.default", {Argument::ref(x)},
                                  {{"memory_format", Argument::memoryFormat("contiguous_format")}});
-        const NodeId full = b.call("full", "aten::full.default", {ints({2, 3}), Argument::real(1.5)},
-                                   {{"dtype", Argument::ofDtype(DType::Float32)},
-                                    {"layout", Argument::layout("strided")},
-                                    {"device", Argument::ofDevice({"cuda", 0})},
-                                    {"pin_memory", Argument::boolean(false)}});
-        const NodeId cat = b.call("cat", "aten::cat.default",
-                                  {Argument::list({Argument::ref(x), Argument::ref(cl)}), Argument::integer(1)});
-        const NodeId index = b.call("index", "aten::index.Tensor",
-                                    {Argument::ref(x), Argument::list({Argument::none(), Argument::ref(idx)})});
+        const NodeId full =
+            b.call("full", "aten::full.default", {ints({2, 3}), Argument::real(1.5)},
+                   {{"dtype", Argument::ofDtype(DType::Float32)},
+                    {"layout", Argument::layout("strided")},
+                    {"device", Argument::ofDevice({"cuda", 0})},
+                    {"pin_memory", Argument::boolean(false)}});
+        const NodeId cat =
+            b.call("cat", "aten::cat.default",
+                   {Argument::list({Argument::ref(x), Argument::ref(cl)}), Argument::integer(1)});
+        const NodeId index =
+            b.call("index", "aten::index.Tensor",
+                   {Argument::ref(x), Argument::list({Argument::none(), Argument::ref(idx)})});
         const NodeId gelu = b.call("gelu", "aten::gelu.default", {Argument::ref(x)},
                                    {{"approximate", Argument::string("tanh")}});
         const NodeId ln = b.call("ln", "aten::native_layer_norm.default",
@@ -126,17 +132,22 @@ private Q_SLOTS:
                                   Argument::real(1e-5)});
         const NodeId ln0 = b.getitem("ln0", ln, 0);
         const NodeId ln2 = b.getitem("ln2", ln, 2);
-        const NodeId x3 = b.call("x3", "aten::unsqueeze.default", {Argument::ref(x), Argument::integer(0)});
+        const NodeId x3 =
+            b.call("x3", "aten::unsqueeze.default", {Argument::ref(x), Argument::integer(0)});
         const NodeId pool = b.call("pool", "aten::max_pool2d_with_indices.default",
                                    {Argument::ref(x3), Argument::integer(2)});
         const NodeId pool0 = b.getitem("pool0", pool, 0);
-        const NodeId size0 = b.call("size0", "aten::sym_size.int", {Argument::ref(x), Argument::integer(0)});
-        const NodeId twice = b.call("twice", "operator.mul", {Argument::ref(size0), Argument::integer(2)});
-        const NodeId view = b.call("view", "aten::view.default",
-                                   {Argument::ref(cat), Argument::list({Argument::ref(twice), Argument::integer(-1)})});
-        b.output({Argument::ref(sum), Argument::ref(cast), Argument::ref(full), Argument::ref(index),
-                  Argument::ref(gelu), Argument::ref(ln0), Argument::ref(ln2), Argument::ref(view),
-                  Argument::ref(twice), Argument::none(), Argument::ref(pool0)});
+        const NodeId size0 =
+            b.call("size0", "aten::sym_size.int", {Argument::ref(x), Argument::integer(0)});
+        const NodeId twice =
+            b.call("twice", "operator.mul", {Argument::ref(size0), Argument::integer(2)});
+        const NodeId view = b.call(
+            "view", "aten::view.default",
+            {Argument::ref(cat), Argument::list({Argument::ref(twice), Argument::integer(-1)})});
+        b.output({Argument::ref(sum), Argument::ref(cast), Argument::ref(full),
+                  Argument::ref(index), Argument::ref(gelu), Argument::ref(ln0), Argument::ref(ln2),
+                  Argument::ref(view), Argument::ref(twice), Argument::none(),
+                  Argument::ref(pool0)});
         auto g = b.build();
         QVERIFY(g.ok());
         at::manual_seed(4);
@@ -158,7 +169,8 @@ private Q_SLOTS:
         QVERIFY(close(outputTensor(r, 7), at::cat({xt, xt}, 1).view({8, -1})));
         QCOMPARE(r.outputs[8].value, std::string("8"));
         QCOMPARE(r.outputs[9].value, std::string("None"));
-        QVERIFY(close(outputTensor(r, 10), std::get<0>(at::max_pool2d_with_indices(xt.unsqueeze(0), {2, 2}))));
+        QVERIFY(close(outputTensor(r, 10),
+                      std::get<0>(at::max_pool2d_with_indices(xt.unsqueeze(0), {2, 2}))));
     }
 
     void livenessFreesValues()
@@ -192,7 +204,8 @@ private Q_SLOTS:
         graph::GraphBuilder b;
         const NodeId x = b.placeholder("x", metaOf(DType::Float32, {2}));
         const NodeId ok = b.call("relu", "aten::relu.default", {Argument::ref(x)});
-        const NodeId bad = b.call("weird", "aten::definitely_not_an_op.default", {Argument::ref(ok)});
+        const NodeId bad =
+            b.call("weird", "aten::definitely_not_an_op.default", {Argument::ref(ok)});
         const NodeId dyn = b.call("sin", "torch.sin", {Argument::ref(bad)});
         const NodeId kw = b.call("kw", "aten::relu.default", {Argument::ref(dyn)},
                                  {{"nonsense", Argument::integer(1)}});
@@ -218,7 +231,8 @@ private Q_SLOTS:
         const NodeId w = b.placeholder("w", metaOf(DType::Float32, {10, 4}));
         const NodeId idx = b.placeholder("idx", metaOf(DType::Int64, {500}));
         const NodeId v = b.call("v", "aten::view.default", {Argument::ref(idx), ints({25, 20})});
-        const NodeId emb = b.call("emb", "aten::embedding.default", {Argument::ref(w), Argument::ref(v)});
+        const NodeId emb =
+            b.call("emb", "aten::embedding.default", {Argument::ref(w), Argument::ref(v)});
         b.output({Argument::ref(emb)});
         auto g = b.build().value();
         RunOptions o;
@@ -294,7 +308,8 @@ private Q_SLOTS:
         graph::GraphBuilder b;
         const NodeId x = b.placeholder("x");
         const NodeId y = b.placeholder("y");
-        b.output({Argument::ref(b.call("add", "aten::add.Tensor", {Argument::ref(x), Argument::ref(y)}))});
+        b.output({Argument::ref(
+            b.call("add", "aten::add.Tensor", {Argument::ref(x), Argument::ref(y)}))});
         RunOptions o;
         o.inputsFile = FXSCOPE_TEST_DATA "/exec/inputs_xy.pt";
         auto r = mustRun(*b.build().value(), o);
@@ -303,7 +318,8 @@ private Q_SLOTS:
         QCOMPARE(values, (std::vector<double>{10, 11, 12, 13, 14, 15}));
         // inputs_list1.pt: torch.save([arange(3.)]): positional, and a one-element list.
         graph::GraphBuilder p;
-        p.output({Argument::ref(p.call("neg", "aten::neg.default", {Argument::ref(p.placeholder("a"))}))});
+        p.output({Argument::ref(
+            p.call("neg", "aten::neg.default", {Argument::ref(p.placeholder("a"))}))});
         RunOptions po;
         po.inputsFile = FXSCOPE_TEST_DATA "/exec/inputs_list1.pt";
         auto pr = mustRun(*p.build().value(), po);
@@ -341,7 +357,8 @@ private Q_SLOTS:
         const NodeId tb = bb.call("tb", "aten::threshold_backward.default",
                                   {Argument::ref(tan), Argument::ref(saved), Argument::integer(0)});
         const NodeId at_ = bb.call("at", "aten::t.default", {Argument::ref(pa)});
-        const NodeId gw = bb.call("gw", "aten::mm.default", {Argument::ref(at_), Argument::ref(tb)});
+        const NodeId gw =
+            bb.call("gw", "aten::mm.default", {Argument::ref(at_), Argument::ref(tb)});
         bb.output({Argument::ref(gw)});
         auto bw = bb.build().value();
         RunOptions o;
@@ -357,7 +374,8 @@ private Q_SLOTS:
         // The forward's primals_2 is not kept, but mm = primals_1 @ primals_2 must be
         // consistent with primals_1: check the gradient formula on the fed values.
         QVERIFY(close(outputTensor(r, 0), at::mm(pa1.t(), tanv * (mmv > 0))));
-        QVERIFY(r.notes.back().find("1 by AOT comment, 1 by name; 1 tangents") != std::string::npos);
+        QVERIFY(r.notes.back().find("1 by AOT comment, 1 by name; 1 tangents") !=
+                std::string::npos);
 
         // An input that matches nothing is an error naming it.
         o.keep.clear();

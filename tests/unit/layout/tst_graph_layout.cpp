@@ -146,8 +146,14 @@ private Q_SLOTS:
             QVERIFY(b.center.x > it->rect.x0 && b.center.x < it->rect.x1);
             QVERIFY(b.center.y > it->rect.y0 && b.center.y < it->rect.y1);
         }
-        // The MLPs carry compile_with_inductor: 0.
+        // The MLPs carry compile_with_inductor: 0; a hull never spans two frames.
         QVERIFY(!r->regions.empty());
+        for (const RegionHull& h : r->regions) {
+            for (std::uint32_t item : h.items) {
+                QCOMPARE(r->visible.items[item].cluster, r->visible.items[h.items[0]].cluster);
+                QCOMPARE(r->visible.items[item].region, std::string("0"));
+            }
+        }
     }
 
     void collapsedGpt12BackwardAndExpandKeepsOthers()

@@ -1,0 +1,216 @@
+// ProfilePanel: table + proxy sorting, Qt Charts bar charts, legend swatches, progress/cancel.
+#include "views/panels/profile_panel.h"
+
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QHorizontalBarSeries>
+#include <QtCharts/QValueAxis>
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace fxs::views {
+namespace {
+
+// A horizontal bar chart of (label, value) pairs, first on top.
+QChart* barChart(const QString& title, const QStringList& labels, const QList<qreal>& values,
+                 QBarSet** setOut)
+{
+    auto* chart = new QChart;
+    chart->setTitle(title);
+    chart->legend()->hide();
+    auto* set = new QBarSet(title);
+    QStringList reversed;
+    for (qsizetype i = labels.size() - 1; i >= 0; --i) {
+        *set << values[i];
+        reversed << labels[i];
+    }
+    auto* series = new QHorizontalBarSeries;
+    series->append(set);
+    chart->addSeries(series);
+    auto* names = new QBarCategoryAxis;
+    names->append(reversed);
+    chart->addAxis(names, Qt::AlignLeft);
+    series->attachAxis(names);
+    auto* ms = new QValueAxis;
+    ms->setTitleText(QObject::tr("ms"));
+    chart->addAxis(ms, Qt::AlignBottom);
+    series->attachAxis(ms);
+    if (setOut != nullptr) {
+        *setOut = set;
+    }
+    return chart;
+}
+
+} // namespace
+
+ProfilePanel::ProfilePanel(QWidget* parent)
+    : QWidget(parent), m_model(new ProfileModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_view(new QTableView(this)), m_topChart(new QChartView(this)),
+      m_phaseChart(new QChartView(this)), m_legend(new QHBoxLayout),
+      m_progress(new QProgressBar(this)), m_run(new QPushButton(tr("Profile"), this)),
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_status(new QLabel(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(ProfileModel::SortRole);
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->sortByColumn(ProfileModel::EagerColumn, Qt::DescendingOrder);
+    m_topChart->setMinimumHeight(180);
+    m_phaseChart->setMinimumHeight(140);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_run);
+    top->addWidget(m_cancel);
+    top->addWidget(m_progress, 1);
+    top->addWidget(m_status, 1);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_view);
+    splitter->addWidget(m_topChart);
+    splitter->addWidget(m_phaseChart);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addLayout(m_legend);
+    layout->addWidget(splitter, 1);
+    setBusy(false);
+
+    connect(m_run, &QPushButton::clicked, this, &ProfilePanel::profileRequested);
+    connect(m_cancel, &QPushButton::clicked, this, &ProfilePanel::cancelRequested);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!m_selecting && current.isValid()) {
+                    emitForSourceRow(m_proxy->mapToSource(current).row());
+                }
+            });
+}
+
+void ProfilePanel::setProfile(profile::RuntimeProfile profile)
+{
+    m_model->setProfile(std::move(profile));
+    m_status->setText(tr("%1 runs, median %2 ms, copy %3 GB/s")
+                          .arg(m_model->profile().repeat)
+                          .arg(m_model->profile().total.medianMs, 0, 'f', 3)
+                          .arg(m_model->profile().peaks.copyGBps, 0, 'f', 1));
+    rebuildTopChart();
+    rebuildLegend();
+}
+
+void ProfilePanel::rebuildTopChart()
+{
+    std::vector<const profile::NodeProfile*> nodes;
+    for (const auto& n : m_model->profile().nodes) {
+        nodes.push_back(&n);
+    }
+    std::stable_sort(nodes.begin(), nodes.end(), [](const auto* a, const auto* b) {
+        return a->eager.medianMs > b->eager.medianMs;
+    });
+    nodes.resize(std::min<std::size_t>(nodes.size(), kTopN));
+    m_topNames.clear();
+    QList<qreal> values;
+    for (const auto* n : nodes) {
+        m_topNames << QString::fromStdString(n->name);
+        values << n->eager.medianMs;
+    }
+    QBarSet* set = nullptr;
+    m_topChart->setChart(barChart(tr("Slowest nodes (eager median)"), m_topNames, values, &set));
+    const int count = static_cast<int>(m_topNames.size());
+    connect(set, &QBarSet::clicked, this, [this, count](int index) {
+        const QString name = m_topNames.value(count - 1 - index); // bars run bottom-up
+        selectName(name);
+        Q_EMIT nodeSelected(name);
+    });
+}
+
+void ProfilePanel::setCompileProfile(const profile::CompileProfileResult& compile)
+{
+    QStringList labels;
+    QList<qreal> values;
+    for (const auto& c : compile.compiles) {
+        for (const auto& p : c.phases) {
+            labels << QString::fromStdString(c.compileId.toString() + " " + p.name);
+            values << p.ms();
+        }
+    }
+    m_phaseChart->setChart(barChart(tr("Compile phases"), labels, values, nullptr));
+}
+
+void ProfilePanel::rebuildLegend()
+{
+    while (QLayoutItem* item = m_legend->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    m_legend->addWidget(new QLabel(tr("Time share:"), this));
+    for (const auto& [share, color] : ProfileModel::legend(m_model->profile())) {
+        auto* swatch = new QLabel(QString::number(share * 100, 'f', 0) + "%", this);
+        swatch->setObjectName("legendStop");
+        swatch->setAutoFillBackground(true);
+        swatch->setStyleSheet(QString("background:%1;padding:1px 6px;").arg(color.name()));
+        m_legend->addWidget(swatch);
+    }
+    m_legend->addStretch(1);
+}
+
+int ProfilePanel::legendStops() const
+{
+    return static_cast<int>(findChildren<QLabel*>("legendStop").size());
+}
+
+void ProfilePanel::emitForSourceRow(int row)
+{
+    const QString name = m_model->index(row, ProfileModel::NameColumn).data().toString();
+    if (m_model->index(row, 0).data(ProfileModel::IsRegionRole).toBool()) {
+        Q_EMIT regionSelected(name);
+    } else {
+        Q_EMIT nodeSelected(name);
+    }
+}
+
+void ProfilePanel::selectName(const QString& name)
+{
+    m_selecting = true;
+    const int row = m_model->rowOf(name);
+    if (row < 0) {
+        m_view->selectionModel()->clearSelection();
+    } else {
+        const QModelIndex at = m_proxy->mapFromSource(m_model->index(row, 0));
+        m_view->selectionModel()->setCurrentIndex(
+            at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_view->scrollTo(at);
+    }
+    m_selecting = false;
+}
+
+void ProfilePanel::setBusy(bool busy)
+{
+    m_progress->setVisible(busy);
+    m_cancel->setVisible(busy);
+    m_run->setEnabled(!busy);
+    if (busy) {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(0);
+    }
+}
+
+void ProfilePanel::setProgress(double fraction, const QString& phase)
+{
+    m_progress->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
+    m_progress->setFormat(phase + " %p%");
+}
+
+} // namespace fxs::views

@@ -1,0 +1,72 @@
+// The Profile dock: a sortable table of a run-time profile (node/region, eager, compiled,
+// speedup, share, bound), a top-N bar chart of node times, a compile-phase chart, the overlay
+// legend and progress/cancel for a running profile. Selecting a row or bar emits nodeSelected;
+// selectName selects from outside (the graph view). Does not run profiles itself: the app does,
+// in the background, and feeds progress and the result in.
+#pragma once
+
+#include "core/profile/compile_profile.h"
+#include "views/models/profile_model.h"
+
+#include <QWidget>
+
+class QChartView;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+class QHBoxLayout;
+
+namespace fxs::views {
+
+class ProfilePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ProfilePanel(QWidget* parent = nullptr);
+
+    void setProfile(profile::RuntimeProfile profile);
+    void setCompileProfile(const profile::CompileProfileResult& compile);
+    ProfileModel* model() const { return m_model; }
+    QTableView* view() const { return m_view; }
+    QChartView* topChart() const { return m_topChart; }
+    QChartView* phaseChart() const { return m_phaseChart; }
+    int legendStops() const;
+    // Node names behind the bars of the top-N chart, largest first.
+    const QStringList& topNames() const { return m_topNames; }
+
+    static constexpr int kTopN = 10;
+
+public Q_SLOTS:
+    // Selects the row of a node or region name (no signal back). Unknown names clear it.
+    void selectName(const QString& name);
+    // Running: shows the progress bar and Cancel; fraction in [0, 1].
+    void setBusy(bool busy);
+    void setProgress(double fraction, const QString& phase);
+
+Q_SIGNALS:
+    void nodeSelected(const QString& name);
+    void regionSelected(const QString& id);
+    void profileRequested();
+    void cancelRequested();
+
+private:
+    void rebuildTopChart();
+    void rebuildLegend();
+    void emitForSourceRow(int row);
+
+    ProfileModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_view;
+    QChartView* m_topChart;
+    QChartView* m_phaseChart;
+    QHBoxLayout* m_legend;
+    QProgressBar* m_progress;
+    QPushButton* m_run;
+    QPushButton* m_cancel;
+    QLabel* m_status;
+    QStringList m_topNames;
+    bool m_selecting = false;
+};
+
+} // namespace fxs::views
