@@ -1,6 +1,7 @@
 // Region hulls of a laid-out view: visible items that share one annotation value
 // (compile_with_inductor), sit in the same expanded group and are connected by edges form one
-// region; each gets the convex hull of its padded boxes. Pure geometry on a LayoutResult; no Graphviz.
+// region; each gets the convex hull of its padded boxes. Pure geometry on a LayoutResult; no
+// Graphviz.
 #pragma once
 
 #include "core/layout/graph_layout.h"

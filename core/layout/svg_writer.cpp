@@ -63,7 +63,8 @@ struct Flip {
 void writeRegions(std::ostream& os, const LayoutResult& l, const Flip& f)
 {
     for (const RegionHull& h : l.regions) {
-        os << "<polygon class=\"region\" fill=\"" << regionTint(h.tint) << "\" fill-opacity=\"0.18\""
+        os << "<polygon class=\"region\" fill=\"" << regionTint(h.tint)
+           << "\" fill-opacity=\"0.18\""
            << " stroke=\"" << regionTint(h.tint) << "\" stroke-opacity=\"0.6\" points=\"";
         for (const Point& p : h.polygon) {
             os << f.xy(p) << ' ';

@@ -3,10 +3,11 @@
 // "0/0", "0/0_1" (attempt 1), "!1/0/0" (compiled autograd 1).
 #pragma once
 
-#include <compare>
+// <string> before <compare>: Qt 6.4's moc cannot parse <concepts> when it comes first.
 #include <optional>
 #include <string>
 #include <string_view>
+#include <compare>
 
 namespace fxs::model {
 

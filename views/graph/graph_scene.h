@@ -24,7 +24,8 @@ public:
 
     // Replaces every item. view must be the ViewGraph the layout was computed from; the scene
     // keeps it for mapping nodes to the items showing them.
-    void setLayout(const layout::LayoutResult& result, std::shared_ptr<const layout::ViewGraph> view);
+    void setLayout(const layout::LayoutResult& result,
+                   std::shared_ptr<const layout::ViewGraph> view);
     void clearLayout();
     const layout::ViewGraph* viewGraph() const { return m_view.get(); }
 

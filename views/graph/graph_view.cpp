@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 namespace fxs::views {
 
@@ -67,14 +66,6 @@ layout::LayoutOptions layoutOptions(const GraphStyle& style)
     return o;
 }
 
-std::string toLower(std::string s)
-{
-    for (char& c : s) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return s;
-}
-
 } // namespace
 
 GraphView::GraphView(QWidget* parent)
@@ -107,7 +98,8 @@ GraphView::GraphView(QWidget* parent)
     });
     connect(m_scene, &GraphScene::groupToggled, this, &GraphView::onGroupToggled);
     connect(m_scene, &GraphScene::jumpRequested, this, &GraphView::selectNode);
-    connect(m_canvas, &GraphCanvas::backgroundClicked, this, [this] { setSelection(std::nullopt); });
+    connect(m_canvas, &GraphCanvas::backgroundClicked, this,
+            [this] { setSelection(std::nullopt); });
     connect(m_canvas, &GraphCanvas::viewportChanged, this, [this] {
         const bool all = m_canvas->visibleSceneRect().contains(m_scene->sceneRect());
         m_minimap->setVisible(!all && !m_scene->sceneRect().isEmpty());
@@ -327,7 +319,8 @@ void GraphView::onGroupToggled(layout::GroupId id)
     }
     Anchor anchor{id, {}};
     if (auto* g = m_scene->groupItem(id)) {
-        anchor.viewportPos = m_canvas->mapFromScene(g->mapToScene(QPointF(0, g->boundingRect().top())));
+        const QPointF top = g->mapToScene(QPointF(0, g->boundingRect().top()));
+        anchor.viewportPos = m_canvas->mapFromScene(top);
     } else if (auto* c = m_scene->clusterItem(id)) {
         const QRectF r = c->boundingRect();
         anchor.viewportPos = m_canvas->mapFromScene(QPointF(r.center().x(), r.top()));
@@ -445,67 +438,6 @@ void GraphView::collapseAll()
         m_fitPending = true;
         requestLayout();
     }
-}
-
-// ---- find -----------------------------------------------------------------------------------
-
-void GraphView::showFindBar()
-{
-    m_findBar->activate();
-    updateMatches(m_findBar->text());
-}
-
-void GraphView::setFindText(const QString& text)
-{
-    if (m_findBar->text() == text) {
-        updateMatches(text);
-    } else {
-        m_findBar->setText(text); // emits textChanged -> updateMatches
-    }
-}
-
-void GraphView::updateMatches(const QString& text)
-{
-    m_matches.clear();
-    m_matchIndex = -1;
-    const std::string needle = toLower(text.trimmed().toStdString());
-    if (m_graph && !needle.empty()) {
-        for (const graph::Node& n : m_graph->nodes()) {
-            if (toLower(n.name).find(needle) != std::string::npos ||
-                toLower(n.target).find(needle) != std::string::npos) {
-                m_matches.push_back(n.id);
-            }
-        }
-    }
-    m_findBar->setStatus(m_matchIndex, findMatchCount());
-}
-
-void GraphView::findNext()
-{
-    stepFind(1);
-}
-
-void GraphView::findPrevious()
-{
-    stepFind(-1);
-}
-
-void GraphView::stepFind(int direction)
-{
-    const int n = findMatchCount();
-    if (n == 0) {
-        return;
-    }
-    if (m_matchIndex < 0 && m_selected) {
-        // Continue from the selected node rather than from the top of the graph.
-        const auto it = direction > 0
-                            ? std::upper_bound(m_matches.begin(), m_matches.end(), *m_selected)
-                            : std::lower_bound(m_matches.begin(), m_matches.end(), *m_selected);
-        m_matchIndex = static_cast<int>(it - m_matches.begin()) - (direction > 0 ? 1 : 0);
-    }
-    m_matchIndex = m_matchIndex < 0 && direction < 0 ? n - 1 : (m_matchIndex + direction + n) % n;
-    selectNode(m_matches[static_cast<std::size_t>(m_matchIndex)]);
-    m_findBar->setStatus(m_matchIndex, n);
 }
 
 } // namespace fxs::views

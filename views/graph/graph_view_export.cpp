@@ -48,7 +48,8 @@ bool GraphView::exportPng(const QString& path)
     if (m_scene->items().isEmpty() || source.isEmpty()) {
         return false;
     }
-    const qreal scale = std::min(kPngScale, kMaxPngSide / std::max(source.width(), source.height()));
+    const qreal longest = std::max(source.width(), source.height());
+    const qreal scale = std::min(kPngScale, kMaxPngSide / longest);
     const QSize size = (source.size() * scale).toSize().expandedTo(QSize(1, 1));
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     image.fill(m_scene->style().background);

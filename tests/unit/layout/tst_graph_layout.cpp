@@ -55,8 +55,10 @@ void checkGeometry(const LayoutResult& r)
     for (std::size_t i = 0; i < r.boxes.size(); ++i) {
         const ItemBox& b = r.boxes[i];
         QVERIFY(b.width > 0 && b.height > 0);
-        QVERIFY(b.center.x - b.width / 2 >= r.bbox.x0 - 1 && b.center.x + b.width / 2 <= r.bbox.x1 + 1);
-        QVERIFY(b.center.y - b.height / 2 >= r.bbox.y0 - 1 && b.center.y + b.height / 2 <= r.bbox.y1 + 1);
+        QVERIFY(b.center.x - b.width / 2 >= r.bbox.x0 - 1);
+        QVERIFY(b.center.x + b.width / 2 <= r.bbox.x1 + 1);
+        QVERIFY(b.center.y - b.height / 2 >= r.bbox.y0 - 1);
+        QVERIFY(b.center.y + b.height / 2 <= r.bbox.y1 + 1);
         for (std::size_t j = i + 1; j < r.boxes.size(); ++j) {
             QVERIFY2(!overlaps(b, r.boxes[j]),
                      qPrintable(QStringLiteral("items %1 and %2 overlap").arg(i).arg(j)));

@@ -209,7 +209,8 @@ private Q_SLOTS:
         QVERIFY(view.minimap()->isVisible());
         // A click on the overview centres the main view there.
         views::Minimap* mini = view.minimap();
-        const QPoint target = mini->mapFromScene(QPointF(scene.width() * 0.3, scene.height() * 0.7));
+        const QPointF spot(scene.width() * 0.3, scene.height() * 0.7);
+        const QPoint target = mini->mapFromScene(spot);
         QTest::mouseClick(mini->viewport(), Qt::LeftButton, {}, target);
         const QPointF centre = canvas->visibleSceneRect().center();
         const QPointF wanted = mini->mapToScene(target);
