@@ -1,6 +1,8 @@
 // fxscope-cli compile end to end: a printed graph with a pointwise chain and a softmax region,
 // compiled through a fresh cache (miss), again (hit), with another dtype (miss naming the
 // change), and refused when the cache database is writable by others.
+#include "tests/cli/cli_runner.h"
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -14,6 +16,8 @@
 using nlohmann::json;
 
 namespace {
+
+using fxs::test::runCli;
 
 // Two regions for --auto: an 11-node chain on x, y and a 3-node softmax region on z, kept
 // apart by the mm between them (mm is not compiled).
@@ -46,19 +50,7 @@ QByteArray graphText(const char* dt)
     return t;
 }
 
-struct Cli {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Cli runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(FXSCOPE_CLI_PATH, args);
-    p.waitForFinished(300000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
+using Cli = fxs::test::CliRun;
 
 } // namespace
 

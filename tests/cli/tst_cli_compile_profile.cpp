@@ -1,6 +1,8 @@
 // fxscope-cli compile-profile end to end on the gpt_cold trace: the JSON contract (one compile
 // "0/0" whose top-level phases sum to total_ms, the aotautograd/fx_graph cache misses) and the
 // Chrome trace it writes; a missing trace fails.
+#include "tests/cli/cli_runner.h"
+
 #include <QtTest>
 
 #include <QTemporaryDir>
@@ -14,26 +16,8 @@ using nlohmann::json;
 
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(FXSCOPE_CLI_PATH), args);
-    CliRun r;
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using fxs::test::CliRun;
+using fxs::test::runCli;
 
 const QString kTrace = QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/traces/gpt_cold");
 

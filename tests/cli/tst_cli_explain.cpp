@@ -1,6 +1,8 @@
 // fxscope-cli explain end to end: JSON contract on the fixtures (values checked by hand from the
 // logs: see tests/unit/explain/tst_explainer_fixtures.cpp), human output, one-run mode, exit
 // codes and the one-line error for a run that cannot be read.
+#include "tests/cli/cli_runner.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QProcess>
@@ -11,28 +13,11 @@ using nlohmann::json;
 
 namespace {
 
+using fxs::test::runCli;
+
 const QString kTraces = QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/traces/");
 
-struct CliResult {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliResult runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(FXSCOPE_CLI_PATH), args);
-    CliResult r;
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using CliResult = fxs::test::CliRun;
 
 json explainJson(const QStringList& runs)
 {

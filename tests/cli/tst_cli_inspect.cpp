@@ -1,4 +1,6 @@
 // fxscope-cli inspect end to end: JSON contract on the fixtures, human output, exit codes.
+#include "tests/cli/cli_runner.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -7,26 +9,8 @@ using nlohmann::json;
 
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(FXSCOPE_CLI_PATH), args);
-    CliRun r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using fxs::test::CliRun;
+using fxs::test::runCli;
 
 QString fixture(const QString& relative)
 {

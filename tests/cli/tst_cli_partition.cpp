@@ -1,5 +1,7 @@
 // fxscope-cli partition end to end: the README contract on the regional-inductor graph, the
 // annotated GPT-2 with a region plan, --auto, project save/re-match after an edit, exit codes.
+#include "tests/cli/cli_runner.h"
+
 #include <QCryptographicHash>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -10,26 +12,8 @@ using nlohmann::json;
 
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(FXSCOPE_CLI_PATH), args);
-    CliRun r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using fxs::test::CliRun;
+using fxs::test::runCli;
 
 QString regionalGraph() { return QStringLiteral(FXSCOPE_TEST_DATA "/partition/regional_fw.txt"); }
 

@@ -1,6 +1,8 @@
 // fxscope-cli profile end to end: the JSON contract on the annotated GPT-2 forward graph (its
 // two annotation regions, their addmm FLOPs counted by hand), the Chrome trace, CSV and saved
 // profile it writes, and bad arguments.
+#include "tests/cli/cli_runner.h"
+
 #include <QtTest>
 
 #include <QTemporaryDir>
@@ -14,26 +16,8 @@ using nlohmann::json;
 
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(FXSCOPE_CLI_PATH), args);
-    CliRun r;
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using fxs::test::CliRun;
+using fxs::test::runCli;
 
 QString graphFixture(const char* name)
 {

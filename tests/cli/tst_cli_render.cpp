@@ -1,5 +1,7 @@
 // fxscope-cli render end to end: SVG and PNG files, the JSON summary, graph choice in traces,
 // and exit codes. Node counts are counted by hand in the fixtures (see each comment).
+#include "tests/cli/cli_runner.h"
+
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -12,20 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(FXSCOPE_CLI_PATH), args);
-    p.waitForFinished(120000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+using fxs::test::CliRun;
+using fxs::test::runCli;
 
 QString fixture(const char* relative)
 {

@@ -1,5 +1,7 @@
 // fxscope-cli run end to end: the JSON contract on a fixture, backward fed by --from-forward,
 // TorchScript input, unsupported graphs (non-zero exit with the list) and bad arguments.
+#include "tests/cli/cli_runner.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -8,26 +10,8 @@ using nlohmann::json;
 
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(FXSCOPE_CLI_PATH), args);
-    CliRun r;
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using fxs::test::CliRun;
+using fxs::test::runCli;
 
 QString graphFixture(const char* name)
 {
