@@ -2,13 +2,11 @@
 // regions with fxscope's code generator (through the artifact cache), runs them next to the
 // eager engine and reports per region hit / miss / fallback with timings. Contract: README.
 #include "app/cli/commands.h"
+#include "app/cli/region_source.h"
 #include "core/cache/cache_store.h"
 #include "core/compile/region_compiler.h"
 #include "core/exec/interpreter.h"
 #include "core/io/graph_code_parser.h"
-#include "core/partition/auto_proposal.h"
-#include "core/partition/partitioner.h"
-#include "core/partition/project_file.h"
 #include "core/util/file_reader.h"
 
 #include <nlohmann/json.hpp>
@@ -36,27 +34,6 @@ int fail(const std::string& what)
 {
     std::cerr << "fxscope-cli compile: " << what << "\n";
     return 1;
-}
-
-Result<std::vector<partition::Region>> regionsFor(const graph::Graph& g, const std::string& text,
-                                                  const CompileCliOptions& o)
-{
-    if (!o.project.empty()) {
-        auto p = partition::loadProject(o.project);
-        if (!p) {
-            return p.error();
-        }
-        auto m = partition::rematchProject(*p, g, text);
-        for (const auto& u : m.missingNodes) {
-            std::cerr << "fxscope-cli compile: region " << u.region << ": node " << u.node
-                      << " is not in the graph\n";
-        }
-        return m.regions;
-    }
-    if (o.autoRegions) {
-        return partition::proposeRegions(g).regions;
-    }
-    return partition::partitionByAnnotation(g).regions;
 }
 
 json outcomeJson(const compile::RegionOutcome& r)
@@ -95,7 +72,7 @@ int runCompile(const CompileCliOptions& o)
         return fail(o.graph + ": no graph code found");
     }
     const graph::Graph& g = *parsed.graph;
-    auto regions = regionsFor(g, *text, o);
+    auto regions = regionsFromSource(g, *text, o.project, o.autoRegions, "compile");
     if (!regions) {
         return fail(regions.error().toString());
     }

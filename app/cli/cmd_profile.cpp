@@ -2,11 +2,9 @@
 // [--save F] [--eager-only] [--json]: run-time profile of a graph (per node and per region:
 // eager/compiled time, bytes, roofline bound). The JSON shape is a contract (README).
 #include "app/cli/commands.h"
+#include "app/cli/region_source.h"
 #include "core/cache/cache_store.h"
 #include "core/io/graph_code_parser.h"
-#include "core/partition/auto_proposal.h"
-#include "core/partition/partitioner.h"
-#include "core/partition/project_file.h"
 #include "core/profile/chrome_trace.h"
 #include "core/profile/profile_file.h"
 #include "core/profile/runtime_profile.h"
@@ -41,27 +39,6 @@ int fail(const std::string& what, int code)
 {
     std::cerr << "fxscope-cli profile: " << what << "\n";
     return code;
-}
-
-Result<std::vector<partition::Region>> regionsFor(const graph::Graph& g, const std::string& text,
-                                                  const ProfileCliOptions& o)
-{
-    if (!o.project.empty()) {
-        auto p = partition::loadProject(o.project);
-        if (!p) {
-            return p.error();
-        }
-        auto m = partition::rematchProject(*p, g, text);
-        for (const auto& u : m.missingNodes) {
-            std::cerr << "fxscope-cli profile: region " << u.region << ": node " << u.node
-                      << " is not in the graph\n";
-        }
-        return m.regions;
-    }
-    if (o.autoRegions) {
-        return partition::proposeRegions(g).regions;
-    }
-    return partition::partitionByAnnotation(g).regions;
 }
 
 json optMs(const std::optional<double>& v)
@@ -146,7 +123,7 @@ int runProfile(const ProfileCliOptions& o)
         return fail(o.graph + ": no graph code found", 2);
     }
     const graph::Graph& g = *parsed.graph;
-    auto regions = regionsFor(g, *text, o);
+    auto regions = regionsFromSource(g, *text, o.project, o.autoRegions, "profile");
     if (!regions) {
         return fail(regions.error().toString(), 2);
     }
