@@ -2,18 +2,15 @@
 // regions with fxscope's code generator (through the artifact cache), runs them next to the
 // eager engine and reports per region hit / miss / fallback with timings. Contract: README.
 #include "app/cli/commands.h"
+#include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
 #include "core/cache/cache_store.h"
-#include "core/compile/region_compiler.h"
-#include "core/exec/interpreter.h"
-#include "core/io/graph_code_parser.h"
-#include "core/util/file_reader.h"
+#include "core/compile/graph_compile.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
-#include <set>
 
 namespace fxs::cli {
 namespace {
@@ -22,6 +19,7 @@ using nlohmann::json;
 
 struct CompileCliOptions {
     std::string graph;
+    std::string selector; // --graph, for TORCH_TRACE input
     std::string project;
     bool autoRegions = false;
     std::string cache;
@@ -40,6 +38,7 @@ json outcomeJson(const compile::RegionOutcome& r)
 {
     return {{"id", r.id},
             {"nodes", r.nodes},
+            {"extern_nodes", r.externNodes},
             {"state", compile::regionStateName(r.state)},
             {"headline", r.headline},
             {"key", r.key},
@@ -63,16 +62,12 @@ void printHuman(const std::vector<compile::RegionOutcome>& outs, double eager, d
 
 int runCompile(const CompileCliOptions& o)
 {
-    auto text = readFile(o.graph);
-    if (!text) {
-        return fail(text.error().toString());
+    auto loaded = loadGraphInput(o.graph, o.selector);
+    if (!loaded) {
+        return fail(loaded.error().toString());
     }
-    auto parsed = io::parseGraphCode(*text, o.graph);
-    if (!parsed.graph) {
-        return fail(o.graph + ": no graph code found");
-    }
-    const graph::Graph& g = *parsed.graph;
-    auto regions = regionsFromSource(g, *text, o.project, o.autoRegions, "compile");
+    const graph::Graph& g = *loaded->graph;
+    auto regions = regionsFromSource(g, loaded->sourceBytes, o.project, o.autoRegions, "compile");
     if (!regions) {
         return fail(regions.error().toString());
     }
@@ -82,35 +77,21 @@ int runCompile(const CompileCliOptions& o)
     if (!store) {
         return fail(store.error().toString());
     }
-    // One eager run of the whole graph gives every region its inputs.
-    exec::RunOptions ro;
-    ro.seed = o.seed;
-    ro.perNodeTiming = false;
-    std::set<std::string> keep;
-    for (const auto& r : *regions) {
-        for (graph::NodeId in : r.inputs) {
-            keep.insert(g.node(in).name);
-        }
+    compile::GraphCompileOptions co;
+    co.compile.store = store->get();
+    co.compile.timingRepeats = o.repeat;
+    co.run.seed = o.seed;
+    co.run.inputs = loaded->attributes; // a TorchScript module's own weights
+    auto report = compile::compileGraphRegions(g, *regions, co);
+    if (!report) {
+        return fail(report.error().toString());
     }
-    ro.keep.assign(keep.begin(), keep.end());
-    auto run = exec::Interpreter::run(g, ro);
-    if (!run || !run->ok) {
-        return fail(run ? "the eager engine cannot run this graph (unsupported ops)"
-                        : run.error().toString());
-    }
-    compile::CompileOptions co;
-    co.store = store->get();
-    co.timingRepeats = o.repeat;
-    compile::RegionCompiler compiler(co);
-    std::vector<compile::RegionOutcome> outs;
-    double eager = 0;
-    double compiled = 0;
+    const double eager = report->totalEagerMs;
+    const double compiled = report->totalCompiledMs;
+    const std::vector<compile::RegionOutcome>& outs = report->regions;
     json list = json::array();
-    for (const auto& r : *regions) {
-        outs.push_back(compiler.compileAndRun(g, {r.id, r.nodes, r.options}, run->kept));
-        eager += outs.back().eagerMs;
-        compiled += outs.back().compiledMs;
-        list.push_back(outcomeJson(outs.back()));
+    for (const auto& r : outs) {
+        list.push_back(outcomeJson(r));
     }
     if (o.json) {
         std::cout << json{{"regions", list},
@@ -130,8 +111,8 @@ void addCompileCommand(CLI::App& app, int& exitCode)
 {
     auto o = std::make_shared<CompileCliOptions>();
     auto* cmd = app.add_subcommand("compile", "Compile a graph's regions and compare with eager");
-    cmd->add_option("GRAPH", o->graph, "Printed graph code (print_readable / TORCH_LOGS)")
-        ->required();
+    cmd->add_option("GRAPH", o->graph, "Graph code, TorchScript .pt or TORCH_TRACE")->required();
+    cmd->add_option("--graph", o->selector, "TORCH_TRACE input: which graph (see README)");
     auto* project = cmd->add_option("--project", o->project, "Regions from a .fxscope project");
     cmd->add_flag("--auto", o->autoRegions, "Regions from the automatic proposal")
         ->excludes(project);

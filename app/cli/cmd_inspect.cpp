@@ -1,6 +1,7 @@
-// fxscope-cli inspect PATH... [--json]: what the loader read from graph-code files and
-// TORCH_TRACE logs/directories: each graph with its node counts and op histogram, each cache
-// lookup, and every problem found. The JSON shape is a contract (README "fxscope-cli inspect").
+// fxscope-cli inspect PATH... [--json]: what the loader read from graph-code files, TorchScript
+// .pt modules and TORCH_TRACE logs/directories: each graph with its node counts and op
+// histogram, each cache lookup, and every problem found. The JSON shape is a contract (README
+// "fxscope-cli inspect").
 #include "app/cli/commands.h"
 #include "core/io/loader.h"
 
@@ -144,7 +145,9 @@ int runInspect(const InspectOptions& options)
 {
     const io::LoadResult result = io::loadPaths(options.paths);
     if (options.json) {
-        std::cout << resultJson(result).dump(2) << "\n";
+        // Replace, not throw: names read from a damaged file may not be valid UTF-8.
+        std::cout << resultJson(result).dump(2, ' ', false, json::error_handler_t::replace)
+                  << "\n";
     } else {
         printHuman(result);
     }
@@ -163,8 +166,8 @@ void addInspectCommand(CLI::App& app, int& exitCode)
 {
     auto options = std::make_shared<InspectOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "inspect", "Read graph-code files and TORCH_TRACE logs or directories; list graphs, "
-                   "cache lookups and problems");
+        "inspect", "Read graph-code files, TorchScript .pt files and TORCH_TRACE logs or "
+                   "directories; list graphs, cache lookups and problems");
     cmd->add_option("paths", options->paths, "Files or directories to read")->required();
     cmd->add_flag("--json", options->json, "Print the JSON contract instead of text");
     cmd->callback([options, &exitCode] { exitCode = runInspect(*options); });

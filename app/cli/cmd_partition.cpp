@@ -1,8 +1,9 @@
-// fxscope-cli partition GRAPH [--project P | --auto] [--json] [--plan out.json]: the regions of
-// a printed graph (from its annotations, a project file or the automatic proposal), what was
-// left out and why, and optionally the region plan for tools/python/fxscope_regions.py.
+// fxscope-cli partition GRAPH [--graph SEL] [--project P | --auto] [--json] [--plan out.json]:
+// the regions of a graph (graph code, TorchScript .pt, one graph of a TORCH_TRACE) from its
+// annotations, a project file or the automatic proposal, what was left out and why, and
+// optionally the region plan for tools/python/fxscope_regions.py.
 #include "app/cli/commands.h"
-#include "core/io/graph_code_parser.h"
+#include "app/cli/graph_input.h"
 #include "core/partition/auto_proposal.h"
 #include "core/partition/partitioner.h"
 #include "core/partition/project_file.h"
@@ -26,6 +27,7 @@ using partition::Region;
 
 struct PartitionOptions {
     std::string graph;
+    std::string selector; // --graph, for TORCH_TRACE input
     std::string project;
     bool proposal = false;
     bool json = false;
@@ -229,24 +231,18 @@ void printRematch(const partition::Rematch& m)
 
 int runPartition(const PartitionOptions& o)
 {
-    auto text = readFile(o.graph);
-    if (!text) {
-        return fail(text.error().toString());
+    auto loaded = loadGraphInput(o.graph, o.selector);
+    if (!loaded) {
+        return fail(loaded.error().toString());
     }
-    auto parsed = io::parseGraphCode(*text, o.graph);
-    if (!parsed.graph) {
-        return fail(o.graph + ": no graph code found" +
-                    (parsed.diagnostics.empty()
-                         ? std::string()
-                         : " (" + parsed.diagnostics.items().front().toString() + ")"));
-    }
-    const graph::Graph& g = *parsed.graph;
+    const graph::Graph& g = *loaded->graph;
+    const std::string& text = loaded->sourceBytes;
     Partition p;
     std::string mode;
     std::optional<partition::Rematch> rematch;
-    std::string error = choosePartition(o, g, *text, p, mode, rematch);
+    std::string error = choosePartition(o, g, text, p, mode, rematch);
     if (error.empty()) {
-        error = writeFiles(o, g, *text, p);
+        error = writeFiles(o, g, text, p);
     }
     if (!error.empty()) {
         return fail(error);
@@ -255,7 +251,7 @@ int runPartition(const PartitionOptions& o)
         json out = partitionJson(g, p, mode);
         out["graph"] = o.graph;
         json warnings = json::array();
-        for (const auto& d : parsed.diagnostics.items()) {
+        for (const auto& d : loaded->diagnostics.items()) {
             warnings.push_back(d.toString());
         }
         out["warnings"] = std::move(warnings);
@@ -278,9 +274,13 @@ void addPartitionCommand(CLI::App& app, int& exitCode)
 {
     auto opts = std::make_shared<PartitionOptions>();
     auto* cmd = app.add_subcommand(
-        "partition", "Regions of a printed graph: from its annotations, a project, or --auto");
-    cmd->add_option("GRAPH", opts->graph, "Printed graph code (print_readable / TORCH_LOGS)")
+        "partition", "Regions of a graph: from its annotations, a project, or --auto");
+    cmd->add_option("GRAPH", opts->graph,
+                    "Printed graph code (print_readable / TORCH_LOGS), TorchScript .pt or "
+                    "TORCH_TRACE file/directory")
         ->required();
+    cmd->add_option("--graph", opts->selector,
+                    "TORCH_TRACE input: which graph, N or COMPILE_ID:KIND[#N] (see README)");
     auto* project = cmd->add_option("--project", opts->project, ".fxscope project with regions");
     auto* proposal = cmd->add_flag("--auto", opts->proposal,
                                    "Propose regions of supported ops instead of annotations");

@@ -2,9 +2,9 @@
 // [--save F] [--eager-only] [--json]: run-time profile of a graph (per node and per region:
 // eager/compiled time, bytes, roofline bound). The JSON shape is a contract (README).
 #include "app/cli/commands.h"
+#include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
 #include "core/cache/cache_store.h"
-#include "core/io/graph_code_parser.h"
 #include "core/profile/chrome_trace.h"
 #include "core/profile/profile_file.h"
 #include "core/profile/runtime_profile.h"
@@ -23,6 +23,7 @@ using nlohmann::json;
 
 struct ProfileCliOptions {
     std::string graph;
+    std::string selector; // --graph, for TORCH_TRACE input
     std::string project;
     bool autoRegions = false;
     int repeat = 5;
@@ -114,22 +115,19 @@ Status writeOutputs(const ProfileCliOptions& o, const profile::RuntimeProfile& p
 
 int runProfile(const ProfileCliOptions& o)
 {
-    auto text = readFile(o.graph);
-    if (!text) {
-        return fail(text.error().toString(), 2);
+    auto loaded = loadGraphInput(o.graph, o.selector);
+    if (!loaded) {
+        return fail(loaded.error().toString(), 2);
     }
-    auto parsed = io::parseGraphCode(*text, o.graph);
-    if (!parsed.graph) {
-        return fail(o.graph + ": no graph code found", 2);
-    }
-    const graph::Graph& g = *parsed.graph;
-    auto regions = regionsFromSource(g, *text, o.project, o.autoRegions, "profile");
+    const graph::Graph& g = *loaded->graph;
+    auto regions = regionsFromSource(g, loaded->sourceBytes, o.project, o.autoRegions, "profile");
     if (!regions) {
         return fail(regions.error().toString(), 2);
     }
     profile::ProfileOptions po;
     po.repeat = o.repeat;
     po.run.seed = o.seed;
+    po.run.inputs = loaded->attributes; // a TorchScript module's own weights
     po.compileRegions = !o.eagerOnly;
     std::unique_ptr<cache::CacheStore> store;
     if (po.compileRegions && !regions->empty()) {
@@ -163,7 +161,9 @@ void addProfileCommand(CLI::App& app, int& exitCode)
 {
     auto o = std::make_shared<ProfileCliOptions>();
     auto* cmd = app.add_subcommand("profile", "Run-time profile of a graph's nodes and regions");
-    cmd->add_option("graph", o->graph, "Graph-code file")->required();
+    cmd->add_option("graph", o->graph, "Graph-code file, TorchScript .pt or TORCH_TRACE")
+        ->required();
+    cmd->add_option("--graph", o->selector, "TORCH_TRACE input: which graph (see README)");
     auto* project = cmd->add_option("--project", o->project, "Regions from a .fxscope project");
     cmd->add_flag("--auto", o->autoRegions, "Regions from the automatic proposal")
         ->excludes(project);

@@ -1,11 +1,10 @@
-// fxscope-cli run GRAPH [--from-forward FW] [--repeat N] [--size s0=8] [--json]: runs a graph
-// (printed graph code or a TorchScript .pt) on the reference engine and reports timing, peak
-// memory and output summaries. The JSON shape is a contract (README "fxscope-cli run").
+// fxscope-cli run GRAPH [--graph SEL] [--from-forward FW] [--repeat N] [--size s0=8] [--json]:
+// runs a graph (graph code, a TorchScript .pt, one graph of a TORCH_TRACE) on the reference
+// engine and reports timing, peak memory and output summaries. The JSON shape is a contract
+// (README "fxscope-cli run").
 #include "app/cli/commands.h"
+#include "app/cli/graph_input.h"
 #include "core/exec/interpreter.h"
-#include "core/io/graph_code_parser.h"
-#include "core/torchscript/torchscript_importer.h"
-#include "core/util/file_reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +19,9 @@ using nlohmann::json;
 
 struct RunCliOptions {
     std::string graph;
+    std::string selector;        // --graph
     std::string forward;
+    std::string forwardSelector; // --forward-graph
     std::string inputs;
     std::string device = "auto";
     std::vector<std::string> sizes;
@@ -29,36 +30,22 @@ struct RunCliOptions {
     bool json = false;
 };
 
-struct Loaded {
-    graph::GraphPtr graph;
-    std::shared_ptr<const exec::ValueStore> attributes;
-};
-
-Result<Loaded> loadGraph(const std::string& path)
+// The graph at path, with parse errors fatal: a graph that lost statements would run wrong.
+Result<LoadedGraph> loadGraph(const std::string& path, const std::string& selector)
 {
-    if (torchscript::looksLikeTorchScript(path)) {
-        auto m = torchscript::importTorchScript(path);
-        if (!m.ok()) {
-            return m.error();
+    auto loaded = loadGraphInput(path, selector);
+    if (!loaded.ok() || loaded->diagnostics.errorCount() == 0) {
+        return loaded;
+    }
+    for (const auto& d : loaded->diagnostics.items()) {
+        if (d.severity == Severity::Error) {
+            Error e = makeError(ErrorCode::Parse, d.message, d.where());
+            e.expected = d.expected;
+            e.found = d.found;
+            return e;
         }
-        return Loaded{m->graph, m->attributes};
     }
-    auto text = readFile(path);
-    if (!text.ok()) {
-        return text.error();
-    }
-    auto parsed = io::parseGraphCode(*text, path, 1, false);
-    if (!parsed.graph) {
-        return makeError(ErrorCode::Parse, "no graph code found", path);
-    }
-    if (parsed.diagnostics.errorCount() > 0) {
-        const auto& d = parsed.diagnostics.items().front();
-        Error e = makeError(ErrorCode::Parse, d.message, d.where());
-        e.expected = d.expected;
-        e.found = d.found;
-        return e;
-    }
-    return Loaded{parsed.graph, nullptr};
+    return loaded;
 }
 
 Status parseSizes(const std::vector<std::string>& specs, std::map<std::string, std::int64_t>& out)
@@ -166,13 +153,13 @@ int runRun(const RunCliOptions& o)
     if (auto s = parseSizes(o.sizes, ro.sizes); !s.ok()) {
         return fail(o, s.error(), 2);
     }
-    auto g = loadGraph(o.graph);
+    auto g = loadGraph(o.graph, o.selector);
     if (!g.ok()) {
         return fail(o, g.error(), 2);
     }
     ro.inputs = g->attributes;
     if (!o.forward.empty()) {
-        auto fw = loadGraph(o.forward);
+        auto fw = loadGraph(o.forward, o.forwardSelector);
         if (!fw.ok()) {
             return fail(o, fw.error(), 2);
         }
@@ -196,10 +183,17 @@ void addRunCommand(CLI::App& app, int& exitCode)
 {
     auto options = std::make_shared<RunCliOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "run", "Run a graph (graph code or TorchScript .pt) on the reference engine");
-    cmd->add_option("graph", options->graph, "Graph-code file or TorchScript .pt")->required();
-    cmd->add_option("--from-forward", options->forward,
-                    "Forward graph to run first; its values feed this (backward) graph");
+        "run", "Run a graph (graph code, TorchScript .pt, TORCH_TRACE) on the reference engine");
+    cmd->add_option("graph", options->graph, "Graph-code file, TorchScript .pt or TORCH_TRACE")
+        ->required();
+    cmd->add_option("--graph", options->selector,
+                    "TORCH_TRACE input: which graph, N or COMPILE_ID:KIND[#N] (see README)");
+    auto* forward = cmd->add_option(
+        "--from-forward", options->forward,
+        "Forward graph to run first; its values feed this (backward) graph");
+    cmd->add_option("--forward-graph", options->forwardSelector,
+                    "TORCH_TRACE --from-forward: which graph (like --graph)")
+        ->needs(forward);
     cmd->add_option("--repeat", options->repeat, "Timed runs (a warm-up run is added when > 1)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--size", options->sizes, "Symbolic size, NAME=INT (repeatable)");

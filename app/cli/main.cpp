@@ -1,6 +1,7 @@
 // fxscope-cli: inspect, explain, run, partition, compile and profile PyTorch graphs from
 // scripts. JSON outputs are contracts documented in README.md.
 #include "app/cli/commands.h"
+#include "core/torchscript/torchscript_loader.h"
 
 #include <iostream>
 
@@ -10,6 +11,7 @@ int main(int argc, char** argv)
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("fxscope-cli ") + FXSCOPE_VERSION);
     int exitCode = 0;
+    fxs::torchscript::registerLoader(); // .pt files in inspect and every loadPaths caller
     fxs::cli::addInspectCommand(app, exitCode);
     fxs::cli::addExplainCommand(app, exitCode);
     fxs::cli::addCompileProfileCommand(app, exitCode);

@@ -1,6 +1,7 @@
-// fxscope: the desktop app. `fxscope [PATH...]` opens graph files, TORCH_TRACE logs or
-// directories given on the command line.
+// fxscope: the desktop app. `fxscope [PATH...]` opens graph files, TorchScript .pt files,
+// TORCH_TRACE logs or directories given on the command line.
 #include "app/gui/main_window.h"
+#include "core/torchscript/torchscript_loader.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -8,6 +9,7 @@
 int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
+    fxs::torchscript::registerLoader(); // File > Open and the command line read .pt files
     QApplication::setOrganizationName(QStringLiteral("fxscope"));
     QApplication::setApplicationName(QStringLiteral("fxscope"));
     QApplication::setApplicationVersion(QStringLiteral(FXSCOPE_VERSION));
@@ -15,11 +17,13 @@ int main(int argc, char** argv)
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        QStringLiteral("Graph inspector for PyTorch programs (torch.compile graphs, TORCH_TRACE logs)"));
+        QStringLiteral("Graph inspector for PyTorch programs (torch.compile graphs, "
+                       "TORCH_TRACE logs, TorchScript modules)"));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("paths"),
-                                 QStringLiteral("Graph files, TORCH_TRACE logs or directories"),
+                                 QStringLiteral("Graph files, .pt files, TORCH_TRACE logs or "
+                                                "directories"),
                                  QStringLiteral("[PATH...]"));
     parser.process(app);
 

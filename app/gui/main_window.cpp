@@ -1,8 +1,11 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/compile_controller.h"
 #include "app/gui/graph_area.h"
 #include "app/gui/job_runner.h"
+#include "app/gui/profile_controller.h"
 #include "app/gui/recent_files.h"
+#include "app/gui/region_controller.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/cache_panel.h"
 #include "views/panels/code_panel.h"
@@ -44,9 +47,12 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(m_area);
     setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
     createDocks();
+    m_regions = new RegionController(this);
     createMenus();
     createStatusBar();
     connectPanels();
+    m_compile = new CompileController(this);
+    m_profile = new ProfileController(this);
     restoreSettings();
 }
 
@@ -142,7 +148,18 @@ void MainWindow::openPaths(const QStringList& paths)
         return;
     }
     m_recent->add(paths);
-    m_jobs->load(paths);
+    // Projects (.fxscope) open through the region controller, which loads their source.
+    QStringList sources;
+    for (const QString& path : paths) {
+        if (path.endsWith(QStringLiteral(".fxscope"), Qt::CaseInsensitive)) {
+            m_regions->openProject(path);
+        } else {
+            sources << path;
+        }
+    }
+    if (!sources.isEmpty()) {
+        m_jobs->load(sources);
+    }
 }
 
 void MainWindow::onLoadFinished(std::shared_ptr<io::LoadResult> result, const QStringList& paths)

@@ -35,6 +35,9 @@ namespace fxs::app {
 class GraphArea;
 class JobRunner;
 class RecentFiles;
+class RegionController;
+class CompileController;
+class ProfileController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -58,6 +61,9 @@ public:
     views::GraphView* graphView() const;
     GraphArea* graphArea() const { return m_area; }
     JobRunner* jobs() const { return m_jobs; }
+    RegionController* regions() const { return m_regions; }
+    CompileController* compile() const { return m_compile; }
+    ProfileController* profile() const { return m_profile; }
 
     // "Qt 6.4.2 · LibTorch 1.13.1 · Graphviz 2.43.0", as the About box shows it.
     static QString versionsText();
@@ -104,6 +110,9 @@ private:
     QDockWidget* m_problemsDock = nullptr;
     JobRunner* m_jobs;
     RecentFiles* m_recent = nullptr;
+    RegionController* m_regions = nullptr;
+    CompileController* m_compile = nullptr;
+    ProfileController* m_profile = nullptr;
     QProgressBar* m_progress;
     QToolButton* m_cancel;
     QLabel* m_statusLabel;

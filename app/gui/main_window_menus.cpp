@@ -3,6 +3,7 @@
 #include "app/gui/graph_area.h"
 #include "app/gui/main_window.h"
 #include "app/gui/recent_files.h"
+#include "app/gui/region_controller.h"
 #include "views/graph/graph_view.h"
 
 #include <QApplication>
@@ -26,6 +27,7 @@ void MainWindow::createMenus()
     createFileMenu();
     createEditMenu();
     createViewMenu();
+    menuBar()->addMenu(m_regions->menu());
     createHelpMenu();
 }
 
@@ -38,6 +40,8 @@ void MainWindow::createFileMenu()
     m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
     connect(m_recent, &RecentFiles::openRequested, this,
             [this](const QString& path) { openPaths({path}); });
+    file->addSeparator();
+    m_regions->addFileActions(file);
     file->addSeparator();
     file->addAction(tr("Export View as &SVG…"), QKeySequence(tr("Ctrl+E")), this,
                     [this] { exportView(true); });
@@ -53,6 +57,7 @@ void MainWindow::createEditMenu()
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("&Find Node…"), QKeySequence::Find, this,
                     [this] { m_area->primary()->showFindBar(); });
+    m_regions->addEditActions(edit);
 }
 
 void MainWindow::createViewMenu()
@@ -90,7 +95,7 @@ void MainWindow::openDialog()
 {
     const QStringList paths = QFileDialog::getOpenFileNames(
         this, tr("Open Graph or TORCH_TRACE Log"), QString(),
-        tr("Logs and graph code (*.log *.txt *.py);;All files (*)"));
+        tr("Graphs, logs and projects (*.log *.txt *.py *.pt *.fxscope);;All files (*)"));
     openPaths(paths);
 }
 

@@ -5,11 +5,16 @@ if(NOT TARGET fxscope_layout)
     return()
 endif()
 add_library(fxscope_app STATIC
+    compile_controller.cpp
     graph_area.cpp
     job_runner.cpp
     main_window.cpp
     main_window_menus.cpp
+    menu_slots.cpp
+    profile_controller.cpp
     recent_files.cpp
+    region_controller.cpp
+    region_controller_project.cpp
 )
 target_link_libraries(fxscope_app PUBLIC fxscope_views Qt6::Widgets Qt6::Concurrent
     PRIVATE fxscope_warnings)
@@ -23,5 +28,6 @@ target_compile_definitions(fxscope_app PRIVATE
     FXSCOPE_GRAPHVIZ_VERSION="${fxscope_graphviz_version}")
 
 add_executable(fxscope main.cpp)
-target_link_libraries(fxscope PRIVATE fxscope_app fxscope_settings fxscope_warnings)
+target_link_libraries(fxscope PRIVATE fxscope_app fxscope_torchscript fxscope_settings
+    fxscope_warnings)
 install(TARGETS fxscope RUNTIME DESTINATION bin)

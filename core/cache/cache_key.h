@@ -12,7 +12,7 @@ namespace fxs::cache {
 
 // Version salts. Bumping one changes every key (codegen, key layout) or the database schema.
 inline constexpr std::string_view kKeyVersion = "fxscope-key-1";
-inline constexpr std::string_view kCodegenVersion = "fxscope-codegen-1";
+inline constexpr std::string_view kCodegenVersion = "fxscope-codegen-2";
 inline constexpr std::string_view kArtifactFormat = "fxscope-artifact-1";
 
 // Standard component labels (persisted: append only, never renamed).
@@ -22,6 +22,7 @@ inline constexpr std::string_view kLabelCodegen = "codegen_version";
 inline constexpr std::string_view kLabelCompiler = "compiler";
 inline constexpr std::string_view kLabelTorch = "libtorch_version";
 inline constexpr std::string_view kLabelIsa = "cpu_isa";
+inline constexpr std::string_view kLabelSchedule = "schedule"; // generated vs LibTorch steps
 std::string inputLabel(int index); // "input[3]"
 
 struct KeyComponent {

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fxs::codegen {
 
@@ -18,6 +19,13 @@ namespace fxs::codegen {
 inline constexpr std::string_view kEntrySymbol = "fxs_region_entry";
 
 std::string printRegion(const RegionProgram& program);
+
+// One translation unit for several programs (the generated steps of a region whose schedule
+// interleaves them with LibTorch calls): program i gets the entry entrySymbol(i), with the
+// contract above, and its kernels must have names unique across the programs.
+// printSchedule({p}) == printRegion(p).
+std::string printSchedule(const std::vector<RegionProgram>& programs);
+std::string entrySymbol(int index); // "fxs_region_entry", "fxs_region_entry_1", ...
 
 // The dims array the entry expects for these inputs (rank, sizes, strides per input).
 std::vector<std::int64_t> entryDims(const std::vector<BufferSpec>& inputs);

@@ -29,7 +29,7 @@ const std::set<std::string_view> kOther = {"where", "masked_fill", "clamp", "cla
 const std::set<std::string_view> kReductions = {
     "sum", "mean", "amax", "amin", "var", "std", "_softmax", "softmax", "_log_softmax",
     "log_softmax", "native_layer_norm", "layer_norm", "_softmax_backward_data",
-    "_log_softmax_backward_data"};
+    "_log_softmax_backward_data", "native_layer_norm_backward"};
 
 ComputeType valType(const Val& v)
 {
@@ -291,6 +291,12 @@ Status lowerOther(Lowerer& lw, const graph::Node& n, std::string_view base, Comp
     if (base == "clamp" || base == "clamp_min" || base == "clamp_max" || base == "hardtanh") {
         return lowerClamp(lw, n, base, t);
     }
+    if (base == "gelu_backward") {
+        const auto* approx = kwarg(n, "approximate");
+        if (approx && approx->text != "none" && approx->text != "'none'") {
+            return lw.unsupported(n, "gelu_backward with approximate=" + approx->text);
+        }
+    }
     const std::size_t arity = base == "where" || base == "masked_fill" || base == "threshold_backward"
                                   ? 3
                               : base == "leaky_relu" ? (n.args.size() > 1 ? 2 : 1)
@@ -501,14 +507,16 @@ Status lowerSumLike(Lowerer& lw, const graph::Node& n, std::string_view base, co
 
 Status lowerSoftmaxLike(Lowerer& lw, const graph::Node& n, std::string_view base, const Val& x)
 {
-    const std::vector<int> dims = dimList(argOrKw(n, 1, "dim"), int(x.shape.size()));
+    // Forward: (self, dim, half_to_float); backward: (grad_output, output, dim, input_dtype).
+    const bool backward = base.find("backward") != std::string_view::npos;
+    const std::vector<int> dims = dimList(argOrKw(n, backward ? 2 : 1, "dim"),
+                                          int(x.shape.size()));
     auto count = claimInnerDims(lw, n, x, dims);
     auto meta = lw.outMeta(n);
     if (!count || !meta) {
         return !count ? count.error() : meta.error();
     }
     const ComputeType f = ComputeType::Float;
-    const bool backward = base.find("backward") != std::string_view::npos;
     auto xe = lw.exprOf(x, f);
     if (!xe) {
         return xe.error();
@@ -546,14 +554,21 @@ Status lowerSoftmaxLike(Lowerer& lw, const graph::Node& n, std::string_view base
     return finish(lw, n, used, lw.cast(r, computeTypeOf(meta->first)));
 }
 
-Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, const Val& x)
+// The trailing dims of a rank-`rank` input a layer norm (or its backward) normalizes over.
+std::vector<int> normalizedDims(const graph::Node& n, std::size_t argIndex, std::size_t rank)
 {
-    const graph::Argument* shapeArg = argOrKw(n, 1, "normalized_shape");
+    const graph::Argument* shapeArg = argOrKw(n, argIndex, "normalized_shape");
     const int normDims = shapeArg && shapeArg->isSequence() ? int(shapeArg->items.size()) : 1;
     std::vector<int> dims;
-    for (int d = int(x.shape.size()) - normDims; d < int(x.shape.size()); ++d) {
+    for (int d = int(rank) - normDims; d < int(rank); ++d) {
         dims.push_back(d);
     }
+    return dims;
+}
+
+Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, const Val& x)
+{
+    const std::vector<int> dims = normalizedDims(n, 1, x.shape.size());
     auto count = claimInnerDims(lw, n, x, dims);
     if (!count) {
         return count.error();
@@ -591,6 +606,69 @@ Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, 
     t.kind = Val::Kind::Tuple;
     t.items = {o, rowValue(lw, x, dims, true, lw.cast(mean, computeTypeOf(x.type)), x.type),
                rowValue(lw, x, dims, true, lw.cast(rstd, computeTypeOf(x.type)), x.type)};
+    lw.values[n.id] = std::move(t);
+    return {};
+}
+
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+// output_mask): grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)) over the row, with
+// xhat = (x - mean) * rstd and g = grad_out * weight. grad_weight and grad_bias sum over the
+// rows (not the trailing dims), which the loop IR does not do: the tuple holds grad_input only,
+// so a graph that reads them leaves the node to LibTorch.
+// Float expressions of the operands at `indices` (tensors broadcasting like x), in order.
+Result<std::vector<int>> floatOperands(Lowerer& lw, const graph::Node& n, const Val& x,
+                                       std::initializer_list<std::size_t> indices)
+{
+    std::vector<int> e;
+    for (std::size_t i : indices) {
+        auto v = lw.operand(n, i);
+        auto ve = v ? lw.exprOf(*v, ComputeType::Float) : Result<int>(v.error());
+        if (!ve || !lw.consistent(*v, lw.fdimOf(x), x.shape)) {
+            return ve ? lw.unsupported(n, "an operand broadcasts along other dims than the input")
+                      : ve.error();
+        }
+        e.push_back(*ve);
+    }
+    return e;
+}
+
+Status lowerLayerNormBackward(Lowerer& lw, const graph::Node& n)
+{
+    auto x = lw.operand(n, 1);
+    if (!x) {
+        return x.error();
+    }
+    auto count = claimInnerDims(lw, n, *x, normalizedDims(n, 2, x->shape.size()));
+    auto ops = count ? floatOperands(lw, n, *x, {0, 1, 3, 4}) // grad_out, input, mean, rstd
+                     : Result<std::vector<int>>(count.error());
+    if (!ops) {
+        return ops.error();
+    }
+    const ComputeType f = ComputeType::Float;
+    const std::vector<int>& e = *ops;
+    const int xhat = lw.op("mul", f, {lw.op("sub", f, {e[1], e[2]}), e[3]});
+    int g = e[0];
+    if (n.args.size() > 5 && n.args[5].kind != graph::ArgKind::None) {
+        auto w = lw.operand(n, 5);
+        auto we = w ? lw.exprOf(*w, f) : Result<int>(w.error());
+        if (!we || !lw.consistent(*w, lw.fdimOf(*x), x->shape)) {
+            return we ? lw.unsupported(n, "weight does not broadcast over the normalized dims")
+                      : we.error();
+        }
+        g = lw.op("mul", f, {g, *we});
+    }
+    const int invN = lw.constant(1.0 / double(*count), f);
+    const int meanG = lw.op("mul", f, {reduce(lw, ReduceKind::Sum, g, f), invN});
+    const int meanGx = lw.op("mul", f, {reduce(lw, ReduceKind::Sum, lw.op("mul", f, {g, xhat}), f),
+                                        invN});
+    const int inner = lw.op("sub", f, {lw.op("sub", f, {g, meanG}), lw.op("mul", f, {xhat, meanGx})});
+    Val gi = *x;
+    gi.kind = Val::Kind::Computed;
+    gi.fdim = lw.fdimOf(*x);
+    gi.expr = lw.cast(lw.op("mul", f, {e[3], inner}), computeTypeOf(x->type));
+    Val t;
+    t.kind = Val::Kind::Tuple;
+    t.items = {gi};
     lw.values[n.id] = std::move(t);
     return {};
 }
@@ -635,6 +713,9 @@ Status lowerReduction(Lowerer& lw, const graph::Node& n)
         return lw.unsupported(n, "reduction of a non-tensor");
     }
     const std::string_view base = graph::opBaseName(n.target);
+    if (base == "native_layer_norm_backward") {
+        return lowerLayerNormBackward(lw, n);
+    }
     if (base == "native_layer_norm" || base == "layer_norm") {
         return lowerLayerNorm(lw, n, base, *x);
     }

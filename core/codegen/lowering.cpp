@@ -287,19 +287,26 @@ std::vector<std::int64_t> indexSpace(const LoweringRequest& req,
             best = s;
         }
     };
-    // Computed values decide; inputs may be larger than what the region reads of them (slices).
-    for (graph::NodeId id : req.order) {
-        const graph::Node& n = req.graph->node(id);
-        if (detail::isViewOp(graph::opBaseName(n.target))) {
-            continue;
-        }
-        const graph::TensorMeta* m = n.tensorMeta();
+    auto considerMeta = [&](const graph::TensorMeta* m) {
         if (m && !m->hasSymbolicSizes()) {
             std::vector<std::int64_t> s;
             for (const auto& d : m->sizes) {
                 s.push_back(d.value);
             }
             consider(s);
+        }
+    };
+    // Computed values decide, and what reductions read (the kernel iterates their operand);
+    // inputs may be larger than what the region reads of them (slices).
+    for (graph::NodeId id : req.order) {
+        const graph::Node& n = req.graph->node(id);
+        const std::string_view base = graph::opBaseName(n.target);
+        if (detail::isViewOp(base)) {
+            continue;
+        }
+        considerMeta(n.tensorMeta());
+        if (detail::isReductionOp(base) && !n.args.empty() && n.args[0].isNode()) {
+            considerMeta(req.graph->node(n.args[0].node).tensorMeta());
         }
     }
     if (best.empty()) {
@@ -470,6 +477,12 @@ std::optional<ScalarType> scalarTypeOf(graph::DType t)
     case graph::DType::Float32: return ScalarType::Float32;
     default: return std::nullopt;
     }
+}
+
+bool isViewNode(const graph::Node& node)
+{
+    return node.op == graph::OpKind::CallFunction &&
+           detail::isViewOp(graph::opBaseName(node.target));
 }
 
 std::optional<std::string> unsupportedReason(const graph::Node& node)

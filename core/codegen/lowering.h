@@ -34,6 +34,10 @@ Result<RegionProgram> lowerRegion(const LoweringRequest& request);
 // still be rejected for its shapes when lowered). For the partitioner and the views.
 std::optional<std::string> unsupportedReason(const graph::Node& node);
 
+// True for views that are pure index arithmetic (view, permute, t, expand, select, ...): free in
+// eager, so a schedule leaves one that only feeds LibTorch calls to LibTorch.
+bool isViewNode(const graph::Node& node);
+
 // dtype of a graph tensor as a kernel scalar type; nullopt for types kernels do not handle.
 std::optional<ScalarType> scalarTypeOf(graph::DType t);
 

@@ -19,8 +19,8 @@ struct Comparison {
     double maxAbsErr = 0;
     std::string problem; // first mismatch, in words
 };
-// allclose with dtype-aware tolerances over finite values; NaN positions and signed infinities
-// must be equal. The tolerance of an output is the loosest of its own type's and the region's
+// allclose with dtype-aware tolerances over finite values (atol scaled by the output's largest
+// finite magnitude when above 1); NaN positions and signed infinities must be equal. The tolerance of an output is the loosest of its own type's and the region's
 // floating inputs' (a region fed f16 data is compared at f16 precision even where it writes f32:
 // eager rounds every intermediate to f16, the kernel only where it stores).
 Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want,

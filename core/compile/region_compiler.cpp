@@ -7,6 +7,8 @@
 #include "core/codegen/lowering.h"
 #include "core/compile/kernel_call.h"
 #include "core/compile/region_graph.h"
+#include "core/compile/region_schedule.h"
+#include "core/compile/schedule_runner.h"
 #include "core/exec/interpreter.h"
 #include "core/exec/torch_bridge.h"
 #include "core/util/digest.h"
@@ -19,6 +21,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <unistd.h>
 
 namespace fxs::compile {
@@ -33,11 +37,15 @@ double msSince(Clock::time_point t0)
 
 // Everything known about a region before any artifact exists.
 struct Prepared {
+    const graph::Graph* graph = nullptr;
     cache::RegionSignature sig;
     std::vector<at::Tensor> inputs;
-    std::string unsupportedInput; // why the kernel cannot take an input (eager still runs)
-    codegen::LoweringRequest request;
-    codegen::RegionProgram program;
+    std::string unsupportedInput; // why the kernels cannot run here (eager still runs)
+    std::map<graph::NodeId, codegen::BufferSpec> inputSpecs; // inputs kernels can take
+    detail::RegionSchedule schedule;
+    std::unique_ptr<detail::ScheduleRunner> runner;
+    exec::ValueStore probed; // values extern steps make, from one eager run (when needed)
+    bool probeRan = false;
     std::string source;
     cache::KeyBuilder key;
     graph::GraphPtr regionGraph;
@@ -93,6 +101,7 @@ struct RegionCompiler::Impl {
     Status prepareInputs(const graph::Graph& g, const RegionSpec& r,
                          const exec::ValueStore& values, Prepared& p);
     Status prepareKernel(const RegionSpec& r, Prepared& p);
+    std::optional<codegen::BufferSpec> specOf(Prepared& p, graph::NodeId id);
     void run(const graph::Graph& g, const RegionSpec& r, const exec::ValueStore& values,
              RegionOutcome& out);
     Status compiled(Prepared& p, RegionOutcome& out, const std::vector<at::Tensor>& eagerOut);
@@ -101,7 +110,8 @@ struct RegionCompiler::Impl {
     Result<std::shared_ptr<SharedLibrary>> build(Prepared& p, RegionOutcome& out,
                                                  std::string& soBytes);
     Result<std::shared_ptr<SharedLibrary>> loadBytes(const std::string& key,
-                                                     const std::string& so);
+                                                     const std::string& so, int entries);
+    Result<exec::RunReport> runEager(Prepared& p, int repeat, const std::vector<std::string>& keep);
     Status timeEager(Prepared& p, RegionOutcome& out, std::vector<at::Tensor>& eagerOut);
     Status timeCompiled(Prepared& p, const SharedLibrary& lib, RegionOutcome& out,
                         std::vector<at::Tensor>& compiledOut);
@@ -129,8 +139,8 @@ Status RegionCompiler::Impl::ensureArtifactDir()
 Status RegionCompiler::Impl::prepareInputs(const graph::Graph& g, const RegionSpec& r,
                                            const exec::ValueStore& values, Prepared& p)
 {
+    p.graph = &g;
     p.sig = cache::canonicalizeRegion(g, r.nodes);
-    p.request = codegen::LoweringRequest{&g, r.id, p.sig.order, p.sig.inputs, p.sig.outputs, {}};
     p.key.add(cache::kLabelRegion, p.sig.text);
     for (std::size_t i = 0; i < p.sig.inputs.size(); ++i) {
         const graph::Node& n = g.node(p.sig.inputs[i]);
@@ -140,15 +150,13 @@ Status RegionCompiler::Impl::prepareInputs(const graph::Graph& g, const RegionSp
         }
         const at::Tensor& t = exec::tensorOf(*h);
         p.inputs.push_back(t);
-        auto type = codegen::scalarTypeOf(h->dtype());
-        if (!type || t.is_cuda()) {
-            p.unsupportedInput = "input " + n.name + " is " +
-                                 std::string(graph::dtypeTorchName(h->dtype())) + " on " +
-                                 deviceText(t) +
-                                 "; kernels take CPU float32/float16/bfloat16/int64/bool";
-            continue;
+        if (t.is_cuda()) {
+            p.unsupportedInput = "input " + n.name + " is on " + deviceText(t) +
+                                 "; generated kernels run on the CPU";
         }
-        p.request.inputSpecs.push_back({n.name, *type, h->sizes(), h->strides()});
+        if (auto type = codegen::scalarTypeOf(h->dtype())) {
+            p.inputSpecs[p.sig.inputs[i]] = {n.name, *type, h->sizes(), h->strides()};
+        }
         p.key.add(cache::inputLabel(int(i)),
                   cache::canonicalTensorMeta(graph::dtypeTorchName(h->dtype()), h->sizes(),
                                              h->strides(), deviceText(t)));
@@ -166,12 +174,19 @@ Status RegionCompiler::Impl::prepareKernel(const RegionSpec& r, Prepared& p)
     if (!p.unsupportedInput.empty()) {
         return makeError(ErrorCode::Unsupported, p.unsupportedInput, r.id);
     }
-    auto prog = codegen::lowerRegion(p.request);
-    if (!prog) {
-        return prog.error();
+    detail::ScheduleRequest sr{p.graph, r.id, p.sig.order, p.sig.inputs,
+                               p.sig.outputs, [&](graph::NodeId id) { return specOf(p, id); }};
+    auto schedule = detail::scheduleRegion(sr);
+    if (!schedule) {
+        return schedule.error();
     }
-    p.program = std::move(*prog);
-    p.source = codegen::printRegion(p.program);
+    p.schedule = std::move(*schedule);
+    auto runner = detail::ScheduleRunner::create(*p.graph, p.schedule, p.sig.inputs, p.sig.outputs);
+    if (!runner) {
+        return runner.error();
+    }
+    p.runner = std::move(*runner);
+    p.source = codegen::printSchedule(p.schedule.programs);
     auto id = identifyCompiler(options.compiler);
     if (!id) {
         return id.error();
@@ -180,12 +195,60 @@ Status RegionCompiler::Impl::prepareKernel(const RegionSpec& r, Prepared& p)
         .add(cache::kLabelCodegen, cache::kCodegenVersion)
         .add(cache::kLabelCompiler, id->keyText())
         .add(cache::kLabelTorch, libtorchVersion())
-        .add(cache::kLabelIsa, id->isa);
+        .add(cache::kLabelIsa, id->isa)
+        .add(cache::kLabelSchedule, detail::scheduleText(p.schedule, p.sig.order));
     return {};
 }
 
+// Buffers of values extern steps make come from one eager run of the region that keeps every
+// value (run once, only when a generated step reads such a value).
+std::optional<codegen::BufferSpec> RegionCompiler::Impl::specOf(Prepared& p, graph::NodeId id)
+{
+    if (auto it = p.inputSpecs.find(id); it != p.inputSpecs.end()) {
+        return it->second;
+    }
+    const std::string& name = p.graph->node(id).name;
+    if (!p.probeRan) {
+        p.probeRan = true;
+        std::vector<std::string> keep;
+        for (graph::NodeId n : p.sig.order) {
+            keep.push_back(p.graph->node(n).name);
+        }
+        if (auto run = runEager(p, 1, keep); run && run->ok) {
+            p.probed = std::move(run->kept);
+        }
+    }
+    const exec::TensorHandle* h = p.probed.find(name);
+    if (!h || !h->defined() || exec::tensorOf(*h).is_cuda()) {
+        return std::nullopt;
+    }
+    auto type = codegen::scalarTypeOf(h->dtype());
+    if (!type) {
+        return std::nullopt;
+    }
+    return codegen::BufferSpec{name, *type, h->sizes(), h->strides()};
+}
+
+Result<exec::RunReport> RegionCompiler::Impl::runEager(Prepared& p, int repeat,
+                                                       const std::vector<std::string>& keep)
+{
+    auto store = std::make_shared<exec::ValueStore>();
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+        store->set(p.regionGraph->node(p.regionGraph->placeholders()[i]).name,
+                   exec::makeHandle(p.inputs[i]));
+    }
+    exec::RunOptions o;
+    o.inputs = store;
+    o.repeat = repeat;
+    o.keep = keep;
+    o.perNodeTiming = false;
+    o.device = exec::DevicePref::Cpu;
+    return exec::Interpreter::run(*p.regionGraph, o);
+}
+
 Result<std::shared_ptr<SharedLibrary>> RegionCompiler::Impl::loadBytes(const std::string& key,
-                                                                       const std::string& so)
+                                                                       const std::string& so,
+                                                                       int entries)
 {
     if (Status s = ensureArtifactDir(); !s) {
         return s.error();
@@ -198,7 +261,7 @@ Result<std::shared_ptr<SharedLibrary>> RegionCompiler::Impl::loadBytes(const std
             return s.error();
         }
     }
-    return SharedLibrary::load(path);
+    return SharedLibrary::load(path, entries);
 }
 
 Result<std::shared_ptr<SharedLibrary>> RegionCompiler::Impl::fromCache(Prepared& p,
@@ -215,7 +278,8 @@ Result<std::shared_ptr<SharedLibrary>> RegionCompiler::Impl::fromCache(Prepared&
             return makeError(ErrorCode::Runtime, "the cached artifact failed verification before (" +
                                                      e.statusReason + "); it is never used");
         }
-        auto lib = loadBytes(out.key, r->entry->artifact.sharedObject);
+        auto lib = loadBytes(out.key, r->entry->artifact.sharedObject,
+                             int(p.schedule.programs.size()));
         if (!lib) {
             return lib.error();
         }
@@ -263,23 +327,13 @@ Result<std::shared_ptr<SharedLibrary>> RegionCompiler::Impl::build(Prepared& p, 
         return bytes.error();
     }
     soBytes = std::move(*bytes);
-    return loadBytes(out.key, soBytes);
+    return loadBytes(out.key, soBytes, int(p.schedule.programs.size()));
 }
 
 Status RegionCompiler::Impl::timeEager(Prepared& p, RegionOutcome& out,
                                        std::vector<at::Tensor>& eagerOut)
 {
-    auto store = std::make_shared<exec::ValueStore>();
-    for (std::size_t i = 0; i < p.inputs.size(); ++i) {
-        store->set(p.regionGraph->node(p.regionGraph->placeholders()[i]).name,
-                   exec::makeHandle(p.inputs[i]));
-    }
-    exec::RunOptions o;
-    o.inputs = store;
-    o.repeat = std::max(1, options.timingRepeats);
-    o.perNodeTiming = false;
-    o.device = exec::DevicePref::Cpu;
-    auto run = exec::Interpreter::run(*p.regionGraph, o);
+    auto run = runEager(p, std::max(1, options.timingRepeats), {});
     if (!run) {
         return run.error();
     }
@@ -300,14 +354,14 @@ Status RegionCompiler::Impl::timeEager(Prepared& p, RegionOutcome& out,
 Status RegionCompiler::Impl::timeCompiled(Prepared& p, const SharedLibrary& lib,
                                           RegionOutcome& out, std::vector<at::Tensor>& compiledOut)
 {
-    auto warm = detail::callRegion(lib.entry(), p.program, p.inputs);
+    auto warm = p.runner->run(lib, p.inputs);
     if (!warm) {
         return warm.error();
     }
     const int n = std::max(1, options.timingRepeats);
     const auto t0 = Clock::now();
     for (int i = 0; i < n; ++i) {
-        auto r = detail::callRegion(lib.entry(), p.program, p.inputs);
+        auto r = p.runner->run(lib, p.inputs);
         if (!r) {
             return r.error();
         }
@@ -350,6 +404,7 @@ Status RegionCompiler::Impl::compiled(Prepared& p, RegionOutcome& out,
     if (Status s = prepareKernel(RegionSpec{out.id, {}, p.options}, p); !s) {
         return s;
     }
+    out.externNodes = p.schedule.externNodes;
     out.key = p.key.key();
     out.transcript = p.key.transcript();
     out.source = p.source;

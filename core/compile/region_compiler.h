@@ -37,6 +37,9 @@ std::string_view regionStateName(RegionState s); // "hit", "miss", "fallback"
 struct RegionOutcome {
     std::string id;
     int nodes = 0;
+    // Nodes left to LibTorch (extern steps of the schedule: mm, convolution, ...) when the
+    // region compiled; the other nodes run in generated kernels.
+    int externNodes = 0;
     RegionState state = RegionState::Fallback;
     std::string headline; // hit: which entry and what it saved; miss: why; fallback: reason
     std::string key;      // cache key (empty when lowering failed)

@@ -6,9 +6,11 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+
 namespace fxs::compile {
 
-Result<std::shared_ptr<SharedLibrary>> SharedLibrary::load(const std::string& path)
+Result<std::shared_ptr<SharedLibrary>> SharedLibrary::load(const std::string& path, int entries)
 {
     if (Status s = cache::checkPrivateFile(path); !s) {
         return s.error();
@@ -23,12 +25,14 @@ Result<std::shared_ptr<SharedLibrary>> SharedLibrary::load(const std::string& pa
         const char* e = ::dlerror();
         return makeError(ErrorCode::Runtime, std::string("dlopen failed: ") + (e ? e : "?"), path);
     }
-    const std::string symbol(codegen::kEntrySymbol);
-    void* sym = ::dlsym(lib->m_handle, symbol.c_str());
-    if (!sym) {
-        return makeError(ErrorCode::Runtime, "the artifact has no " + symbol + " symbol", path);
+    for (int i = 0; i < std::max(1, entries); ++i) {
+        const std::string symbol = codegen::entrySymbol(i);
+        void* sym = ::dlsym(lib->m_handle, symbol.c_str());
+        if (!sym) {
+            return makeError(ErrorCode::Runtime, "the artifact has no " + symbol + " symbol", path);
+        }
+        lib->m_entries.push_back(reinterpret_cast<RegionEntry>(sym));
     }
-    lib->m_entry = reinterpret_cast<RegionEntry>(sym);
     return lib;
 }
 

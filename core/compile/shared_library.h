@@ -1,5 +1,5 @@
 // A loaded region artifact: dlopen of a shared object that passed the ownership check, and its
-// entry point. Not a general plugin loader: one symbol, the region entry of cpp_printer.h.
+// entry points. Not a general plugin loader: the region entries of cpp_printer.h.
 #pragma once
 
 #include "core/util/result.h"
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace fxs::compile {
 
@@ -16,19 +17,21 @@ using RegionEntry = int (*)(void* const* inputs, void* const* outputs, const std
 class SharedLibrary {
 public:
     // Refuses files not owned by the user or writable by group/others (cache::checkPrivateFile)
-    // before dlopen; Error::Runtime with dlerror() when loading or the symbol lookup fails.
-    static Result<std::shared_ptr<SharedLibrary>> load(const std::string& path);
+    // before dlopen; Error::Runtime with dlerror() when loading or a symbol lookup fails.
+    // entries: how many region entries (codegen::entrySymbol(0 .. entries-1)) it must export.
+    static Result<std::shared_ptr<SharedLibrary>> load(const std::string& path, int entries = 1);
     ~SharedLibrary();
     SharedLibrary(const SharedLibrary&) = delete;
     SharedLibrary& operator=(const SharedLibrary&) = delete;
 
-    RegionEntry entry() const { return m_entry; }
+    RegionEntry entry(int index = 0) const { return m_entries.at(std::size_t(index)); }
+    int entryCount() const { return static_cast<int>(m_entries.size()); }
     const std::string& path() const { return m_path; }
 
 private:
     SharedLibrary() = default;
     void* m_handle = nullptr;
-    RegionEntry m_entry = nullptr;
+    std::vector<RegionEntry> m_entries;
     std::string m_path;
 };
 

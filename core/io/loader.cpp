@@ -1,6 +1,7 @@
 #include "core/io/loader.h"
 
 #include "core/io/graph_code_parser.h"
+#include "core/io/graph_file_loaders.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/io/trace_record_sink.h"
 #include "core/util/file_reader.h"
@@ -38,8 +39,28 @@ void addGraphFile(const std::string& path, std::string_view text, LoadResult& re
     result.graphs.push_back(std::move(g));
 }
 
+// A format a reader outside fxscope_io registered (TorchScript). False when none claims it.
+bool loadRegistered(const std::string& path, LoadResult& result)
+{
+    auto loader = findGraphFileLoader(path);
+    if (!loader) {
+        return false;
+    }
+    auto graph = loader->load(path, result.diagnostics);
+    if (graph.ok()) {
+        result.graphs.push_back(std::move(*graph));
+    } else {
+        const Error& e = graph.error();
+        result.diagnostics.error(path, 0, e.message, e.expected, e.found);
+    }
+    return true;
+}
+
 void loadFile(const std::string& path, LoadResult& result, const CancelToken& cancel)
 {
+    if (loadRegistered(path, result)) {
+        return;
+    }
     auto data = readFile(path);
     if (!data.ok()) {
         result.diagnostics.error(path, 0, data.error().message, "a readable file or directory",
@@ -51,8 +72,11 @@ void loadFile(const std::string& path, LoadResult& result, const CancelToken& ca
     } else if (detail::looksLikeGraphCode(*data)) {
         addGraphFile(path, *data, result);
     } else {
-        result.diagnostics.error(path, 0, "unrecognised file format",
-                                 "a TORCH_TRACE log or printed graph code",
+        std::string expected = "a TORCH_TRACE log or printed graph code";
+        for (const auto& name : graphFileLoaderNames()) {
+            expected += " or a " + name + " file";
+        }
+        result.diagnostics.error(path, 0, "unrecognised file format", expected,
                                  abbreviate(std::string_view(*data).substr(0, 60)));
     }
 }

@@ -1,6 +1,7 @@
 // The import facade: opens any mix of paths (graph-code files, TORCH_TRACE files and
-// directories) and returns runs, standalone graphs and every problem found. What the CLI's
-// inspect and the app's File > Open call.
+// directories, and formats registered in graph_file_loaders.h such as TorchScript .pt) and
+// returns runs, standalone graphs and every problem found. What the CLI's inspect and the
+// app's File > Open call.
 #pragma once
 
 #include "core/model/run.h"
@@ -19,6 +20,9 @@ struct LoadResult {
     bool readSomething() const { return !runs.empty() || !graphs.empty(); }
 };
 
+// Each path: a directory is a TORCH_TRACE run; a file goes to the first registered loader
+// whose sniffer accepts it (graph_file_loaders.h), else is sniffed as a TORCH_TRACE log or
+// graph code. Unreadable or unrecognised paths become diagnostics; never throws.
 LoadResult loadPaths(const std::vector<std::string>& paths,
                      const CancelToken& cancel = CancelToken::none(),
                      const ProgressSink& progress = {});

@@ -12,6 +12,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <unordered_map>
@@ -24,7 +25,10 @@ namespace jit = torch::jit;
 
 class Converter {
 public:
-    Converter(const jit::Module& module, TorchScriptModule& out) : m_module(module), m_out(out) {}
+    Converter(const jit::Module& module, std::string path, TorchScriptModule& out)
+        : m_module(module), m_path(std::move(path)), m_out(out)
+    {
+    }
 
     Status run(jit::Graph& g);
 
@@ -33,12 +37,15 @@ private:
     std::optional<Argument> literal(const c10::IValue& v, const std::string& hint);
     Argument argOf(const jit::Value* v);
     void convertNode(const jit::Node* n);
+    void indexLines(const std::string& text);
+    void placeAt(graph::NodeId id, const jit::Node* n);
     void convertGetAttr(const jit::Node* n);
     void convertUnpack(const jit::Node* n);
     void convertOperator(const jit::Node* n);
     graph::NodeId getAttrNode(const std::string& path, const at::Tensor& value);
 
     const jit::Module& m_module;
+    std::string m_path; // for diagnostics
     TorchScriptModule& m_out;
     graph::GraphBuilder m_builder;
     std::unordered_map<const jit::Value*, Argument> m_env;
@@ -47,6 +54,10 @@ private:
     std::set<std::string> m_names;
     std::unordered_map<std::string, graph::NodeId> m_attrNodes;
     int m_constants = 0;
+    // The inlined graph as printed (the code panel's text): line of each top-level value.
+    std::string m_text;
+    std::vector<std::string_view> m_textLines; // views into m_text
+    std::unordered_map<std::string, int> m_lines; // debug name -> 1-based line
 };
 
 // TorchScript debug names carry a ".N" suffix to tell values apart ("x.1"); the IR keeps the
@@ -157,7 +168,9 @@ void Converter::convertGetAttr(const jit::Node* n)
         m_paths[n->output()] = path;
         m_objects[n->output()] = obj;
     } else if (obj.isTensor()) {
-        m_env[n->output()] = Argument::ref(getAttrNode(path, obj.toTensor()));
+        const auto id = getAttrNode(path, obj.toTensor());
+        placeAt(id, n);
+        m_env[n->output()] = Argument::ref(id);
     } else if (auto lit = literal(obj, path)) {
         m_env[n->output()] = *lit;
     }
@@ -194,11 +207,15 @@ void Converter::convertOperator(const jit::Node* n)
         }
     }
     if (!schema) {
-        m_out.diagnostics.warning("", 0, "no schema for TorchScript node " + target +
+        m_out.diagnostics.warning(m_path, 0, "no schema for TorchScript node " + target +
                                              "; it will be reported as unsupported");
     }
-    const auto name = uniqueName(sanitize(n->output(0)->debugName()));
+    // Traced values are mostly unnamed ("%13"): name those after the operator, as FX does.
+    const auto* first = n->output(0);
+    const auto name = uniqueName(sanitize(first->hasDebugName() ? first->debugName()
+                                                                : n->kind().toUnqualString()));
     const auto id = m_builder.call(name, target, std::move(args), std::move(kwargs));
+    placeAt(id, n);
     if (n->outputs().size() == 1) {
         m_env[n->output(0)] = Argument::ref(id);
         return;
@@ -230,15 +247,50 @@ void Converter::convertNode(const jit::Node* n)
     } else if (kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack) {
         convertUnpack(n);
     } else if (kind == c10::prim::If || kind == c10::prim::Loop) {
-        m_out.diagnostics.error("", 0, "control flow is not converted", "straight-line code",
-                                kind.toQualString());
+        // Scripted (not traced) modules keep Python control flow; guessing a branch would
+        // show a graph the module does not run, so the node is reported and left out.
+        m_out.diagnostics.error(m_path, 0,
+                                "scripted control flow is not converted (trace the module with "
+                                "torch.jit.trace instead of scripting it)",
+                                "straight-line code of a traced module", kind.toQualString());
     } else {
         convertOperator(n);
     }
 }
 
+// Top-level nodes print as "  %name : Type = kind(...)" (block bodies are indented further).
+void Converter::indexLines(const std::string& text)
+{
+    m_textLines.clear();
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const auto end = std::min(text.find('\n', pos), text.size());
+        const std::string_view line(text.data() + pos, end - pos);
+        m_textLines.push_back(line);
+        if (line.rfind("  %", 0) == 0) {
+            const auto stop = line.find_first_of(" :,", 3);
+            m_lines.emplace(std::string(line.substr(3, stop - 3)),
+                            static_cast<int>(m_textLines.size()));
+        }
+        pos = end + 1;
+    }
+}
+
+// Points a node at the line that printed its TorchScript node (code panel, inspector).
+void Converter::placeAt(graph::NodeId id, const jit::Node* n)
+{
+    auto& node = m_builder.node(id);
+    const auto it = n->outputs().empty() ? m_lines.end() : m_lines.find(n->output(0)->debugName());
+    if (node.line == 0 && it != m_lines.end()) {
+        node.line = it->second;
+        node.statement = std::string(m_textLines[static_cast<std::size_t>(it->second - 1)]);
+    }
+}
+
 Status Converter::run(jit::Graph& g)
 {
+    m_text = g.toString(false);
+    indexLines(m_text);
     const auto inputs = g.inputs();
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const auto* in = inputs[i];
@@ -265,12 +317,32 @@ Status Converter::run(jit::Graph& g)
         }
     }
     m_builder.output(std::move(returned));
+    m_builder.setSource(m_path, 1, m_text);
     auto built = m_builder.build();
     if (!built.ok()) {
         return built.error();
     }
     m_out.graph = *built;
     return {};
+}
+
+// LibTorch's messages run over many lines (with C++ frames); the first says what happened.
+// They may quote bytes of a corrupt archive: anything outside printable ASCII is escaped, so
+// the message stays valid UTF-8 for JSON outputs.
+std::string firstLine(std::string_view text)
+{
+    std::string out;
+    for (char c : text.substr(0, text.find('\n'))) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u >= 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", u);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out;
 }
 
 } // namespace
@@ -299,17 +371,19 @@ Result<TorchScriptModule> importTorchScript(const std::string& path)
         module.eval();
         auto g = module.get_method("forward").graph()->copy();
         jit::Inline(*g);
-        Converter converter(module, out);
+        Converter converter(module, path, out);
         if (auto s = converter.run(*g); !s.ok()) {
             return s.error();
         }
     } catch (const c10::Error& e) {
         Error err = makeError(ErrorCode::Parse, "not a loadable TorchScript module", path);
-        err.found = e.what_without_backtrace();
+        err.expected = "a module saved by torch.jit.trace(...).save()";
+        err.found = abbreviate(firstLine(e.what_without_backtrace()), 160);
         return err;
     } catch (const std::exception& e) {
         Error err = makeError(ErrorCode::Parse, "not a loadable TorchScript module", path);
-        err.found = e.what();
+        err.expected = "a module saved by torch.jit.trace(...).save()";
+        err.found = abbreviate(firstLine(e.what()), 160);
         return err;
     }
     return out;

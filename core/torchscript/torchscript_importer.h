@@ -16,6 +16,8 @@
 namespace fxs::torchscript {
 
 struct TorchScriptModule {
+    // Its text() is the inlined TorchScript graph as printed; converted nodes carry the line
+    // (and statement) that printed their TorchScript node.
     graph::GraphPtr graph;
     // Parameter and buffer values by get_attr target ("fc1.weight"): pass as
     // exec::RunOptions::inputs to run the graph with the module's own weights.

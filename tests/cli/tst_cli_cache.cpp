@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <set>
+#include <vector>
 
 using nlohmann::json;
 
@@ -131,6 +133,46 @@ private Q_SLOTS:
         QCOMPARE(gc.out["removed"].get<int>(), 2);
         QCOMPARE(gc.out["bytes_after"].get<std::int64_t>(), std::int64_t(0));
         QCOMPARE(runCli({"cache", "--cache", db(), "ls"}).out["entries"].size(), std::size_t(0));
+    }
+
+    void concurrentCompilesMakeOneEntryPerKey()
+    {
+        // Four fxscope-cli compile processes on one graph and one fresh database, started at
+        // once: all succeed, each region key has exactly one row, and verify finds no damage.
+        const QString path = m_dir.path() + "/g_conc.txt";
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(graphText("f32"));
+        f.close();
+        const QString cdb = m_dir.path() + "/conc/cache.db";
+        std::vector<std::unique_ptr<QProcess>> procs;
+        for (int i = 0; i < 4; ++i) {
+            procs.push_back(std::make_unique<QProcess>());
+            procs.back()->start(FXSCOPE_CLI_PATH, {"compile", path, "--auto", "--cache", cdb,
+                                                   "--json", "--repeat", "1"});
+        }
+        std::set<std::string> keys;
+        for (auto& p : procs) {
+            QVERIFY(p->waitForFinished(300000));
+            QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0,
+                     p->readAllStandardError().constData());
+            const json out = json::parse(p->readAllStandardOutput().toStdString(), nullptr, false);
+            QVERIFY(!out.is_discarded());
+            QCOMPARE(out["regions"].size(), std::size_t(1));
+            const std::string state = out["regions"][0]["state"].get<std::string>();
+            QVERIFY2(state == "miss" || state == "hit", state.c_str());
+            keys.insert(out["regions"][0]["key"].get<std::string>());
+        }
+        QCOMPARE(keys.size(), std::size_t(1)); // the same region and inputs: one key
+        const Cli ls = runCli({"cache", "--cache", cdb, "ls"});
+        QCOMPARE(ls.exitCode, 0);
+        QCOMPARE(ls.out["entries"].size(), std::size_t(1));
+        QCOMPARE(ls.out["entries"][0]["key"].get<std::string>(), *keys.begin());
+        QCOMPARE(ls.out["entries"][0]["status"].get<std::string>(), std::string("verified"));
+        const Cli v = runCli({"cache", "--cache", cdb, "verify"});
+        QCOMPARE(v.exitCode, 0);
+        QCOMPARE(v.out["ok"].get<bool>(), true);
+        QCOMPARE(v.out["checked"].get<int>(), 1);
     }
 };
 

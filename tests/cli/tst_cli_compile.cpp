@@ -1,6 +1,7 @@
 // fxscope-cli compile end to end: a printed graph with a pointwise chain and a softmax region,
 // compiled through a fresh cache (miss), again (hit), with another dtype (miss naming the
-// change), and refused when the cache database is writable by others.
+// change), and refused when the cache database is writable by others; the GPT-2 fixture's
+// annotated regions compile with their matmuls left to LibTorch (extern nodes).
 #include "tests/cli/cli_runner.h"
 
 #include <QDir>
@@ -119,6 +120,30 @@ private Q_SLOTS:
         QCOMPARE(c.exitCode, 0);
         QVERIFY(c.out.contains("total eager"));
         QVERIFY(c.out.contains("r0"));
+    }
+
+    void gpt2RegionsCompileAroundTheirMatmuls()
+    {
+        // Before regions were schedules, any op the code generator does not lower (addmm here)
+        // made the whole region fall back, and compiled_ms was eager_ms by construction.
+        const QString g = FXSCOPE_TEST_DATA "/fixtures/graphs/gpt2_annotated_fw.txt";
+        const QString cache = m_dir.path() + "/gpt2/cache.db";
+        const Cli c = runCli({"compile", g, "--cache", cache, "--json", "--repeat", "2"});
+        QVERIFY2(c.exitCode == 0, c.err.constData());
+        const json a = json::parse(c.out.toStdString());
+        QVERIFY(!a["regions"].empty());
+        for (const auto& r : a["regions"]) {
+            QVERIFY2(r["state"].get<std::string>() == "miss" || r["state"] == "hit",
+                     r["headline"].get<std::string>().c_str());
+            // Each annotated block is 14 nodes (layer norm, 3 getitems, 2 addmm with their
+            // weight transposes and views, gelu, residual add): the addmms are extern.
+            QCOMPARE(r["nodes"].get<int>(), 14);
+            QVERIFY(r["extern_nodes"].get<int>() >= 2);
+            QVERIFY(r["extern_nodes"].get<int>() < r["nodes"].get<int>());
+            QVERIFY(r["compiled_ms"].get<double>() > 0);
+            QVERIFY(r["compiled_ms"].get<double>() != r["eager_ms"].get<double>());
+            QVERIFY(r["max_abs_err"].get<double>() < 1e-3);
+        }
     }
 
     void refusesCacheWritableByOthers()

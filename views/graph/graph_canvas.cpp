@@ -1,5 +1,7 @@
 #include "views/graph/graph_canvas.h"
 
+#include "views/graph/graph_items.h"
+
 #include <QGraphicsItem>
 #include <QKeyEvent>
 #include <QScrollBar>
@@ -87,17 +89,38 @@ void GraphCanvas::keyPressEvent(QKeyEvent* event)
     }
 }
 
+// Plain drags pan; with Shift or Ctrl held the drag draws a rubber band instead (a press on an
+// item is taken by the item first, so Shift/Ctrl-clicks on nodes still toggle them).
 void GraphCanvas::mousePressEvent(QMouseEvent* event)
 {
     m_pressPos = event->pos();
+    m_pressModifiers = event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier);
+    // Only boxes and frame headers take presses; edges and hulls let a band start on them.
+    const QGraphicsItem* hit = itemAt(event->pos());
+    const int type = hit != nullptr ? hit->type() : 0;
+    const bool onItem =
+        type == NodeItem::Type || type == GroupItem::Type || type == ClusterItem::Type;
+    if (event->button() == Qt::LeftButton && m_pressModifiers != Qt::NoModifier && !onItem) {
+        setDragMode(QGraphicsView::RubberBandDrag);
+    }
     QGraphicsView::mousePressEvent(event);
 }
 
 void GraphCanvas::mouseReleaseEvent(QMouseEvent* event)
 {
     QGraphicsView::mouseReleaseEvent(event);
+    const bool banding = dragMode() == QGraphicsView::RubberBandDrag;
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    if (event->button() != Qt::LeftButton) {
+        return;
+    }
     const bool click = (event->pos() - m_pressPos).manhattanLength() < 4;
-    if (click && event->button() == Qt::LeftButton) {
+    if (banding && !click) {
+        const QRect band = QRect(m_pressPos, event->pos()).normalized();
+        Q_EMIT rubberBandSelected(mapToScene(band).boundingRect(), m_pressModifiers);
+        return;
+    }
+    if (click && m_pressModifiers == Qt::NoModifier) {
         QGraphicsItem* hit = itemAt(event->pos());
         if (hit == nullptr || hit->acceptedMouseButtons() == Qt::NoButton) {
             Q_EMIT backgroundClicked();

@@ -1,6 +1,7 @@
 // The zoomable, pannable QGraphicsView the graph is drawn in (wheel zooms around the cursor,
-// +/- keys, drag pans, a click on empty space clears the selection), and the minimap: a small
-// second view of the same scene showing the visible rectangle; click or drag it to move.
+// +/- keys, drag pans, a click on empty space clears the selection, Shift- or Ctrl-drag from
+// empty space draws a rubber band), and the minimap: a small second view of the same scene
+// showing the visible rectangle; click or drag it to move.
 #pragma once
 
 #include <QGraphicsView>
@@ -19,8 +20,11 @@ public:
     QRectF visibleSceneRect() const;
 
 Q_SIGNALS:
-    void backgroundClicked();
+    void backgroundClicked(); // a plain click (no Shift/Ctrl) on empty space
     void viewportChanged();
+    // A rubber band was dragged (Shift- or Ctrl-drag starting on empty space); rect in scene
+    // coordinates, modifiers as held at the press.
+    void rubberBandSelected(const QRectF& rect, Qt::KeyboardModifiers modifiers);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
@@ -32,6 +36,7 @@ protected:
 
 private:
     QPoint m_pressPos;
+    Qt::KeyboardModifiers m_pressModifiers;
 };
 
 class Minimap : public QGraphicsView {

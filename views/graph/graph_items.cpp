@@ -15,6 +15,7 @@ namespace fxs::views {
 namespace {
 
 constexpr qreal kRadius = 5.0;
+constexpr Qt::KeyboardModifiers kToggleModifiers = Qt::ShiftModifier | Qt::ControlModifier;
 // Below this zoom, text is unreadable: skip it (large scenes and the minimap stay fast).
 constexpr qreal kTextLod = 0.4;
 
@@ -118,15 +119,16 @@ void NodeItem::setOverlay(std::optional<QColor> color)
 void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event)
 {
     if (auto* s = graphScene(this)) {
-        s->nodeClicked(m_id);
+        s->nodeClicked(m_id, event->modifiers());
     }
     event->accept();
 }
 
 void NodeItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event)
 {
-    if (auto* s = graphScene(this)) {
-        s->nodeClicked(m_id);
+    // The press before it already toggled a modified click; a second toggle would undo it.
+    if (auto* s = graphScene(this); s && !(event->modifiers() & kToggleModifiers)) {
+        s->nodeClicked(m_id, event->modifiers());
     }
     event->accept();
 }
@@ -361,20 +363,28 @@ void EdgeItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event)
 
 // ---- HullItem -------------------------------------------------------------------------------
 
-HullItem::HullItem(const QPolygonF& polygon, QColor tint, const QString& tooltip)
+HullItem::HullItem(const QPolygonF& polygon, QColor tint, const QString& tooltip,
+                   QString regionId, float fillAlpha)
+    : m_regionId(std::move(regionId)), m_fillAlpha(fillAlpha)
 {
     QPainterPath path;
     path.addPolygon(polygon);
     path.closeSubpath();
     setPath(path);
-    QColor fill = tint;
-    fill.setAlphaF(0.16f);
-    tint.setAlphaF(0.55f);
-    setBrush(fill);
-    setPen(QPen(tint, 1.5));
+    setTint(std::move(tint));
     setZValue(-10);
     setAcceptedMouseButtons(Qt::NoButton);
     setToolTip(tooltip);
+}
+
+void HullItem::setTint(QColor tint)
+{
+    m_tint = tint;
+    QColor fill = tint;
+    fill.setAlphaF(m_fillAlpha);
+    tint.setAlphaF(0.55f);
+    setBrush(fill);
+    setPen(QPen(tint, 1.5));
 }
 
 } // namespace fxs::views

@@ -153,10 +153,24 @@ private:
     const GraphStyle* m_style;
 };
 
-// A translucent convex hull behind the nodes of one annotated region.
+// A translucent convex hull behind the nodes of one region (annotated, or from the app's region
+// document when regionId is set).
 class HullItem : public QGraphicsPathItem {
 public:
-    HullItem(const QPolygonF& polygon, QColor tint, const QString& tooltip);
+    enum { Type = UserType + 5 };
+    // fillAlpha: opacity of the tint inside; a dark background wants more to show it.
+    HullItem(const QPolygonF& polygon, QColor tint, const QString& tooltip,
+             QString regionId = {}, float fillAlpha = 0.16f);
+
+    int type() const override { return Type; }
+    const QString& regionId() const { return m_regionId; }
+    QColor tint() const { return m_tint; }
+    void setTint(QColor tint);
+
+private:
+    QString m_regionId;
+    QColor m_tint;
+    float m_fillAlpha;
 };
 
 } // namespace fxs::views

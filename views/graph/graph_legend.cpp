@@ -40,6 +40,21 @@ void GraphLegend::setRegions(const std::vector<std::string>& values)
     update();
 }
 
+void GraphLegend::setRegionEntries(const std::vector<std::pair<QColor, QString>>& entries)
+{
+    m_entries.resize(m_categoryCount);
+    const std::size_t shown = std::min<std::size_t>(entries.size(), kMaxRegions);
+    for (std::size_t i = 0; i < shown; ++i) {
+        m_entries.push_back({entries[i].first, entries[i].second, true});
+    }
+    if (entries.size() > shown) {
+        m_entries.push_back({palette().color(QPalette::Mid),
+                             tr("+%n more region(s)", "", int(entries.size() - shown)), true});
+    }
+    resize(sizeHint());
+    update();
+}
+
 QSize GraphLegend::sizeHint() const
 {
     const QFontMetrics fm(font());

@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fxs::views {
@@ -13,7 +14,11 @@ class GraphLegend : public QWidget {
     Q_OBJECT
 public:
     explicit GraphLegend(QWidget* parent = nullptr);
+    // Annotation values, tinted by the core palette.
     void setRegions(const std::vector<std::string>& values);
+    // Regions of the app's document: tint and label each; past kMaxRegions one "+n more" line.
+    void setRegionEntries(const std::vector<std::pair<QColor, QString>>& entries);
+    static constexpr int kMaxRegions = 8;
     QSize sizeHint() const override;
 
 protected:

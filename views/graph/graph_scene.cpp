@@ -2,8 +2,11 @@
 
 #include "core/graph/op_category.h"
 #include "core/layout/palette.h"
+#include "core/layout/region_hulls.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace fxs::views {
 
@@ -59,7 +62,15 @@ void GraphScene::setStyle(const GraphStyle& style)
 {
     m_style = style;
     setBackgroundBrush(style.background);
+    if (m_view) {
+        rebuildHulls(); // their fill strength follows the background
+    }
     update();
+}
+
+float GraphScene::hullAlpha() const
+{
+    return m_style.background.lightnessF() < 0.5f ? 0.30f : 0.16f;
 }
 
 QPointF GraphScene::toScene(const layout::Point& p) const
@@ -72,11 +83,14 @@ void GraphScene::clearLayout()
     clear();
     m_view.reset();
     m_itemOfNode.clear();
+    m_itemCluster.clear();
     m_visibleItems.clear();
     m_nodes.clear();
     m_groups.clear();
     m_clusters.clear();
     m_edges.clear();
+    m_hulls.clear();
+    m_annotationHulls.clear();
 }
 
 void GraphScene::setLayout(const layout::LayoutResult& result,
@@ -87,7 +101,11 @@ void GraphScene::setLayout(const layout::LayoutResult& result,
     m_top = result.bbox.y1;
     m_left = result.bbox.x0;
     m_itemOfNode = result.visible.itemOfNode;
-    addHulls(result);
+    m_itemCluster.clear();
+    for (const layout::VisibleItem& v : result.visible.items) {
+        m_itemCluster.push_back(v.cluster);
+    }
+    m_annotationHulls = result.regions;
     for (const layout::ClusterBox& c : result.clusters) {
         const QRectF rect(toScene({c.rect.x0, c.rect.y1}), QSizeF(c.rect.width(), c.rect.height()));
         auto* item = new ClusterItem(c.group, rect, qs(c.label), &m_style);
@@ -96,6 +114,7 @@ void GraphScene::setLayout(const layout::LayoutResult& result,
     }
     addItems(result);
     addEdges(result);
+    rebuildHulls();
     setSceneRect(QRectF(0, 0, result.bbox.width() + 2 * kMargin,
                         result.bbox.height() + 2 * kMargin));
     refreshMarks();
@@ -153,17 +172,111 @@ void GraphScene::addEdges(const layout::LayoutResult& r)
     }
 }
 
-void GraphScene::addHulls(const layout::LayoutResult& r)
+void GraphScene::setRegionOverlays(std::optional<std::vector<RegionOverlay>> regions)
 {
-    for (const layout::RegionHull& h : r.regions) {
+    m_regions = std::move(regions);
+    if (m_view) {
+        rebuildHulls();
+    }
+}
+
+void GraphScene::rebuildHulls()
+{
+    for (HullItem* h : m_hulls) {
+        removeItem(h);
+        delete h;
+    }
+    m_hulls.clear();
+    if (m_regions) {
+        for (const RegionOverlay& r : *m_regions) {
+            addOverlayHull(r);
+        }
+        return;
+    }
+    for (const layout::RegionHull& h : m_annotationHulls) {
         QPolygonF poly;
         for (const layout::Point& p : h.polygon) {
             poly << toScene(p);
         }
         const QColor tint(QLatin1String(layout::regionTint(h.tint).data()));
-        addItem(new HullItem(poly, tint,
-                             tr("compile_with_inductor: %1").arg(qs(h.value))));
+        m_hulls.push_back(new HullItem(poly, tint,
+                                       tr("compile_with_inductor: %1").arg(qs(h.value)), {},
+                                       hullAlpha()));
+        addItem(m_hulls.back());
     }
+}
+
+// Convex hulls around the (padded) boxes of the distinct items showing the region's nodes, one
+// per expanded-group frame: a hull across frames would cover unrelated nodes between them (the
+// annotation hulls split the same way, core/layout/region_hulls.h).
+void GraphScene::addOverlayHull(const RegionOverlay& region)
+{
+    constexpr double kPad = 6.0;
+    std::unordered_set<std::uint32_t> seen;
+    std::map<layout::GroupId, std::vector<layout::Point>> cornersByFrame;
+    for (graph::NodeId id : region.nodes) {
+        if (id >= m_itemOfNode.size() || !seen.insert(m_itemOfNode[id]).second) {
+            continue;
+        }
+        const std::uint32_t index = m_itemOfNode[id];
+        const QRectF r =
+            m_visibleItems.at(index)->sceneBoundingRect().adjusted(-kPad, -kPad, kPad, kPad);
+        auto& corners = cornersByFrame[m_itemCluster.at(index)];
+        for (const QPointF& p : {r.topLeft(), r.topRight(), r.bottomLeft(), r.bottomRight()}) {
+            corners.push_back({p.x(), p.y()});
+        }
+    }
+    const QString name = region.label == region.id
+                             ? region.id
+                             : QStringLiteral("%1 (%2)").arg(region.label, region.id);
+    const QString tip = tr("%1 · %n node(s)", "", int(region.nodes.size())).arg(name);
+    for (auto& [frame, corners] : cornersByFrame) {
+        QPolygonF poly;
+        for (const layout::Point& p : layout::convexHull(std::move(corners))) {
+            poly << QPointF(p.x, p.y);
+        }
+        m_hulls.push_back(new HullItem(poly, region.tint, tip, region.id, hullAlpha()));
+        addItem(m_hulls.back());
+    }
+}
+
+void GraphScene::setRegionTint(const QString& id, const QColor& tint)
+{
+    for (HullItem* h : m_hulls) {
+        if (h->regionId() == id) {
+            h->setTint(tint);
+        }
+    }
+}
+
+HullItem* GraphScene::hullItem(const QString& id) const
+{
+    for (HullItem* h : m_hulls) {
+        if (h->regionId() == id) {
+            return h;
+        }
+    }
+    return nullptr;
+}
+
+std::vector<graph::NodeId> GraphScene::nodesInRect(const QRectF& rect) const
+{
+    std::vector<graph::NodeId> nodes;
+    for (const auto& [id, item] : m_nodes) {
+        if (rect.contains(item->mapRectToScene(item->shape().boundingRect()))) {
+            nodes.push_back(id);
+        }
+    }
+    for (const auto& [id, item] : m_groups) {
+        if (rect.contains(item->sceneBoundingRect())) {
+            const layout::Group& g = m_view->group(id);
+            for (graph::NodeId n = g.first; n < g.end; ++n) {
+                nodes.push_back(n);
+            }
+        }
+    }
+    std::sort(nodes.begin(), nodes.end());
+    return nodes;
 }
 
 QGraphicsItem* GraphScene::itemShowing(graph::NodeId id) const
@@ -192,9 +305,11 @@ ClusterItem* GraphScene::clusterItem(layout::GroupId id) const
     return it == m_clusters.end() ? nullptr : it->second;
 }
 
-void GraphScene::markSelection(std::optional<graph::NodeId> selected)
+void GraphScene::markSelection(const std::unordered_set<graph::NodeId>& selected,
+                               std::optional<graph::NodeId> current)
 {
     m_selected = selected;
+    m_current = current;
     refreshMarks();
 }
 
@@ -215,21 +330,25 @@ void GraphScene::setOverlays(const std::unordered_map<graph::NodeId, QColor>& co
 void GraphScene::refreshMarks()
 {
     for (auto& [id, item] : m_nodes) {
-        item->setMarked(m_selected == id, m_highlighted.count(id) > 0);
+        item->setMarked(m_selected.count(id) > 0, m_highlighted.count(id) > 0);
     }
-    std::unordered_set<layout::GroupId> highlightedGroups;
-    for (graph::NodeId id : m_highlighted) {
-        if (auto* g = dynamic_cast<GroupItem*>(itemShowing(id))) {
-            highlightedGroups.insert(g->groupId());
+    const auto groupsShowing = [this](const std::unordered_set<graph::NodeId>& ids) {
+        std::unordered_set<layout::GroupId> groups;
+        for (graph::NodeId id : ids) {
+            if (auto* g = qgraphicsitem_cast<GroupItem*>(itemShowing(id))) {
+                groups.insert(g->groupId());
+            }
         }
-    }
-    QGraphicsItem* selectedItem = m_selected ? itemShowing(*m_selected) : nullptr;
+        return groups;
+    };
+    const auto highlightedGroups = groupsShowing(m_highlighted);
+    const auto selectedGroups = groupsShowing(m_selected);
     for (auto& [id, item] : m_groups) {
-        item->setHoldsSelection(item == selectedItem);
+        item->setHoldsSelection(selectedGroups.count(id) > 0);
         item->setHighlighted(highlightedGroups.count(id) > 0);
     }
-    const uint selectedIndex = m_selected && *m_selected < m_itemOfNode.size()
-                                   ? m_itemOfNode[*m_selected]
+    const uint selectedIndex = m_current && *m_current < m_itemOfNode.size()
+                                   ? m_itemOfNode[*m_current]
                                    : std::numeric_limits<uint>::max();
     for (EdgeItem* e : m_edges) {
         e->setEmphasized(e->data(0).toUInt() == selectedIndex ||

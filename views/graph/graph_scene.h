@@ -1,14 +1,17 @@
 // The scene of one laid-out view: builds node, group, cluster, edge and hull items from a
 // LayoutResult (flipping Graphviz's y), and marks selection, highlights and colour overlays by
-// NodeId. Clicks on items come back as signals; GraphView decides what they do.
+// NodeId. Region hulls come from the layout's annotation hulls, or from RegionOverlays when the
+// app sets them. Clicks on items come back as signals; GraphView decides what they do.
 #pragma once
 
 #include "core/layout/graph_layout.h"
 #include "views/graph/graph_items.h"
+#include "views/graph/region_overlay.h"
 
 #include <QGraphicsScene>
 
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -38,25 +41,41 @@ public:
     std::size_t groupItemCount() const { return m_groups.size(); }
     std::size_t edgeItemCount() const { return m_edges.size(); }
 
-    void markSelection(std::optional<graph::NodeId> selected);
+    // selected: every selected node; current: the one whose edges are emphasised.
+    void markSelection(const std::unordered_set<graph::NodeId>& selected,
+                       std::optional<graph::NodeId> current);
     void markHighlighted(const std::unordered_set<graph::NodeId>& ids);
     void setOverlays(const std::unordered_map<graph::NodeId, QColor>& colors);
 
+    // Region hulls: nullopt draws the layout's annotation hulls, a list draws each region's
+    // hull over the items showing its nodes, one hull per expanded-group frame they sit in
+    // (regions with no visible item draw nothing).
+    void setRegionOverlays(std::optional<std::vector<RegionOverlay>> regions);
+    void setRegionTint(const QString& id, const QColor& tint);
+    std::vector<HullItem*> hullItems() const { return m_hulls; }
+    HullItem* hullItem(const QString& id) const; // the first hull of the region
+    // Nodes shown by items lying wholly inside rect (scene coordinates); a collapsed group
+    // inside contributes all its nodes. Graph order.
+    std::vector<graph::NodeId> nodesInRect(const QRectF& rect) const;
+
 Q_SIGNALS:
-    void nodeClicked(fxs::graph::NodeId id);
+    void nodeClicked(fxs::graph::NodeId id, Qt::KeyboardModifiers modifiers);
     void groupToggled(fxs::layout::GroupId id);
     void jumpRequested(fxs::graph::NodeId id);
 
 private:
     void addItems(const layout::LayoutResult& r);
     void addEdges(const layout::LayoutResult& r);
-    void addHulls(const layout::LayoutResult& r);
+    void rebuildHulls();
+    float hullAlpha() const;
+    void addOverlayHull(const RegionOverlay& region);
     QPointF toScene(const layout::Point& p) const;
     void refreshMarks();
 
     GraphStyle m_style;
     std::shared_ptr<const layout::ViewGraph> m_view;
     std::vector<std::uint32_t> m_itemOfNode; // node -> visible item index
+    std::vector<layout::GroupId> m_itemCluster; // visible item -> its expanded frame
     std::vector<QGraphicsItem*> m_visibleItems;
     std::unordered_map<graph::NodeId, NodeItem*> m_nodes;
     std::unordered_map<layout::GroupId, GroupItem*> m_groups;
@@ -64,8 +83,12 @@ private:
     std::vector<EdgeItem*> m_edges;
     double m_top = 0;
     double m_left = 0;
-    std::optional<graph::NodeId> m_selected;
+    std::unordered_set<graph::NodeId> m_selected;
+    std::optional<graph::NodeId> m_current;
     std::unordered_set<graph::NodeId> m_highlighted;
+    std::vector<layout::RegionHull> m_annotationHulls; // from the layout, scene coordinates
+    std::optional<std::vector<RegionOverlay>> m_regions;
+    std::vector<HullItem*> m_hulls;
 };
 
 } // namespace fxs::views

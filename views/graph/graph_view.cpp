@@ -93,9 +93,8 @@ GraphView::GraphView(QWidget* parent)
     applyStyle();
     setupShortcuts();
 
-    connect(m_scene, &GraphScene::nodeClicked, this, [this](graph::NodeId id) {
-        setSelection(id);
-    });
+    connect(m_scene, &GraphScene::nodeClicked, this, &GraphView::onNodeClicked);
+    connect(m_canvas, &GraphCanvas::rubberBandSelected, this, &GraphView::onRubberBand);
     connect(m_scene, &GraphScene::groupToggled, this, &GraphView::onGroupToggled);
     connect(m_scene, &GraphScene::jumpRequested, this, &GraphView::selectNode);
     connect(m_canvas, &GraphCanvas::backgroundClicked, this,
@@ -181,14 +180,22 @@ void GraphView::positionOverlays()
 void GraphView::setGraph(graph::GraphPtr graph)
 {
     const bool hadSelection = m_selected.has_value();
+    const bool hadNodes = !m_selection.empty();
     m_graph = std::move(graph);
     m_selected.reset();
+    m_selection.clear();
+    m_regions.reset();
+    m_regionTints.clear();
+    m_scene->setRegionOverlays(std::nullopt);
     m_highlighted.clear();
     m_colors.clear();
     m_matches.clear();
     m_matchIndex = -1;
     m_scene->clearLayout();
     m_error.clear();
+    if (hadNodes) {
+        Q_EMIT selectionChanged({});
+    }
     if (hadSelection) {
         Q_EMIT selectionCleared();
     }
@@ -196,15 +203,18 @@ void GraphView::setGraph(graph::GraphPtr graph)
         m_view.reset();
         m_latest->fetch_add(1);
         m_busy->hide();
+        updateLegend();
+        Q_EMIT graphChanged(nullptr);
         return;
     }
     m_view = std::make_shared<layout::ViewGraph>(m_graph);
-    m_legend->setRegions(m_view->regionValues());
+    updateLegend();
     m_fitPending = true;
     requestLayout();
     if (m_findBar->isVisible()) {
         updateMatches(m_findBar->text());
     }
+    Q_EMIT graphChanged(m_graph);
 }
 
 graph::GraphPtr GraphView::graph() const
@@ -274,7 +284,7 @@ void GraphView::applyLayout(const std::shared_ptr<LayoutJob>& job)
     }
     m_error.clear();
     m_scene->setLayout(*job->result, job->view);
-    m_scene->markSelection(m_selected);
+    markSelection();
     m_scene->markHighlighted(m_highlighted);
     m_scene->setOverlays(m_colors);
     m_minimap->refit();
@@ -337,22 +347,6 @@ void GraphView::setGroupExpanded(layout::GroupId id, bool expanded)
     }
 }
 
-void GraphView::setSelection(std::optional<graph::NodeId> id)
-{
-    if (id == m_selected) {
-        return;
-    }
-    m_selected = id;
-    if (!isLayoutPending()) {
-        m_scene->markSelection(m_selected);
-    }
-    if (m_selected) {
-        Q_EMIT nodeSelected(*m_selected);
-    } else {
-        Q_EMIT selectionCleared();
-    }
-}
-
 void GraphView::selectNode(graph::NodeId id)
 {
     if (!m_view || id >= m_graph->size()) {
@@ -367,13 +361,8 @@ void GraphView::selectNode(graph::NodeId id)
         }
         return;
     }
-    m_scene->markSelection(m_selected);
+    markSelection();
     centerOnSelection();
-}
-
-std::optional<graph::NodeId> GraphView::selectedNode() const
-{
-    return m_selected;
 }
 
 void GraphView::centerOnSelection()

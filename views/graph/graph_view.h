@@ -1,13 +1,16 @@
 // GraphView: the interactive drawing of one FX graph — Graphviz layout run in the background,
-// collapsible source-scope groups, pan/zoom/fit, minimap, legend, find bar, selection, diff
-// highlights, colour overlays, SVG/PNG export. Shows and reports; the app wires it to the
-// inspector and other panels. Every method must be called on the GUI thread.
+// collapsible source-scope groups, pan/zoom/fit, minimap, legend, find bar, multi-selection
+// (click, Shift/Ctrl-click, Shift/Ctrl rubber band), region hulls, diff highlights, colour
+// overlays, SVG/PNG export. Shows and reports; the app wires it to the inspector and other
+// panels. Every method must be called on the GUI thread.
 #pragma once
 
 #include "core/graph/graph.h"
 #include "core/layout/view_graph.h"
+#include "views/graph/region_overlay.h"
 
 #include <QColor>
+#include <QHash>
 #include <QWidget>
 
 #include <memory>
@@ -38,10 +41,32 @@ public:
     // request wins. Graphs over ~300 nodes open with their groups collapsed. Null clears.
     void setGraph(fxs::graph::GraphPtr graph);
     fxs::graph::GraphPtr graph() const;
-    // Selects the node, expanding the group that holds it, and centres it. Emits nodeSelected
-    // when the selection changes.
+    // Selects only this node, expanding the group that holds it, and centres it. Emits
+    // nodeSelected when the current node changes.
     void selectNode(fxs::graph::NodeId id);
+    // The current node: the one last clicked or added (what the inspector shows).
     std::optional<fxs::graph::NodeId> selectedNode() const;
+
+    // Multi-selection. Mouse: a click selects one node; Shift- or Ctrl-click toggles one; a
+    // Shift-drag from empty space selects the nodes whose boxes lie in the band (a collapsed
+    // group inside stands for all its nodes), a Ctrl-drag adds them; a plain drag pans. The
+    // selection survives collapse/expand: a collapsed group holding selected nodes is drawn
+    // selected. selectionChanged reports every change (graph order); nodeSelected still
+    // reports the current node.
+    std::vector<fxs::graph::NodeId> selectedNodes() const { return m_selection; }
+    // Replaces the selection without revealing or centring (ids past the graph are ignored).
+    // The current node stays when still selected, else becomes the last id given.
+    void setSelectedNodes(const std::vector<fxs::graph::NodeId>& ids);
+
+    // Regions drawn as hulls from the app's document; they replace the annotation hulls until
+    // clearRegions(). A collapsed group's box stands for the nodes it holds.
+    void setRegions(std::vector<RegionOverlay> regions);
+    void clearRegions();
+    const std::optional<std::vector<RegionOverlay>>& regions() const { return m_regions; }
+    // Recolours one region's hull (e.g. by cache state). The tint sticks to the id across
+    // setRegions calls until setGraph; an invalid QColor returns to the region's own tint.
+    void setRegionTint(const QString& id, QColor tint);
+
     void setHighlighted(const std::vector<fxs::graph::NodeId>& ids); // e.g. changed nodes of a diff
     void setNodeColors(const std::unordered_map<fxs::graph::NodeId, QColor>& colors); // overlays
     void clearNodeColors();
@@ -73,6 +98,9 @@ public:
 Q_SIGNALS:
     void nodeSelected(fxs::graph::NodeId id);
     void selectionCleared();
+    void selectionChanged(std::vector<fxs::graph::NodeId> nodes);
+    // setGraph was called (the new graph, possibly null); regions and tints were reset.
+    void graphChanged(fxs::graph::GraphPtr graph);
     void layoutFinished();
 
 protected:
@@ -90,6 +118,13 @@ private:
     void applyLayout(const std::shared_ptr<LayoutJob>& job);
     void restoreAnchor(const Anchor& anchor);
     void setSelection(std::optional<fxs::graph::NodeId> id);
+    void applySelection(std::vector<fxs::graph::NodeId> nodes,
+                        std::optional<fxs::graph::NodeId> current);
+    void markSelection();
+    void onNodeClicked(fxs::graph::NodeId id, Qt::KeyboardModifiers modifiers);
+    void onRubberBand(const QRectF& rect, Qt::KeyboardModifiers modifiers);
+    std::vector<RegionOverlay> tintedRegions() const;
+    void updateLegend();
     void centerOnSelection();
     void onGroupToggled(fxs::layout::GroupId id);
     void updateMatches(const QString& text);
@@ -110,7 +145,10 @@ private:
     Anchor m_pendingAnchor;
     bool m_fitPending = false;
     bool m_centerPending = false;
-    std::optional<fxs::graph::NodeId> m_selected;
+    std::optional<fxs::graph::NodeId> m_selected; // the current node
+    std::vector<fxs::graph::NodeId> m_selection;  // sorted, holds m_selected
+    std::optional<std::vector<RegionOverlay>> m_regions;
+    QHash<QString, QColor> m_regionTints;
     std::unordered_set<fxs::graph::NodeId> m_highlighted;
     std::unordered_map<fxs::graph::NodeId, QColor> m_colors;
     std::vector<fxs::graph::NodeId> m_matches;

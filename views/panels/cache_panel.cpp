@@ -4,6 +4,7 @@
 #include "views/models/cache_state_style.h"
 
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -11,6 +12,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace fxs::views {
 namespace {
@@ -160,7 +162,10 @@ CachePanel::CachePanel(const Workspace* workspace, QWidget* parent)
     showExplanation(nullptr);
 }
 
-CachePanel::~CachePanel() = default;
+CachePanel::~CachePanel()
+{
+    m_cancel.cancel(); // a background explanation still running stops early
+}
 
 void CachePanel::rebuildRunCombo()
 {
@@ -271,21 +276,58 @@ void CachePanel::recompute()
     rebuildCompareCombo();
     m_explanation.reset();
     m_error.clear();
+    m_cancel.cancel(); // a running job for an older request stops early; its result is dropped
+    m_cancel = CancelToken();
+    const int generation = ++m_generation;
     const int me = run();
+    if (me < 0 || m_mode == Mode::Lookup) {
+        m_pending = false;
+        applyExplanation(Result<explain::Explanation>(explain::Explanation{}));
+        return;
+    }
+    const RunPtr b = m_workspace->runs()[std::size_t(me)];
+    const RunPtr a = m_mode == Mode::Run ? m_workspace->runs()[std::size_t(m_other)] : nullptr;
+    const CancelToken cancel = m_cancel;
+    auto job = [a, b, cancel] {
+        return a ? explain::explainRuns(*a, *b, cancel) : explain::explainWithin(*b, cancel);
+    };
+    const std::size_t lookups = b->lookups.size() + (a ? a->lookups.size() : 0);
+    if (m_backgroundThreshold > 0 && lookups <= std::size_t(m_backgroundThreshold)) {
+        m_pending = false;
+        applyExplanation(job());
+        return;
+    }
+    // Runs and their lookups are immutable snapshots shared with the worker.
+    using Outcome = std::shared_ptr<Result<explain::Explanation>>;
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation != m_generation) {
+            return; // a newer request is on its way
+        }
+        m_pending = false;
+        applyExplanation(std::move(*watcher->result()));
+    });
+    m_pending = true;
+    watcher->setFuture(QtConcurrent::run(
+        [job] { return std::make_shared<Result<explain::Explanation>>(job()); }));
+    // Meanwhile: the lookups without headlines, and "Explaining…" for the details.
+    m_lookups->setHeadlines({});
+    showExplanation(nullptr);
+}
+
+void CachePanel::applyExplanation(Result<explain::Explanation> ex)
+{
     QStringList headlines;
-    if (me >= 0 && m_mode != Mode::Lookup) {
-        const model::Run& b = *m_workspace->runs()[static_cast<std::size_t>(me)];
-        auto ex = m_mode == Mode::Run
-                      ? explain::explainRuns(*m_workspace->runs()[std::size_t(m_other)], b)
-                      : explain::explainWithin(b);
-        if (ex.ok()) {
-            m_explanation = std::make_unique<explain::Explanation>(std::move(ex.value()));
+    if (ex.ok()) {
+        if (!ex.value().lookups.empty()) {
+            m_explanation = std::make_unique<explain::Explanation>(std::move(ex).value());
             for (const auto& e : m_explanation->lookups) {
                 headlines << QString::fromStdString(e.headline);
             }
-        } else {
-            m_error = QString::fromStdString(ex.error().toString());
         }
+    } else {
+        m_error = QString::fromStdString(ex.error().toString());
     }
     m_diff->setSideNames(sideName(true), sideName(false));
     m_lookups->setHeadlines(headlines);
@@ -296,6 +338,7 @@ void CachePanel::recompute()
     m_quiet = true;
     onCurrentLookupChanged();
     m_quiet = wasQuiet;
+    Q_EMIT explanationReady();
 }
 
 // After a recompute: keep the selected row, else pick the first lookup whose explanation has a
@@ -353,7 +396,8 @@ void CachePanel::showExplanation(const explain::LookupExplanation* ex)
         m_shown = std::make_unique<explain::LookupExplanation>(*ex);
     }
     if (!ex) {
-        m_headline->setText(!m_error.isEmpty() ? tr("Could not explain: %1").arg(m_error)
+        m_headline->setText(m_pending            ? tr("Explaining…")
+                            : !m_error.isEmpty() ? tr("Could not explain: %1").arg(m_error)
                             : run() < 0      ? tr("Open a TORCH_TRACE run to see its cache lookups.")
                                              : tr("Select a lookup to see why it hit or missed."));
         m_diff->setRows({});

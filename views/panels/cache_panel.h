@@ -1,10 +1,13 @@
 // The Cache dock: the lookups of one run (state, cache, compile id, key, cost, why), a choice
 // of what to compare them with (another run, earlier lookups of the same run, or one chosen
 // lookup), the explainer's headline for the selected lookup and its differing key components
-// side by side. Asks the app to open both graphs when the graph code (gm) changed. Calls the
-// explain facade synchronously (it is fast: linear in components).
+// side by side. Asks the app to open both graphs when the graph code (gm) changed. Runs the
+// explain facade on the GUI thread for small runs and on QtConcurrent above a size threshold
+// (newest request wins; a stale job is cancelled and its result dropped).
 #pragma once
 
+#include "core/util/cancel.h"
+#include "core/util/result.h"
 #include "views/models/cache_lookup_model.h"
 #include "views/models/component_diff_model.h"
 
@@ -55,6 +58,11 @@ public:
     LookupRef currentLookup() const;
 
     QString headlineText() const;
+    // Run explanations with more lookups (both runs together) than this in the background;
+    // 0 sends every explanation there (tests). Default kBackgroundLookups.
+    static constexpr int kBackgroundLookups = 200;
+    void setBackgroundThreshold(int lookups) { m_backgroundThreshold = lookups; }
+    bool isExplaining() const { return m_pending; }
     CacheLookupModel* lookupModel() const { return m_lookups; }
     ComponentDiffModel* diffModel() const { return m_diff; }
     QTableView* lookupView() const { return m_lookupView; }
@@ -64,11 +72,14 @@ public:
 Q_SIGNALS:
     void lookupSelected(fxs::views::LookupRef ref);
     void graphComparisonRequested(const fxs::views::GraphComparison& comparison);
+    // The newest explanation was applied (also when it ran synchronously).
+    void explanationReady();
 
 private:
     void rebuildRunCombo();
     void rebuildCompareCombo();
     void recompute();
+    void applyExplanation(Result<explain::Explanation> result);
     void showExplanation(const explain::LookupExplanation* ex);
     void onCurrentLookupChanged();
     void onCompareChoice(int comboIndex);
@@ -94,6 +105,10 @@ private:
     std::unique_ptr<explain::LookupExplanation> m_shown;
     QString m_error;
     bool m_quiet = false;
+    bool m_pending = false;          // a background explanation is running
+    int m_generation = 0;            // of the newest explanation request
+    CancelToken m_cancel;            // of the running background job
+    int m_backgroundThreshold = kBackgroundLookups;
 };
 
 } // namespace fxs::views

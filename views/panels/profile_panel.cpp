@@ -1,6 +1,9 @@
 // ProfilePanel: table + proxy sorting, Qt Charts bar charts, legend swatches, progress/cancel.
 #include "views/panels/profile_panel.h"
 
+#include "views/panels/phase_timeline.h"
+#include "views/panels/table_selection.h"
+
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
@@ -8,12 +11,15 @@
 #include <QtCharts/QHorizontalBarSeries>
 #include <QtCharts/QValueAxis>
 
+#include <QGraphicsLayout>
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -31,6 +37,10 @@ QChart* barChart(const QString& title, const QStringList& labels, const QList<qr
     auto* chart = new QChart;
     chart->setTitle(title);
     chart->legend()->hide();
+    // A dock is short: no decorative margins, so the bar labels keep their room.
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(0);
     auto* set = new QBarSet(title);
     QStringList reversed;
     for (qsizetype i = labels.size() - 1; i >= 0; --i) {
@@ -42,10 +52,15 @@ QChart* barChart(const QString& title, const QStringList& labels, const QList<qr
     chart->addSeries(series);
     auto* names = new QBarCategoryAxis;
     names->append(reversed);
+    QFont small = names->labelsFont();
+    small.setPointSizeF(small.pointSizeF() * 0.8); // ten names in a short dock
+    names->setLabelsFont(small);
     chart->addAxis(names, Qt::AlignLeft);
     series->attachAxis(names);
     auto* ms = new QValueAxis;
     ms->setTitleText(QObject::tr("ms"));
+    ms->setLabelFormat(QStringLiteral("%.3g"));
+    ms->setTickCount(4);
     chart->addAxis(ms, Qt::AlignBottom);
     series->attachAxis(ms);
     if (setOut != nullptr) {
@@ -59,7 +74,8 @@ QChart* barChart(const QString& title, const QStringList& labels, const QList<qr
 ProfilePanel::ProfilePanel(QWidget* parent)
     : QWidget(parent), m_model(new ProfileModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_view(new QTableView(this)), m_topChart(new QChartView(this)),
-      m_phaseChart(new QChartView(this)), m_legend(new QHBoxLayout),
+      m_timeline(new PhaseTimeline(this)), m_timelineScroll(new QScrollArea(this)),
+      m_legend(new QHBoxLayout),
       m_progress(new QProgressBar(this)), m_run(new QPushButton(tr("Profile"), this)),
       m_cancel(new QPushButton(tr("Cancel"), this)), m_status(new QLabel(this))
 {
@@ -71,18 +87,30 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->sortByColumn(ProfileModel::EagerColumn, Qt::DescendingOrder);
-    m_topChart->setMinimumHeight(180);
-    m_phaseChart->setMinimumHeight(140);
+    m_topChart->setMinimumSize(240, 140);
+    m_view->setWordWrap(false);
+    m_timelineScroll->setWidget(m_timeline);
+    m_timelineScroll->setWidgetResizable(true);
+    m_timelineScroll->setMinimumHeight(80);
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_run);
     top->addWidget(m_cancel);
     top->addWidget(m_progress, 1);
     top->addWidget(m_status, 1);
+    // Table and chart side by side (the dock is wide and short), the timeline under both.
+    auto* upper = new QSplitter(Qt::Horizontal, this);
+    upper->addWidget(m_view);
+    upper->addWidget(m_topChart);
+    upper->setStretchFactor(0, 3);
+    upper->setStretchFactor(1, 2);
     auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_view);
-    splitter->addWidget(m_topChart);
-    splitter->addWidget(m_phaseChart);
+    splitter->addWidget(upper);
+    splitter->addWidget(m_timelineScroll);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 1);
+    m_timelineScroll->hide(); // until a TORCH_TRACE run brings compile phases
+    m_topChart->hide();       // until a profile is shown
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(m_legend);
@@ -108,6 +136,7 @@ void ProfilePanel::setProfile(profile::RuntimeProfile profile)
                           .arg(m_model->profile().peaks.copyGBps, 0, 'f', 1));
     rebuildTopChart();
     rebuildLegend();
+    m_topChart->setVisible(!m_model->profile().nodes.empty());
 }
 
 void ProfilePanel::rebuildTopChart()
@@ -138,15 +167,8 @@ void ProfilePanel::rebuildTopChart()
 
 void ProfilePanel::setCompileProfile(const profile::CompileProfileResult& compile)
 {
-    QStringList labels;
-    QList<qreal> values;
-    for (const auto& c : compile.compiles) {
-        for (const auto& p : c.phases) {
-            labels << QString::fromStdString(c.compileId.toString() + " " + p.name);
-            values << p.ms();
-        }
-    }
-    m_phaseChart->setChart(barChart(tr("Compile phases"), labels, values, nullptr));
+    m_timeline->setCompileProfile(compile);
+    m_timelineScroll->setVisible(!m_timeline->bars().empty());
 }
 
 void ProfilePanel::rebuildLegend()
@@ -184,15 +206,7 @@ void ProfilePanel::emitForSourceRow(int row)
 void ProfilePanel::selectName(const QString& name)
 {
     m_selecting = true;
-    const int row = m_model->rowOf(name);
-    if (row < 0) {
-        m_view->selectionModel()->clearSelection();
-    } else {
-        const QModelIndex at = m_proxy->mapFromSource(m_model->index(row, 0));
-        m_view->selectionModel()->setCurrentIndex(
-            at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        m_view->scrollTo(at);
-    }
+    selectSourceRow(m_view, m_proxy, m_model->rowOf(name));
     m_selecting = false;
 }
 

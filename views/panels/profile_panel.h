@@ -1,6 +1,6 @@
 // The Profile dock: a sortable table of a run-time profile (node/region, eager, compiled,
-// speedup, share, bound), a top-N bar chart of node times, a compile-phase chart, the overlay
-// legend and progress/cancel for a running profile. Selecting a row or bar emits nodeSelected;
+// speedup, share, bound), a top-N bar chart of node times, the compile-phase timeline (from a
+// TORCH_TRACE run), the overlay legend and progress/cancel for a running profile. Selecting a row or bar emits nodeSelected;
 // selectName selects from outside (the graph view). Does not run profiles itself: the app does,
 // in the background, and feeds progress and the result in.
 #pragma once
@@ -17,8 +17,11 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
 class QHBoxLayout;
+class QScrollArea;
 
 namespace fxs::views {
+
+class PhaseTimeline;
 
 class ProfilePanel : public QWidget {
     Q_OBJECT
@@ -30,7 +33,7 @@ public:
     ProfileModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
     QChartView* topChart() const { return m_topChart; }
-    QChartView* phaseChart() const { return m_phaseChart; }
+    PhaseTimeline* phaseTimeline() const { return m_timeline; }
     int legendStops() const;
     // Node names behind the bars of the top-N chart, largest first.
     const QStringList& topNames() const { return m_topNames; }
@@ -59,7 +62,8 @@ private:
     QSortFilterProxyModel* m_proxy;
     QTableView* m_view;
     QChartView* m_topChart;
-    QChartView* m_phaseChart;
+    PhaseTimeline* m_timeline;
+    QScrollArea* m_timelineScroll;
     QHBoxLayout* m_legend;
     QProgressBar* m_progress;
     QPushButton* m_run;

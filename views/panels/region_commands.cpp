@@ -72,6 +72,11 @@ bool RegionDocument::growToRegion(graph::NodeId seed)
     return push(tr("Grow region"), partition::createRegion(*m_graph, m_regions, std::move(nodes)));
 }
 
+bool RegionDocument::replaceRegions(std::vector<partition::Region> regions, const QString& text)
+{
+    return push(text, partition::validateRegions(*m_graph, regions));
+}
+
 RegionEditCommand::RegionEditCommand(RegionDocument* doc, const QString& text,
                                      std::vector<partition::Region> before,
                                      std::vector<partition::Region> after)

@@ -37,6 +37,9 @@ public:
     bool splitRegion(const QString& id, std::vector<graph::NodeId> moveOut);
     // Creates the region grown from seed (region_edit.h growToRegion).
     bool growToRegion(graph::NodeId seed);
+    // Replaces every region in one undo step (e.g. by the automatic proposal); refused when
+    // the list is not valid for the graph (region_edit.h validateRegions).
+    bool replaceRegions(std::vector<partition::Region> regions, const QString& text);
 
 Q_SIGNALS:
     void regionsChanged();

@@ -8,6 +8,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace fxs::views {
 
 namespace {
@@ -60,7 +62,8 @@ RegionsPanel::RegionsPanel(QWidget* parent)
     layout->addLayout(buttons);
     layout->addWidget(m_table);
     layout->addWidget(m_message);
-    connect(m_table, &QTableWidget::itemSelectionChanged, this, &RegionsPanel::onSelectionChanged);
+    connect(m_table, &QTableWidget::itemSelectionChanged, this,
+            &RegionsPanel::onTableSelectionChanged);
     connect(m_rename, &QPushButton::clicked, this, &RegionsPanel::renameSelected);
     connect(m_delete, &QPushButton::clicked, this, &RegionsPanel::deleteSelected);
     connect(m_merge, &QPushButton::clicked, this, &RegionsPanel::mergeSelected);
@@ -82,12 +85,19 @@ void RegionsPanel::setDocument(RegionDocument* doc)
 {
     if (m_doc) {
         disconnect(m_doc, nullptr, this, nullptr);
+        disconnect(m_doc->undoStack(), nullptr, this, nullptr);
     }
     m_doc = doc;
     if (m_doc) {
         connect(m_doc, &RegionDocument::regionsChanged, this, &RegionsPanel::refresh);
+        // Commands change the regions inside QUndoStack::push, before canUndo turns true.
+        connect(m_doc->undoStack(), &QUndoStack::indexChanged, this,
+                &RegionsPanel::onSelectionChanged);
         connect(m_doc, &RegionDocument::editRefused, this, &RegionsPanel::showRefusal);
-        connect(m_doc, &QObject::destroyed, this, [this] { setDocument(nullptr); });
+        connect(m_doc, &QObject::destroyed, this, [this] {
+            m_doc = nullptr; // gone: nothing of it to disconnect
+            setDocument(nullptr);
+        });
     }
     m_message->clear();
     refresh();
@@ -145,13 +155,23 @@ void RegionsPanel::onSelectionChanged()
     m_split->setEnabled(doc && ids.size() == 1 && !m_selectedNodes.empty());
     m_undo->setEnabled(doc && m_doc->undoStack()->canUndo());
     m_redo->setEnabled(doc && m_doc->undoStack()->canRedo());
-    if (doc && ids.size() == 1) {
-        for (const auto& r : m_doc->regions()) {
-            if (QString::fromStdString(r.id) == ids.front()) {
-                Q_EMIT regionActivated(r.nodes);
-            }
+}
+
+void RegionsPanel::onTableSelectionChanged()
+{
+    onSelectionChanged();
+    const QStringList ids = selectedRegionIds();
+    if (!m_doc || ids.isEmpty()) {
+        return;
+    }
+    std::vector<graph::NodeId> nodes;
+    for (const auto& r : m_doc->regions()) {
+        if (ids.contains(QString::fromStdString(r.id))) {
+            nodes.insert(nodes.end(), r.nodes.begin(), r.nodes.end());
         }
     }
+    std::sort(nodes.begin(), nodes.end());
+    Q_EMIT regionActivated(nodes);
 }
 
 void RegionsPanel::renameSelected()

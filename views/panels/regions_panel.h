@@ -28,7 +28,8 @@ public:
     int rowCount() const;
 
 Q_SIGNALS:
-    // The user picked a region: its nodes, for the app to select/highlight in the graph view.
+    // The user picked regions in the table: their nodes (union, graph order), for the app to
+    // select in the graph view. Not emitted for setSelectedNodes or refreshes.
     void regionActivated(const std::vector<graph::NodeId>& nodes);
     // An edit was refused: highlight these nodes (the path that would form a cycle, ...).
     void highlightRequested(const std::vector<graph::NodeId>& nodes);
@@ -36,6 +37,7 @@ Q_SIGNALS:
 private:
     void refresh();
     void onSelectionChanged();
+    void onTableSelectionChanged();
     void renameSelected();
     void deleteSelected();
     void mergeSelected();

@@ -200,6 +200,26 @@ private Q_SLOTS:
         QVERIFY(!q.ok());
         QVERIFY(q.error().message.find("trailing") != std::string::npos);
     }
+
+    void gelu_backwardLowersOnlyItsExactForm()
+    {
+        // The generated formula is the erf form; the tanh approximation must stay a LibTorch call.
+        for (const char* approx : {"none", "tanh"}) {
+            GraphBuilder b;
+            const NodeId g = b.placeholder("g", meta({4, 8}));
+            const NodeId x = b.placeholder("x", meta({4, 8}));
+            const NodeId gb = b.call("gelu_backward", "aten::gelu_backward.default",
+                                     {ref(g), ref(x)}, {{"approximate", Argument::string(approx)}},
+                                     meta({4, 8}));
+            b.output({ref(gb)});
+            auto graph = b.build();
+            auto p = lower({*graph, {gb}, {g, x}, {gb}});
+            QCOMPARE(p.ok(), std::string(approx) == "none");
+            if (!p.ok()) {
+                QVERIFY(p.error().message.find("approximate=tanh") != std::string::npos);
+            }
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLowering)

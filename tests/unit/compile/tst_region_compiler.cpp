@@ -1,10 +1,8 @@
 // Region compiler end to end: lower, print, build with g++, load, verify against the eager
 // interpreter, cache hit/miss with explanations, fallbacks (unsupported op, failed build,
 // timeout, bad artifact) and NaN/Inf agreement with eager.
-#include "core/cache/cache_store.h"
-#include "core/compile/region_compiler.h"
 #include "core/exec/interpreter.h"
-#include "core/graph/graph_builder.h"
+#include "tests/unit/compile/compile_test_support.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -17,17 +15,8 @@ using namespace fxs::graph;
 
 namespace {
 
-TensorMeta meta(std::vector<std::int64_t> sizes, DType t = DType::Float32)
-{
-    TensorMeta m;
-    m.dtype = t;
-    for (auto s : sizes) {
-        m.sizes.push_back(SymInt::of(s));
-    }
-    return m;
-}
-
-Argument ref(NodeId id) { return Argument::ref(id); }
+using test::meta;
+using test::ref;
 
 struct Case {
     GraphPtr graph;
@@ -117,13 +106,7 @@ private:
     QTemporaryDir m_dir;
     std::unique_ptr<cache::CacheStore> m_store;
 
-    compile::CompileOptions options()
-    {
-        compile::CompileOptions o;
-        o.store = m_store.get();
-        o.timingRepeats = 2;
-        return o;
-    }
+    compile::CompileOptions options() { return test::compileOptions(m_store.get(), 2); }
 
     compile::RegionOutcome compileCase(const Case& c, const exec::RunReport& run,
                                        compile::CompileOptions o)
@@ -147,11 +130,8 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        cache::StoreOptions so;
-        so.path = m_dir.path().toStdString() + "/cache/cache.db";
-        auto s = cache::CacheStore::open(so);
-        QVERIFY(s.ok());
-        m_store = std::move(*s);
+        m_store = test::openStore(m_dir.path().toStdString());
+        QVERIFY(m_store);
     }
 
     void chainMissThenHit()
@@ -299,17 +279,89 @@ private Q_SLOTS:
         QCOMPARE(out.outputs[1].dtype(), DType::Float32);
     }
 
-    void unsupportedOpFallsBack()
+    void externMmInsideARegion()
+    {
+        // relu(mm(x, w) + b): mm stays a LibTorch call, add+relu become one kernel.
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({8, 16}));
+        const NodeId w = b.placeholder("w", meta({16, 12}));
+        const NodeId bias = b.placeholder("b", meta({12}));
+        const NodeId mm = b.call("mm", "aten::mm.default", {ref(x), ref(w)}, {}, meta({8, 12}));
+        const NodeId add = b.call("add", "aten::add.Tensor", {ref(mm), ref(bias)}, {}, meta({8, 12}));
+        const NodeId r = b.call("relu", "aten::relu.default", {ref(add)}, {}, meta({8, 12}));
+        b.output({ref(r)});
+        const Case c{*b.build(), {mm, add, r}, {"x", "w", "b"}};
+        const auto run = eager(c);
+        const auto out = compileCase(c, run, options());
+        QVERIFY2(out.state == compile::RegionState::Miss, out.headline.c_str());
+        QCOMPARE(out.externNodes, 1);
+        QVERIFY(out.source.find("covers FX nodes add, relu") != std::string::npos);
+        QVERIFY(out.source.find("fxs_region_entry_1") == std::string::npos); // one kernel
+        QVERIFY(out.transcript.find("schedule: ext v0;gen v1 v2") != std::string::npos);
+        // Reference computed here, in double, from the inputs.
+        const auto xs = run.kept.find("x")->toDoubles();
+        const auto ws = run.kept.find("w")->toDoubles();
+        const auto bs = run.kept.find("b")->toDoubles();
+        const auto got = out.outputs.at(0).toDoubles();
+        QCOMPARE(got.size(), std::size_t(8 * 12));
+        double worst = 0;
+        for (int i = 0; i < 8; ++i) {
+            for (int j = 0; j < 12; ++j) {
+                double acc = bs[std::size_t(j)];
+                for (int k = 0; k < 16; ++k) {
+                    acc += xs[std::size_t(i * 16 + k)] * ws[std::size_t(k * 12 + j)];
+                }
+                worst = std::max(worst, std::abs(got[std::size_t(i * 12 + j)] - std::max(acc, 0.0)));
+            }
+        }
+        QVERIFY2(worst < 1e-4, std::to_string(worst).c_str());
+        const auto again = compileCase(c, run, options());
+        QCOMPARE(again.state, compile::RegionState::Hit);
+        QCOMPARE(again.key, out.key);
+    }
+
+    void kernelsAroundAnExternShareOneArtifact()
+    {
+        // tanh(mm(exp(x), w)) + 1: a kernel, mm, a kernel; two entries in one shared object.
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({6, 10}));
+        const NodeId w = b.placeholder("w", meta({10, 4}));
+        const NodeId e = b.call("exp", "aten::exp.default", {ref(x)}, {}, meta({6, 10}));
+        const NodeId mm = b.call("mm", "aten::mm.default", {ref(e), ref(w)}, {}, meta({6, 4}));
+        const NodeId t = b.call("tanh", "aten::tanh.default", {ref(mm)}, {}, meta({6, 4}));
+        const NodeId a = b.call("add", "aten::add.Tensor", {ref(t), Argument::integer(1)}, {},
+                                meta({6, 4}));
+        b.output({ref(a)});
+        const Case c{*b.build(), {e, mm, t, a}, {"x", "w"}};
+        const auto run = eager(c);
+        const auto out = compileCase(c, run, options());
+        QVERIFY2(out.state == compile::RegionState::Miss, out.headline.c_str());
+        QCOMPARE(out.externNodes, 1);
+        QVERIFY(out.source.find("fxs_region_entry_1(") != std::string::npos);
+        QVERIFY(out.source.find("fxs_region_entry_2") == std::string::npos);
+        bool same = false;
+        QVERIFY(maxDiff(out.outputs.at(0), *run.kept.find("output.0"), same) < 1e-5);
+        QVERIFY(same);
+        // Hand check of one element: tanh(sum_k exp(x[0,k]) * w[k,0]) + 1.
+        const auto xs = run.kept.find("x")->toDoubles();
+        const auto ws = run.kept.find("w")->toDoubles();
+        double acc = 0;
+        for (int k = 0; k < 10; ++k) {
+            acc += std::exp(xs[std::size_t(k)]) * ws[std::size_t(k * 4)];
+        }
+        QVERIFY(std::abs(out.outputs.at(0).toDoubles()[0] - (std::tanh(acc) + 1)) < 1e-4);
+    }
+
+    void regionOfExternsOnlyFallsBack()
     {
         GraphBuilder b;
         const NodeId x = b.placeholder("x", meta({8, 8}));
         const NodeId mm = b.call("mm", "aten::mm.default", {ref(x), ref(x)}, {}, meta({8, 8}));
-        const NodeId r = b.call("relu", "aten::relu.default", {ref(mm)}, {}, meta({8, 8}));
-        b.output({ref(r)});
-        const Case c{*b.build(), {mm, r}, {"x"}};
+        b.output({ref(mm)});
+        const Case c{*b.build(), {mm}, {"x"}};
         const auto out = compileCase(c, eager(c), options());
         QCOMPARE(out.state, compile::RegionState::Fallback);
-        QVERIFY(out.headline.find("aten::mm.default") != std::string::npos);
+        QVERIFY2(out.headline.find("aten::mm.default") != std::string::npos, out.headline.c_str());
         QVERIFY(out.headline.find("r0:mm") != std::string::npos);
         QCOMPARE(out.outputs.size(), std::size_t(1)); // eager results: the run goes on
         QVERIFY(out.eagerMs > 0);

@@ -1,7 +1,7 @@
 // GraphView (offscreen): shows a fixture graph, find moves the selection, collapse/expand keeps
 // the selection, double-clicking an edge jumps to its far end, the newest setGraph wins, and
 // exportSvg/exportPng write valid files. Counts are taken from the fixture text by hand.
-#include "core/io/graph_code_parser.h"
+#include "tests/unit/views/graph_view_test_util.h"
 #include "views/graph/find_bar.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_items.h"
@@ -22,28 +22,10 @@ using namespace fxs;
 using namespace fxs::graph;
 using fxs::views::GraphView;
 
+using fxs::test::loadFixture;
+using fxs::test::waitForLayout;
+
 namespace {
-
-GraphPtr loadFixture(const QString& relative)
-{
-    QFile file(QStringLiteral(FXSCOPE_TEST_DATA) + relative);
-    if (!file.open(QIODevice::ReadOnly)) {
-        return nullptr;
-    }
-    const QByteArray text = file.readAll();
-    return io::parseGraphCode(text.toStdString(), file.fileName().toStdString()).graph;
-}
-
-bool waitForLayout(GraphView& view)
-{
-    QSignalSpy spy(&view, &GraphView::layoutFinished);
-    while (view.isLayoutPending()) {
-        if (!spy.wait(20000)) {
-            return false;
-        }
-    }
-    return view.lastError().isEmpty();
-}
 
 NodeId idOf(const GraphView& view, const char* name)
 {

@@ -1,0 +1,38 @@
+// The one way fxscope-cli commands that work on a single graph (run, partition, compile,
+// profile) read it: a printed graph-code file, a TorchScript `.pt`, or one graph of a
+// TORCH_TRACE file/directory picked by a selector (`--graph`). Not for commands that read
+// many graphs or cache events (inspect, explain): those use io::loadPaths.
+#pragma once
+
+#include "core/exec/tensor_handle.h"
+#include "core/graph/graph.h"
+#include "core/util/diagnostics.h"
+#include "core/util/result.h"
+
+#include <memory>
+#include <string>
+
+namespace fxs::cli {
+
+struct LoadedGraph {
+    graph::GraphPtr graph; // never null in a successful result
+    // The bytes a project or region plan digests to notice that the graph changed: the file's
+    // text (graph code), the file's bytes (.pt), or the selected graph's payload (TORCH_TRACE).
+    std::string sourceBytes;
+    // Parameter and buffer values of a TorchScript module by get_attr target; null otherwise.
+    std::shared_ptr<const exec::ValueStore> attributes;
+    // Problems the importer noted but read past (graph-code parse errors, TorchScript nodes
+    // that could not be converted, a payload that failed its checksum). Callers decide
+    // whether these are fatal.
+    Diagnostics diagnostics;
+};
+
+// selector (TORCH_TRACE input only): "N", the graph's 0-based position in `inspect --json`'s
+// "graphs" list for that path; or "COMPILE_ID:KIND" (e.g. "0/0:aot_forward_graph"), the first
+// such graph, "COMPILE_ID:KIND#N" its N-th (0-based). Empty: the trace's only graph.
+// Errors: Io (unreadable path), Parse (nothing graph-like: no graph code, not a loadable
+// TorchScript module, an unparsable payload), Invalid (selector missing, malformed, matching
+// nothing, or given for a non-trace input). Never throws.
+Result<LoadedGraph> loadGraphInput(const std::string& path, const std::string& selector = {});
+
+} // namespace fxs::cli

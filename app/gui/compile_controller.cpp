@@ -1,0 +1,296 @@
+#include "app/gui/compile_controller.h"
+
+#include "app/gui/main_window.h"
+#include "app/gui/menu_slots.h"
+#include "app/gui/region_controller.h"
+#include "core/cache/cache_store.h"
+#include "views/graph/graph_view.h"
+#include "views/panels/cache_browser_panel.h"
+#include "views/panels/compile_results_panel.h"
+#include "views/panels/region_commands.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFutureWatcher>
+#include <QMenu>
+#include <QProgressBar>
+#include <QStatusBar>
+#include <QToolButton>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace fxs::app {
+
+// One background compile: inputs (snapshots), its cancel token, and what it produced.
+struct CompileController::Job {
+    CancelToken token;
+    graph::GraphPtr graph;
+    std::vector<partition::Region> regions;
+    std::string cachePath;
+    int repeats = 3;
+    compile::GraphCompileReport report;
+    QString error;
+    QFuture<void> future;
+};
+
+CompileController::CompileController(MainWindow* window)
+    : QObject(window), m_window(window), m_results(new views::CompileResultsPanel(window)),
+      m_browser(new views::CacheBrowserPanel(window))
+{
+    m_resultsDock = addBottomDock(window, m_results, tr("Compile Results"),
+                                  QStringLiteral("compileResultsDock"));
+    m_browserDock = addBottomDock(window, m_browser, tr("Cache Browser"),
+                                  QStringLiteral("cacheBrowserDock"));
+    m_browser->setDatabasePath(QString(), /*load=*/false);
+    // The browser reads the database the first time it is shown.
+    connect(m_browserDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && !m_browserLoaded) {
+            m_browserLoaded = true;
+            m_browser->reload();
+        }
+    });
+    createActions();
+    createStatusWidgets();
+    connect(m_results, &views::CompileResultsPanel::regionSelected, this,
+            &CompileController::onRegionSelected);
+    connect(window->graphView(), &views::GraphView::nodeSelected, this,
+            &CompileController::onNodeSelected);
+    // A graph shown again gets its tints back when the results are about it.
+    connect(window->graphView(), &views::GraphView::layoutFinished, this,
+            &CompileController::applyTints);
+    connect(window->regions(), &RegionController::currentDocumentChanged, this,
+            &CompileController::watchDocument);
+    watchDocument(window->regions()->currentDocument());
+}
+
+CompileController::~CompileController()
+{
+    // The worker posts progress to this object: let it finish before going away.
+    if (m_job) {
+        m_job->token.cancel();
+        m_job->future.waitForFinished();
+    }
+}
+
+void CompileController::createActions()
+{
+    QMenu* build = buildMenu(m_window);
+    m_compileAction = build->addAction(tr("&Compile Regions"), QKeySequence(tr("Ctrl+B")), this,
+                                       [this] { compileRegions(); });
+    m_compileAction->setObjectName(QStringLiteral("compileRegionsAction"));
+    m_compileAction->setStatusTip(tr("Compile the current graph's regions with fxscope's code "
+                                     "generator through the artifact cache"));
+    build->addAction(tr("Cache &Browser"), this, [this] {
+        m_browserDock->show();
+        m_browserDock->raise();
+    });
+    build->addSeparator();
+}
+
+void CompileController::createStatusWidgets()
+{
+    m_progress = new QProgressBar(m_window);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(260);
+    m_cancel = new QToolButton(m_window);
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->setToolTip(tr("Stop compiling after the current region"));
+    m_window->statusBar()->addPermanentWidget(m_progress);
+    m_window->statusBar()->addPermanentWidget(m_cancel);
+    m_progress->hide();
+    m_cancel->hide();
+    connect(m_cancel, &QToolButton::clicked, this, &CompileController::cancel);
+    connect(this, &CompileController::progress, this,
+            [this](double fraction, const QString& phase) {
+                m_progress->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
+                m_progress->setFormat(tr("Compiling %1 — %p%").arg(phase));
+            });
+}
+
+QString CompileController::cachePath() const
+{
+    return m_browser->databasePath();
+}
+
+void CompileController::setCachePath(const QString& path)
+{
+    m_browser->setDatabasePath(path, m_browserLoaded);
+}
+
+void CompileController::setRunning(bool running)
+{
+    m_running = running;
+    m_compileAction->setEnabled(!running);
+    m_progress->setVisible(running);
+    m_cancel->setVisible(running);
+    if (running) {
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("Compiling — %p%"));
+    }
+}
+
+bool CompileController::compileRegions()
+{
+    views::RegionDocument* doc = m_window->regions()->currentDocument();
+    if (m_running) {
+        return false;
+    }
+    if (doc == nullptr || !doc->graph() || doc->regions().empty()) {
+        const QString why = doc == nullptr ? tr("Nothing to compile: open a graph first")
+                                           : tr("Nothing to compile: the graph has no regions "
+                                                "(Regions › Auto-propose or create one)");
+        m_window->statusBar()->showMessage(why, 5000);
+        m_results->setStatusText(why);
+        return false;
+    }
+    auto job = std::make_shared<Job>();
+    job->graph = doc->graph();
+    job->regions = doc->regions();
+    job->cachePath = cachePath().toStdString();
+    job->repeats = m_repeats;
+    m_job = job;
+    setRunning(true);
+    m_results->setStatusText(tr("Compiling %1 regions…").arg(job->regions.size()));
+    Q_EMIT started(static_cast<int>(job->regions.size()));
+
+    // Emitted on the worker thread; receivers with a GUI context get it queued.
+    auto sink = [this](double fraction, std::string_view phase) {
+        Q_EMIT progress(fraction, QString::fromUtf8(phase.data(), qsizetype(phase.size())));
+    };
+    auto* watcher = new QFutureWatcher<void>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
+        watcher->deleteLater();
+        onFinished(job);
+    });
+    job->future = QtConcurrent::run([job, sink] {
+        cache::StoreOptions so;
+        so.path = job->cachePath;
+        auto store = cache::CacheStore::open(so);
+        if (!store) {
+            job->error = QString::fromStdString(store.error().toString());
+            return;
+        }
+        compile::GraphCompileOptions o;
+        o.compile.store = store->get();
+        o.compile.timingRepeats = job->repeats;
+        auto report = compile::compileGraphRegions(*job->graph, job->regions, o, job->token, sink);
+        if (!report) {
+            job->error = QString::fromStdString(report.error().toString());
+            return;
+        }
+        job->report = std::move(*report);
+        for (auto& r : job->report.regions) {
+            r.outputs.clear(); // the app shows numbers and source, not tensors
+        }
+    });
+    watcher->setFuture(job->future);
+    return true;
+}
+
+CancelToken CompileController::cancelToken() const
+{
+    return m_job ? m_job->token : CancelToken::none();
+}
+
+void CompileController::cancel()
+{
+    if (m_job) {
+        m_job->token.cancel();
+        m_progress->setFormat(tr("Cancelling after the current region…"));
+    }
+}
+
+void CompileController::onFinished(const std::shared_ptr<Job>& job)
+{
+    if (job != m_job) {
+        return;
+    }
+    m_job.reset();
+    setRunning(false);
+    if (!job->error.isEmpty()) {
+        m_results->setStatusText(tr("Compile failed: %1").arg(job->error));
+        m_window->statusBar()->showMessage(tr("Compile failed: %1").arg(job->error), 8000);
+        Q_EMIT failed(job->error);
+        return;
+    }
+    m_graph = job->graph;
+    m_regions = job->regions;
+    m_report = std::move(job->report);
+    m_stale = false;
+    std::vector<views::CompileResultRow> rows;
+    for (const auto& r : m_report.regions) {
+        rows.push_back(views::compileResultRow(r));
+    }
+    m_results->setResults(std::move(rows), m_report.totalEagerMs, m_report.totalCompiledMs,
+                          m_report.cancelled);
+    applyTints();
+    m_resultsDock->show();
+    m_resultsDock->raise();
+    if (m_browserLoaded) {
+        m_browser->reload();
+    }
+    m_window->statusBar()->showMessage(m_results->summaryText(), 8000);
+    Q_EMIT finished(m_report.cancelled);
+}
+
+void CompileController::watchDocument(views::RegionDocument* doc)
+{
+    disconnect(m_documentConnection);
+    if (doc != nullptr) {
+        m_documentConnection = connect(doc, &views::RegionDocument::regionsChanged, this,
+                                       &CompileController::onRegionsEdited);
+    }
+}
+
+void CompileController::onRegionsEdited()
+{
+    views::GraphView* view = m_window->graphView();
+    if (m_stale || !m_graph || view->graph() != m_graph || m_report.regions.empty()) {
+        return;
+    }
+    // The outcomes describe regions that no longer exist as they were.
+    m_stale = true;
+    for (const auto& r : m_report.regions) {
+        view->setRegionTint(QString::fromStdString(r.id), QColor());
+    }
+    m_results->setStatusText(m_results->summaryText() +
+                             tr(" — the regions changed since: compile again (Ctrl+B)"));
+}
+
+void CompileController::applyTints()
+{
+    views::GraphView* view = m_window->graphView();
+    if (!m_graph || m_stale || view->graph() != m_graph) {
+        return;
+    }
+    for (const auto& r : m_report.regions) {
+        view->setRegionTint(QString::fromStdString(r.id), views::regionStateColor(r.state));
+    }
+}
+
+void CompileController::onRegionSelected(const QString& id)
+{
+    views::GraphView* view = m_window->graphView();
+    const auto it = std::find_if(m_regions.begin(), m_regions.end(),
+                                 [&](const auto& r) { return QString::fromStdString(r.id) == id; });
+    if (it == m_regions.end() || view->graph() != m_graph) {
+        return;
+    }
+    view->setSelectedNodes(it->nodes);
+}
+
+void CompileController::onNodeSelected(graph::NodeId id)
+{
+    if (m_window->graphView()->graph() != m_graph) {
+        return;
+    }
+    for (const auto& r : m_regions) {
+        if (r.contains(id)) {
+            m_results->selectRegion(QString::fromStdString(r.id));
+            return;
+        }
+    }
+}
+
+} // namespace fxs::app

@@ -1,0 +1,99 @@
+// The app's region compiler: Build › Compile Regions (Ctrl+B) compiles the current graph's
+// regions (the Regions document) in the background with progress and Cancel in the status bar,
+// tints the regions by cache state (hit green, miss amber, fallback grey), fills the Compile
+// results dock (row → generated C++ and the region's nodes selected) and owns the Cache browser
+// dock, whose database is the one compiled into. Editing the regions afterwards drops the
+// tints and marks the results stale. Not the compiling itself (core/compile).
+#pragma once
+
+#include "core/compile/graph_compile.h"
+#include "core/partition/region.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+class QAction;
+class QDockWidget;
+class QProgressBar;
+class QToolButton;
+
+namespace fxs::views {
+class CacheBrowserPanel;
+class CompileResultsPanel;
+class RegionDocument;
+} // namespace fxs::views
+
+namespace fxs::app {
+
+class MainWindow;
+
+class CompileController : public QObject {
+    Q_OBJECT
+public:
+    explicit CompileController(MainWindow* window);
+    ~CompileController() override;
+
+    // Starts compiling the current document's regions; false (with a status message) when no
+    // graph is shown, it has no regions, or a compile is already running.
+    bool compileRegions();
+    void cancel();
+    bool isRunning() const { return m_running; }
+    // The running compile's token (a fresh one when idle); cancelling it from any thread stops
+    // the run before its next region, as cancel() does.
+    CancelToken cancelToken() const;
+
+    // The cache database used by compiles and shown by the Cache browser ("" = default).
+    QString cachePath() const;
+    void setCachePath(const QString& path);
+    int timingRepeats() const { return m_repeats; }
+    void setTimingRepeats(int repeats) { m_repeats = repeats; }
+
+    const compile::GraphCompileReport& lastReport() const { return m_report; }
+    views::CompileResultsPanel* resultsPanel() const { return m_results; }
+    views::CacheBrowserPanel* cacheBrowser() const { return m_browser; }
+    QAction* compileAction() const { return m_compileAction; }
+
+Q_SIGNALS:
+    void started(int regions);
+    // Emitted on the worker thread before the eager run and before each region ("r0 (1/2)").
+    void progress(double fraction, const QString& phase);
+    // The run ended: cancelled (partial results shown) or not. Errors emit failed instead.
+    void finished(bool cancelled);
+    void failed(const QString& message);
+
+private:
+    struct Job;
+    void createActions();
+    void createStatusWidgets();
+    void onFinished(const std::shared_ptr<Job>& job);
+    void applyTints();
+    void onRegionSelected(const QString& id);
+    void onNodeSelected(graph::NodeId id);
+    void setRunning(bool running);
+    void watchDocument(views::RegionDocument* doc);
+    void onRegionsEdited();
+
+    MainWindow* m_window;
+    views::CompileResultsPanel* m_results;
+    views::CacheBrowserPanel* m_browser;
+    QDockWidget* m_resultsDock = nullptr;
+    QDockWidget* m_browserDock = nullptr;
+    QAction* m_compileAction = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QToolButton* m_cancel = nullptr;
+    std::shared_ptr<Job> m_job; // the running job (its cancel token)
+    bool m_running = false;
+    bool m_browserLoaded = false;
+    bool m_stale = false; // the regions were edited after the results were made
+    QMetaObject::Connection m_documentConnection;
+    int m_repeats = 3;
+    // What the results refer to: the compiled graph and its regions at the time.
+    graph::GraphPtr m_graph;
+    std::vector<partition::Region> m_regions;
+    compile::GraphCompileReport m_report;
+};
+
+} // namespace fxs::app

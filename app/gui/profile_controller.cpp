@@ -1,0 +1,328 @@
+#include "app/gui/profile_controller.h"
+
+#include "app/gui/compile_controller.h"
+#include "app/gui/main_window.h"
+#include "app/gui/menu_slots.h"
+#include "app/gui/region_controller.h"
+#include "core/cache/cache_store.h"
+#include "core/profile/chrome_trace.h"
+#include "core/profile/compile_profile.h"
+#include "core/profile/profile_file.h"
+#include "core/util/file_reader.h"
+#include "views/graph/graph_view.h"
+#include "views/models/workspace.h"
+#include "views/panels/profile_panel.h"
+#include "views/panels/region_commands.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QMenu>
+#include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace fxs::app {
+
+struct ProfileController::Job {
+    CancelToken token;
+    graph::GraphPtr graph;
+    std::vector<partition::Region> regions;
+    profile::ProfileOptions options;
+    std::string cachePath;
+    profile::RuntimeProfile result;
+    QString error;
+    bool cancelled = false;
+    QFuture<void> future;
+};
+
+ProfileController::ProfileController(MainWindow* window)
+    : QObject(window), m_window(window), m_panel(new views::ProfilePanel(window))
+{
+    m_dock = addBottomDock(window, m_panel, tr("Profile"), QStringLiteral("profileDock"));
+    createActions();
+    connect(m_panel, &views::ProfilePanel::profileRequested, this, [this] { profileGraph(); });
+    connect(m_panel, &views::ProfilePanel::cancelRequested, this, &ProfileController::cancel);
+    connect(m_panel, &views::ProfilePanel::nodeSelected, this,
+            &ProfileController::onPanelNodeSelected);
+    connect(m_panel, &views::ProfilePanel::regionSelected, this,
+            &ProfileController::onPanelRegionSelected);
+    views::GraphView* view = window->graphView();
+    connect(view, &views::GraphView::nodeSelected, this, &ProfileController::onViewNodeSelected);
+    connect(view, &views::GraphView::graphChanged, this, [this] {
+        updateCompileProfile();
+        applyOverlay();
+    });
+    // Runs come and go (Close All, new loads): the run index alone no longer names the run.
+    connect(window->workspace(), &views::Workspace::changed, this, [this] {
+        m_compileRun = -2;
+        updateCompileProfile();
+    });
+}
+
+ProfileController::~ProfileController()
+{
+    if (m_job) {
+        m_job->token.cancel();
+        m_job->future.waitForFinished();
+    }
+}
+
+void ProfileController::createActions()
+{
+    QMenu* build = buildMenu(m_window);
+    QAction* run = build->addAction(tr("&Profile Graph"), QKeySequence(tr("Ctrl+Shift+B")), this,
+                                    [this] { profileGraph(); });
+    run->setObjectName(QStringLiteral("profileGraphAction"));
+    run->setStatusTip(tr("Time every node and region (eager and compiled) and colour the graph "
+                         "by time share"));
+    if (QMenu* file = menuByTitle(m_window, tr("&File"))) {
+        auto* open = new QAction(tr("Open Pro&file…"), this);
+        connect(open, &QAction::triggered, this, &ProfileController::openDialog);
+        auto* exp = new QAction(tr("Export Pro&file…"), this);
+        connect(exp, &QAction::triggered, this, &ProfileController::exportDialog);
+        insertAfter(file, tr("Export View as &PNG…"), open);
+        insertAfter(file, tr("Export View as &PNG…"), exp);
+    }
+}
+
+bool ProfileController::profileGraph()
+{
+    views::RegionDocument* doc = m_window->regions()->currentDocument();
+    const graph::GraphPtr g = doc != nullptr ? doc->graph() : m_window->graphView()->graph();
+    if (m_job || !g) {
+        m_window->statusBar()->showMessage(
+            m_job ? tr("A profile is running") : tr("Nothing to profile: open a graph first"), 5000);
+        return false;
+    }
+    auto job = std::make_shared<Job>();
+    job->graph = g;
+    job->regions = doc != nullptr ? doc->regions() : std::vector<partition::Region>{};
+    job->options.repeat = m_repeat;
+    job->options.compileRegions = m_compileRegions && !job->regions.empty();
+    job->cachePath = m_window->compile()->cachePath().toStdString();
+    m_job = job;
+    m_panel->setBusy(true);
+    m_dock->show();
+    m_dock->raise();
+    auto sink = [this](double fraction, std::string_view phase) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, fraction, text = QString::fromUtf8(phase.data(), qsizetype(phase.size()))] {
+                m_panel->setProgress(fraction, text);
+            },
+            Qt::QueuedConnection);
+    };
+    auto* watcher = new QFutureWatcher<void>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
+        watcher->deleteLater();
+        onFinished(job);
+    });
+    job->future = QtConcurrent::run([job, sink] {
+        std::unique_ptr<cache::CacheStore> store;
+        if (job->options.compileRegions) {
+            cache::StoreOptions so;
+            so.path = job->cachePath;
+            auto opened = cache::CacheStore::open(so);
+            if (!opened) {
+                job->error = QString::fromStdString(opened.error().toString());
+                return;
+            }
+            store = std::move(*opened);
+            job->options.store = store.get();
+        }
+        auto p = profile::profileGraph(*job->graph, job->regions, job->options, job->token, sink);
+        if (p) {
+            job->result = std::move(*p);
+        } else {
+            job->cancelled = p.error().code == ErrorCode::Cancelled;
+            job->error = QString::fromStdString(p.error().toString());
+        }
+    });
+    watcher->setFuture(job->future);
+    return true;
+}
+
+void ProfileController::cancel()
+{
+    if (m_job) {
+        m_job->token.cancel();
+    }
+}
+
+void ProfileController::onFinished(const std::shared_ptr<Job>& job)
+{
+    if (job != m_job) {
+        return;
+    }
+    m_job.reset();
+    m_panel->setBusy(false);
+    if (job->cancelled) {
+        m_window->statusBar()->showMessage(tr("Profiling cancelled"), 5000);
+        Q_EMIT finished(true);
+        return;
+    }
+    if (!job->error.isEmpty()) {
+        m_window->statusBar()->showMessage(tr("Profiling failed: %1").arg(job->error), 8000);
+        Q_EMIT failed(job->error);
+        return;
+    }
+    m_graph = job->graph;
+    m_regions = job->regions;
+    showProfile(std::move(job->result));
+    Q_EMIT finished(false);
+}
+
+void ProfileController::showProfile(profile::RuntimeProfile p)
+{
+    m_panel->setProfile(std::move(p));
+    m_hasProfile = true;
+    applyOverlay();
+}
+
+void ProfileController::applyOverlay()
+{
+    views::GraphView* view = m_window->graphView();
+    if (!m_hasProfile || !view->graph()) {
+        return;
+    }
+    // A loaded profile applies to any graph with its node names; overlayColors skips others.
+    if (m_graph && view->graph() != m_graph) {
+        return;
+    }
+    view->setNodeColors(views::ProfileModel::overlayColors(m_panel->model()->profile(),
+                                                           *view->graph()));
+}
+
+void ProfileController::updateCompileProfile()
+{
+    const int run = m_window->currentGraph().run;
+    if (run == m_compileRun) {
+        return;
+    }
+    m_compileRun = run;
+    const auto& runs = m_window->workspace()->runs();
+    if (run < 0 || run >= static_cast<int>(runs.size())) {
+        m_panel->setCompileProfile({});
+        return;
+    }
+    m_panel->setCompileProfile(profile::buildCompileProfile(*runs[static_cast<std::size_t>(run)]));
+}
+
+void ProfileController::onPanelNodeSelected(const QString& name)
+{
+    views::GraphView* view = m_window->graphView();
+    if (m_syncing || !view->graph()) {
+        return;
+    }
+    if (const auto id = view->graph()->find(name.toStdString())) {
+        m_syncing = true;
+        m_window->selectNode(*id);
+        m_syncing = false;
+    }
+}
+
+void ProfileController::onPanelRegionSelected(const QString& id)
+{
+    views::GraphView* view = m_window->graphView();
+    const auto it = std::find_if(m_regions.begin(), m_regions.end(),
+                                 [&](const auto& r) { return QString::fromStdString(r.id) == id; });
+    if (it != m_regions.end() && view->graph() == m_graph) {
+        m_syncing = true;
+        view->setSelectedNodes(it->nodes);
+        m_syncing = false;
+    }
+}
+
+void ProfileController::onViewNodeSelected(graph::NodeId id)
+{
+    views::GraphView* view = m_window->graphView();
+    if (m_syncing || !m_hasProfile || !view->graph() || std::size_t(id) >= view->graph()->size()) {
+        return;
+    }
+    m_panel->selectName(QString::fromStdString(view->graph()->node(id).name));
+}
+
+bool ProfileController::exportProfile(const QString& path, ExportFormat format)
+{
+    if (!m_hasProfile) {
+        m_window->statusBar()->showMessage(tr("No profile to export: run Build › Profile Graph"),
+                                           5000);
+        return false;
+    }
+    const profile::RuntimeProfile& p = m_panel->model()->profile();
+    Status written;
+    switch (format) {
+    case ExportFormat::ChromeTrace:
+        written = writeFile(path.toStdString(),
+                            profile::writeChromeTrace(profile::runtimeProfileTraceEvents(p)));
+        break;
+    case ExportFormat::Csv:
+        written = writeFile(path.toStdString(), profile::profileCsv(p));
+        break;
+    case ExportFormat::Saved:
+        written = profile::saveProfile(path.toStdString(), p);
+        break;
+    }
+    m_window->statusBar()->showMessage(
+        written.ok() ? tr("Exported %1").arg(path)
+                     : tr("Could not export: %1").arg(QString::fromStdString(
+                           written.error().toString())),
+        5000);
+    return written.ok();
+}
+
+bool ProfileController::openProfile(const QString& path)
+{
+    auto loaded = profile::loadProfile(path.toStdString());
+    if (!loaded) {
+        m_window->statusBar()->showMessage(
+            tr("Could not open %1: %2").arg(path, QString::fromStdString(loaded.error().toString())),
+            8000);
+        return false;
+    }
+    QString message = tr("Opened profile %1").arg(path);
+    if (m_hasProfile) {
+        const auto cmp = profile::compareProfiles(m_panel->model()->profile(), *loaded);
+        message += tr(" — total %1 ms before, %2 ms in the opened one")
+                       .arg(cmp.beforeTotalMs, 0, 'f', 3)
+                       .arg(cmp.afterTotalMs, 0, 'f', 3);
+    }
+    m_graph = nullptr;
+    m_regions.clear();
+    showProfile(std::move(*loaded));
+    m_dock->show();
+    m_dock->raise();
+    m_window->statusBar()->showMessage(message, 8000);
+    return true;
+}
+
+void ProfileController::exportDialog()
+{
+    const QString chrome = tr("Chrome trace (*.json)");
+    const QString csv = tr("CSV table (*.csv)");
+    const QString saved = tr("fxscope profile (*.fxprofile)");
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(
+        m_window, tr("Export Profile"), QString(), chrome + ";;" + csv + ";;" + saved, &filter);
+    if (path.isEmpty()) {
+        return;
+    }
+    exportProfile(path, filter == csv     ? ExportFormat::Csv
+                        : filter == saved ? ExportFormat::Saved
+                                          : ExportFormat::ChromeTrace);
+}
+
+void ProfileController::openDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        m_window, tr("Open Profile"), QString(),
+        tr("fxscope profile (*.fxprofile *.json);;All files (*)"));
+    if (!path.isEmpty()) {
+        openProfile(path);
+    }
+}
+
+} // namespace fxs::app

@@ -1,0 +1,85 @@
+// The app's profiler: docks the Profile panel, runs Build › Profile Graph (eager runs plus the
+// compiled regions, core/profile) in the background with progress and Cancel, colours the graph
+// by time share with the panel's own scale, keeps panel and graph selection in sync both ways,
+// shows the compile-phase timeline of the current TORCH_TRACE run, and exports (Chrome trace,
+// CSV, saved profile) and opens saved profiles. Not the profiling itself (core/profile).
+#pragma once
+
+#include "core/graph/graph.h"
+#include "core/partition/region.h"
+#include "core/profile/runtime_profile.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+class QDockWidget;
+
+namespace fxs::views {
+class ProfilePanel;
+}
+
+namespace fxs::app {
+
+class MainWindow;
+
+class ProfileController : public QObject {
+    Q_OBJECT
+public:
+    enum class ExportFormat { ChromeTrace, Csv, Saved };
+
+    explicit ProfileController(MainWindow* window);
+    ~ProfileController() override;
+
+    // Starts profiling the current graph with its regions; false when no graph is shown or a
+    // profile is already running.
+    bool profileGraph();
+    void cancel();
+    bool isRunning() const { return m_job != nullptr; }
+    // Timed runs after the warm-up (default 5) and whether regions are compiled (default on).
+    void setRepeat(int repeat) { m_repeat = repeat; }
+    void setCompileRegions(bool on) { m_compileRegions = on; }
+
+    // Writes the shown profile; false (status message) when none is shown or writing fails.
+    bool exportProfile(const QString& path, ExportFormat format);
+    // Shows a saved profile (its overlay applies when the current graph has its node names);
+    // the status bar compares its total with the profile shown before.
+    bool openProfile(const QString& path);
+
+    views::ProfilePanel* panel() const { return m_panel; }
+    QDockWidget* dock() const { return m_dock; }
+    bool hasProfile() const { return m_hasProfile; }
+
+Q_SIGNALS:
+    void finished(bool cancelled);
+    void failed(const QString& message);
+
+private:
+    struct Job;
+    void createActions();
+    void onFinished(const std::shared_ptr<Job>& job);
+    void showProfile(profile::RuntimeProfile p);
+    void applyOverlay();
+    void updateCompileProfile();
+    void onPanelNodeSelected(const QString& name);
+    void onPanelRegionSelected(const QString& id);
+    void onViewNodeSelected(graph::NodeId id);
+    void exportDialog();
+    void openDialog();
+
+    MainWindow* m_window;
+    views::ProfilePanel* m_panel;
+    QDockWidget* m_dock = nullptr;
+    std::shared_ptr<Job> m_job;
+    int m_repeat = 5;
+    bool m_compileRegions = true;
+    bool m_hasProfile = false;
+    bool m_syncing = false;
+    graph::GraphPtr m_graph; // the graph the shown profile was taken on (null: loaded file)
+    std::vector<partition::Region> m_regions;
+    int m_compileRun = -2; // run whose compile profile the timeline shows
+};
+
+} // namespace fxs::app

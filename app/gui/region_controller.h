@@ -1,0 +1,119 @@
+// The app's region editing: one RegionDocument per shown graph (seeded with the graph's own
+// annotation regions), the Regions dock, the Regions menu and Undo/Redo, `.fxscope` project
+// save/open, and the wiring that keeps graph view hulls, view selection and panel in sync.
+// Not the region logic (core/partition) nor the drawing (views/graph). GUI thread only.
+#pragma once
+
+#include "core/partition/region.h"
+#include "views/graph/region_overlay.h"
+#include "views/models/workspace.h"
+
+#include <QObject>
+#include <QString>
+
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+class QAction;
+class QDockWidget;
+class QMenu;
+class QUndoGroup;
+
+namespace fxs::views {
+class GraphView;
+class RegionDocument;
+class RegionsPanel;
+} // namespace fxs::views
+
+namespace fxs::partition {
+struct Project;
+}
+
+namespace fxs::app {
+
+class MainWindow;
+
+class RegionController : public QObject {
+    Q_OBJECT
+public:
+    // Creates and docks the Regions panel ("regionsDock", tabbed with the Cache dock).
+    explicit RegionController(MainWindow* window);
+    ~RegionController() override;
+
+    // The document of a graph once it has been shown; null otherwise.
+    views::RegionDocument* document(views::GraphRef ref) const;
+    // The document of the graph in the primary view; null on the welcome page or while the
+    // view shows a comparison.
+    views::RegionDocument* currentDocument() const { return m_current; }
+    views::RegionsPanel* panel() const { return m_panel; }
+    QDockWidget* dock() const { return m_dock; }
+    QMenu* menu() const { return m_menu; }
+    QUndoGroup* undoGroup() const { return m_undoGroup; }
+
+    // Menu entries for MainWindow: Save/Open Project in File, Undo/Redo in Edit.
+    void addFileActions(QMenu* file);
+    void addEditActions(QMenu* edit);
+
+    // Regions menu actions, also callable directly (tests). Each returns whether the edit was
+    // accepted; a refusal is shown in the panel and the status bar and highlights its path.
+    bool createFromSelection();
+    bool growToRegion();
+    bool mergeSelected();
+    bool splitOffSelection();
+    bool deleteSelected();
+    bool autoPropose();
+
+    // Writes the current graph's regions as a `.fxscope` project. Errors go to the status bar.
+    bool saveProject(const QString& path);
+    // Loads the project's source (if not open yet), shows its graph and restores its regions.
+    // Re-matching problems become warnings in the Problems panel. Returns false at once when
+    // the project cannot be read; otherwise the regions arrive when the source has loaded
+    // (projectOpened is emitted then).
+    bool openProject(const QString& path);
+
+Q_SIGNALS:
+    void currentDocumentChanged(fxs::views::RegionDocument* document);
+    // A project's regions were restored; rematch problems counts what did not match.
+    void projectOpened(const QString& path, int problems);
+
+private:
+    void createDock();
+    void createActions();
+    void onGraphChanged();
+    void setCurrent(views::RegionDocument* doc);
+    views::RegionDocument* ensureDocument(views::GraphRef ref);
+    void dropStaleDocuments();
+    void showRegions();
+    void onRefused(const QString& reason, const std::vector<graph::NodeId>& highlight);
+    void updateActions();
+    // Ids of the regions to act on: those picked in the panel, else those holding selected
+    // nodes (document order).
+    QStringList targetRegions() const;
+    std::vector<graph::NodeId> selectionForRegion() const;
+    void finishProjectOpen(const QString& path, const partition::Project& project,
+                           views::GraphRef ref);
+    views::GraphRef findGraph(const QString& file, int ordinal) const;
+    std::pair<QString, int> sourceOf(views::GraphRef ref) const;
+    void saveProjectDialog();
+    void openProjectDialog();
+
+    MainWindow* m_window;
+    views::GraphView* m_view; // deleted by the window before this controller: not in ~
+    views::RegionsPanel* m_panel;
+    QDockWidget* m_dock = nullptr;
+    QMenu* m_menu = nullptr;
+    QUndoGroup* m_undoGroup;
+    std::vector<QAction*> m_editActions;
+    struct Entry {
+        views::GraphRef ref;
+        graph::GraphPtr graph;
+        std::unique_ptr<views::RegionDocument> doc;
+    };
+    std::vector<Entry> m_documents;
+    views::RegionDocument* m_current = nullptr;
+    bool m_showingRefusal = false;
+};
+
+} // namespace fxs::app

@@ -1,0 +1,236 @@
+// RegionController's `.fxscope` projects: File › Save Project… / Open Project…. The source is
+// the graph's file (a graph text or a TORCH_TRACE log); the view state names which graph of
+// that file and what was selected: {"ordinal": n, "kind": "...", "selected": [node names]}
+// (the n-th graph read from the file).
+#include "app/gui/region_controller.h"
+
+#include "app/gui/main_window.h"
+#include "core/io/loader.h"
+#include "core/partition/project_file.h"
+#include "views/graph/graph_view.h"
+#include "views/panels/navigator_panel.h"
+#include "views/panels/region_commands.h"
+
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStatusBar>
+
+namespace fxs::app {
+
+namespace {
+
+bool sameFile(const QString& a, const QString& b)
+{
+    const QString ca = QFileInfo(a).canonicalFilePath();
+    const QString cb = QFileInfo(b).canonicalFilePath();
+    return ca.isEmpty() || cb.isEmpty() ? a == b : ca == cb;
+}
+
+// Every graph of the workspace in a fixed order (runs, then standalone files).
+std::vector<views::GraphRef> allGraphs(const views::Workspace& ws)
+{
+    std::vector<views::GraphRef> refs;
+    for (std::size_t r = 0; r < ws.runs().size(); ++r) {
+        for (std::size_t i = 0; i < ws.runs()[r]->graphs.size(); ++i) {
+            refs.push_back({int(r), int(i)});
+        }
+    }
+    for (std::size_t i = 0; i < ws.graphFiles().size(); ++i) {
+        refs.push_back({views::GraphRef::kStandalone, int(i)});
+    }
+    return refs;
+}
+
+QByteArray readSource(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+std::pair<QString, int> RegionController::sourceOf(views::GraphRef ref) const
+{
+    const auto* ws = m_window->workspace();
+    const auto* artifact = ws->artifact(ref);
+    if (!artifact) {
+        return {{}, -1};
+    }
+    const QString file = QString::fromStdString(artifact->file);
+    int ordinal = 0;
+    for (views::GraphRef other : allGraphs(*ws)) {
+        if (other == ref) {
+            return {file, ordinal};
+        }
+        ordinal += sameFile(QString::fromStdString(ws->artifact(other)->file), file) ? 1 : 0;
+    }
+    return {file, -1};
+}
+
+views::GraphRef RegionController::findGraph(const QString& file, int ordinal) const
+{
+    const auto* ws = m_window->workspace();
+    for (views::GraphRef ref : allGraphs(*ws)) {
+        const auto* artifact = ws->artifact(ref);
+        if (artifact->graph && sameFile(QString::fromStdString(artifact->file), file) &&
+            ordinal-- == 0) {
+            return ref;
+        }
+    }
+    return {};
+}
+
+bool RegionController::saveProject(const QString& path)
+{
+    const views::GraphRef ref = m_window->currentGraph();
+    const auto [file, ordinal] = sourceOf(ref);
+    if (!m_current || file.isEmpty() || ordinal < 0) {
+        m_window->statusBar()->showMessage(tr("No graph to save a project for"), 8000);
+        return false;
+    }
+    QJsonArray selected;
+    for (graph::NodeId id : m_view->selectedNodes()) {
+        selected.append(QString::fromStdString(m_current->graph()->node(id).name));
+    }
+    QJsonObject view{{QStringLiteral("ordinal"), ordinal},
+                     {QStringLiteral("kind"),
+                      QString::fromStdString(m_window->workspace()->artifact(ref)->kind)},
+                     {QStringLiteral("selected"), selected}};
+    const QByteArray text = readSource(file);
+    const partition::Project project = partition::makeProject(
+        *m_current->graph(), m_current->regions(), file.toStdString(),
+        std::string_view(text.constData(), std::size_t(text.size())),
+        QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString());
+    const Status saved = partition::saveProject(path.toStdString(), project);
+    m_window->statusBar()->showMessage(
+        saved.ok() ? tr("Saved project %1").arg(path)
+                   : tr("Could not save %1: %2")
+                         .arg(path, QString::fromStdString(saved.error().toString())),
+        8000);
+    if (saved.ok()) {
+        m_current->undoStack()->setClean();
+    }
+    return saved.ok();
+}
+
+bool RegionController::openProject(const QString& path)
+{
+    auto loaded = partition::loadProject(path.toStdString());
+    if (!loaded.ok()) {
+        m_window->statusBar()->showMessage(
+            tr("Could not open %1: %2")
+                .arg(path, QString::fromStdString(loaded.error().toString())),
+            10000);
+        return false;
+    }
+    auto project = std::make_shared<partition::Project>(std::move(loaded).value());
+    const QString source = QString::fromStdString(project->sourcePath);
+    const int ordinal = QJsonDocument::fromJson(QByteArray::fromStdString(project->viewState))
+                            .object()
+                            .value(QStringLiteral("ordinal"))
+                            .toInt(0);
+    if (const views::GraphRef ref = findGraph(source, ordinal); ref.valid()) {
+        finishProjectOpen(path, *project, ref);
+        return true;
+    }
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(m_window, &MainWindow::loadFinished, this,
+                          [this, path, project, source, ordinal, connection](bool cancelled) {
+                              disconnect(*connection);
+                              const views::GraphRef ref = findGraph(source, ordinal);
+                              if (!cancelled && ref.valid()) {
+                                  finishProjectOpen(path, *project, ref);
+                                  return;
+                              }
+                              m_window->statusBar()->showMessage(
+                                  tr("Project %1: its graph was not found in %2")
+                                      .arg(path, source),
+                                  10000);
+                          });
+    m_window->openPaths({source});
+    return true;
+}
+
+void RegionController::finishProjectOpen(const QString& path, const partition::Project& project,
+                                         views::GraphRef ref)
+{
+    m_window->showGraph(ref);
+    m_window->navigator()->selectGraph(ref);
+    views::RegionDocument* doc = ensureDocument(ref);
+    const QByteArray text = readSource(QString::fromStdString(project.sourcePath));
+    partition::Rematch rematch = partition::rematchProject(
+        project, *doc->graph(), std::string_view(text.constData(), std::size_t(text.size())));
+    doc->resetRegions(std::move(rematch.regions));
+    std::vector<graph::NodeId> selected;
+    const QJsonArray names = QJsonDocument::fromJson(QByteArray::fromStdString(project.viewState))
+                                 .object()
+                                 .value(QStringLiteral("selected"))
+                                 .toArray();
+    for (const QJsonValue& name : names) {
+        if (auto id = doc->graph()->find(name.toString().toStdString())) {
+            selected.push_back(*id);
+        }
+    }
+    m_view->setSelectedNodes(selected);
+    io::LoadResult report;
+    Diagnostics& d = report.diagnostics;
+    const std::string file = path.toStdString();
+    if (rematch.sourceChanged) {
+        d.warning(file, 0, "the graph's source changed since the project was saved; regions "
+                           "were re-matched by node name");
+    }
+    for (const partition::Unmatched& u : rematch.missingNodes) {
+        d.warning(file, 0, "region " + u.region + ": node '" + u.node + "' is not in the graph");
+    }
+    for (const std::string& id : rematch.emptyRegions) {
+        d.warning(file, 0, "region " + id + ": none of its nodes is in the graph; left out");
+    }
+    for (const partition::InvalidRegion& r : rematch.invalidRegions) {
+        d.warning(file, 0, "region " + r.region + " left out: " + r.reason);
+    }
+    const int problems = int(d.size());
+    if (problems > 0) {
+        m_window->workspace()->add(std::move(report));
+        if (auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("problemsDock"))) {
+            dock->show();
+            dock->raise();
+        }
+    }
+    m_window->statusBar()->showMessage(
+        problems == 0 ? tr("Opened project %1").arg(path)
+                      : tr("Opened project %1 — %n problem(s), see the Problems panel", "",
+                           problems)
+                            .arg(path),
+        10000);
+    Q_EMIT projectOpened(path, problems);
+}
+
+void RegionController::saveProjectDialog()
+{
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Save Project"), QString(),
+                                                tr("fxscope projects (*.fxscope)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    if (!path.endsWith(QStringLiteral(".fxscope"), Qt::CaseInsensitive)) {
+        path += QStringLiteral(".fxscope");
+    }
+    saveProject(path);
+}
+
+void RegionController::openProjectDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        m_window, tr("Open Project"), QString(),
+        tr("fxscope projects (*.fxscope);;All files (*)"));
+    if (!path.isEmpty()) {
+        openProject(path);
+    }
+}
+
+} // namespace fxs::app

@@ -1,0 +1,93 @@
+#include "core/compile/graph_compile.h"
+
+#include <exception>
+#include <set>
+#include <string>
+
+namespace fxs::compile {
+namespace {
+
+std::vector<std::string> regionInputNames(const graph::Graph& graph,
+                                          const std::vector<partition::Region>& regions)
+{
+    std::set<std::string> keep;
+    for (const auto& r : regions) {
+        for (graph::NodeId in : r.inputs) {
+            keep.insert(graph.node(in).name);
+        }
+    }
+    return {keep.begin(), keep.end()};
+}
+
+Error unsupportedError(const exec::RunReport& run)
+{
+    std::string names;
+    for (const auto& u : run.unsupported) {
+        names += (names.empty() ? "" : ", ") + u.node + " (" + u.target + ")";
+    }
+    return makeError(ErrorCode::Unsupported,
+                     "the eager engine cannot run this graph (unsupported ops: " + names + ")");
+}
+
+Result<GraphCompileReport> compileAll(const graph::Graph& graph,
+                                      const std::vector<partition::Region>& regions,
+                                      const GraphCompileOptions& options,
+                                      const CancelToken& cancel, const ProgressSink& progress)
+{
+    GraphCompileReport report;
+    const double steps = static_cast<double>(regions.size()) + 1.0;
+    reportProgress(progress, 0.0, "eager run");
+    if (cancel.isCancelled()) {
+        report.cancelled = true;
+        return report;
+    }
+    // One eager run of the whole graph gives every region its inputs.
+    exec::RunOptions ro = options.run;
+    ro.perNodeTiming = false;
+    ro.keep = regionInputNames(graph, regions);
+    auto run = exec::Interpreter::run(graph, ro, cancel);
+    if (!run) {
+        if (run.error().code == ErrorCode::Cancelled) {
+            report.cancelled = true;
+            return report;
+        }
+        return run.error();
+    }
+    if (!run->ok) {
+        return unsupportedError(*run);
+    }
+    RegionCompiler compiler(options.compile);
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        if (cancel.isCancelled()) {
+            report.cancelled = true;
+            break;
+        }
+        const auto& r = regions[i];
+        reportProgress(progress, (1.0 + static_cast<double>(i)) / steps,
+                       r.id + " (" + std::to_string(i + 1) + "/" +
+                           std::to_string(regions.size()) + ")");
+        report.regions.push_back(compiler.compileAndRun(graph, {r.id, r.nodes, r.options},
+                                                        run->kept));
+        report.totalEagerMs += report.regions.back().eagerMs;
+        report.totalCompiledMs += report.regions.back().compiledMs;
+    }
+    reportProgress(progress, 1.0, report.cancelled ? "cancelled" : "done");
+    return report;
+}
+
+} // namespace
+
+Result<GraphCompileReport> compileGraphRegions(const graph::Graph& graph,
+                                               const std::vector<partition::Region>& regions,
+                                               const GraphCompileOptions& options,
+                                               const CancelToken& cancel,
+                                               const ProgressSink& progress)
+{
+    try {
+        return compileAll(graph, regions, options, cancel, progress);
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, std::string("compiling regions: ") + e.what());
+    }
+}
+
+} // namespace fxs::compile

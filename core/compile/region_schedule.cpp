@@ -1,0 +1,339 @@
+#include "core/compile/region_schedule.h"
+
+#include "core/codegen/lowering.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace fxs::compile::detail {
+namespace {
+
+using graph::NodeId;
+
+bool isGetitem(const graph::Node& n)
+{
+    return n.getitemOf != graph::kNoNode || graph::opBaseName(n.target) == "getitem";
+}
+
+NodeId getitemParent(const graph::Node& n)
+{
+    if (n.getitemOf != graph::kNoNode) {
+        return n.getitemOf;
+    }
+    return !n.args.empty() && n.args[0].isNode() ? n.args[0].node : graph::kNoNode;
+}
+
+std::string shapeText(const std::vector<std::int64_t>& v)
+{
+    std::string s;
+    for (auto d : v) {
+        s += (s.empty() ? "" : ",") + std::to_string(d);
+    }
+    return "[" + s + "]";
+}
+
+// A segment of the order before it becomes a step.
+struct Segment {
+    bool generated = false;
+    std::vector<NodeId> nodes;
+};
+
+class Planner {
+public:
+    explicit Planner(const ScheduleRequest& r) : m_req(r), m_g(*r.graph) {}
+
+    Result<RegionSchedule> run();
+
+private:
+    void glueGetitems();
+    void classify();
+    bool attractViews();
+    void makeExtern(NodeId id, const std::string& why);
+    std::vector<Segment> segments() const;
+    ScheduleStep stepOf(const Segment& seg) const;
+    // Lowers one generated segment; false (with a new cut or extern node) when it must be
+    // planned again.
+    Result<bool> lowerSegment(ScheduleStep& step, RegionSchedule& s);
+    void failAt(const std::vector<NodeId>& seg, NodeId at, const std::string& why);
+    NodeId nodeNamed(const std::vector<NodeId>& seg, const std::string& where) const;
+
+    const ScheduleRequest& m_req;
+    const graph::Graph& m_g;
+    std::vector<NodeId> m_order;
+    std::unordered_set<NodeId> m_inRegion;
+    std::unordered_set<NodeId> m_outputs;
+    std::unordered_set<NodeId> m_extern;
+    std::unordered_set<NodeId> m_cuts; // a generated run starts anew at these nodes
+    std::map<NodeId, codegen::BufferSpec> m_made; // buffers of generated steps' outputs
+    std::string m_firstReason;
+};
+
+// getitems run right after their tuple so a cut never separates them from it.
+void Planner::glueGetitems()
+{
+    m_inRegion.insert(m_req.order.begin(), m_req.order.end());
+    m_outputs.insert(m_req.outputs.begin(), m_req.outputs.end());
+    std::unordered_map<NodeId, std::vector<NodeId>> items;
+    for (NodeId id : m_req.order) {
+        const graph::Node& n = m_g.node(id);
+        if (isGetitem(n) && m_inRegion.count(getitemParent(n))) {
+            items[getitemParent(n)].push_back(id);
+        }
+    }
+    for (NodeId id : m_req.order) {
+        const graph::Node& n = m_g.node(id);
+        if (isGetitem(n) && m_inRegion.count(getitemParent(n))) {
+            continue;
+        }
+        m_order.push_back(id);
+        for (NodeId item : items[id]) {
+            m_order.push_back(item);
+        }
+    }
+}
+
+void Planner::makeExtern(NodeId id, const std::string& why)
+{
+    if (!m_extern.insert(id).second) {
+        return;
+    }
+    if (m_firstReason.empty()) {
+        m_firstReason = why + " (" + m_req.regionId + ":" + m_g.node(id).name + ")";
+    }
+    for (NodeId u : m_g.node(id).users) {
+        if (m_inRegion.count(u) && isGetitem(m_g.node(u)) && getitemParent(m_g.node(u)) == id) {
+            m_extern.insert(u);
+        }
+    }
+}
+
+void Planner::classify()
+{
+    for (NodeId id : m_order) {
+        const graph::Node& n = m_g.node(id);
+        if (!isGetitem(n)) {
+            if (auto why = codegen::unsupportedReason(n)) {
+                makeExtern(id, *why);
+            }
+        }
+    }
+    while (attractViews()) {
+    }
+}
+
+// A view whose region users are all extern, or a returned view of an extern value or a region
+// input, stays a free LibTorch view instead of a copy made by a kernel (a kernel reading it
+// takes it as a strided input).
+bool Planner::attractViews()
+{
+    bool changed = false;
+    for (auto it = m_order.rbegin(); it != m_order.rend(); ++it) {
+        const graph::Node& n = m_g.node(*it);
+        if (m_extern.count(*it) || !codegen::isViewNode(n)) {
+            continue;
+        }
+        bool any = false;
+        bool allExtern = true;
+        for (NodeId u : n.users) {
+            if (m_inRegion.count(u)) {
+                any = true;
+                allExtern = allExtern && m_extern.count(u) != 0;
+            }
+        }
+        const NodeId src = !n.args.empty() && n.args[0].isNode() ? n.args[0].node : graph::kNoNode;
+        const bool srcExtern = !m_inRegion.count(src) || m_extern.count(src);
+        if ((any && allExtern) || ((!any || m_outputs.count(*it)) && srcExtern)) {
+            m_extern.insert(*it);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+std::vector<Segment> Planner::segments() const
+{
+    std::vector<Segment> segs;
+    for (NodeId id : m_order) {
+        const bool gen = !m_extern.count(id);
+        if (segs.empty() || segs.back().generated != gen || (gen && m_cuts.count(id))) {
+            segs.push_back({gen, {}});
+        }
+        segs.back().nodes.push_back(id);
+    }
+    return segs;
+}
+
+ScheduleStep Planner::stepOf(const Segment& seg) const
+{
+    ScheduleStep step;
+    step.generated = seg.generated;
+    step.nodes = seg.nodes;
+    const std::unordered_set<NodeId> mine(seg.nodes.begin(), seg.nodes.end());
+    for (NodeId id : seg.nodes) {
+        for (NodeId in : m_g.node(id).inputs) {
+            if (!mine.count(in) &&
+                std::find(step.inputs.begin(), step.inputs.end(), in) == step.inputs.end()) {
+                step.inputs.push_back(in);
+            }
+        }
+        const auto& users = m_g.node(id).users;
+        const bool readLater = std::any_of(users.begin(), users.end(), [&](NodeId u) {
+            return m_inRegion.count(u) && !mine.count(u);
+        });
+        if (readLater || m_outputs.count(id)) {
+            step.outputs.push_back(id);
+        }
+    }
+    return step;
+}
+
+NodeId Planner::nodeNamed(const std::vector<NodeId>& seg, const std::string& where) const
+{
+    const std::string prefix = m_req.regionId + ":";
+    const std::string name = where.rfind(prefix, 0) == 0 ? where.substr(prefix.size()) : where;
+    for (NodeId id : seg) {
+        if (m_g.node(id).name == name) {
+            return id;
+        }
+    }
+    return seg.front();
+}
+
+// The node the lowering stopped at starts a new kernel; when it already starts one, no kernel
+// takes it and it stays a LibTorch call.
+void Planner::failAt(const std::vector<NodeId>& seg, NodeId at, const std::string& why)
+{
+    if (at == seg.front()) {
+        makeExtern(at, why);
+    } else {
+        m_cuts.insert(at);
+    }
+}
+
+Result<bool> Planner::lowerSegment(ScheduleStep& step, RegionSchedule& s)
+{
+    const bool allViews = std::all_of(step.nodes.begin(), step.nodes.end(), [&](NodeId id) {
+        return codegen::isViewNode(m_g.node(id)) || isGetitem(m_g.node(id));
+    });
+    if (allViews) {
+        for (NodeId id : step.nodes) {
+            m_extern.insert(id);
+        }
+        return false;
+    }
+    codegen::LoweringRequest lr{&m_g, m_req.regionId, step.nodes, step.inputs, step.outputs, {}};
+    for (NodeId in : step.inputs) {
+        auto made = m_made.find(in);
+        auto spec = made != m_made.end() ? std::optional(made->second) : m_req.specOf(in);
+        if (!spec) {
+            const auto reader = std::find_if(step.nodes.begin(), step.nodes.end(), [&](NodeId id) {
+                const auto& ins = m_g.node(id).inputs;
+                return std::find(ins.begin(), ins.end(), in) != ins.end();
+            });
+            failAt(step.nodes, *reader, "reads " + m_g.node(in).name + ", not a kernel tensor");
+            return false;
+        }
+        lr.inputSpecs.push_back(*spec);
+    }
+    auto prog = codegen::lowerRegion(lr);
+    if (!prog) {
+        if (prog.error().code != ErrorCode::Unsupported) {
+            return prog.error();
+        }
+        failAt(step.nodes, nodeNamed(step.nodes, prog.error().where), prog.error().message);
+        return false;
+    }
+    for (std::size_t i = 0; i < step.outputs.size() && i < prog->outputs.size(); ++i) {
+        m_made[step.outputs[i]] = prog->outputs[i];
+    }
+    step.program = static_cast<int>(s.programs.size());
+    s.programs.push_back(std::move(*prog));
+    return true;
+}
+
+Result<RegionSchedule> Planner::run()
+{
+    glueGetitems();
+    classify();
+    // Each failed attempt adds a cut or an extern node, so this ends.
+    for (std::size_t attempt = 0; attempt <= 2 * m_order.size() + 2; ++attempt) {
+        RegionSchedule s;
+        m_made.clear();
+        bool done = true;
+        for (const Segment& seg : segments()) {
+            s.steps.push_back(stepOf(seg));
+            ScheduleStep& step = s.steps.back();
+            (step.generated ? s.generatedNodes : s.externNodes) += int(step.nodes.size());
+            if (!step.generated) {
+                continue;
+            }
+            auto ok = lowerSegment(step, s);
+            if (!ok) {
+                return ok.error();
+            }
+            if (!*ok) {
+                done = false;
+                break;
+            }
+        }
+        if (!done) {
+            continue;
+        }
+        if (s.programs.empty()) {
+            return makeError(ErrorCode::Unsupported, "no node of the region is generated: " +
+                                                         m_firstReason, m_req.regionId);
+        }
+        for (std::size_t i = 0; s.programs.size() > 1 && i < s.programs.size(); ++i) {
+            for (auto& k : s.programs[i].kernels) {
+                k.name = "kernel" + std::to_string(i);
+            }
+        }
+        s.externReason = m_firstReason;
+        return s;
+    }
+    return makeError(ErrorCode::Internal, "the region could not be scheduled", m_req.regionId);
+}
+
+} // namespace
+
+Result<RegionSchedule> scheduleRegion(const ScheduleRequest& request)
+{
+    if (!request.graph || request.order.empty() || !request.specOf) {
+        return makeError(ErrorCode::Invalid, "empty region", request.regionId);
+    }
+    return Planner(request).run();
+}
+
+std::string scheduleText(const RegionSchedule& schedule, const std::vector<graph::NodeId>& order)
+{
+    std::unordered_map<NodeId, std::size_t> pos;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        pos[order[i]] = i;
+    }
+    std::string text;
+    for (const auto& step : schedule.steps) {
+        text += step.generated ? "gen" : "ext";
+        for (NodeId id : step.nodes) {
+            text += " v" + std::to_string(pos.at(id));
+        }
+        if (step.generated) {
+            const auto& prog = schedule.programs.at(std::size_t(step.program));
+            for (std::size_t i = 0; i < step.inputs.size() && i < prog.inputs.size(); ++i) {
+                auto p = pos.find(step.inputs[i]);
+                if (p == pos.end()) {
+                    continue; // a region input: its meta is a key component of its own
+                }
+                const auto& b = prog.inputs[i];
+                text += " | v" + std::to_string(p->second) + ":" +
+                        std::string(codegen::scalarTypeName(b.type)) + shapeText(b.sizes) +
+                        shapeText(b.strides);
+            }
+        }
+        text += ";";
+    }
+    return text;
+}
+
+} // namespace fxs::compile::detail

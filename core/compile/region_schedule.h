@@ -1,0 +1,59 @@
+// INTERNAL to core/compile: a region as a schedule. Nodes the code generator lowers are grouped
+// into generated steps (each one fused program, one entry of the region's shared object); the
+// others (mm, convolution, attention, ...) stay extern steps run by LibTorch on the host. Steps
+// are in a topological order of the region. Pure graph and loop-IR work: no torch here.
+#pragma once
+
+#include "core/codegen/loop_ir.h"
+#include "core/graph/graph.h"
+#include "core/util/result.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fxs::compile::detail {
+
+struct ScheduleStep {
+    bool generated = false;
+    std::vector<graph::NodeId> nodes;   // topological
+    std::vector<graph::NodeId> inputs;  // values it reads that earlier steps or the caller made
+    std::vector<graph::NodeId> outputs; // values later steps read or the region returns
+    int program = -1;                   // generated: index into RegionSchedule::programs
+};
+
+struct RegionSchedule {
+    std::vector<ScheduleStep> steps;
+    std::vector<codegen::RegionProgram> programs; // kernels named uniquely across programs
+    int externNodes = 0;    // nodes in extern steps
+    int generatedNodes = 0; // nodes in generated steps
+    std::string externReason; // why the first extern node is one
+};
+
+// The buffer a value will have when a generated step reads it (dtype, sizes, strides), or
+// nullopt when it is not a tensor the kernels take.
+using SpecOf = std::function<std::optional<codegen::BufferSpec>(graph::NodeId)>;
+
+struct ScheduleRequest {
+    const graph::Graph* graph = nullptr;
+    std::string regionId;
+    std::vector<graph::NodeId> order;   // region nodes, topological (canonical order)
+    std::vector<graph::NodeId> inputs;  // region inputs
+    std::vector<graph::NodeId> outputs; // region outputs
+    // Buffers of region inputs and of values extern steps produce (values of generated steps
+    // are known from their programs).
+    SpecOf specOf;
+};
+
+// Groups the region into steps: runs of lowerable nodes (cut where the lowering cannot fuse
+// the next node into the kernel being built) and runs of extern nodes. A view that only feeds
+// extern steps stays extern (free in LibTorch, a copy in a kernel). Error::Unsupported, naming
+// the first extern node and its op, when no node of the region can be generated.
+Result<RegionSchedule> scheduleRegion(const ScheduleRequest& request);
+
+// Canonical text of the schedule for the cache key: each step as "gen"/"ext" and the positions
+// of its nodes in `order`, plus the buffers of generated steps' inputs made by extern steps.
+std::string scheduleText(const RegionSchedule& schedule, const std::vector<graph::NodeId>& order);
+
+} // namespace fxs::compile::detail

@@ -1,0 +1,184 @@
+// Build › Profile Graph in the app (offscreen MainWindow) on tests/data/compile/
+// two_regions_fw.txt: the Profile dock fills, the graph overlay colours follow the time shares
+// (the node with the largest share is the darkest, lightness never rises with share, and it
+// matches the legend's 100 % stop), table row ↔ graph node selection both ways, exports
+// (CSV, Chrome trace, saved profile) and opening the saved profile again; a TORCH_TRACE run
+// (gpt_cold) feeds the compile-phase timeline.
+#include "app/gui/main_window.h"
+#include "tests/unit/app/main_window_waits.h"
+#include "app/gui/profile_controller.h"
+#include "core/profile/chrome_trace.h"
+#include "core/profile/profile_file.h"
+#include "core/util/file_reader.h"
+#include "views/graph/graph_items.h"
+#include "views/graph/graph_scene.h"
+#include "views/graph/graph_view.h"
+#include "views/panels/phase_timeline.h"
+#include "views/panels/profile_panel.h"
+
+#include <QAction>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+
+using namespace fxs;
+using namespace fxs::views;
+using fxs::app::MainWindow;
+using fxs::test::openAndWait;
+using fxs::test::waitForLayout;
+using fxs::app::ProfileController;
+
+namespace {
+
+const QString kGraph = QStringLiteral(FXSCOPE_TEST_DATA "/compile/two_regions_fw.txt");
+
+QAction* actionNamed(QWidget* root, const char* name)
+{
+    return root->findChild<QAction*>(QString::fromLatin1(name));
+}
+
+} // namespace
+
+class TestProfileController : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    bool profileAndWait(MainWindow& w)
+    {
+        QSignalSpy done(w.profile(), &ProfileController::finished);
+        w.profile()->setRepeat(2);
+        QAction* action = actionNamed(&w, "profileGraphAction");
+        if (action == nullptr) {
+            return false;
+        }
+        action->trigger();
+        return done.wait(120000) && !done.first().at(0).toBool();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("fxscope-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_profile_controller"));
+        qputenv("FXSCOPE_CACHE_DIR", (m_dir.path() + "/cache").toUtf8());
+    }
+
+    void overlayFollowsShares()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGraph}));
+        QVERIFY(waitForLayout(w.graphView()));
+        QVERIFY(profileAndWait(w));
+        const profile::RuntimeProfile& p = w.profile()->panel()->model()->profile();
+        QCOMPARE(p.nodes.size(), std::size_t(7)); // sin mul add mm relu tanh mul_1
+        QCOMPARE(p.regions.size(), std::size_t(2));
+        const graph::Graph& g = *w.graphView()->graph();
+        std::vector<std::pair<double, QColor>> byShare;
+        for (const auto& n : p.nodes) {
+            const NodeItem* item = w.graphView()->scene()->nodeItem(g.find(n.name).value());
+            QVERIFY(item != nullptr);
+            QVERIFY2(item->overlay().has_value(), n.name.c_str());
+            byShare.emplace_back(n.share, *item->overlay());
+        }
+        std::sort(byShare.begin(), byShare.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (std::size_t i = 1; i < byShare.size(); ++i) {
+            QVERIFY(byShare[i].second.lightnessF() <= byShare[i - 1].second.lightnessF() + 1e-6);
+        }
+        // The largest share is the darkest colour, the legend's last stop.
+        const auto legend = ProfileModel::legend(p);
+        QCOMPARE(byShare.back().second, legend.back().second);
+        QVERIFY(byShare.back().second.lightnessF() < byShare.front().second.lightnessF() ||
+                byShare.back().first == byShare.front().first);
+    }
+
+    void selectionBothWays()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGraph}));
+        QVERIFY(waitForLayout(w.graphView()));
+        QVERIFY(profileAndWait(w));
+        ProfilePanel* panel = w.profile()->panel();
+        const graph::Graph& g = *w.graphView()->graph();
+        // Table row → graph node.
+        const int row = panel->model()->rowOf(QStringLiteral("tanh"));
+        auto* proxy = qobject_cast<QSortFilterProxyModel*>(panel->view()->model());
+        QVERIFY(proxy != nullptr);
+        panel->view()->selectRow(proxy->mapFromSource(panel->model()->index(row, 0)).row());
+        QCOMPARE(w.graphView()->selectedNode(), g.find("tanh"));
+        // Graph node → table row.
+        w.selectNode(g.find("mm").value());
+        const QModelIndex current = proxy->mapToSource(panel->view()->currentIndex());
+        QCOMPARE(panel->model()->index(current.row(), ProfileModel::NameColumn).data().toString(),
+                 QStringLiteral("mm"));
+    }
+
+    void cancelStopsTheRun()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGraph}));
+        QSignalSpy done(w.profile(), &ProfileController::finished);
+        w.profile()->setRepeat(100000); // far longer than the test waits
+        QVERIFY(w.profile()->profileGraph());
+        QVERIFY(w.profile()->isRunning());
+        QVERIFY(!w.profile()->profileGraph()); // one at a time
+        w.profile()->panel()->cancelRequested(); // the panel's Cancel button
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.first().at(0).toBool(), true);
+        QVERIFY(!w.profile()->isRunning());
+        QVERIFY(!w.profile()->hasProfile());
+    }
+
+    void exportsAndReopens()
+    {
+        MainWindow w;
+        QVERIFY(!w.profile()->exportProfile(m_dir.path() + "/none.csv",
+                                            ProfileController::ExportFormat::Csv));
+        QVERIFY(openAndWait(w, {kGraph}));
+        QVERIFY(profileAndWait(w));
+        const QString csv = m_dir.path() + "/p.csv";
+        const QString trace = m_dir.path() + "/p.json";
+        const QString saved = m_dir.path() + "/p.fxprofile";
+        QVERIFY(w.profile()->exportProfile(csv, ProfileController::ExportFormat::Csv));
+        QVERIFY(w.profile()->exportProfile(trace, ProfileController::ExportFormat::ChromeTrace));
+        QVERIFY(w.profile()->exportProfile(saved, ProfileController::ExportFormat::Saved));
+        auto text = readFile(csv.toStdString());
+        QVERIFY(text.ok());
+        QVERIFY(text->rfind("kind,name,target", 0) == 0);
+        // 7 node rows + 2 region rows + the header.
+        QCOMPARE(std::count(text->begin(), text->end(), '\n'), std::ptrdiff_t(10));
+        auto json = readFile(trace.toStdString());
+        QVERIFY(json.ok());
+        QVERIFY(profile::validateChromeTrace(*json).ok());
+        const profile::RuntimeProfile shown = w.profile()->panel()->model()->profile();
+        auto loaded = profile::loadProfile(saved.toStdString());
+        QVERIFY(loaded.ok());
+        QVERIFY(*loaded == shown);
+
+        MainWindow other;
+        QVERIFY(other.profile()->openProfile(saved));
+        QVERIFY(other.profile()->hasProfile());
+        QVERIFY(other.profile()->panel()->model()->profile() == shown);
+        QVERIFY(!other.profile()->openProfile(m_dir.path() + "/missing.fxprofile"));
+    }
+
+    void torchTraceRunFeedsTheTimeline()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/traces/gpt_cold")}));
+        QVERIFY(w.currentGraph().run >= 0);
+        // 101 B/E pairs in the log for compile 0/0 (see tst_phase_timeline).
+        QCOMPARE(int(w.profile()->panel()->phaseTimeline()->bars().size()), 101);
+    }
+};
+
+QTEST_MAIN(TestProfileController)
+#include "tst_profile_controller.moc"

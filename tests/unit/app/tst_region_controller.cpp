@@ -1,0 +1,312 @@
+// Regions in the app (offscreen MainWindow): a graph's `# Annotation:` regions show as hulls and
+// panel rows when it opens; create from the view's selection → Edit › Undo/Redo; a cycle is
+// refused and its path highlighted; panel rows select nodes in the view; auto-propose; a
+// project saved, closed and reopened restores the regions. Counts checked by hand against
+// gpt2_annotated_fw.txt: two annotated MLP blocks (lines 50–66 and 112–128, value 0), split by
+// the unannotated attention between them, 14 nodes each.
+#include "tests/unit/app/main_window_waits.h"
+
+#include "app/gui/graph_area.h"
+#include "app/gui/main_window.h"
+#include "app/gui/region_controller.h"
+#include "core/partition/project_file.h"
+#include "views/graph/graph_items.h"
+#include "views/graph/graph_scene.h"
+#include "views/graph/graph_view.h"
+#include "views/panels/region_commands.h"
+#include "views/panels/regions_panel.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <set>
+
+using namespace fxs;
+using namespace fxs::views;
+using fxs::app::MainWindow;
+using fxs::test::openAndWait;
+using fxs::test::waitForLayout;
+
+namespace {
+
+const QString kGpt2 = QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/graphs/gpt2_annotated_fw.txt");
+
+std::vector<graph::NodeId> ids(const MainWindow& w, std::initializer_list<const char*> names)
+{
+    std::vector<graph::NodeId> out;
+    for (const char* n : names) {
+        out.push_back(w.graphView()->graph()->find(n).value());
+    }
+    return out;
+}
+
+// Regions drawn: distinct region ids among the hulls (a region spanning two frames has two).
+std::set<QString> hullRegions(const GraphView* view)
+{
+    std::set<QString> ids;
+    for (const HullItem* h : view->scene()->hullItems()) {
+        ids.insert(h->regionId());
+    }
+    return ids;
+}
+
+QAction* actionWithShortcut(QWidget* root, const QKeySequence& key)
+{
+    for (QAction* a : root->findChildren<QAction*>()) {
+        if (a->shortcut() == key) {
+            return a;
+        }
+    }
+    return nullptr;
+}
+
+std::vector<std::string> nodeNames(const graph::Graph& g, const partition::Region& r)
+{
+    std::vector<std::string> names;
+    for (graph::NodeId id : r.nodes) {
+        names.push_back(g.node(id).name);
+    }
+    return names;
+}
+
+} // namespace
+
+class TestRegionController : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("fxscope-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_region_controller"));
+    }
+
+    void annotationRegionsShowWhenAGraphOpens()
+    {
+        MainWindow w;
+        QVERIFY(w.findChild<QDockWidget*>(QStringLiteral("regionsDock")) != nullptr);
+        QVERIFY(w.regions()->currentDocument() == nullptr);
+        QSignalSpy docChanged(w.regions(), &app::RegionController::currentDocumentChanged);
+        QVERIFY(openAndWait(w, {kGpt2}));
+        RegionDocument* doc = w.regions()->currentDocument();
+        QVERIFY(doc != nullptr);
+        QCOMPARE(docChanged.count(), 1);
+        QCOMPARE(w.regions()->document(w.currentGraph()), doc);
+        QCOMPARE(doc->regions().size(), std::size_t(2));
+        QCOMPARE(doc->regions()[0].nodeCount(), std::size_t(14));
+        QCOMPARE(doc->regions()[1].nodeCount(), std::size_t(14));
+        QVERIFY(doc->regions()[0].contains(ids(w, {"gelu"})[0]));
+        QVERIFY(doc->regions()[1].contains(ids(w, {"add_5"})[0]));
+        QCOMPARE(w.regions()->panel()->rowCount(), 2);
+        QVERIFY(waitForLayout(w.graphView()));
+        QCOMPARE(hullRegions(w.graphView()),
+                 (std::set<QString>{QStringLiteral("r0"), QStringLiteral("r1")}));
+        // The cache-state colouring entry point.
+        w.graphView()->setRegionTint(QStringLiteral("r1"), QColor(Qt::green));
+        QCOMPARE(w.graphView()->scene()->hullItem(QStringLiteral("r1"))->tint(),
+                 QColor(Qt::green));
+    }
+
+    void createFromSelectionThenUndoRedo()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGpt2}));
+        RegionDocument* doc = w.regions()->currentDocument();
+        QVERIFY(doc);
+        // t_5 → addmm_3: the attention output projection, outside both regions.
+        w.graphView()->setSelectedNodes(ids(w, {"t_5", "addmm_3"}));
+        QAction* create = actionWithShortcut(&w, QKeySequence(QStringLiteral("Ctrl+R")));
+        QVERIFY(create != nullptr);
+        create->trigger();
+        QCOMPARE(w.regions()->panel()->rowCount(), 3);
+        QCOMPARE(doc->regions().back().nodeCount(), std::size_t(2));
+        QVERIFY(waitForLayout(w.graphView()));
+        QCOMPARE(hullRegions(w.graphView()).size(), std::size_t(3));
+        QPushButton* panelUndo = nullptr;
+        for (auto* b : w.regions()->panel()->findChildren<QPushButton*>()) {
+            panelUndo = b->text() == QStringLiteral("Undo") ? b : panelUndo;
+        }
+        QVERIFY(panelUndo && panelUndo->isEnabled());
+
+        QAction* undo = actionWithShortcut(&w, QKeySequence::Undo);
+        QAction* redo = actionWithShortcut(&w, QKeySequence::Redo);
+        QVERIFY(undo && redo);
+        QVERIFY(undo->isEnabled());
+        undo->trigger();
+        QCOMPARE(w.regions()->panel()->rowCount(), 2);
+        QCOMPARE(hullRegions(w.graphView()).size(), std::size_t(2));
+        QVERIFY(redo->isEnabled());
+        redo->trigger();
+        QCOMPARE(w.regions()->panel()->rowCount(), 3);
+    }
+
+    void refusedCycleHighlightsItsPath()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGpt2}));
+        QVERIFY(waitForLayout(w.graphView()));
+        // native_layer_norm_2 starts the attention block and add_4 ends it: a region of just
+        // these two would be left and re-entered through the attention nodes between them.
+        w.graphView()->setSelectedNodes(ids(w, {"native_layer_norm_2", "add_4"}));
+        QVERIFY(!w.regions()->createFromSelection());
+        QCOMPARE(w.regions()->panel()->rowCount(), 2);
+        QVERIFY(!w.regions()->dock()->isHidden());
+        bool saysCycle = false;
+        for (auto* label : w.regions()->panel()->findChildren<QLabel*>()) {
+            saysCycle = saysCycle || label->text().contains(QStringLiteral("cycle"));
+        }
+        QVERIFY(saysCycle);
+        // Every path between them runs through getitem_10 and transpose_11 (fixture text).
+        for (const char* name : {"getitem_10", "transpose_11"}) {
+            auto* item = w.graphView()->scene()->nodeItem(ids(w, {name})[0]);
+            QVERIFY2(item && item->isMarkedHighlighted(), name);
+        }
+        QVERIFY(!w.graphView()->scene()->nodeItem(ids(w, {"gelu"})[0])->isMarkedHighlighted());
+        // The next accepted edit clears the refusal's highlight.
+        w.graphView()->setSelectedNodes(ids(w, {"t_5", "addmm_3"}));
+        QVERIFY(w.regions()->createFromSelection());
+        QVERIFY(!w.graphView()->scene()->nodeItem(ids(w, {"getitem_10"})[0])
+                     ->isMarkedHighlighted());
+    }
+
+    void growToRegionFromTheCurrentNode()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGpt2}));
+        RegionDocument* doc = w.regions()->currentDocument();
+        // gelu is inside r0 already: nothing to grow, refused with gelu highlighted.
+        w.graphView()->selectNode(ids(w, {"gelu"})[0]);
+        QVERIFY(!w.regions()->growToRegion());
+        QCOMPARE(doc->regions().size(), std::size_t(2));
+        // add_3 (the qkv bias add in the attention) is a pointwise op in no region.
+        const graph::NodeId add3 = ids(w, {"add_3"})[0];
+        w.graphView()->selectNode(add3);
+        QVERIFY(w.regions()->growToRegion());
+        QCOMPARE(doc->regions().size(), std::size_t(3));
+        const partition::Region& grown = doc->regions().back();
+        QVERIFY(grown.contains(add3));
+        QVERIFY(grown.nodeCount() > 1);
+        QCOMPARE(w.graphView()->selectedNodes(), grown.nodes); // the new region is selected
+    }
+
+    void panelAndViewSelectionFollowEachOther()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGpt2}));
+        auto* table = w.regions()->panel()->findChild<QTableWidget*>();
+        QVERIFY(table);
+        table->selectRow(1);
+        const RegionDocument* doc = w.regions()->currentDocument();
+        QCOMPARE(w.graphView()->selectedNodes(), doc->regions()[1].nodes);
+        // Delete acts on the row picked in the panel.
+        QVERIFY(w.regions()->deleteSelected());
+        QCOMPARE(doc->regions().size(), std::size_t(1));
+        QCOMPARE(doc->regions()[0].id, std::string("r0"));
+    }
+
+    void mergeSplitAndAutoPropose()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGpt2}));
+        RegionDocument* doc = w.regions()->currentDocument();
+        // Merging the two MLP blocks would close a cycle through the attention: refused.
+        w.graphView()->setSelectedNodes(ids(w, {"gelu", "gelu_1"}));
+        QVERIFY(!w.regions()->mergeSelected());
+        QCOMPARE(doc->regions().size(), std::size_t(2));
+        // Splitting add_2 (the block's last node) off r0 leaves two acyclic parts.
+        w.graphView()->setSelectedNodes(ids(w, {"add_2"}));
+        QVERIFY(w.regions()->splitOffSelection());
+        QCOMPARE(doc->regions().size(), std::size_t(3));
+        const std::size_t before = doc->regions().size();
+        QVERIFY(w.regions()->autoPropose());
+        QVERIFY(doc->regions().size() > before);
+        // Hand-made and annotated regions are kept as they were.
+        QCOMPARE(doc->regions()[0].id, std::string("r0"));
+        QCOMPARE(doc->regions()[0].nodeCount(), std::size_t(13));
+        doc->undoStack()->undo();
+        QCOMPARE(doc->regions().size(), before);
+    }
+
+    void projectSaveCloseOpenRestoresRegions()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("gpt2.fxscope"));
+        std::vector<std::vector<std::string>> saved;
+        {
+            MainWindow w;
+            QVERIFY(openAndWait(w, {kGpt2}));
+            RegionDocument* doc = w.regions()->currentDocument();
+            QVERIFY(doc->deleteRegion(QStringLiteral("r1")));
+            w.graphView()->setSelectedNodes(ids(w, {"t_5", "addmm_3"}));
+            QVERIFY(w.regions()->createFromSelection());
+            for (const auto& r : doc->regions()) {
+                saved.push_back(nodeNames(*doc->graph(), r));
+            }
+            w.graphView()->setSelectedNodes(ids(w, {"gelu", "add_5"})); // view state
+            QVERIFY(w.regions()->saveProject(project));
+            // Close All drops the document with the graph.
+            QAction* closeAll = actionWithShortcut(&w, QKeySequence::Close);
+            QVERIFY(closeAll);
+            closeAll->trigger();
+            QVERIFY(w.regions()->currentDocument() == nullptr);
+            QCOMPARE(w.regions()->panel()->rowCount(), 0);
+
+            QSignalSpy opened(w.regions(), &app::RegionController::projectOpened);
+            QVERIFY(w.regions()->openProject(project));
+            QVERIFY(opened.count() == 1 || opened.wait(60000));
+            QCOMPARE(opened.first().at(1).toInt(), 0); // nothing to re-match
+            RegionDocument* reopened = w.regions()->currentDocument();
+            QVERIFY(reopened);
+            QCOMPARE(reopened->regions().size(), saved.size());
+            for (std::size_t i = 0; i < saved.size(); ++i) {
+                QCOMPARE(nodeNames(*reopened->graph(), reopened->regions()[i]), saved[i]);
+            }
+            QCOMPARE(w.regions()->panel()->rowCount(), 2);
+            QCOMPARE(w.graphView()->selectedNodes(), ids(w, {"gelu", "add_5"}));
+        }
+        // A fresh window, given the project as `fxscope x.fxscope` or a drop gives it: the
+        // project loads its source first.
+        MainWindow w2;
+        QSignalSpy opened(w2.regions(), &app::RegionController::projectOpened);
+        w2.openPaths({project});
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(w2.regions()->currentDocument()->regions().size(), saved.size());
+        QCOMPARE(w2.graphView()->graph(), w2.workspace()->graph(w2.currentGraph()));
+    }
+
+    void rematchProblemsGoToTheProblemsPanel()
+    {
+        QTemporaryDir dir;
+        // A project whose region names a node the graph does not have.
+        partition::Project p;
+        p.sourcePath = kGpt2.toStdString();
+        p.sourceSha256 = "0000"; // stale digest: the source "changed"
+        p.regions.push_back({"r0", "", std::nullopt, "", {"t_5", "addmm_3", "no_such_node"}});
+        const QString path = dir.filePath(QStringLiteral("stale.fxscope"));
+        QVERIFY(partition::saveProject(path.toStdString(), p).ok());
+        MainWindow w;
+        QSignalSpy opened(w.regions(), &app::RegionController::projectOpened);
+        QVERIFY(w.regions()->openProject(path));
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(opened.first().at(1).toInt(), 2); // source changed + one missing node
+        const auto& items = w.workspace()->diagnostics().items();
+        const bool named = std::any_of(items.begin(), items.end(), [](const Diagnostic& d) {
+            return d.message.find("no_such_node") != std::string::npos;
+        });
+        QVERIFY(named);
+        QCOMPARE(w.regions()->currentDocument()->regions().size(), std::size_t(1));
+        QCOMPARE(w.regions()->currentDocument()->regions()[0].nodeCount(), std::size_t(2));
+    }
+};
+
+QTEST_MAIN(TestRegionController)
+#include "tst_region_controller.moc"

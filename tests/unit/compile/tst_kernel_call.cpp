@@ -1,0 +1,78 @@
+// Verification of compiled outputs against eager (compareOutputs): dtype tolerances, atol scaled
+// by the output's magnitude, NaN/Inf positions, exact integer types. Values are set by hand.
+#include "core/compile/kernel_call.h"
+
+#include <QtTest>
+
+#include <limits>
+
+using namespace fxs;
+
+namespace {
+
+at::Tensor f32(std::vector<float> v)
+{
+    return at::tensor(at::ArrayRef<float>(v), at::TensorOptions().dtype(at::kFloat));
+}
+
+} // namespace
+
+class TestKernelCall : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void closeValuesPass()
+    {
+        const auto c = compile::detail::compareOutputs({f32({1.0f, 2.0f})},
+                                                       {f32({1.00005f, 2.0f})}, {});
+        QVERIFY2(c.ok, c.problem.c_str());
+        QVERIFY(c.maxAbsErr > 4e-5 && c.maxAbsErr < 6e-5);
+    }
+
+    void cancellationNearZeroIsJudgedAtTheOutputsScale()
+    {
+        // |2e-4| error on a value near 0 in an output whose largest value is 1000: beyond
+        // rtol 1e-4 * 0.001 + atol 1e-5, within atol 1e-5 * 1000.
+        const auto c = compile::detail::compareOutputs({f32({1000.0f, 0.0012f})},
+                                                       {f32({1000.0f, 0.001f})}, {});
+        QVERIFY2(c.ok, c.problem.c_str());
+        // The same error where the output's scale is 1 is a mismatch.
+        const auto d = compile::detail::compareOutputs({f32({1.0f, 0.0012f})},
+                                                       {f32({1.0f, 0.001f})}, {});
+        QVERIFY(!d.ok);
+        QVERIFY(d.problem.find("output 0") != std::string::npos);
+    }
+
+    void wrongValuesAtScaleStillFail()
+    {
+        // An error of 1 at scale 1000: atol 1e-2 + rtol 1e-4 * 500 = 0.06 < 1.
+        const auto c = compile::detail::compareOutputs({f32({1000.0f, 501.0f})},
+                                                       {f32({1000.0f, 500.0f})}, {});
+        QVERIFY(!c.ok);
+    }
+
+    void nanAndInfPositionsMustMatch()
+    {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const float inf = std::numeric_limits<float>::infinity();
+        QVERIFY(compile::detail::compareOutputs({f32({nan, inf})}, {f32({nan, inf})}, {}).ok);
+        const auto a = compile::detail::compareOutputs({f32({0.0f, inf})}, {f32({nan, inf})}, {});
+        QVERIFY(!a.ok);
+        QVERIFY(a.problem.find("NaN") != std::string::npos);
+        const auto b = compile::detail::compareOutputs({f32({1.0f, -inf})}, {f32({1.0f, inf})}, {});
+        QVERIFY(!b.ok);
+        QVERIFY(b.problem.find("infinities") != std::string::npos);
+    }
+
+    void integersAreExact()
+    {
+        const auto i64 = at::TensorOptions().dtype(at::kLong);
+        const at::Tensor a = at::tensor(at::ArrayRef<int64_t>({1000000, 1}), i64);
+        const at::Tensor b = at::tensor(at::ArrayRef<int64_t>({1000000, 2}), i64);
+        QVERIFY(!compile::detail::compareOutputs({a}, {b}, {}).ok);
+        QVERIFY(compile::detail::compareOutputs({a}, {a.clone()}, {}).ok);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKernelCall)
+#include "tst_kernel_call.moc"

@@ -1,0 +1,132 @@
+// Regions as schedules: generated kernels interleaved with LibTorch (extern) steps. The GPT-2
+// fixture's annotated regions (layer norm, addmm, gelu, residual add) compile instead of falling
+// back; a region whose reductions cannot share one kernel is cut into two kernels.
+#include "core/exec/interpreter.h"
+#include "tests/unit/compile/compile_test_support.h"
+#include "core/io/graph_code_parser.h"
+#include "core/partition/partitioner.h"
+#include "core/util/file_reader.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+
+using namespace fxs;
+using namespace fxs::graph;
+
+namespace {
+
+using test::meta;
+using test::ref;
+
+} // namespace
+
+class TestRegionSchedule : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<cache::CacheStore> m_store;
+
+    compile::CompileOptions options() { return test::compileOptions(m_store.get(), 1); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_store = test::openStore(m_dir.path().toStdString());
+        QVERIFY(m_store);
+    }
+
+    void gpt2AnnotatedRegionsCompile()
+    {
+        const std::string path = FXSCOPE_TEST_DATA "/fixtures/graphs/gpt2_annotated_fw.txt";
+        auto text = readFile(path);
+        QVERIFY(text.ok());
+        auto g = io::parseGraphCode(*text, path).graph;
+        QVERIFY(g);
+        const auto regions = partition::partitionByAnnotation(*g).regions;
+        // By hand: the first annotated lines (compile_with_inductor 0) are block 0's MLP,
+        // native_layer_norm_1 .. view_12 (ln, 3 getitems, view, t, addmm, view, gelu, view, t,
+        // addmm, view) and the residual add_2: 14 nodes.
+        QVERIFY(!regions.empty());
+        QCOMPARE(regions[0].nodes.size(), std::size_t(14));
+        std::set<std::string> keep;
+        for (const auto& r : regions) {
+            for (NodeId in : r.inputs) {
+                keep.insert(g->node(in).name);
+            }
+        }
+        exec::RunOptions ro;
+        ro.keep.assign(keep.begin(), keep.end());
+        ro.perNodeTiming = false;
+        auto run = exec::Interpreter::run(*g, ro);
+        QVERIFY(run.ok() && run->ok);
+        for (int pass = 0; pass < 2; ++pass) {
+            compile::RegionCompiler rc(options());
+            const auto out = rc.compileAndRun(*g, {regions[0].id, regions[0].nodes, ""}, run->kept);
+            QVERIFY2(out.state == (pass == 0 ? compile::RegionState::Miss
+                                             : compile::RegionState::Hit),
+                     out.headline.c_str());
+            // By hand: the two addmm stay LibTorch calls with the views that only feed them
+            // (view_9, t_2, view_11, t_3) and view_10, a returned view of addmm_1: 7 extern
+            // nodes. Generated: layer norm + getitems, gelu, and view_12 + add_2. In canonical
+            // numbering (region text: v4 view_9, v5 t_2, v6 addmm_1, v7 view_10, v8 gelu):
+            QCOMPARE(out.externNodes, 7);
+            QVERIFY2(out.transcript.find("schedule: gen v0 v1 v2 v3;ext v4 v5 v6 v7;gen v8 |") !=
+                         std::string::npos,
+                     out.transcript.c_str());
+            QVERIFY(out.source.find("native_layer_norm_1") != std::string::npos);
+            QVERIFY(out.source.find("gelu") != std::string::npos);
+            QVERIFY2(out.maxAbsErr < 1e-4, std::to_string(out.maxAbsErr).c_str());
+            QVERIFY(out.compiledMs > 0);
+        }
+    }
+
+    void reductionsThatCannotShareAKernelAreCut()
+    {
+        // s = sum(x, -1) reduces x's trailing dim; softmax(s, 0) reduces s's only dim, which is
+        // not a trailing dim of x's index space: two kernels, no LibTorch step.
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({8, 16}));
+        const NodeId s = b.call("sum", "aten::sum.dim_IntList",
+                                {ref(x), Argument::list({Argument::integer(-1)})}, {}, meta({8}));
+        const NodeId sm = b.call("_softmax", "aten::_softmax.default",
+                                 {ref(s), Argument::integer(0), Argument::boolean(false)}, {},
+                                 meta({8}));
+        b.output({ref(sm)});
+        auto g = *b.build();
+        exec::RunOptions ro;
+        ro.keep = {"x"};
+        ro.perNodeTiming = false;
+        auto run = exec::Interpreter::run(*g, ro);
+        QVERIFY(run.ok() && run->ok);
+        compile::RegionCompiler rc(options());
+        const auto out = rc.compileAndRun(*g, {"r0", {s, sm}, ""}, run->kept);
+        QVERIFY2(out.state == compile::RegionState::Miss, out.headline.c_str());
+        QVERIFY2(out.externNodes == 0, out.transcript.c_str());
+        QVERIFY(out.source.find("fxs_region_entry_1(") != std::string::npos);
+        // Hand check: softmax over the 8 row sums.
+        const auto xs = run->kept.find("x")->toDoubles();
+        std::vector<double> sums(8, 0.0);
+        double total = 0;
+        for (int i = 0; i < 8; ++i) {
+            for (int j = 0; j < 16; ++j) {
+                sums[std::size_t(i)] += xs[std::size_t(i * 16 + j)];
+            }
+        }
+        const double mx = *std::max_element(sums.begin(), sums.end());
+        for (double v : sums) {
+            total += std::exp(v - mx);
+        }
+        const auto got = out.outputs.at(0).toDoubles();
+        for (int i = 0; i < 8; ++i) {
+            QVERIFY(std::abs(got[std::size_t(i)] - std::exp(sums[std::size_t(i)] - mx) / total) <
+                    1e-5);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRegionSchedule)
+#include "tst_region_schedule.moc"

@@ -1,0 +1,102 @@
+// CompileResultsModel under QAbstractItemModelTester: rows from region compiler outcomes,
+// displayed and numeric sort values, the state colours (three distinct ones, also the graph's
+// region tints) and the build diagnostics in the headline tooltip.
+#include "views/models/compile_results_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QSortFilterProxyModel>
+#include <QtTest>
+
+using namespace fxs;
+using fxs::views::CompileResultsModel;
+
+namespace {
+
+compile::RegionOutcome outcome(const char* id, compile::RegionState state, double compiledMs)
+{
+    compile::RegionOutcome o;
+    o.id = id;
+    o.nodes = 4;
+    o.externNodes = state == compile::RegionState::Hit ? 1 : 0;
+    o.state = state;
+    o.headline = std::string(compile::regionStateName(state)) + ": because";
+    o.compileMs = 12.34;
+    o.eagerMs = 2.0;
+    o.compiledMs = compiledMs;
+    o.maxAbsErr = 1.5e-7;
+    o.source = "// kernel";
+    o.buildDiagnostics = state == compile::RegionState::Fallback ? "error: x" : "";
+    return o;
+}
+
+} // namespace
+
+class TestCompileResultsModel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void rowsFromOutcomes()
+    {
+        CompileResultsModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::vector<views::CompileResultRow> rows;
+        rows.push_back(views::compileResultRow(outcome("r0", compile::RegionState::Hit, 0.5)));
+        rows.push_back(views::compileResultRow(outcome("r1", compile::RegionState::Miss, 1.0)));
+        rows.push_back(views::compileResultRow(outcome("r2", compile::RegionState::Fallback, 2.0)));
+        model.setRows(rows);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.columnCount(), 7);
+        QCOMPARE(model.index(0, CompileResultsModel::RegionColumn).data().toString(),
+                 QStringLiteral("r0 (4 nodes, 1 extern)"));
+        QCOMPARE(model.index(1, CompileResultsModel::RegionColumn).data().toString(),
+                 QStringLiteral("r1 (4 nodes)"));
+        QCOMPARE(model.index(1, CompileResultsModel::StateColumn).data().toString(),
+                 QStringLiteral("miss"));
+        QCOMPARE(model.index(0, CompileResultsModel::CompileMsColumn).data().toString(),
+                 QStringLiteral("12.3"));
+        QCOMPARE(model.index(2, CompileResultsModel::CompiledMsColumn)
+                     .data(CompileResultsModel::SortRole)
+                     .toDouble(),
+                 2.0);
+        QVERIFY(model.index(2, CompileResultsModel::HeadlineColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("error: x")));
+        QCOMPARE(model.rowOf(QStringLiteral("r2")), 2);
+        QCOMPARE(model.rowOf(QStringLiteral("r9")), -1);
+        QCOMPARE(model.rows()[0].source, QStringLiteral("// kernel"));
+    }
+
+    void stateColours()
+    {
+        const QColor hit = views::regionStateColor(compile::RegionState::Hit);
+        const QColor miss = views::regionStateColor(compile::RegionState::Miss);
+        const QColor fallback = views::regionStateColor(compile::RegionState::Fallback);
+        QVERIFY(hit != miss && miss != fallback && hit != fallback);
+        QVERIFY(hit.green() > hit.red());          // green
+        QVERIFY(miss.red() > miss.blue());         // amber
+        QCOMPARE(fallback.saturation(), 0);        // grey
+        CompileResultsModel model;
+        model.setRows({views::compileResultRow(outcome("r0", compile::RegionState::Miss, 1))});
+        QCOMPARE(model.index(0, CompileResultsModel::StateColumn).data(Qt::DecorationRole),
+                 QVariant(miss));
+    }
+
+    void sortsByTime()
+    {
+        CompileResultsModel model;
+        model.setRows({views::compileResultRow(outcome("r0", compile::RegionState::Hit, 3.0)),
+                       views::compileResultRow(outcome("r1", compile::RegionState::Hit, 0.25)),
+                       views::compileResultRow(outcome("r2", compile::RegionState::Hit, 1.0))});
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(CompileResultsModel::SortRole);
+        proxy.sort(CompileResultsModel::CompiledMsColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, 0).data().toString().left(2), QStringLiteral("r1"));
+        QCOMPARE(proxy.index(2, 0).data().toString().left(2), QStringLiteral("r0"));
+    }
+};
+
+QTEST_MAIN(TestCompileResultsModel)
+#include "tst_compile_results_model.moc"

@@ -1,0 +1,208 @@
+// TorchScript .pt files through io::loadPaths once torchscript::registerLoader() ran: the
+// module's graph comes back as a standalone graph (node counts checked against the modules of
+// tests/data/torchscript/make_modules.py by hand), and broken archives become diagnostics
+// naming the file, never a crash.
+#include "core/io/graph_file_loaders.h"
+#include "core/io/loader.h"
+#include "core/torchscript/torchscript_loader.h"
+
+#include <QtTest>
+
+#include <fstream>
+#include <iterator>
+
+using namespace fxs;
+
+namespace {
+
+const std::string kDir = FXSCOPE_TEST_DATA "/torchscript/";
+
+std::string readBytes(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeBytes(const std::string& path, const std::string& bytes)
+{
+    std::ofstream(path, std::ios::binary) << bytes;
+}
+
+int countTarget(const graph::Graph& g, const std::string& target)
+{
+    int n = 0;
+    for (const auto& node : g.nodes()) {
+        n += node.target == target ? 1 : 0;
+    }
+    return n;
+}
+
+// The one error of a load that read nothing, checked to name the file.
+Diagnostic onlyError(const io::LoadResult& r, const std::string& path)
+{
+    const auto& items = r.diagnostics.items();
+    if (items.size() != 1 || r.readSomething()) {
+        return {Severity::Note, "", 0, "expected exactly one diagnostic and no graph", {}, {}};
+    }
+    const Diagnostic d = items.front();
+    return d.file == path ? d : Diagnostic{Severity::Note, d.file, 0, "wrong file", {}, {}};
+}
+
+} // namespace
+
+class TestTorchScriptLoader : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    // Runs first (Qt Test keeps declaration order): without registration io does not know .pt.
+    void unregisteredPtIsUnrecognised()
+    {
+        QVERIFY(io::graphFileLoaderNames().empty());
+        const auto r = io::loadPaths({kDir + "mlp.pt"});
+        QVERIFY(r.graphs.empty());
+        QCOMPARE(r.diagnostics.errorCount(), std::size_t(1));
+        QVERIFY(r.diagnostics.items()[0].message.find("unrecognised") != std::string::npos);
+    }
+
+    void registeringTwiceKeepsOneLoader()
+    {
+        torchscript::registerLoader();
+        torchscript::registerLoader();
+        QCOMPARE(io::graphFileLoaderNames(), (std::vector<std::string>{"torchscript"}));
+    }
+
+    void mlpGraphThroughLoadPaths()
+    {
+        const std::string path = kDir + "mlp.pt";
+        const auto r = io::loadPaths({path});
+        QVERIFY(r.diagnostics.empty());
+        QVERIFY(r.runs.empty());
+        QCOMPARE(r.graphs.size(), std::size_t(1));
+        const auto& a = r.graphs[0];
+        QCOMPARE(a.kind, std::string("graph"));
+        QCOMPARE(a.file, path);
+        QVERIFY(a.graph);
+        const auto& g = *a.graph;
+        // Mlp.forward: x; fc1.{weight,bias}, fc2.{weight,bias}; linear, gelu, linear,
+        // softmax; output = 1 + 4 + 4 + 1.
+        QCOMPARE(g.size(), std::size_t(10));
+        QCOMPARE(g.placeholders().size(), std::size_t(1));
+        QCOMPARE(g.countOf(graph::OpKind::GetAttr), std::size_t(4));
+        QCOMPARE(g.countOf(graph::OpKind::CallFunction), std::size_t(4));
+        QCOMPARE(countTarget(g, "aten::linear.default"), 2);
+        QCOMPARE(countTarget(g, "aten::softmax.int"), 1);
+        // Unnamed traced values take the operator's name, as FX names them.
+        QVERIFY(g.find("linear").has_value());
+        QVERIFY(g.find("linear_1").has_value());
+        QVERIFY(g.find("softmax").has_value());
+        // The code panel's text is the inlined TorchScript graph; each converted node points
+        // at the line that printed its TorchScript node.
+        const auto& softmax = g.node(*g.find("softmax"));
+        QVERIFY(softmax.line > 1);
+        QVERIFY(softmax.statement.find("aten::softmax(") != std::string::npos);
+        QVERIFY(g.text().find(softmax.statement) != std::string::npos);
+        QVERIFY(g.node(*g.find("fc1_weight")).statement.find("prim::GetAttr[name=\"weight\"]") !=
+                std::string::npos);
+    }
+
+    void convBlockGraphThroughLoadPaths()
+    {
+        const auto r = io::loadPaths({kDir + "conv_block.pt"});
+        QVERIFY(r.diagnostics.empty());
+        QCOMPARE(r.graphs.size(), std::size_t(1));
+        const auto& g = *r.graphs[0].graph;
+        // ConvBlock.forward inlined: x; conv.{weight,bias}, bn.{weight,bias,running_mean,
+        // running_var}; _convolution, batch_norm, relu, adaptive_avg_pool2d, flatten, max.dim
+        // and its two getitems; output = 1 + 6 + 8 + 1.
+        QCOMPARE(g.size(), std::size_t(16));
+        QCOMPARE(g.countOf(graph::OpKind::GetAttr), std::size_t(6));
+        QCOMPARE(g.countOf(graph::OpKind::CallFunction), std::size_t(8));
+        QCOMPARE(countTarget(g, "aten::max.dim"), 1);
+        QCOMPARE(countTarget(g, "aten::batch_norm.default"), 1);
+        QCOMPARE(g.returnedNodes().size(), std::size_t(2)); // (pool(y).flatten(1), y.max(1)[0])
+    }
+
+    void truncatedArchiveIsADiagnostic()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("truncated.pt").toStdString();
+        writeBytes(path, readBytes(kDir + "mlp.pt").substr(0, 3000)); // no central directory
+        const auto r = io::loadPaths({path});
+        const Diagnostic d = onlyError(r, path);
+        QCOMPARE(d.severity, Severity::Error);
+        QVERIFY2(d.message.find("not a loadable TorchScript module") != std::string::npos,
+                 d.toString().c_str());
+        QVERIFY(d.found.find("central directory") != std::string::npos);
+    }
+
+    void messagesQuotingBadBytesStayAscii()
+    {
+        // bad_token.pt (make_broken.py): mlp.pt with 0xe3 in `def forward`; LibTorch's
+        // message quotes that byte, which must not reach JSON outputs raw.
+        const std::string path = kDir + "bad_token.pt";
+        const auto r = io::loadPaths({path});
+        const Diagnostic d = onlyError(r, path);
+        QVERIFY2(d.message.find("not a loadable TorchScript module") != std::string::npos,
+                 d.toString().c_str());
+        QVERIFY2(d.found.find("\\xe3") != std::string::npos, d.found.c_str());
+        for (char c : d.toString()) {
+            QVERIFY(static_cast<unsigned char>(c) < 0x80);
+        }
+    }
+
+    void corruptedEntriesAreADiagnostic()
+    {
+        // Zero every byte from a cut on: early cuts also erase the entry names the sniffer
+        // looks for (then io calls it unrecognised), later ones only data or the directory.
+        QTemporaryDir dir;
+        std::string bytes = readBytes(kDir + "mlp.pt");
+        const std::string path = dir.filePath("corrupt.pt").toStdString();
+        for (std::size_t cut : {std::size_t(200), bytes.size() / 2, bytes.size() - 30}) {
+            std::string broken = bytes;
+            std::fill(broken.begin() + static_cast<std::ptrdiff_t>(cut), broken.end(), '\0');
+            writeBytes(path, broken);
+            const auto r = io::loadPaths({path});
+            QVERIFY(!r.readSomething());
+            QCOMPARE(r.diagnostics.errorCount(), std::size_t(1));
+            QCOMPARE(r.diagnostics.items()[0].file, path);
+        }
+    }
+
+    void nonTorchScriptZipIsNotTakenForOne()
+    {
+        // mlp_inputs.pt is a torch.save zip: no code/ or constants.pkl entry.
+        const std::string path = kDir + "mlp_inputs.pt";
+        const auto r = io::loadPaths({path});
+        const Diagnostic d = onlyError(r, path);
+        QVERIFY2(d.message.find("unrecognised file format") != std::string::npos,
+                 d.toString().c_str());
+        QVERIFY(d.expected.find("torchscript") != std::string::npos);
+    }
+
+    void scriptedControlFlowIsReported()
+    {
+        // scripted_branch.pt (make_scripted.py): linear, then `if y.sum() > 0` as prim::If.
+        const std::string path = kDir + "scripted_branch.pt";
+        const auto r = io::loadPaths({path});
+        QCOMPARE(r.diagnostics.errorCount(), std::size_t(1));
+        const auto& d = r.diagnostics.items()[0];
+        QCOMPARE(d.file, path);
+        QVERIFY(d.message.find("control flow") != std::string::npos);
+        QVERIFY(d.found.find("prim::If") != std::string::npos);
+        // What precedes the `if` is still shown: linear, sum, gt, Bool.
+        QCOMPARE(r.graphs.size(), std::size_t(1));
+        QCOMPARE(r.graphs[0].graph->countOf(graph::OpKind::CallFunction), std::size_t(4));
+    }
+
+    void missingFileIsADiagnostic()
+    {
+        const std::string path = kDir + "does_not_exist.pt";
+        const auto r = io::loadPaths({path});
+        QVERIFY(!r.readSomething());
+        QCOMPARE(r.diagnostics.errorCount(), std::size_t(1));
+        QCOMPARE(r.diagnostics.items()[0].file, path);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTorchScriptLoader)
+#include "tst_torchscript_loader.moc"

@@ -1,0 +1,35 @@
+// Helpers shared by the GraphView tests and the app tests that look at the graph view: read a
+// fixture graph, wait for the background layout to settle. Test code only.
+#pragma once
+
+#include "core/io/graph_code_parser.h"
+#include "views/graph/graph_view.h"
+
+#include <QFile>
+#include <QSignalSpy>
+
+namespace fxs::test {
+
+// A graph-code fixture under FXSCOPE_TEST_DATA ("/fixtures/graphs/x.txt"); null when unreadable.
+inline graph::GraphPtr loadFixture(const QString& relative)
+{
+    QFile file(QStringLiteral(FXSCOPE_TEST_DATA) + relative);
+    if (!file.open(QIODevice::ReadOnly)) {
+        return nullptr;
+    }
+    return io::parseGraphCode(file.readAll().toStdString(), file.fileName().toStdString()).graph;
+}
+
+// Waits until no layout is pending (20 s per step); false on timeout or a layout error.
+inline bool waitForLayout(views::GraphView& view)
+{
+    QSignalSpy spy(&view, &views::GraphView::layoutFinished);
+    while (view.isLayoutPending()) {
+        if (!spy.wait(20000)) {
+            return false;
+        }
+    }
+    return view.lastError().isEmpty();
+}
+
+} // namespace fxs::test

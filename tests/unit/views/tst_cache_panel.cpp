@@ -1,0 +1,76 @@
+// CachePanel's background explanation (offscreen): with the threshold at 0 every explanation
+// runs on QtConcurrent, the panel says "Explaining…" meanwhile, the result equals the one
+// computed on the GUI thread, and of two quick requests only the newest is applied.
+#include "core/io/loader.h"
+#include "views/models/workspace.h"
+#include "views/panels/cache_panel.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace fxs;
+using namespace fxs::views;
+
+namespace {
+
+// basic_cold then basic_config: the second run changed inductor's max_fusion_size (64 → 32).
+void loadBasicRuns(Workspace& ws)
+{
+    const std::string dir = FXSCOPE_TEST_DATA "/fixtures/traces/";
+    ws.add(io::loadPaths({dir + "basic_cold", dir + "basic_config"}));
+}
+
+} // namespace
+
+class TestCachePanel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void explainsInTheBackground()
+    {
+        Workspace ws;
+        loadBasicRuns(ws);
+        QCOMPARE(ws.runs().size(), std::size_t(2));
+        CachePanel sync(&ws);
+        sync.setRun(1); // compared with the run before it, on the GUI thread (small runs)
+        QVERIFY(!sync.isExplaining());
+        QVERIFY2(sync.headlineText().contains(QStringLiteral("max_fusion_size")),
+                 qPrintable(sync.headlineText()));
+
+        CachePanel panel(&ws);
+        panel.setBackgroundThreshold(0);
+        QSignalSpy ready(&panel, &CachePanel::explanationReady);
+        panel.setRun(1);
+        QVERIFY(panel.isExplaining());
+        QCOMPARE(panel.headlineText(), QStringLiteral("Explaining…"));
+        QVERIFY(ready.wait(30000));
+        QVERIFY(!panel.isExplaining());
+        QCOMPARE(panel.headlineText(), sync.headlineText());
+        QCOMPARE(panel.diffModel()->rows().size(), sync.diffModel()->rows().size());
+        QCOMPARE(panel.lookupModel()->rowCount(), sync.lookupModel()->rowCount());
+    }
+
+    void newestRequestWins()
+    {
+        Workspace ws;
+        loadBasicRuns(ws);
+        CachePanel expected(&ws);
+        expected.setRun(1);
+        expected.compareWithRun(-1); // earlier lookups of the same run
+        const QString within = expected.headlineText();
+        QVERIFY(!within.contains(QStringLiteral("max_fusion_size")));
+
+        CachePanel panel(&ws);
+        panel.setBackgroundThreshold(0);
+        QSignalSpy ready(&panel, &CachePanel::explanationReady);
+        panel.setRun(1);          // run vs run ...
+        panel.compareWithRun(-1); // ... replaced at once by "within the run"
+        QVERIFY(ready.wait(30000));
+        QTest::qWait(200); // time for a stale result to arrive, were it applied
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(panel.headlineText(), within);
+    }
+};
+
+QTEST_MAIN(TestCachePanel)
+#include "tst_cache_panel.moc"

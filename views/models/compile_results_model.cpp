@@ -1,0 +1,163 @@
+#include "views/models/compile_results_model.h"
+
+namespace fxs::views {
+
+CompileResultRow compileResultRow(const compile::RegionOutcome& o)
+{
+    CompileResultRow r;
+    r.region = QString::fromStdString(o.id);
+    r.state = o.state;
+    r.headline = QString::fromStdString(o.headline);
+    r.compileMs = o.compileMs;
+    r.eagerMs = o.eagerMs;
+    r.compiledMs = o.compiledMs;
+    r.maxAbsErr = o.maxAbsErr;
+    r.nodes = o.nodes;
+    r.externNodes = o.externNodes;
+    r.key = QString::fromStdString(o.key);
+    r.source = QString::fromStdString(o.source);
+    r.buildDiagnostics = QString::fromStdString(o.buildDiagnostics);
+    return r;
+}
+
+QColor regionStateColor(compile::RegionState state)
+{
+    switch (state) {
+    case compile::RegionState::Hit:
+        return {0x3b, 0xa5, 0x5c};
+    case compile::RegionState::Miss:
+        return {0xe8, 0xa3, 0x17};
+    case compile::RegionState::Fallback:
+        break;
+    }
+    return {0x9e, 0x9e, 0x9e};
+}
+
+CompileResultsModel::CompileResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void CompileResultsModel::setRows(std::vector<CompileResultRow> rows)
+{
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int CompileResultsModel::rowOf(const QString& region) const
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        if (m_rows[i].region == region) {
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+int CompileResultsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int CompileResultsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant CompileResultsModel::display(const CompileResultRow& row, int column) const
+{
+    switch (column) {
+    case RegionColumn:
+    {
+        QString text = row.nodes == 1 ? tr("%1 (1 node").arg(row.region)
+                                      : tr("%1 (%2 nodes").arg(row.region).arg(row.nodes);
+        return text + (row.externNodes > 0 ? tr(", %1 extern)").arg(row.externNodes)
+                                           : QStringLiteral(")"));
+    }
+    case StateColumn:
+        return QString::fromLatin1(compile::regionStateName(row.state).data());
+    case HeadlineColumn:
+        return row.headline;
+    case CompileMsColumn:
+        return QString::number(row.compileMs, 'f', 1);
+    case EagerMsColumn:
+        return QString::number(row.eagerMs, 'f', 3);
+    case CompiledMsColumn:
+        return QString::number(row.compiledMs, 'f', 3);
+    case ErrorColumn:
+        return QString::number(row.maxAbsErr, 'g', 2);
+    default:
+        return {};
+    }
+}
+
+QVariant CompileResultsModel::sortValue(const CompileResultRow& row, int column) const
+{
+    switch (column) {
+    case CompileMsColumn:
+        return row.compileMs;
+    case EagerMsColumn:
+        return row.eagerMs;
+    case CompiledMsColumn:
+        return row.compiledMs;
+    case ErrorColumn:
+        return row.maxAbsErr;
+    case RegionColumn:
+        return row.region;
+    default:
+        return display(row, column);
+    }
+}
+
+QVariant CompileResultsModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const CompileResultRow& row = m_rows[static_cast<std::size_t>(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        return display(row, index.column());
+    case SortRole:
+        return sortValue(row, index.column());
+    case Qt::DecorationRole:
+        return index.column() == StateColumn ? QVariant(regionStateColor(row.state)) : QVariant();
+    case Qt::ToolTipRole:
+        if (index.column() == HeadlineColumn) {
+            return row.buildDiagnostics.isEmpty() ? row.headline
+                                                  : row.headline + "\n\n" + row.buildDiagnostics;
+        }
+        return index.column() == RegionColumn ? row.key : QVariant();
+    case Qt::TextAlignmentRole:
+        return index.column() >= CompileMsColumn
+                   ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+                   : QVariant();
+    default:
+        return {};
+    }
+}
+
+QVariant CompileResultsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return {};
+    }
+    switch (section) {
+    case RegionColumn:
+        return tr("Region");
+    case StateColumn:
+        return tr("State");
+    case HeadlineColumn:
+        return tr("Headline");
+    case CompileMsColumn:
+        return tr("Compile ms");
+    case EagerMsColumn:
+        return tr("Eager ms");
+    case CompiledMsColumn:
+        return tr("Compiled ms");
+    case ErrorColumn:
+        return tr("Max abs err");
+    default:
+        return {};
+    }
+}
+
+} // namespace fxs::views
