@@ -7,18 +7,6 @@
 namespace fxs::compile {
 namespace {
 
-std::vector<std::string> regionInputNames(const graph::Graph& graph,
-                                          const std::vector<partition::Region>& regions)
-{
-    std::set<std::string> keep;
-    for (const auto& r : regions) {
-        for (graph::NodeId in : r.inputs) {
-            keep.insert(graph.node(in).name);
-        }
-    }
-    return {keep.begin(), keep.end()};
-}
-
 Error unsupportedError(const exec::RunReport& run)
 {
     std::string names;
@@ -44,7 +32,7 @@ Result<GraphCompileReport> compileAll(const graph::Graph& graph,
     // One eager run of the whole graph gives every region its inputs.
     exec::RunOptions ro = options.run;
     ro.perNodeTiming = false;
-    ro.keep = regionInputNames(graph, regions);
+    ro.keep = partition::regionInputNames(graph, regions);
     auto run = exec::Interpreter::run(graph, ro, cancel);
     if (!run) {
         if (run.error().code == ErrorCode::Cancelled) {

@@ -3,6 +3,7 @@
 #include "core/graph/op_category.h"
 
 #include <algorithm>
+#include <set>
 
 namespace fxs::partition {
 
@@ -12,6 +13,17 @@ using graph::NodeId;
 bool Region::contains(NodeId id) const
 {
     return std::find(nodes.begin(), nodes.end(), id) != nodes.end();
+}
+
+std::vector<std::string> regionInputNames(const Graph& graph, const std::vector<Region>& regions)
+{
+    std::set<std::string> keep;
+    for (const auto& r : regions) {
+        for (NodeId in : r.inputs) {
+            keep.insert(graph.node(in).name);
+        }
+    }
+    return {keep.begin(), keep.end()};
 }
 
 std::optional<std::int64_t> valueBytes(const Graph& graph, NodeId id)

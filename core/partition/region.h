@@ -39,6 +39,11 @@ struct Region {
 // Fills inputs, outputs, opMix and bytes from region.nodes (which it sorts into graph order).
 void computeRegionStats(const graph::Graph& graph, Region& region);
 
+// The names of every node some region reads as an input, sorted and unique: what an eager run
+// keeps so the regions can be compiled and timed on real values afterwards.
+std::vector<std::string> regionInputNames(const graph::Graph& graph,
+                                          const std::vector<Region>& regions);
+
 // Bytes of a node's value: its tensor meta, or for a multi-output node the sum over the
 // getitem users that unpack it. nullopt when unknown or symbolic.
 std::optional<std::int64_t> valueBytes(const graph::Graph& graph, graph::NodeId id);

@@ -181,18 +181,6 @@ void applyRoofline(RuntimeProfile& profile)
 
 namespace {
 
-std::vector<std::string> regionInputNames(const graph::Graph& g,
-                                          const std::vector<partition::Region>& regions)
-{
-    std::set<std::string> keep;
-    for (const auto& r : regions) {
-        for (graph::NodeId in : r.inputs) {
-            keep.insert(g.node(in).name);
-        }
-    }
-    return {keep.begin(), keep.end()};
-}
-
 void compileRegions(const graph::Graph& graph, const std::vector<partition::Region>& regions,
                     const ProfileOptions& options, const exec::ValueStore& kept,
                     RuntimeProfile& profile, const CancelToken& cancel)
@@ -277,7 +265,7 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
     exec::RunOptions ro = options.run;
     ro.repeat = 1;
     ro.perNodeTiming = true;
-    ro.keep = regionInputNames(graph, regions);
+    ro.keep = partition::regionInputNames(graph, regions);
     reportProgress(progress, 1.0 / steps, "warm-up run");
     auto warm = exec::Interpreter::run(graph, ro, cancel);
     if (!warm) {
