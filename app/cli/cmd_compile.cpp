@@ -26,6 +26,7 @@ struct CompileCliOptions {
     bool json = false;
     int repeat = 5;
     std::uint64_t seed = 0;
+    std::string inputs; // --inputs: real inputs file
 };
 
 int fail(const std::string& what)
@@ -82,6 +83,7 @@ int runCompile(const CompileCliOptions& o)
     co.compile.timingRepeats = o.repeat;
     co.run.seed = o.seed;
     co.run.inputs = loaded->attributes; // a TorchScript module's own weights
+    co.run.inputsFile = o.inputs;
     auto report = compile::compileGraphRegions(g, *regions, co);
     if (!report) {
         return fail(report.error().toString());
@@ -121,6 +123,8 @@ void addCompileCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--json", o->json, "JSON output (contract in README)");
     cmd->add_option("--repeat", o->repeat, "Timed runs per region (default 5)");
     cmd->add_option("--seed", o->seed, "Seed of the synthesised inputs");
+    cmd->add_option("--inputs", o->inputs,
+                    "Real inputs: a torch.save({name: tensor}) file (names as the placeholders)");
     cmd->callback([o, &exitCode] {
         try {
             exitCode = runCompile(*o);

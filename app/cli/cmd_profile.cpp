@@ -28,6 +28,7 @@ struct ProfileCliOptions {
     bool autoRegions = false;
     int repeat = 5;
     std::uint64_t seed = 0;
+    std::string inputs; // --inputs: real inputs file
     std::string trace;
     std::string csv;
     std::string save;
@@ -128,6 +129,7 @@ int runProfile(const ProfileCliOptions& o)
     po.repeat = o.repeat;
     po.run.seed = o.seed;
     po.run.inputs = loaded->attributes; // a TorchScript module's own weights
+    po.run.inputsFile = o.inputs;
     po.compileRegions = !o.eagerOnly;
     std::unique_ptr<cache::CacheStore> store;
     if (po.compileRegions && !regions->empty()) {
@@ -170,6 +172,8 @@ void addProfileCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--repeat", o->repeat, "Timed runs after one warm-up (default 5)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", o->seed, "Seed for synthesised inputs");
+    cmd->add_option("--inputs", o->inputs,
+                    "Real inputs: a torch.save({name: tensor}) file (names as the placeholders)");
     cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing)");
     cmd->add_option("--csv", o->csv, "Write the table as CSV");
     cmd->add_option("--save", o->save, "Save the profile (reload and compare in the app)");

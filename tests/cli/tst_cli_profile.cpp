@@ -94,6 +94,28 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("GB/s"));
     }
 
+    void tracedModuleWithRealInputs()
+    {
+        // A traced .pt carries no input shapes: --inputs gives them (make_modules.py: Mlp is
+        // linear, gelu, linear, softmax on x of 5 x 8).
+        const QString dir = QStringLiteral(FXSCOPE_TEST_DATA "/torchscript/");
+        auto without = runCli({"profile", dir + "mlp.pt", "--repeat", "1", "--json"});
+        QVERIFY(without.exitCode != 0);
+        QVERIFY(without.err.contains("'x'"));
+        auto r = runCli({"profile", dir + "mlp.pt", "--inputs", dir + "mlp_inputs.pt",
+                         "--eager-only", "--repeat", "2", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = json::parse(r.out.toStdString());
+        std::vector<std::string> targets;
+        for (const auto& n : j.at("nodes")) {
+            targets.push_back(n.at("target").get<std::string>());
+            QVERIFY(n.at("eager_ms").get<double>() > 0);
+        }
+        QCOMPARE(targets, (std::vector<std::string>{"aten::linear.default", "aten::gelu.default",
+                                                    "aten::linear.default",
+                                                    "aten::softmax.int"}));
+    }
+
     void badArguments()
     {
         QCOMPARE(runCli({"profile", "/nonexistent/graph.txt"}).exitCode, 2);
