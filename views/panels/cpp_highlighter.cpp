@@ -1,27 +1,10 @@
 #include "views/panels/cpp_highlighter.h"
 
-#include <QGuiApplication>
-#include <QPalette>
-
 namespace fxs::views {
-namespace {
 
-QTextCharFormat makeFormat(const QColor& color, bool bold = false, bool italic = false)
+CppHighlighter::CppHighlighter(QTextDocument* document) : RuleHighlighter(document)
 {
-    QTextCharFormat f;
-    f.setForeground(color);
-    if (bold) {
-        f.setFontWeight(QFont::Bold);
-    }
-    f.setFontItalic(italic);
-    return f;
-}
-
-} // namespace
-
-CppHighlighter::CppHighlighter(QTextDocument* document) : QSyntaxHighlighter(document)
-{
-    const bool dark = QGuiApplication::palette().color(QPalette::Base).lightnessF() < 0.5;
+    const bool dark = darkPalette();
     const QColor keyword = dark ? QColor(0xc6, 0x92, 0xf0) : QColor(0x7a, 0x1f, 0xa2);
     const QColor type = dark ? QColor(0x6c, 0xb6, 0xff) : QColor(0x00, 0x55, 0xaa);
     const QColor number = dark ? QColor(0xf0, 0xa8, 0x6e) : QColor(0xa6, 0x4b, 0x00);
@@ -43,21 +26,9 @@ CppHighlighter::CppHighlighter(QTextDocument* document) : QSyntaxHighlighter(doc
     addRule(QStringLiteral("//[^\n]*"), m_comment);
 }
 
-void CppHighlighter::addRule(const QString& pattern, const QTextCharFormat& format)
-{
-    m_rules.push_back(Rule{QRegularExpression(pattern), format});
-}
-
 void CppHighlighter::highlightBlock(const QString& text)
 {
-    for (const Rule& rule : m_rules) {
-        auto it = rule.pattern.globalMatch(text);
-        while (it.hasNext()) {
-            const auto m = it.next();
-            setFormat(static_cast<int>(m.capturedStart()), static_cast<int>(m.capturedLength()),
-                      rule.format);
-        }
-    }
+    applyRules(text);
     // Block comments, possibly spanning lines: state 1 means "inside /* */".
     setCurrentBlockState(0);
     qsizetype start = previousBlockState() == 1 ? 0 : text.indexOf(QStringLiteral("/*"));

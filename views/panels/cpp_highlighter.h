@@ -3,15 +3,11 @@
 // the palette's lightness so dark themes stay readable. Not a C++ parser.
 #pragma once
 
-#include <QRegularExpression>
-#include <QSyntaxHighlighter>
-#include <QTextCharFormat>
-
-#include <vector>
+#include "views/panels/rule_highlighter.h"
 
 namespace fxs::views {
 
-class CppHighlighter : public QSyntaxHighlighter {
+class CppHighlighter : public RuleHighlighter {
     Q_OBJECT
 public:
     explicit CppHighlighter(QTextDocument* document);
@@ -20,13 +16,7 @@ protected:
     void highlightBlock(const QString& text) override;
 
 private:
-    struct Rule {
-        QRegularExpression pattern;
-        QTextCharFormat format;
-    };
-    void addRule(const QString& pattern, const QTextCharFormat& format);
 
-    std::vector<Rule> m_rules;
     QTextCharFormat m_comment;
 };
 

@@ -1,31 +1,8 @@
 #include "views/panels/python_highlighter.h"
 
-#include <QGuiApplication>
-#include <QPalette>
-
 namespace fxs::views {
-namespace {
 
-QTextCharFormat makeFormat(const QColor& color, bool bold = false, bool italic = false)
-{
-    QTextCharFormat f;
-    f.setForeground(color);
-    if (bold) {
-        f.setFontWeight(QFont::Bold);
-    }
-    f.setFontItalic(italic);
-    return f;
-}
-
-bool darkPalette()
-{
-    const QColor base = QGuiApplication::palette().color(QPalette::Base);
-    return base.lightnessF() < 0.5;
-}
-
-} // namespace
-
-PythonHighlighter::PythonHighlighter(QTextDocument* document) : QSyntaxHighlighter(document)
+PythonHighlighter::PythonHighlighter(QTextDocument* document) : RuleHighlighter(document)
 {
     const bool dark = darkPalette();
     const QColor keyword = dark ? QColor(0xc6, 0x92, 0xf0) : QColor(0x7a, 0x1f, 0xa2);
@@ -48,11 +25,6 @@ PythonHighlighter::PythonHighlighter(QTextDocument* document) : QSyntaxHighlight
     addRule(QStringLiteral("\"(f16|bf16|f32|f64|i8|i16|i32|i64|u8|b8|c64|c128|Sym)[^\"]*\""),
             makeFormat(meta));
     addRule(QStringLiteral("#[^\n]*"), m_comment);
-}
-
-void PythonHighlighter::addRule(const QString& pattern, const QTextCharFormat& format)
-{
-    m_rules.push_back(Rule{QRegularExpression(pattern), format});
 }
 
 // Colours the rest of a triple-quoted string begun on an earlier line; returns false when it
@@ -79,14 +51,7 @@ void PythonHighlighter::highlightBlock(const QString& text)
         setCurrentBlockState(1);
         return;
     }
-    for (const Rule& rule : m_rules) {
-        auto it = rule.pattern.globalMatch(text, start);
-        while (it.hasNext()) {
-            const auto m = it.next();
-            setFormat(static_cast<int>(m.capturedStart()), static_cast<int>(m.capturedLength()),
-                      rule.format);
-        }
-    }
+    applyRules(text, start);
     // An opening triple quote without its close on this line (Inductor's kernel sources).
     for (const QString& quote : {QStringLiteral("'''"), QStringLiteral("\"\"\"")}) {
         const auto open = text.indexOf(quote, start);

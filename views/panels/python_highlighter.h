@@ -3,15 +3,11 @@
 // Picks its colours from the palette so dark themes stay readable. Not a Python parser.
 #pragma once
 
-#include <QRegularExpression>
-#include <QSyntaxHighlighter>
-#include <QTextCharFormat>
-
-#include <vector>
+#include "views/panels/rule_highlighter.h"
 
 namespace fxs::views {
 
-class PythonHighlighter : public QSyntaxHighlighter {
+class PythonHighlighter : public RuleHighlighter {
     Q_OBJECT
 public:
     explicit PythonHighlighter(QTextDocument* document);
@@ -20,14 +16,8 @@ protected:
     void highlightBlock(const QString& text) override;
 
 private:
-    struct Rule {
-        QRegularExpression pattern;
-        QTextCharFormat format;
-    };
-    void addRule(const QString& pattern, const QTextCharFormat& format);
     bool continueTripleQuote(const QString& text, int& start);
 
-    std::vector<Rule> m_rules;
     QTextCharFormat m_string;
     QTextCharFormat m_comment;
 };
