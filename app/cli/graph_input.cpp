@@ -123,11 +123,15 @@ Diagnostics payloadDiagnostics(const model::GraphArtifact& artifact, const Diagn
     return out;
 }
 
-Result<LoadedGraph> loadTrace(const std::string& path, const std::string& selector)
+// data: the log's text when the caller has read it already (a file); null reads path (a file or
+// a directory of per-rank logs).
+Result<LoadedGraph> loadTrace(const std::string& path, const std::string* data,
+                              const std::string& selector)
 {
     io::TraceReadOptions options;
     options.decodePayloads = false; // graphs only: cache events and chromium events are not used
-    auto trace = io::readTorchTracePath(path, options);
+    auto trace = data != nullptr ? io::readTorchTrace(*data, path, options)
+                                 : io::readTorchTracePath(path, options);
     if (!trace.readSomething) {
         return parseError("nothing could be read from the TORCH_TRACE input", path,
                           trace.diagnostics);
@@ -183,7 +187,7 @@ Result<LoadedGraph> loadGraphCode(const std::string& path, std::string text)
 Result<LoadedGraph> loadAny(const std::string& path, const std::string& selector)
 {
     if (isDirectory(path)) {
-        return loadTrace(path, selector);
+        return loadTrace(path, nullptr, selector);
     }
     const bool torchScript = torchscript::looksLikeTorchScript(path);
     auto text = torchScript ? Result<std::string>(std::string()) : readFile(path);
@@ -191,7 +195,7 @@ Result<LoadedGraph> loadAny(const std::string& path, const std::string& selector
         return text.error();
     }
     if (!torchScript && io::looksLikeTorchTrace(*text)) {
-        return loadTrace(path, selector);
+        return loadTrace(path, &*text, selector);
     }
     if (!selector.empty()) {
         return invalid("--graph applies to TORCH_TRACE input only", path,
