@@ -1,8 +1,9 @@
 // Test helper for offscreen MainWindow tests: open paths and wait for the load, wait for the
-// primary view's layout. Shared by the compile and profile controller tests.
+// primary view's layout, name the nodes it shows. Shared by the MainWindow tests.
 #pragma once
 
 #include "app/gui/main_window.h"
+#include "tests/unit/views/graph_view_test_util.h"
 #include "views/graph/graph_view.h"
 
 #include <QSignalSpy>
@@ -18,13 +19,14 @@ inline bool openAndWait(app::MainWindow& w, const QStringList& paths)
 
 inline bool waitForLayout(views::GraphView* view)
 {
-    QSignalSpy spy(view, &views::GraphView::layoutFinished);
-    while (view->isLayoutPending()) {
-        if (!spy.wait(20000)) {
-            return false;
-        }
-    }
-    return view->lastError().isEmpty();
+    return waitForLayout(*view);
+}
+
+// Ids of the named nodes of the graph the window shows, in the order given.
+inline std::vector<graph::NodeId> nodeIds(const app::MainWindow& w,
+                                          std::initializer_list<const char*> names)
+{
+    return nodeIds(*w.graphView(), names);
 }
 
 } // namespace fxs::test

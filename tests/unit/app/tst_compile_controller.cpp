@@ -28,6 +28,7 @@ using namespace fxs::views;
 using fxs::app::CompileController;
 using fxs::app::MainWindow;
 using fxs::test::openAndWait;
+using fxs::test::nodeIds;
 using fxs::test::waitForLayout;
 
 namespace {
@@ -51,15 +52,6 @@ QStringList states(const CompileResultsPanel* panel)
     const auto* m = panel->model();
     for (int r = 0; r < m->rowCount(); ++r) {
         out << m->index(r, CompileResultsModel::StateColumn).data().toString();
-    }
-    return out;
-}
-
-std::vector<graph::NodeId> ids(const MainWindow& w, std::initializer_list<const char*> names)
-{
-    std::vector<graph::NodeId> out;
-    for (const char* n : names) {
-        out.push_back(w.graphView()->graph()->find(n).value());
     }
     return out;
 }
@@ -163,14 +155,14 @@ private Q_SLOTS:
         panel->view()->selectRow(r1); // unsorted: proxy rows = model rows
         auto selected = w.graphView()->selectedNodes();
         std::sort(selected.begin(), selected.end());
-        auto expected = ids(w, {"relu", "tanh", "mul_1"});
+        auto expected = nodeIds(w, {"relu", "tanh", "mul_1"});
         std::sort(expected.begin(), expected.end());
         QCOMPARE(selected, expected);
         // The generated C++ is shown; its kernel comment names the FX nodes it covers.
         QVERIFY(panel->sourceText().contains(QStringLiteral("tanh")));
         QVERIFY(!panel->sourceText().contains(QStringLiteral("torch/")));
 
-        w.selectNode(ids(w, {"mul"}).front());
+        w.selectNode(nodeIds(w, {"mul"}).front());
         const QModelIndex current = panel->view()->currentIndex();
         QVERIFY(current.isValid());
         QCOMPARE(current.siblingAtColumn(CompileResultsModel::RegionColumn).data().toString(),

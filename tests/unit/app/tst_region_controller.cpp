@@ -33,20 +33,12 @@ using namespace fxs;
 using namespace fxs::views;
 using fxs::app::MainWindow;
 using fxs::test::openAndWait;
+using fxs::test::nodeIds;
 using fxs::test::waitForLayout;
 
 namespace {
 
 const QString kGpt2 = QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/graphs/gpt2_annotated_fw.txt");
-
-std::vector<graph::NodeId> ids(const MainWindow& w, std::initializer_list<const char*> names)
-{
-    std::vector<graph::NodeId> out;
-    for (const char* n : names) {
-        out.push_back(w.graphView()->graph()->find(n).value());
-    }
-    return out;
-}
 
 // Regions drawn: distinct region ids among the hulls (a region spanning two frames has two).
 std::set<QString> hullRegions(const GraphView* view)
@@ -104,8 +96,8 @@ private Q_SLOTS:
         QCOMPARE(doc->regions().size(), std::size_t(2));
         QCOMPARE(doc->regions()[0].nodeCount(), std::size_t(14));
         QCOMPARE(doc->regions()[1].nodeCount(), std::size_t(14));
-        QVERIFY(doc->regions()[0].contains(ids(w, {"gelu"})[0]));
-        QVERIFY(doc->regions()[1].contains(ids(w, {"add_5"})[0]));
+        QVERIFY(doc->regions()[0].contains(nodeIds(w, {"gelu"})[0]));
+        QVERIFY(doc->regions()[1].contains(nodeIds(w, {"add_5"})[0]));
         QCOMPARE(w.regions()->panel()->rowCount(), 2);
         QVERIFY(waitForLayout(w.graphView()));
         QCOMPARE(hullRegions(w.graphView()),
@@ -123,7 +115,7 @@ private Q_SLOTS:
         RegionDocument* doc = w.regions()->currentDocument();
         QVERIFY(doc);
         // t_5 → addmm_3: the attention output projection, outside both regions.
-        w.graphView()->setSelectedNodes(ids(w, {"t_5", "addmm_3"}));
+        w.graphView()->setSelectedNodes(nodeIds(w, {"t_5", "addmm_3"}));
         QAction* create = actionWithShortcut(&w, QKeySequence(QStringLiteral("Ctrl+R")));
         QVERIFY(create != nullptr);
         create->trigger();
@@ -156,7 +148,7 @@ private Q_SLOTS:
         QVERIFY(waitForLayout(w.graphView()));
         // native_layer_norm_2 starts the attention block and add_4 ends it: a region of just
         // these two would be left and re-entered through the attention nodes between them.
-        w.graphView()->setSelectedNodes(ids(w, {"native_layer_norm_2", "add_4"}));
+        w.graphView()->setSelectedNodes(nodeIds(w, {"native_layer_norm_2", "add_4"}));
         QVERIFY(!w.regions()->createFromSelection());
         QCOMPARE(w.regions()->panel()->rowCount(), 2);
         QVERIFY(!w.regions()->dock()->isHidden());
@@ -167,14 +159,14 @@ private Q_SLOTS:
         QVERIFY(saysCycle);
         // Every path between them runs through getitem_10 and transpose_11 (fixture text).
         for (const char* name : {"getitem_10", "transpose_11"}) {
-            auto* item = w.graphView()->scene()->nodeItem(ids(w, {name})[0]);
+            auto* item = w.graphView()->scene()->nodeItem(nodeIds(w, {name})[0]);
             QVERIFY2(item && item->isMarkedHighlighted(), name);
         }
-        QVERIFY(!w.graphView()->scene()->nodeItem(ids(w, {"gelu"})[0])->isMarkedHighlighted());
+        QVERIFY(!w.graphView()->scene()->nodeItem(nodeIds(w, {"gelu"})[0])->isMarkedHighlighted());
         // The next accepted edit clears the refusal's highlight.
-        w.graphView()->setSelectedNodes(ids(w, {"t_5", "addmm_3"}));
+        w.graphView()->setSelectedNodes(nodeIds(w, {"t_5", "addmm_3"}));
         QVERIFY(w.regions()->createFromSelection());
-        QVERIFY(!w.graphView()->scene()->nodeItem(ids(w, {"getitem_10"})[0])
+        QVERIFY(!w.graphView()->scene()->nodeItem(nodeIds(w, {"getitem_10"})[0])
                      ->isMarkedHighlighted());
     }
 
@@ -184,11 +176,11 @@ private Q_SLOTS:
         QVERIFY(openAndWait(w, {kGpt2}));
         RegionDocument* doc = w.regions()->currentDocument();
         // gelu is inside r0 already: nothing to grow, refused with gelu highlighted.
-        w.graphView()->selectNode(ids(w, {"gelu"})[0]);
+        w.graphView()->selectNode(nodeIds(w, {"gelu"})[0]);
         QVERIFY(!w.regions()->growToRegion());
         QCOMPARE(doc->regions().size(), std::size_t(2));
         // add_3 (the qkv bias add in the attention) is a pointwise op in no region.
-        const graph::NodeId add3 = ids(w, {"add_3"})[0];
+        const graph::NodeId add3 = nodeIds(w, {"add_3"})[0];
         w.graphView()->selectNode(add3);
         QVERIFY(w.regions()->growToRegion());
         QCOMPARE(doc->regions().size(), std::size_t(3));
@@ -219,11 +211,11 @@ private Q_SLOTS:
         QVERIFY(openAndWait(w, {kGpt2}));
         RegionDocument* doc = w.regions()->currentDocument();
         // Merging the two MLP blocks would close a cycle through the attention: refused.
-        w.graphView()->setSelectedNodes(ids(w, {"gelu", "gelu_1"}));
+        w.graphView()->setSelectedNodes(nodeIds(w, {"gelu", "gelu_1"}));
         QVERIFY(!w.regions()->mergeSelected());
         QCOMPARE(doc->regions().size(), std::size_t(2));
         // Splitting add_2 (the block's last node) off r0 leaves two acyclic parts.
-        w.graphView()->setSelectedNodes(ids(w, {"add_2"}));
+        w.graphView()->setSelectedNodes(nodeIds(w, {"add_2"}));
         QVERIFY(w.regions()->splitOffSelection());
         QCOMPARE(doc->regions().size(), std::size_t(3));
         const std::size_t before = doc->regions().size();
@@ -246,12 +238,12 @@ private Q_SLOTS:
             QVERIFY(openAndWait(w, {kGpt2}));
             RegionDocument* doc = w.regions()->currentDocument();
             QVERIFY(doc->deleteRegion(QStringLiteral("r1")));
-            w.graphView()->setSelectedNodes(ids(w, {"t_5", "addmm_3"}));
+            w.graphView()->setSelectedNodes(nodeIds(w, {"t_5", "addmm_3"}));
             QVERIFY(w.regions()->createFromSelection());
             for (const auto& r : doc->regions()) {
                 saved.push_back(nodeNames(*doc->graph(), r));
             }
-            w.graphView()->setSelectedNodes(ids(w, {"gelu", "add_5"})); // view state
+            w.graphView()->setSelectedNodes(nodeIds(w, {"gelu", "add_5"})); // view state
             QVERIFY(w.regions()->saveProject(project));
             // Close All drops the document with the graph.
             QAction* closeAll = actionWithShortcut(&w, QKeySequence::Close);
@@ -271,7 +263,7 @@ private Q_SLOTS:
                 QCOMPARE(nodeNames(*reopened->graph(), reopened->regions()[i]), saved[i]);
             }
             QCOMPARE(w.regions()->panel()->rowCount(), 2);
-            QCOMPARE(w.graphView()->selectedNodes(), ids(w, {"gelu", "add_5"}));
+            QCOMPARE(w.graphView()->selectedNodes(), nodeIds(w, {"gelu", "add_5"}));
         }
         // A fresh window, given the project as `fxscope x.fxscope` or a drop gives it: the
         // project loads its source first.

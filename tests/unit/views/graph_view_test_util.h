@@ -8,6 +8,9 @@
 #include <QFile>
 #include <QSignalSpy>
 
+#include <initializer_list>
+#include <vector>
+
 namespace fxs::test {
 
 // A graph-code fixture under FXSCOPE_TEST_DATA ("/fixtures/graphs/x.txt"); null when unreadable.
@@ -18,6 +21,17 @@ inline graph::GraphPtr loadFixture(const QString& relative)
         return nullptr;
     }
     return io::parseGraphCode(file.readAll().toStdString(), file.fileName().toStdString()).graph;
+}
+
+// Ids of the named nodes of the view's graph, in the order given (each name must exist).
+inline std::vector<graph::NodeId> nodeIds(const views::GraphView& view,
+                                          std::initializer_list<const char*> names)
+{
+    std::vector<graph::NodeId> out;
+    for (const char* n : names) {
+        out.push_back(view.graph()->find(n).value());
+    }
+    return out;
 }
 
 // Waits until no layout is pending (20 s per step); false on timeout or a layout error.

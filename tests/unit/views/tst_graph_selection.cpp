@@ -28,12 +28,10 @@ NodeId idOf(const GraphView& view, const char* name)
     return view.graph()->find(name).value();
 }
 
+// Sorted, as GraphView::selectedNodes() returns them.
 std::vector<NodeId> ids(const GraphView& view, std::initializer_list<const char*> names)
 {
-    std::vector<NodeId> out;
-    for (const char* n : names) {
-        out.push_back(idOf(view, n));
-    }
+    std::vector<NodeId> out = fxs::test::nodeIds(view, names);
     std::sort(out.begin(), out.end());
     return out;
 }
