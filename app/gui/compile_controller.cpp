@@ -118,9 +118,8 @@ void CompileController::setCachePath(const QString& path)
     m_browser->setDatabasePath(path, m_browserLoaded);
 }
 
-void CompileController::setRunning(bool running)
+void CompileController::showRunning(bool running)
 {
-    m_running = running;
     m_compileAction->setEnabled(!running);
     m_progress->setVisible(running);
     m_cancel->setVisible(running);
@@ -133,7 +132,7 @@ void CompileController::setRunning(bool running)
 bool CompileController::compileRegions()
 {
     views::RegionDocument* doc = m_window->regions()->currentDocument();
-    if (m_running) {
+    if (isRunning()) {
         return false;
     }
     if (doc == nullptr || !doc->graph() || doc->regions().empty()) {
@@ -150,7 +149,7 @@ bool CompileController::compileRegions()
     job->cachePath = cachePath().toStdString();
     job->repeats = m_repeats;
     m_job = job;
-    setRunning(true);
+    showRunning(true);
     m_results->setStatusText(tr("Compiling %1 regions…").arg(job->regions.size()));
     Q_EMIT started(static_cast<int>(job->regions.size()));
 
@@ -207,7 +206,7 @@ void CompileController::onFinished(const std::shared_ptr<Job>& job)
         return;
     }
     m_job.reset();
-    setRunning(false);
+    showRunning(false);
     if (!job->error.isEmpty()) {
         m_results->setStatusText(tr("Compile failed: %1").arg(job->error));
         m_window->statusBar()->showMessage(tr("Compile failed: %1").arg(job->error), 8000);

@@ -40,7 +40,7 @@ public:
     // graph is shown, it has no regions, or a compile is already running.
     bool compileRegions();
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job != nullptr; }
     // The running compile's token (a fresh one when idle); cancelling it from any thread stops
     // the run before its next region, as cancel() does.
     CancelToken cancelToken() const;
@@ -72,7 +72,7 @@ private:
     void applyTints();
     void onRegionSelected(const QString& id);
     void onNodeSelected(graph::NodeId id);
-    void setRunning(bool running);
+    void showRunning(bool running); // action, progress bar and Cancel follow isRunning()
     void watchDocument(views::RegionDocument* doc);
     void onRegionsEdited();
 
@@ -85,7 +85,6 @@ private:
     QProgressBar* m_progress = nullptr;
     QToolButton* m_cancel = nullptr;
     std::shared_ptr<Job> m_job; // the running job (its cancel token)
-    bool m_running = false;
     bool m_browserLoaded = false;
     bool m_stale = false; // the regions were edited after the results were made
     QMetaObject::Connection m_documentConnection;
