@@ -41,6 +41,14 @@ struct AotTag {
     int idx = -1;     // the outermost idx=N, or -1
 };
 
+// One entry of torch.export's `nn_module_stack` metadata: a module the node was traced in.
+struct ModuleFrame {
+    std::string key;  // the stack's key ("L__self__fc1", or an object id)
+    std::string path; // the module's path from the root ("blocks.0.attn"; "" for the root)
+    std::string type; // its qualified class ("torch.nn.modules.linear.Linear")
+    bool operator==(const ModuleFrame&) const = default;
+};
+
 struct Node {
     NodeId id = kNoNode;
     std::string name;
@@ -61,6 +69,9 @@ struct Node {
     std::optional<Annotation> annotation;
     std::optional<AotTag> aot;               // placeholders with an AOT comment
     std::vector<std::optional<AotTag>> outputAot; // output node: one per returned value
+    // Modules the node was traced in, outermost (the root) first, from a `.pt2` archive's
+    // `nn_module_stack`; empty when the input says nothing about modules (printed graph code).
+    std::vector<ModuleFrame> moduleStack;
 
     // Multi-output: a node whose result is a tuple (native_layer_norm, split, ...) and the
     // `x[i]` users that unpack it (derived by the builder).
