@@ -340,8 +340,8 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
         lw.values[n.id] = std::move(item);
         return {};
     }
-    if (auto why = unsupportedReason(n)) {
-        return lw.unsupported(n, *why);
+    if (auto why = opRefusal(n)) {
+        return lw.unsupported(n, why->message);
     }
     const std::string_view base = graph::opBaseName(n.target);
     if (detail::isViewOp(base)) {
@@ -485,17 +485,23 @@ bool isViewNode(const graph::Node& node)
            detail::isViewOp(graph::opBaseName(node.target));
 }
 
-std::optional<std::string> unsupportedReason(const graph::Node& node)
+std::optional<Refusal> opRefusal(const graph::Node& node)
 {
     if (node.op != graph::OpKind::CallFunction) {
-        return std::string("only call_function nodes are lowered");
+        return Refusal{RefusalKind::Op, "only call_function nodes are lowered"};
     }
     const std::string_view base = graph::opBaseName(node.target);
-    if (base == "getitem" || detail::isPointwiseOp(base) || detail::isReductionOp(base) ||
-        detail::isViewOp(base)) {
-        return std::nullopt;
+    if (base != "getitem" && !detail::isPointwiseOp(base) && !detail::isReductionOp(base) &&
+        !detail::isViewOp(base)) {
+        return Refusal{RefusalKind::Op, "op " + node.target +
+                                            " is not lowered by the code generator (it stays a "
+                                            "LibTorch call)"};
     }
-    return "op " + node.target + " is not lowered by the code generator (it stays a LibTorch call)";
+    if (const graph::TensorMeta* m = node.tensorMeta(); m && !scalarTypeOf(m->dtype)) {
+        return Refusal{RefusalKind::Dtype, "dtype " + std::string(graph::dtypeTorchName(m->dtype)) +
+                                               " is not supported by the code generator"};
+    }
+    return std::nullopt;
 }
 
 } // namespace fxs::codegen

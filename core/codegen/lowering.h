@@ -30,9 +30,30 @@ struct LoweringRequest {
 // to LibTorch for the region); Error::Invalid for a request that contradicts the graph.
 Result<RegionProgram> lowerRegion(const LoweringRequest& request);
 
-// Why the lowering cannot take this node, or nullopt when its op is supported (the node may
-// still be rejected for its shapes when lowered). For the partitioner and the views.
-std::optional<std::string> unsupportedReason(const graph::Node& node);
+// Why the code generator does not take a node. Not persisted: core/compile maps each kind to
+// its numbered reasons.
+enum class RefusalKind : std::uint8_t {
+    Op,    // the op is not lowered (it stays a LibTorch call)
+    Dtype, // the node or an input has an element type kernels do not handle
+    Shape, // the op is lowered, but not with these shapes or arguments
+};
+struct Refusal {
+    RefusalKind kind = RefusalKind::Op;
+    std::string message; // a sentence for users, naming the op or dtype
+};
+
+// Why the lowering cannot take this node judged by its op and its own dtype, or nullopt (the
+// node may still be refused for its shapes or its inputs when lowered: nodeRefusal).
+std::optional<Refusal> opRefusal(const graph::Node& node);
+
+// The one answer to "does the code generator take this node?" (the automatic proposal asks it;
+// region schedules follow the same rules): opRefusal, then the dtypes of its inputs, then a
+// trial lowering of the node (with the getitems that unpack it) as a kernel of its own, which
+// finds what the op name cannot tell: a reduction over leading dims, a backward whose weight
+// gradients are read. Views and nodes or inputs without concrete meta are judged by op and
+// dtype alone (a view is fused into its readers or stays a free LibTorch view).
+// Cost: one small lowering per call (microseconds). Implemented in node_support.cpp.
+std::optional<Refusal> nodeRefusal(const graph::Graph& graph, graph::NodeId id);
 
 // True for views that are pure index arithmetic (view, permute, t, expand, select, ...): free in
 // eager, so a schedule leaves one that only feeds LibTorch calls to LibTorch.

@@ -114,8 +114,8 @@ void Planner::classify()
     for (NodeId id : m_order) {
         const graph::Node& n = m_g.node(id);
         if (!isGetitem(n)) {
-            if (auto why = codegen::unsupportedReason(n)) {
-                makeExtern(id, *why);
+            if (auto why = codegen::opRefusal(n)) {
+                makeExtern(id, why->message);
             }
         }
     }
@@ -201,14 +201,22 @@ NodeId Planner::nodeNamed(const std::vector<NodeId>& seg, const std::string& whe
     return seg.front();
 }
 
-// The node the lowering stopped at starts a new kernel; when it already starts one, no kernel
-// takes it and it stays a LibTorch call.
+// The node the lowering stopped at starts a new kernel. When it already starts one, the kernel
+// may have been shaped by later nodes (one index space for all): the node gets a kernel of its
+// own (with its getitems); only when that fails too does it stay a LibTorch call.
 void Planner::failAt(const std::vector<NodeId>& seg, NodeId at, const std::string& why)
 {
-    if (at == seg.front()) {
-        makeExtern(at, why);
-    } else {
+    if (at != seg.front()) {
         m_cuts.insert(at);
+        return;
+    }
+    auto next = std::find_if(seg.begin() + 1, seg.end(), [&](NodeId id) {
+        return !isGetitem(m_g.node(id)) || getitemParent(m_g.node(id)) != at;
+    });
+    if (next != seg.end()) {
+        m_cuts.insert(*next);
+    } else {
+        makeExtern(at, why);
     }
 }
 

@@ -1,5 +1,6 @@
 #include "core/partition/auto_proposal.h"
 
+#include "core/codegen/lowering.h"
 #include "core/graph/op_category.h"
 #include "core/partition/partitioner.h"
 #include "core/partition/region_former.h"
@@ -13,17 +14,9 @@ using graph::Graph;
 using graph::Node;
 using graph::NodeId;
 
-bool isSupportedByRegionCompiler(const Node& node)
+bool isSupportedByRegionCompiler(const Graph& graph, NodeId id)
 {
-    if (node.op != graph::OpKind::CallFunction && node.op != graph::OpKind::CallMethod) {
-        return false;
-    }
-    switch (graph::categorize(node)) {
-    case graph::OpCategory::Pointwise:
-    case graph::OpCategory::Reduction:
-    case graph::OpCategory::View: return true;
-    default: return false;
-    }
+    return !codegen::nodeRefusal(graph, id).has_value();
 }
 
 namespace {
@@ -57,11 +50,16 @@ std::optional<Exclusion> ruleOut(const Graph& graph, const Node& node,
         ex.message = "excluded by the user";
         return ex;
     }
-    if (!isSupportedByRegionCompiler(node)) {
-        ex.reason = ExclusionReason::UnsupportedOp;
-        ex.message = "unsupported op: '" + node.target + "' is " +
-                     std::string(graph::opCategoryName(graph::categorize(node))) +
-                     "; regions take pointwise, reduction and view ops";
+    if (auto refusal = codegen::nodeRefusal(graph, node.id)) {
+        if (refusal->kind == codegen::RefusalKind::Op) {
+            ex.reason = ExclusionReason::UnsupportedOp;
+            ex.message = "unsupported op: '" + node.target + "' (" +
+                         std::string(graph::opCategoryName(graph::categorize(node))) +
+                         ") is not lowered by the code generator";
+        } else {
+            ex.reason = ExclusionReason::NotLowered;
+            ex.message = "not lowered by the code generator: " + refusal->message;
+        }
         return ex;
     }
     const auto dev = nodeDevice(graph, node);

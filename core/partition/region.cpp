@@ -98,6 +98,7 @@ std::string_view reasonCode(ExclusionReason r)
     case ExclusionReason::UserExcluded: return "user_excluded";
     case ExclusionReason::TupleOutside: return "tuple_outside";
     case ExclusionReason::NothingToFuse: return "nothing_to_fuse";
+    case ExclusionReason::NotLowered: return "not_lowered";
     }
     return "unknown";
 }

@@ -57,6 +57,7 @@ enum class ExclusionReason : std::uint8_t {
     UserExcluded,   // the user excluded it
     TupleOutside,   // a getitem whose tuple-producing node is outside every region
     NothingToFuse,  // proposal: a region too small or only views; not worth compiling
+    NotLowered,     // proposal: the op is lowered, but not with this node's dtype or shapes
 };
 
 std::string_view reasonCode(ExclusionReason r); // "not_annotated", "unsupported_op", ...

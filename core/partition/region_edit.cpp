@@ -260,12 +260,12 @@ EditResult splitRegion(const Graph& graph, const std::vector<Region>& regions, s
 std::vector<NodeId> growToRegion(const Graph& graph, const std::vector<Region>& regions,
                                  NodeId seed)
 {
-    if (seed >= graph.size() || !isSupportedByRegionCompiler(graph.node(seed))) {
+    if (seed >= graph.size() || !isSupportedByRegionCompiler(graph, seed)) {
         return {};
     }
     std::vector<int> groupOf(graph.size(), -1);
     for (const auto& node : graph.nodes()) {
-        if (isSupportedByRegionCompiler(node)) {
+        if (isSupportedByRegionCompiler(graph, node.id)) {
             groupOf[node.id] = 0;
         }
     }

@@ -193,12 +193,44 @@ private Q_SLOTS:
         QVERIFY(!p.ok());
         QCOMPARE(int(p.error().code), int(ErrorCode::Unsupported));
         QCOMPARE(p.error().where, std::string("r0:mm"));
-        QVERIFY(unsupportedReason((*g)->node(mm)).has_value());
-        QVERIFY(!unsupportedReason((*g)->node(s0)).has_value());
+        QVERIFY(opRefusal((*g)->node(mm)).has_value());
+        QCOMPARE(int(opRefusal((*g)->node(mm))->kind), int(RefusalKind::Op));
+        QVERIFY(!opRefusal((*g)->node(s0)).has_value());
+        // The op is lowered, but not over the leading dim: only the trial lowering knows.
+        const auto leading = nodeRefusal(**g, s0);
+        QVERIFY(leading.has_value());
+        QCOMPARE(int(leading->kind), int(RefusalKind::Shape));
+        QVERIFY(leading->message.find("trailing") != std::string::npos);
         // Reducing the leading dim is not a trailing-dim reduction.
         auto q = lower({*g, {s0}, {x}, {s0}});
         QVERIFY(!q.ok());
         QVERIFY(q.error().message.find("trailing") != std::string::npos);
+    }
+
+    void nodeRefusalNamesDtypesAndLetsPointwiseThrough()
+    {
+        GraphBuilder b;
+        const NodeId z = b.placeholder("z", meta({4, 4}, DType::Complex64));
+        const NodeId x = b.placeholder("x", meta({4, 4}));
+        const NodeId a = b.call("abs", "aten::abs.default", {ref(z)}, {}, meta({4, 4}));
+        const NodeId e = b.call("exp", "aten::exp.default", {ref(x)}, {}, meta({4, 4}));
+        const NodeId c = b.call("cast", "aten::_to_copy.default", {ref(x)},
+                                {{"dtype", Argument::ofDtype(DType::Int32)}},
+                                meta({4, 4}, DType::Int32));
+        b.output({ref(a), ref(e), ref(c)});
+        auto g = b.build();
+        const auto byInput = nodeRefusal(**g, a);
+        QVERIFY(byInput.has_value());
+        QCOMPARE(int(byInput->kind), int(RefusalKind::Dtype));
+        QCOMPARE(byInput->message,
+                 std::string("reads z of dtype complex64, which the code generator does not "
+                             "support"));
+        const auto byOutput = nodeRefusal(**g, c);
+        QVERIFY(byOutput.has_value());
+        QCOMPARE(int(byOutput->kind), int(RefusalKind::Dtype));
+        QCOMPARE(byOutput->message,
+                 std::string("dtype int32 is not supported by the code generator"));
+        QVERIFY(!nodeRefusal(**g, e).has_value());
     }
 
     void gelu_backwardLowersOnlyItsExactForm()
