@@ -11,27 +11,23 @@
 
 #include <QAction>
 #include <QDockWidget>
-#include <QFutureWatcher>
 #include <QMenu>
 #include <QProgressBar>
 #include <QStatusBar>
 #include <QToolButton>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
 namespace fxs::app {
 
-// One background compile: inputs (snapshots), its cancel token, and what it produced.
+// One background compile: inputs (snapshots) and what it produced.
 struct CompileController::Job {
-    CancelToken token;
     graph::GraphPtr graph;
     std::vector<partition::Region> regions;
     std::string cachePath;
     int repeats = 3;
     compile::GraphCompileReport report;
     QString error;
-    QFuture<void> future;
 };
 
 CompileController::CompileController(MainWindow* window)
@@ -62,15 +58,21 @@ CompileController::CompileController(MainWindow* window)
     connect(window->regions(), &RegionController::currentDocumentChanged, this,
             &CompileController::watchDocument);
     watchDocument(window->regions()->currentDocument());
+    connect(&m_jobs, &jobs::JobTracker::runningChanged, this, [this](bool running) {
+        if (running) {
+            Q_EMIT started(m_starting);
+        }
+    });
+    // Progress reaches this object's signal on the worker thread (see the header).
+    connect(&m_jobs, &jobs::JobTracker::progress, this,
+            [this](int, double fraction, const QString& phase) { Q_EMIT progress(fraction, phase); },
+            Qt::DirectConnection);
 }
 
 CompileController::~CompileController()
 {
-    // The worker posts progress to this object: let it finish before going away.
-    if (m_job) {
-        m_job->token.cancel();
-        m_job->future.waitForFinished();
-    }
+    // The worker emits progress through this object: stop it before the object goes away.
+    m_jobs.shutdown();
 }
 
 void CompileController::createActions()
@@ -148,64 +150,53 @@ bool CompileController::compileRegions()
     job->regions = doc->regions();
     job->cachePath = cachePath().toStdString();
     job->repeats = m_repeats;
-    m_job = job;
     showRunning(true);
     m_results->setStatusText(tr("Compiling %1 regions…").arg(job->regions.size()));
-    Q_EMIT started(static_cast<int>(job->regions.size()));
+    // started goes out from runningChanged: before the worker starts, with its token set.
+    m_starting = static_cast<int>(job->regions.size());
 
-    // Emitted on the worker thread; receivers with a GUI context get it queued.
-    auto sink = [this](double fraction, std::string_view phase) {
-        Q_EMIT progress(fraction, QString::fromUtf8(phase.data(), qsizetype(phase.size())));
-    };
-    auto* watcher = new QFutureWatcher<void>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
-        watcher->deleteLater();
-        onFinished(job);
-    });
-    job->future = QtConcurrent::run([job, sink] {
-        cache::StoreOptions so;
-        so.path = job->cachePath;
-        auto store = cache::CacheStore::open(so);
-        if (!store) {
-            job->error = QString::fromStdString(store.error().toString());
-            return;
-        }
-        compile::GraphCompileOptions o;
-        o.compile.store = store->get();
-        o.compile.timingRepeats = job->repeats;
-        auto report = compile::compileGraphRegions(*job->graph, job->regions, o, job->token, sink);
-        if (!report) {
-            job->error = QString::fromStdString(report.error().toString());
-            return;
-        }
-        job->report = std::move(*report);
-        for (auto& r : job->report.regions) {
-            r.outputs.clear(); // the app shows numbers and source, not tensors
-        }
-    });
-    watcher->setFuture(job->future);
+    m_jobs.start(
+        [job](const CancelToken& token, const ProgressSink& sink) {
+            cache::StoreOptions so;
+            so.path = job->cachePath;
+            auto store = cache::CacheStore::open(so);
+            if (!store) {
+                job->error = QString::fromStdString(store.error().toString());
+                return job;
+            }
+            compile::GraphCompileOptions o;
+            o.compile.store = store->get();
+            o.compile.timingRepeats = job->repeats;
+            auto report = compile::compileGraphRegions(*job->graph, job->regions, o, token, sink);
+            if (!report) {
+                job->error = QString::fromStdString(report.error().toString());
+                return job;
+            }
+            job->report = std::move(*report);
+            for (auto& r : job->report.regions) {
+                r.outputs.clear(); // the app shows numbers and source, not tensors
+            }
+            return job;
+        },
+        [this](const std::shared_ptr<Job>& done) { onFinished(done); });
     return true;
 }
 
 CancelToken CompileController::cancelToken() const
 {
-    return m_job ? m_job->token : CancelToken::none();
+    return m_jobs.currentToken();
 }
 
 void CompileController::cancel()
 {
-    if (m_job) {
-        m_job->token.cancel();
+    if (m_jobs.isRunning()) {
+        m_jobs.cancel();
         m_progress->setFormat(tr("Cancelling after the current region…"));
     }
 }
 
 void CompileController::onFinished(const std::shared_ptr<Job>& job)
 {
-    if (job != m_job) {
-        return;
-    }
-    m_job.reset();
     showRunning(false);
     if (!job->error.isEmpty()) {
         m_results->setStatusText(tr("Compile failed: %1").arg(job->error));

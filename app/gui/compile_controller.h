@@ -8,6 +8,7 @@
 
 #include "core/compile/graph_compile.h"
 #include "core/partition/region.h"
+#include "views/jobs/job_tracker.h"
 
 #include <QObject>
 #include <QString>
@@ -40,7 +41,7 @@ public:
     // graph is shown, it has no regions, or a compile is already running.
     bool compileRegions();
     void cancel();
-    bool isRunning() const { return m_job != nullptr; }
+    bool isRunning() const { return m_jobs.isRunning(); }
     // The running compile's token (a fresh one when idle); cancelling it from any thread stops
     // the run before its next region, as cancel() does.
     CancelToken cancelToken() const;
@@ -84,11 +85,12 @@ private:
     QAction* m_compileAction = nullptr;
     QProgressBar* m_progress = nullptr;
     QToolButton* m_cancel = nullptr;
-    std::shared_ptr<Job> m_job; // the running job (its cancel token)
+    jobs::JobTracker m_jobs; // one compile at a time (compileRegions refuses while running)
     bool m_browserLoaded = false;
     bool m_stale = false; // the regions were edited after the results were made
     QMetaObject::Connection m_documentConnection;
     int m_repeats = 3;
+    int m_starting = 0; // regions of the compile being started (for started())
     // What the results refer to: the compiled graph and its regions at the time.
     graph::GraphPtr m_graph;
     std::vector<partition::Region> m_regions;

@@ -2,108 +2,73 @@
 
 #include "core/util/file_reader.h"
 
-#include <QFutureWatcher>
-#include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
-
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 
 namespace fxs::app {
+namespace {
 
-struct JobRunner::Request {
-    int id = 0;
-    QStringList paths;
-    CancelToken token;
-    QFutureWatcher<io::LoadResult> watcher;
-    std::shared_ptr<std::atomic<int>> lastPercent = std::make_shared<std::atomic<int>>(-1);
+// A load's outcome: the result, or that it was cancelled (its partial result is dropped).
+struct Loaded {
+    io::LoadResult result;
+    bool cancelled = false;
 };
+
+} // namespace
 
 JobRunner::JobRunner(QObject* parent) : JobRunner(&JobRunner::defaultLoad, parent) {}
 
 JobRunner::JobRunner(LoadFunction load, QObject* parent)
     : QObject(parent), m_load(std::move(load))
 {
+    connect(&m_tracker, &jobs::JobTracker::progress, this,
+            [this](int id, double fraction, const QString& phase) {
+                if (m_tracker.isCurrent(id)) {
+                    Q_EMIT progress(id, fraction, phase);
+                }
+            });
 }
 
-JobRunner::~JobRunner()
-{
-    for (const auto& r : m_requests) {
-        r->token.cancel();
-    }
-    for (const auto& r : m_requests) {
-        r->watcher.disconnect(this);
-        r->watcher.waitForFinished();
-    }
-}
+JobRunner::~JobRunner() = default;
 
 int JobRunner::load(const QStringList& paths)
 {
-    cancel();
-    auto request = std::make_shared<Request>();
-    request->id = ++m_latest;
-    request->paths = paths;
     std::vector<std::string> list;
     for (const auto& p : paths) {
         list.push_back(p.toStdString());
     }
-    // Progress crosses threads as queued calls; whole percents only, so a chatty importer
-    // cannot flood the event loop. The runner outlives every worker (see the destructor).
-    const int id = request->id;
-    auto lastPercent = request->lastPercent;
-    ProgressSink sink = [this, id, lastPercent](double fraction, std::string_view phase) {
-        const int percent = static_cast<int>(fraction * 100.0);
-        if (lastPercent->exchange(percent) == percent) {
-            return;
-        }
-        QMetaObject::invokeMethod(
-            this,
-            [this, id, fraction, text = QString::fromUtf8(phase.data(), qsizetype(phase.size()))] {
-                if (id == m_latest) {
-                    Q_EMIT progress(id, fraction, text);
-                }
-            },
-            Qt::QueuedConnection);
-    };
-    connect(&request->watcher, &QFutureWatcherBase::finished, this,
-            [this, weak = std::weak_ptr<Request>(request)] {
-                if (auto r = weak.lock()) {
-                    onDone(r);
-                }
-            });
-    request->watcher.setFuture(QtConcurrent::run(
-        [load = m_load, list = std::move(list), token = request->token, sink] {
-            return load(list, token, sink);
-        }));
-    m_requests.push_back(request);
-    ++m_running;
+    m_paths = paths;
+    const int id = m_tracker.start(
+        [load = m_load, list = std::move(list)](const CancelToken& cancel,
+                                                const ProgressSink& progress) {
+            Loaded loaded{load(list, cancel, progress), false};
+            loaded.cancelled = cancel.isCancelled();
+            return loaded;
+        },
+        [this, paths](Loaded loaded) {
+            const int done = m_tracker.generation();
+            if (loaded.cancelled) {
+                Q_EMIT cancelled(done, paths);
+                return;
+            }
+            Q_EMIT finished(done, std::make_shared<io::LoadResult>(std::move(loaded.result)),
+                            paths);
+        });
     Q_EMIT started(id, paths);
     return id;
 }
 
 void JobRunner::cancel()
 {
-    for (const auto& r : m_requests) {
-        r->token.cancel();
-    }
-}
-
-void JobRunner::onDone(const std::shared_ptr<Request>& request)
-{
-    std::erase(m_requests, request);
-    --m_running;
-    // The watcher is emitting right now: free it on a later turn of the event loop.
-    QMetaObject::invokeMethod(this, [keep = request] {}, Qt::QueuedConnection);
-    if (request->id != m_latest) {
-        return; // a newer request superseded this one: drop its result
-    }
-    if (request->token.isCancelled()) {
-        Q_EMIT cancelled(request->id, request->paths);
+    if (!m_tracker.isRunning()) {
         return;
     }
-    auto result = std::make_shared<io::LoadResult>(request->watcher.future().takeResult());
-    Q_EMIT finished(request->id, std::move(result), request->paths);
+    const int id = m_tracker.generation();
+    m_tracker.abandon();
+    // Queued: callers (and tests) see the signal after cancel() returned, as when it came
+    // from the worker.
+    QMetaObject::invokeMethod(
+        this, [this, id, paths = m_paths] { Q_EMIT cancelled(id, paths); }, Qt::QueuedConnection);
 }
 
 std::vector<std::string> JobRunner::expandProcessDirectories(const std::vector<std::string>& paths)

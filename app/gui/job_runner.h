@@ -1,11 +1,13 @@
-// Runs File › Open loads off the GUI thread: io::loadPaths on QtConcurrent with a CancelToken
-// and a ProgressSink, results back on the GUI thread through a QFutureWatcher. The newest
-// request wins: starting a load cancels the running one and stale results are dropped.
+// Runs File › Open loads off the GUI thread: io::loadPaths on a JobTracker with a CancelToken
+// and a ProgressSink. The newest request wins: starting a load cancels the running one and
+// stale results are dropped. Cancel always answers at once, even when the reader is blocked
+// (a FIFO with no writer): the load is abandoned and its worker finishes in the background.
 // Not a document: the MainWindow hands finished results to the Workspace.
 #pragma once
 
 #include "core/io/loader.h"
 #include "core/util/cancel.h"
+#include "views/jobs/job_tracker.h"
 
 #include <QObject>
 #include <QStringList>
@@ -25,14 +27,18 @@ public:
 
     explicit JobRunner(QObject* parent = nullptr);
     JobRunner(LoadFunction load, QObject* parent);
-    ~JobRunner() override; // cancels and waits for running work
+    ~JobRunner() override; // cancels; waits a bounded time (JobTracker::shutdown)
 
     // Starts loading paths; cancels the running load. Returns the request's id.
     int load(const QStringList& paths);
-    // Cancels the newest load (emits cancelled when its worker returns).
+    // Cancels the newest load: its worker's token is cancelled and cancelled is emitted on the
+    // next turn of the event loop, without waiting for the worker (whose result is dropped).
     void cancel();
-    bool isRunning() const { return m_running > 0; }
-    int latest() const { return m_latest; }
+    bool isRunning() const { return m_tracker.isRunning(); }
+    int latest() const { return m_tracker.generation(); }
+    // Replaces the load function (tests: a load that blocks).
+    void setLoadFunction(LoadFunction load) { m_load = std::move(load); }
+    jobs::JobTracker* tracker() { return &m_tracker; }
 
     // The default load: directories of separately run processes (several logs, none named
     // per rank) open as one run per log; everything else goes to io::loadPaths as given.
@@ -48,13 +54,9 @@ Q_SIGNALS:
     void cancelled(int id, const QStringList& paths);
 
 private:
-    struct Request;
-    void onDone(const std::shared_ptr<Request>& request);
-
     LoadFunction m_load;
-    std::vector<std::shared_ptr<Request>> m_requests; // running ones
-    int m_latest = 0;
-    int m_running = 0;
+    jobs::JobTracker m_tracker;
+    QStringList m_paths; // of the newest request
 };
 
 } // namespace fxs::app

@@ -17,17 +17,14 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QFutureWatcher>
 #include <QMenu>
 #include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
 namespace fxs::app {
 
 struct ProfileController::Job {
-    CancelToken token;
     graph::GraphPtr graph;
     std::vector<partition::Region> regions;
     profile::ProfileOptions options;
@@ -35,7 +32,6 @@ struct ProfileController::Job {
     profile::RuntimeProfile result;
     QString error;
     bool cancelled = false;
-    QFuture<void> future;
 };
 
 ProfileController::ProfileController(MainWindow* window)
@@ -45,6 +41,10 @@ ProfileController::ProfileController(MainWindow* window)
     createActions();
     connect(m_panel, &views::ProfilePanel::profileRequested, this, [this] { profileGraph(); });
     connect(m_panel, &views::ProfilePanel::cancelRequested, this, &ProfileController::cancel);
+    connect(&m_jobs, &jobs::JobTracker::progress, this,
+            [this](int, double fraction, const QString& phase) {
+                m_panel->setProgress(fraction, phase);
+            });
     connect(m_panel, &views::ProfilePanel::nodeSelected, this,
             &ProfileController::onPanelNodeSelected);
     connect(m_panel, &views::ProfilePanel::regionSelected, this,
@@ -62,13 +62,7 @@ ProfileController::ProfileController(MainWindow* window)
     });
 }
 
-ProfileController::~ProfileController()
-{
-    if (m_job) {
-        m_job->token.cancel();
-        m_job->future.waitForFinished();
-    }
-}
+ProfileController::~ProfileController() = default;
 
 void ProfileController::createActions()
 {
@@ -92,9 +86,10 @@ bool ProfileController::profileGraph()
 {
     views::RegionDocument* doc = m_window->regions()->currentDocument();
     const graph::GraphPtr g = doc != nullptr ? doc->graph() : m_window->graphView()->graph();
-    if (m_job || !g) {
+    if (isRunning() || !g) {
         m_window->statusBar()->showMessage(
-            m_job ? tr("A profile is running") : tr("Nothing to profile: open a graph first"), 5000);
+            isRunning() ? tr("A profile is running") : tr("Nothing to profile: open a graph first"),
+            5000);
         return false;
     }
     auto job = std::make_shared<Job>();
@@ -103,61 +98,44 @@ bool ProfileController::profileGraph()
     job->options.repeat = m_repeat;
     job->options.compileRegions = m_compileRegions && !job->regions.empty();
     job->cachePath = m_window->compile()->cachePath().toStdString();
-    m_job = job;
     m_panel->setBusy(true);
     m_dock->show();
     m_dock->raise();
-    auto sink = [this](double fraction, std::string_view phase) {
-        QMetaObject::invokeMethod(
-            this,
-            [this, fraction, text = QString::fromUtf8(phase.data(), qsizetype(phase.size()))] {
-                m_panel->setProgress(fraction, text);
-            },
-            Qt::QueuedConnection);
-    };
-    auto* watcher = new QFutureWatcher<void>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
-        watcher->deleteLater();
-        onFinished(job);
-    });
-    job->future = QtConcurrent::run([job, sink] {
-        std::unique_ptr<cache::CacheStore> store;
-        if (job->options.compileRegions) {
-            cache::StoreOptions so;
-            so.path = job->cachePath;
-            auto opened = cache::CacheStore::open(so);
-            if (!opened) {
-                job->error = QString::fromStdString(opened.error().toString());
-                return;
+    m_jobs.start(
+        [job](const CancelToken& token, const ProgressSink& sink) {
+            std::unique_ptr<cache::CacheStore> store;
+            if (job->options.compileRegions) {
+                cache::StoreOptions so;
+                so.path = job->cachePath;
+                auto opened = cache::CacheStore::open(so);
+                if (!opened) {
+                    job->error = QString::fromStdString(opened.error().toString());
+                    return job;
+                }
+                store = std::move(*opened);
+                job->options.store = store.get();
             }
-            store = std::move(*opened);
-            job->options.store = store.get();
-        }
-        auto p = profile::profileGraph(*job->graph, job->regions, job->options, job->token, sink);
-        if (p) {
-            job->result = std::move(*p);
-        } else {
-            job->cancelled = p.error().code == ErrorCode::Cancelled;
-            job->error = QString::fromStdString(p.error().toString());
-        }
-    });
-    watcher->setFuture(job->future);
+            auto p = profile::profileGraph(*job->graph, job->regions, job->options, token, sink);
+            job->options.store = nullptr; // the store closes with this scope
+            if (p) {
+                job->result = std::move(*p);
+            } else {
+                job->cancelled = p.error().code == ErrorCode::Cancelled;
+                job->error = QString::fromStdString(p.error().toString());
+            }
+            return job;
+        },
+        [this](const std::shared_ptr<Job>& done) { onFinished(done); });
     return true;
 }
 
 void ProfileController::cancel()
 {
-    if (m_job) {
-        m_job->token.cancel();
-    }
+    m_jobs.cancel();
 }
 
 void ProfileController::onFinished(const std::shared_ptr<Job>& job)
 {
-    if (job != m_job) {
-        return;
-    }
-    m_job.reset();
     m_panel->setBusy(false);
     if (job->cancelled) {
         m_window->statusBar()->showMessage(tr("Profiling cancelled"), 5000);

@@ -8,6 +8,7 @@
 #include "core/graph/graph.h"
 #include "core/partition/region.h"
 #include "core/profile/runtime_profile.h"
+#include "views/jobs/job_tracker.h"
 
 #include <QObject>
 #include <QString>
@@ -37,7 +38,7 @@ public:
     // profile is already running.
     bool profileGraph();
     void cancel();
-    bool isRunning() const { return m_job != nullptr; }
+    bool isRunning() const { return m_jobs.isRunning(); }
     // Timed runs after the warm-up (default 5) and whether regions are compiled (default on).
     void setRepeat(int repeat) { m_repeat = repeat; }
     void setCompileRegions(bool on) { m_compileRegions = on; }
@@ -72,7 +73,7 @@ private:
     MainWindow* m_window;
     views::ProfilePanel* m_panel;
     QDockWidget* m_dock = nullptr;
-    std::shared_ptr<Job> m_job;
+    jobs::JobTracker m_jobs; // one profile at a time
     int m_repeat = 5;
     bool m_compileRegions = true;
     bool m_hasProfile = false;

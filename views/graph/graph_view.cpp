@@ -7,11 +7,9 @@
 #include "views/graph/graph_scene.h"
 
 #include <QEvent>
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QShortcut>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <array>
@@ -20,11 +18,9 @@ namespace fxs::views {
 
 // One background layout request and its outcome.
 struct LayoutJob {
-    int generation = 0;
     std::shared_ptr<const layout::ViewGraph> view;
     std::optional<layout::LayoutResult> result;
     QString error;
-    bool skipped = false; // a newer request arrived before this one started
 };
 
 namespace {
@@ -69,8 +65,7 @@ layout::LayoutOptions layoutOptions(const GraphStyle& style)
 } // namespace
 
 GraphView::GraphView(QWidget* parent)
-    : QWidget(parent), m_scene(new GraphScene(this)), m_canvas(new GraphCanvas(this)),
-      m_latest(std::make_shared<std::atomic<int>>(0))
+    : QWidget(parent), m_scene(new GraphScene(this)), m_canvas(new GraphCanvas(this))
 {
     m_canvas->setScene(m_scene);
     m_findBar = new FindBar(this);
@@ -109,11 +104,8 @@ GraphView::GraphView(QWidget* parent)
     connect(m_findBar, &FindBar::closed, m_canvas, qOverload<>(&QWidget::setFocus));
 }
 
-GraphView::~GraphView()
-{
-    // Running jobs hold only shared data; make them skip their work.
-    m_latest->fetch_add(1);
-}
+// Layout jobs hold only shared snapshots; the tracker cancels them and waits a bounded time.
+GraphView::~GraphView() = default;
 
 void GraphView::setupShortcuts()
 {
@@ -201,7 +193,7 @@ void GraphView::setGraph(graph::GraphPtr graph)
     }
     if (!m_graph) {
         m_view.reset();
-        m_latest->fetch_add(1);
+        m_layouts.abandon();
         m_busy->hide();
         updateLegend();
         Q_EMIT graphChanged(nullptr);
@@ -224,7 +216,7 @@ graph::GraphPtr GraphView::graph() const
 
 bool GraphView::isLayoutPending() const
 {
-    return m_view && m_shown != m_latest->load();
+    return m_view && m_layouts.isRunning();
 }
 
 void GraphView::requestLayout()
@@ -237,32 +229,24 @@ void GraphView::requestLayout(const Anchor& anchor)
     if (!m_view) {
         return;
     }
-    const int generation = m_latest->fetch_add(1) + 1;
     m_pendingAnchor = anchor;
     auto job = std::make_shared<LayoutJob>();
-    job->generation = generation;
     job->view = std::make_shared<const layout::ViewGraph>(*m_view);
     layout::LayoutOptions options = layoutOptions(m_scene->style());
-    auto latest = m_latest;
-    auto* watcher = new QFutureWatcher<std::shared_ptr<LayoutJob>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<LayoutJob>>::finished, this,
-            [this, watcher] {
-                applyLayout(watcher->result());
-                watcher->deleteLater();
-            });
-    watcher->setFuture(QtConcurrent::run([job, options, latest] {
-        if (latest->load() != job->generation) {
-            job->skipped = true;
+    m_layouts.start(
+        [job, options](const CancelToken& cancel, const ProgressSink&) {
+            if (cancel.isCancelled()) {
+                return job; // a newer request arrived before this one started
+            }
+            auto result = layout::layoutViewGraph(*job->view, options);
+            if (result.ok()) {
+                job->result = std::move(result).value();
+            } else {
+                job->error = QString::fromStdString(result.error().toString());
+            }
             return job;
-        }
-        auto result = layout::layoutViewGraph(*job->view, options);
-        if (result.ok()) {
-            job->result = std::move(result).value();
-        } else {
-            job->error = QString::fromStdString(result.error().toString());
-        }
-        return job;
-    }));
+        },
+        [this](const std::shared_ptr<LayoutJob>& done) { applyLayout(done); });
     positionOverlays();
     m_busy->show();
     m_busy->raise();
@@ -270,10 +254,6 @@ void GraphView::requestLayout(const Anchor& anchor)
 
 void GraphView::applyLayout(const std::shared_ptr<LayoutJob>& job)
 {
-    if (job->skipped || job->generation != m_latest->load()) {
-        return; // a newer request is on its way
-    }
-    m_shown = job->generation;
     m_busy->hide();
     if (!job->result) {
         m_error = job->error;

@@ -8,6 +8,7 @@
 #include "core/graph/graph.h"
 #include "core/layout/view_graph.h"
 #include "views/graph/region_overlay.h"
+#include "views/jobs/job_tracker.h"
 
 #include <QColor>
 #include <QHash>
@@ -37,7 +38,7 @@ public:
     explicit GraphView(QWidget* parent = nullptr);
     ~GraphView() override;
 
-    // Lays out in the background (QtConcurrent) and shows a busy hint meanwhile; the newest
+    // Lays out in the background (a JobTracker) and shows a busy hint meanwhile; the newest
     // request wins. Graphs over ~300 nodes open with their groups collapsed. Null clears.
     void setGraph(fxs::graph::GraphPtr graph);
     fxs::graph::GraphPtr graph() const;
@@ -140,8 +141,7 @@ private:
     GraphLegend* m_legend;
     FindBar* m_findBar;
     QLabel* m_busy;
-    std::shared_ptr<std::atomic<int>> m_latest;
-    int m_shown = 0; // generation of the layout on screen
+    jobs::JobTracker m_layouts; // the newest layout request wins
     Anchor m_pendingAnchor;
     bool m_fitPending = false;
     bool m_centerPending = false;
