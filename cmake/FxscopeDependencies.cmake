@@ -5,6 +5,7 @@ find_package(Threads REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(simdjson REQUIRED)
+find_package(ZLIB REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 
 if(NOT FXSCOPE_FUZZ_ONLY)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <new>
 #include <set>
 
 namespace fxs::cli {
@@ -159,7 +160,7 @@ Result<LoadedGraph> loadTorchScript(const std::string& path)
     if (!bytes.ok()) {
         return bytes.error();
     }
-    auto module = torchscript::importTorchScript(path);
+    auto module = torchscript::importTorchScriptBytes(*bytes, path);
     if (!module.ok()) {
         return module.error();
     }
@@ -184,12 +185,29 @@ Result<LoadedGraph> loadGraphCode(const std::string& path, std::string text)
     return out;
 }
 
+// The format is sniffed from the first bytes (inflated when gzip'd) before the file is read.
 Result<LoadedGraph> loadAny(const std::string& path, const std::string& selector)
 {
     if (isDirectory(path)) {
         return loadTrace(path, nullptr, selector);
     }
+    if (auto regular = checkRegularFile(path); !regular.ok()) {
+        return regular.error();
+    }
     const bool torchScript = torchscript::looksLikeTorchScript(path);
+    if (!torchScript) {
+        auto head = readFileHead(path);
+        if (!head.ok()) {
+            return head.error();
+        }
+        // Graph code may open with comments or imports: any text is parsed, binary is not.
+        if (head->find('\0') != std::string::npos) {
+            Error e = makeError(ErrorCode::Parse, "unrecognised file format", path);
+            e.expected = "printed graph code, a TorchScript .pt or a TORCH_TRACE log";
+            e.found = abbreviate(std::string_view(*head).substr(0, 60));
+            return e;
+        }
+    }
     auto text = torchScript ? Result<std::string>(std::string()) : readFile(path);
     if (!text.ok()) {
         return text.error();
@@ -211,6 +229,8 @@ Result<LoadedGraph> loadGraphInput(const std::string& path, const std::string& s
 {
     try {
         return loadAny(path, selector);
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::Runtime, "out of memory while loading the graph", path);
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Internal, std::string("while loading: ") + e.what(), path);
     }

@@ -5,8 +5,11 @@
 #include "core/io/torch_trace_reader.h"
 #include "core/io/trace_record_sink.h"
 #include "core/util/file_reader.h"
+#include "core/util/strings.h"
 
 #include <exception>
+#include <new>
+#include <optional>
 
 namespace fxs::io {
 
@@ -39,6 +42,11 @@ void addGraphFile(const std::string& path, std::string_view text, LoadResult& re
     result.graphs.push_back(std::move(g));
 }
 
+void readError(const std::string& path, const Error& e, LoadResult& result)
+{
+    result.diagnostics.error(path, 0, e.message, e.expected, e.found);
+}
+
 // A format a reader outside fxscope_io registered (TorchScript). False when none claims it.
 bool loadRegistered(const std::string& path, LoadResult& result)
 {
@@ -50,34 +58,61 @@ bool loadRegistered(const std::string& path, LoadResult& result)
     if (graph.ok()) {
         result.graphs.push_back(std::move(*graph));
     } else {
-        const Error& e = graph.error();
-        result.diagnostics.error(path, 0, e.message, e.expected, e.found);
+        readError(path, graph.error(), result);
     }
     return true;
 }
 
+enum class Sniffed { TorchTrace, GraphCode, Unknown };
+
+Sniffed sniff(std::string_view head)
+{
+    if (looksLikeTorchTrace(head)) {
+        return Sniffed::TorchTrace;
+    }
+    return detail::looksLikeGraphCode(head) ? Sniffed::GraphCode : Sniffed::Unknown;
+}
+
+// The format is sniffed from the first bytes (inflated when gzip'd); only a recognised file is
+// read whole, so a large file of another kind is rejected without reading it.
 void loadFile(const std::string& path, LoadResult& result, const CancelToken& cancel)
 {
+    if (auto regular = checkRegularFile(path); !regular.ok()) {
+        readError(path, regular.error(), result);
+        return;
+    }
     if (loadRegistered(path, result)) {
         return;
     }
-    auto data = readFile(path);
-    if (!data.ok()) {
-        result.diagnostics.error(path, 0, data.error().message, "a readable file or directory",
-                                 data.error().found);
+    auto head = readFileHead(path);
+    if (!head.ok()) {
+        readError(path, head.error(), result);
         return;
     }
-    if (looksLikeTorchTrace(*data)) {
-        addTrace(readTorchTrace(*data, path, {}, cancel), result);
-    } else if (detail::looksLikeGraphCode(*data)) {
-        addGraphFile(path, *data, result);
-    } else {
+    Sniffed kind = sniff(*head);
+    std::optional<Result<std::string>> data;
+    if (kind == Sniffed::Unknown && head->size() == kSniffBytes && trimLeft(*head).empty()) {
+        data = readFile(path); // blank lines longer than the sniffed head: look at it all
+        kind = data->ok() ? sniff(**data) : kind;
+    }
+    if (kind == Sniffed::Unknown) {
         std::string expected = "a TORCH_TRACE log or printed graph code";
         for (const auto& name : graphFileLoaderNames()) {
             expected += " or a " + name + " file";
         }
         result.diagnostics.error(path, 0, "unrecognised file format", expected,
-                                 abbreviate(std::string_view(*data).substr(0, 60)));
+                                 abbreviate(std::string_view(*head).substr(0, 60)));
+        return;
+    }
+    if (!data) {
+        data = readFile(path);
+    }
+    if (!data->ok()) {
+        readError(path, data->error(), result);
+    } else if (kind == Sniffed::TorchTrace) {
+        addTrace(readTorchTrace(**data, path, {}, cancel), result);
+    } else {
+        addGraphFile(path, **data, result);
     }
 }
 
@@ -99,6 +134,8 @@ LoadResult loadPaths(const std::vector<std::string>& paths, const CancelToken& c
             } else {
                 loadFile(paths[i], result, cancel);
             }
+        } catch (const std::bad_alloc&) {
+            result.diagnostics.error(paths[i], 0, "out of memory while loading the file");
         } catch (const std::exception& e) {
             result.diagnostics.error(paths[i], 0,
                                      std::string("internal error while loading: ") + e.what());

@@ -134,7 +134,8 @@ Status saveProject(const std::string& path, const Project& project)
 
 Result<Project> loadProject(const std::string& path)
 {
-    auto text = readFile(path);
+    // A cap, so that a huge file given by mistake is refused before it is read (projects hold region lists and node names: far below this).
+    auto text = readFile(path, ReadOptions{.maxBytes = std::size_t(64) << 20});
     if (!text) {
         return text.error();
     }

@@ -180,7 +180,8 @@ Status saveProfile(const std::string& path, const RuntimeProfile& profile)
 
 Result<RuntimeProfile> loadProfile(const std::string& path)
 {
-    auto text = readFile(path);
+    // A cap, so that a huge file given by mistake is refused before it is read (profiles hold one entry per node: far below this).
+    auto text = readFile(path, ReadOptions{.maxBytes = std::size_t(256) << 20});
     if (!text) {
         return text.error();
     }

@@ -6,6 +6,7 @@
 #include "core/torchscript/torchscript_importer.h"
 #include "core/exec/torch_bridge.h"
 #include "core/graph/graph_builder.h"
+#include "core/util/file_reader.h"
 
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/constants.h>
@@ -13,7 +14,8 @@
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <cstdio>
-#include <fstream>
+#include <new>
+#include <sstream>
 #include <set>
 #include <unordered_map>
 
@@ -349,25 +351,32 @@ std::string firstLine(std::string_view text)
 
 bool looksLikeTorchScript(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    std::string head(4096, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
+    auto head = readFileHead(path, 4096);
+    if (!head.ok()) {
+        return false;
+    }
     // A zip whose entries include the TorchScript code directory or constants.
-    return head.rfind("PK\x03\x04", 0) == 0 &&
-           (head.find("/code/") != std::string::npos ||
-            head.find("constants.pkl") != std::string::npos);
+    return head->rfind("PK\x03\x04", 0) == 0 &&
+           (head->find("/code/") != std::string::npos ||
+            head->find("constants.pkl") != std::string::npos);
 }
 
 Result<TorchScriptModule> importTorchScript(const std::string& path)
 {
-    if (!std::ifstream(path).good()) {
-        return makeError(ErrorCode::Io, "cannot open TorchScript file", path);
+    auto bytes = readFile(path); // gzip'd archives are inflated; special files refused
+    if (!bytes.ok()) {
+        return bytes.error();
     }
+    return importTorchScriptBytes(std::move(*bytes), path);
+}
+
+Result<TorchScriptModule> importTorchScriptBytes(std::string bytes, const std::string& path)
+{
     TorchScriptModule out;
     out.attributes = std::make_shared<exec::ValueStore>();
     try {
-        jit::Module module = jit::load(path);
+        std::istringstream in(std::move(bytes));
+        jit::Module module = jit::load(in);
         module.eval();
         auto g = module.get_method("forward").graph()->copy();
         jit::Inline(*g);
@@ -375,6 +384,9 @@ Result<TorchScriptModule> importTorchScript(const std::string& path)
         if (auto s = converter.run(*g); !s.ok()) {
             return s.error();
         }
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::Runtime, "out of memory while loading the TorchScript module",
+                         path);
     } catch (const c10::Error& e) {
         Error err = makeError(ErrorCode::Parse, "not a loadable TorchScript module", path);
         err.expected = "a module saved by torch.jit.trace(...).save()";

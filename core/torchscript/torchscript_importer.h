@@ -26,10 +26,14 @@ struct TorchScriptModule {
 };
 
 // True when the file looks like a TorchScript archive (a zip holding `*/code/` or
-// `*/constants.pkl`), without loading it.
+// `*/constants.pkl`; gzip'd or not), from its first bytes, without loading it.
 bool looksLikeTorchScript(const std::string& path);
 
-// Errors: Io when the file cannot be read, Parse when torch::jit::load rejects it.
+// Reads the file with readFile (special files refused, gzip inflated, size capped) and
+// imports it. Errors: Io/Unsupported from reading, Parse when torch::jit::load rejects it,
+// Runtime when memory runs out. Never throws.
 Result<TorchScriptModule> importTorchScript(const std::string& path);
+// The same for an archive already in memory; path names it in messages.
+Result<TorchScriptModule> importTorchScriptBytes(std::string bytes, const std::string& path);
 
 } // namespace fxs::torchscript

@@ -1,42 +1,243 @@
 #include "core/util/file_reader.h"
 
+#include "core/util/gzip.h"
+#include "core/util/strings.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 
 namespace fxs {
 
-Result<std::string> readFile(const std::string& path)
+namespace {
+
+FileType typeOf(mode_t mode)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    if (S_ISREG(mode)) {
+        return FileType::Regular;
+    }
+    if (S_ISDIR(mode)) {
+        return FileType::Directory;
+    }
+    if (S_ISFIFO(mode)) {
+        return FileType::Fifo;
+    }
+    if (S_ISSOCK(mode)) {
+        return FileType::Socket;
+    }
+    if (S_ISCHR(mode)) {
+        return FileType::CharDevice;
+    }
+    if (S_ISBLK(mode)) {
+        return FileType::BlockDevice;
+    }
+    return FileType::Other;
+}
+
+Error notRegular(const std::string& path, FileType type)
+{
+    return makeError(ErrorCode::Io,
+                     std::string("not a regular file: it is ") + describeFileType(type), path);
+}
+
+Error tooLarge(const std::string& path, std::uint64_t size, std::size_t maxBytes)
+{
+    Error e = makeError(ErrorCode::Unsupported,
+                        "the file is " + formatBytes(size) + ", more than the limit of " +
+                            formatBytes(maxBytes),
+                        path);
+    e.expected = "at most " + formatBytes(maxBytes);
+    e.found = formatBytes(size);
+    return e;
+}
+
+Error outOfMemory(const std::string& path, std::uint64_t size)
+{
+    return makeError(ErrorCode::Runtime,
+                     "not enough memory to read the file (" + formatBytes(size) + ")", path);
+}
+
+// A file descriptor closed on scope exit.
+class Fd {
+public:
+    explicit Fd(int fd) : m_fd(fd) {}
+    ~Fd()
+    {
+        if (m_fd >= 0) {
+            ::close(m_fd);
+        }
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return m_fd; }
+
+private:
+    int m_fd;
+};
+
+// Opens a regular file for reading. stat() first, so that nothing else is ever opened (opening
+// a device can have effects); O_NONBLOCK in case the path was swapped for a FIFO meanwhile
+// (fstat then refuses it).
+Result<int> openRegular(const std::string& path, std::uint64_t& size)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
         return makeError(ErrorCode::Io, std::string("cannot open file: ") + std::strerror(errno),
                          path);
     }
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    if (size < 0) {
-        return makeError(ErrorCode::Io, "cannot determine the file size", path);
+    if (!S_ISREG(st.st_mode)) {
+        return notRegular(path, typeOf(st.st_mode));
     }
-    std::string data(static_cast<std::size_t>(size), '\0');
-    in.seekg(0, std::ios::beg);
-    in.read(data.data(), size);
-    if (!in) {
-        return makeError(ErrorCode::Io, "read failed", path);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        return makeError(ErrorCode::Io, std::string("cannot open file: ") + std::strerror(errno),
+                         path);
+    }
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return notRegular(path, typeOf(st.st_mode));
+    }
+    size = static_cast<std::uint64_t>(st.st_size);
+    return fd;
+}
+
+// Reads up to limit bytes (limit + 1 to notice a file that grew past it). The reported size
+// only sizes the first allocation: files in /proc report 0, files may change while read.
+Result<std::string> readUpTo(int fd, const std::string& path, std::uint64_t reported,
+                             std::size_t limit)
+{
+    std::string data;
+    try {
+        data.resize(static_cast<std::size_t>(std::min<std::uint64_t>(reported, limit)) + 1);
+        std::size_t got = 0;
+        while (got <= limit) {
+            if (got == data.size()) {
+                data.resize(std::min(limit + 1, std::max<std::size_t>(data.size() * 2, 4096)));
+            }
+            const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n < 0) {
+                return makeError(ErrorCode::Io,
+                                 std::string("read failed: ") + std::strerror(errno), path);
+            }
+            if (n == 0) {
+                break;
+            }
+            got += static_cast<std::size_t>(n);
+        }
+        data.resize(got);
+    } catch (const std::bad_alloc&) {
+        return outOfMemory(path, reported);
     }
     return data;
+}
+
+Result<std::string> readRegular(const std::string& path, std::size_t maxBytes, bool head)
+{
+    std::uint64_t size = 0;
+    auto fd = openRegular(path, size);
+    if (!fd.ok()) {
+        return fd.error();
+    }
+    const Fd guard(*fd);
+    if (!head && size > maxBytes) {
+        return tooLarge(path, size, maxBytes);
+    }
+    auto data = readUpTo(*fd, path, size, maxBytes);
+    if (data.ok() && data->size() > maxBytes) {
+        if (!head) {
+            return tooLarge(path, data->size(), maxBytes); // it grew while read
+        }
+        data->resize(maxBytes);
+    }
+    return data;
+}
+
+} // namespace
+
+FileType fileType(const std::string& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return FileType::Missing;
+    }
+    return typeOf(st.st_mode);
+}
+
+const char* describeFileType(FileType type)
+{
+    switch (type) {
+    case FileType::Missing: return "missing";
+    case FileType::Regular: return "a regular file";
+    case FileType::Directory: return "a directory";
+    case FileType::Fifo: return "a named pipe (FIFO)";
+    case FileType::Socket: return "a socket";
+    case FileType::CharDevice: return "a character device";
+    case FileType::BlockDevice: return "a block device";
+    case FileType::Other: return "a special file";
+    }
+    return "a special file";
+}
+
+Result<std::string> readFile(const std::string& path, const ReadOptions& options)
+{
+    auto raw = readRegular(path, options.maxBytes, false);
+    if (!raw.ok() || !options.inflateGzip || !isGzip(*raw)) {
+        return raw;
+    }
+    return gunzip(*raw, path, options.maxBytes, GunzipMode::Whole);
+}
+
+Result<std::string> readFileHead(const std::string& path, std::size_t maxBytes)
+{
+    // Room for a gzip header and block overheads, so that even incompressible data gives
+    // maxBytes once inflated.
+    constexpr std::size_t kGzipSlack = 4096;
+    auto raw = readRegular(path, maxBytes + kGzipSlack, true);
+    if (!raw.ok()) {
+        return raw;
+    }
+    if (!isGzip(*raw)) {
+        raw->resize(std::min(raw->size(), maxBytes));
+        return raw;
+    }
+    return gunzip(*raw, path, maxBytes, GunzipMode::Head);
+}
+
+Status checkRegularFile(const std::string& path)
+{
+    const FileType type = fileType(path);
+    if (type == FileType::Regular) {
+        return {};
+    }
+    if (type == FileType::Missing) {
+        return makeError(ErrorCode::Io, std::string("cannot open file: ") + std::strerror(errno),
+                         path);
+    }
+    return notRegular(path, type);
 }
 
 Result<std::vector<std::string>> listFiles(const std::string& dir)
 {
     std::error_code ec;
     std::vector<std::string> files;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-        if (entry.is_regular_file(ec)) {
-            files.push_back(entry.path().string());
+    try {
+        for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+            if (entry.is_regular_file(ec)) {
+                files.push_back(entry.path().string());
+            }
         }
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Io, std::string("cannot list directory: ") + e.what(), dir);
     }
     if (ec) {
         return makeError(ErrorCode::Io, "cannot list directory: " + ec.message(), dir);
@@ -47,8 +248,7 @@ Result<std::vector<std::string>> listFiles(const std::string& dir)
 
 bool isDirectory(const std::string& path)
 {
-    std::error_code ec;
-    return std::filesystem::is_directory(path, ec);
+    return fileType(path) == FileType::Directory;
 }
 
 Status writeFile(const std::string& path, std::string_view data)

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace fxs {
@@ -111,6 +112,23 @@ std::string formatDouble(double v)
         s += ".0";
     }
     return s;
+}
+
+std::string formatBytes(std::uint64_t bytes)
+{
+    static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        return std::to_string(bytes) + " bytes";
+    }
+    double v = static_cast<double>(bytes) / 1024.0;
+    int unit = 0;
+    while (v >= 1024.0 && unit < 5) {
+        v /= 1024.0;
+        ++unit;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+    return buf;
 }
 
 } // namespace fxs

@@ -21,5 +21,7 @@ std::optional<double> parseDouble(std::string_view s); // accepts inf, -inf, nan
 int indentOf(std::string_view line);
 // Shortest round-trip text of a double, Python style: "1e-05", "0.5", "inf", "nan".
 std::string formatDouble(double v);
+// "512 bytes", "1.5 KiB", "64.0 GiB": sizes in messages.
+std::string formatBytes(std::uint64_t bytes);
 
 } // namespace fxs

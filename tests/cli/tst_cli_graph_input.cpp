@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -171,6 +173,35 @@ private Q_SLOTS:
                          "--repeat", "1", "--json"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(!parse(r).is_discarded());
+    }
+
+    // Graph inputs and project files: gzip'd graphs read as plain ones; directories, FIFOs and
+    // devices refused at once with what they are (a FIFO never blocks the command).
+    void gzipAndSpecialFiles()
+    {
+        const QString resnet = QStringLiteral(FXSCOPE_TEST_DATA "/recorded/graphs/"
+                                              "resnet18_train_graph0.txt.gz");
+        auto r = runCli({"partition", resnet, "--auto", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(!parse(r).at("regions").empty());
+
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("graph.txt");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        r = runCli({"run", fifo, "--json"}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(parse(r).at("error").at("message").get<std::string>().find("named pipe") !=
+                std::string::npos);
+        r = runCli({"partition", resnet, "--project", dir.path()}, 60000);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("it is a directory"), r.err.constData());
+        r = runCli({"partition", resnet, "--project", fifo}, 60000);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("named pipe"), r.err.constData());
+        r = runCli({"profile", "/dev/zero"}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("/dev/zero: not a regular file: it is a character device"),
+                 r.err.constData());
     }
 
     void selectorErrors()

@@ -1,9 +1,14 @@
 // fxscope-cli inspect end to end: JSON contract on the fixtures, human output, exit codes.
 #include "tests/cli/cli_runner.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
+
+#include <set>
 
 using nlohmann::json;
 
@@ -138,6 +143,46 @@ private Q_SLOTS:
         QCOMPARE(j.at("errors")[0].at("where").get<std::string>(),
                  path.toStdString() + ":2576");
         QCOMPARE(j.at("cache_events").size(), std::size_t(3));
+    }
+
+    // The round-2 recordings are kept gzip'd: inspect inflates them as it reads.
+    void readsGzipRecordings()
+    {
+        const QString recorded = QStringLiteral(FXSCOPE_TEST_DATA "/recorded/");
+        const auto r = runCli({"inspect", "--json", recorded + "traces/recompile.log.gz",
+                               recorded + "graphs/resnet18_train_graph0.txt.gz"});
+        QCOMPARE(r.exitCode, 0);
+        const json j = json::parse(r.out.toStdString());
+        QVERIFY2(j.at("errors").empty(), j.at("errors").dump().c_str());
+        // recompile.log: the function compiled twice (0/0, then 0/1 after a guard failure).
+        std::set<std::string> ids;
+        std::size_t fromGraphFile = 0;
+        for (const auto& g : j.at("graphs")) {
+            if (g.at("source").get<std::string>().find("resnet18") != std::string::npos) {
+                ++fromGraphFile;
+                QVERIFY(g.at("nodes").get<int>() > 100);
+            } else if (!g.at("compile_id").is_null()) {
+                ids.insert(g.at("compile_id").get<std::string>());
+            }
+        }
+        QCOMPARE(fromGraphFile, std::size_t(1));
+        QVERIFY(ids.count("0/0") == 1 && ids.count("0/1") == 1);
+    }
+
+    // A FIFO with no writer, a directory given as a file, a device: refused at once by name.
+    void refusesSpecialFiles()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("pipe.log");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const auto r = runCli({"inspect", "--json", fifo, "/dev/null"}, 60000);
+        QCOMPARE(r.exitCode, 1); // not -1: it neither hung nor crashed
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("errors").size(), std::size_t(2));
+        QVERIFY(j.at("errors")[0].at("message").get<std::string>().find("named pipe") !=
+                std::string::npos);
+        QVERIFY(j.at("errors")[1].at("message").get<std::string>().find("character device") !=
+                std::string::npos);
     }
 
     void nothingReadable()

@@ -1,8 +1,13 @@
 // The loader facade: mixed paths (TORCH_TRACE files and directories, graph-code files), format
 // sniffing, unreadable and unknown inputs, progress and cancellation.
 #include "core/io/loader.h"
+#include "core/util/file_reader.h"
+#include "tests/unit/util/gzip_writer.h"
 
 #include <QtTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace fxs;
 
@@ -11,6 +16,11 @@ namespace {
 std::string fixture(const QString& relative)
 {
     return (QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/") + relative).toStdString();
+}
+
+std::string recorded(const QString& relative)
+{
+    return (QStringLiteral(FXSCOPE_TEST_DATA "/recorded/") + relative).toStdString();
 }
 
 std::string traceFile(const char* run)
@@ -100,6 +110,72 @@ private Q_SLOTS:
         QVERIFY(r.readSomething());
         QCOMPARE(r.graphs.size(), std::size_t(1));
         QCOMPARE(r.graphs[0].graph->size(), std::size_t(3)); // p_0, sin, output
+    }
+
+    // gzip'd inputs of every format read as the plain ones (inflated in memory).
+    void readsGzipTransparently()
+    {
+        QTemporaryDir dir;
+        const auto gzipCopy = [&](const std::string& from, const QString& name) {
+            const std::string to = dir.filePath(name).toStdString();
+            return writeFile(to, test::gzipBytes(*readFile(from))).ok() ? to : std::string();
+        };
+        const auto plain = io::loadPaths({traceFile("basic_cold"),
+                                          fixture("graphs/resnet18_infer.txt")});
+        const auto zipped = io::loadPaths({gzipCopy(traceFile("basic_cold"), "rank0.log.gz"),
+                                           gzipCopy(fixture("graphs/resnet18_infer.txt"),
+                                                    "resnet.txt.gz")});
+        QVERIFY(zipped.diagnostics.empty());
+        QCOMPARE(zipped.runs.size(), std::size_t(1));
+        QCOMPARE(zipped.runs[0].lookups.size(), plain.runs[0].lookups.size());
+        QCOMPARE(zipped.runs[0].graphs.size(), plain.runs[0].graphs.size());
+        QCOMPARE(zipped.graphs.size(), std::size_t(1));
+        QCOMPARE(zipped.graphs[0].graph->size(), plain.graphs[0].graph->size());
+        // A directory of gzip'd per-rank logs is one run.
+        QVERIFY(QDir(dir.path()).mkdir("ranks"));
+        gzipCopy(traceFile("basic_cold"), "ranks/rank0.log.gz");
+        const auto ranks = io::loadPaths({dir.filePath("ranks").toStdString()});
+        QCOMPARE(ranks.runs.size(), std::size_t(1));
+        QCOMPARE(ranks.runs[0].lookups.size(), plain.runs[0].lookups.size());
+    }
+
+    void readsTheRecordedGzipFixtures()
+    {
+        const auto r = io::loadPaths({recorded("traces/recompile.log.gz"),
+                                      recorded("graphs/resnet18_train_graph0.txt.gz")});
+        QVERIFY(r.readSomething());
+        QCOMPARE(r.runs.size(), std::size_t(1));
+        QVERIFY(r.runs[0].graphs.size() > 1);
+        QCOMPARE(r.graphs.size(), std::size_t(1));
+        QVERIFY(r.graphs[0].graph->size() > 100);
+    }
+
+    void refusesSpecialFilesAndBadGzip()
+    {
+        QTemporaryDir dir;
+        const std::string fifo = dir.filePath("pipe.log").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        const std::string gz = test::gzipBytes(*readFile(traceFile("basic_cold")));
+        const std::string cut = dir.filePath("cut.log.gz").toStdString();
+        QVERIFY(writeFile(cut, gz.substr(0, gz.size() - 20)).ok());
+        // Sparse, 3 GiB of zeros: rejected from its first bytes, never read whole.
+        const std::string big = dir.filePath("big.bin").toStdString();
+        QVERIFY(writeFile(big, "").ok());
+        QCOMPARE(::truncate(big.c_str(), off_t(3) << 30), 0);
+
+        const auto r = io::loadPaths({fifo, "/dev/null", cut, big});
+        QVERIFY(!r.readSomething());
+        QCOMPARE(r.diagnostics.size(), std::size_t(4));
+        const auto& d = r.diagnostics.items();
+        QCOMPARE(d[0].file, fifo);
+        QVERIFY2(d[0].message.find("named pipe (FIFO)") != std::string::npos,
+                 d[0].toString().c_str());
+        QVERIFY(d[1].message.find("character device") != std::string::npos);
+        QCOMPARE(d[2].file, cut);
+        QVERIFY2(d[2].message.find("truncated") != std::string::npos, d[2].toString().c_str());
+        QCOMPARE(d[3].file, big);
+        QVERIFY2(d[3].message.find("unrecognised file format") != std::string::npos,
+                 d[3].toString().c_str());
     }
 
     void cancelStopsBeforeTheNextPath()
