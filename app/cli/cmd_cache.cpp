@@ -111,14 +111,14 @@ int runDiff(cache::CacheStore& store, const CacheOptions& o)
     }
     json changes = json::array();
     for (const auto& c : cache::diffComponents(a->components, b->components)) {
-        changes.push_back({{"label", c.label},
-                           {"kind", c.kind == cache::ChangeKind::Changed ? "changed"
-                                    : c.kind == cache::ChangeKind::Added ? "added"
-                                                                         : "removed"},
+        changes.push_back({{"label", c.component},
+                           {"kind", c.change == cache::ChangeKind::Changed ? "changed"
+                                    : c.change == cache::ChangeKind::OnlyB ? "added"
+                                                                           : "removed"},
                            {"field", c.field},
-                           {"before", c.before},
-                           {"after", c.after},
-                           {"description", cache::describeChange(c)}});
+                           {"before", c.a},
+                           {"after", c.b},
+                           {"description", c.summary}});
     }
     std::cout << json{{"key1", a->key},
                       {"key2", b->key},

@@ -1,19 +1,15 @@
 #include "app/gui/compile_controller.h"
 
-#include "app/gui/main_window.h"
-#include "app/gui/menu_slots.h"
-#include "app/gui/region_controller.h"
+#include "app/gui/app_context.h"
 #include "core/cache/cache_store.h"
 #include "views/graph/graph_view.h"
-#include "views/panels/cache_browser_panel.h"
 #include "views/panels/compile_results_panel.h"
 #include "views/panels/region_commands.h"
 
 #include <QAction>
 #include <QDockWidget>
-#include <QMenu>
+#include <QMainWindow>
 #include <QProgressBar>
-#include <QStatusBar>
 #include <QToolButton>
 
 #include <algorithm>
@@ -30,34 +26,23 @@ struct CompileController::Job {
     QString error;
 };
 
-CompileController::CompileController(MainWindow* window)
-    : QObject(window), m_window(window), m_results(new views::CompileResultsPanel(window)),
-      m_browser(new views::CacheBrowserPanel(window))
+CompileController::CompileController(AppContext* context)
+    : QObject(context), m_context(context),
+      m_results(new views::CompileResultsPanel(context->host()))
 {
-    m_resultsDock = addBottomDock(window, m_results, tr("Compile Results"),
-                                  QStringLiteral("compileResultsDock"));
-    m_browserDock = addBottomDock(window, m_browser, tr("Cache Browser"),
-                                  QStringLiteral("cacheBrowserDock"));
-    m_browser->setDatabasePath(QString(), /*load=*/false);
-    // The browser reads the database the first time it is shown.
-    connect(m_browserDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible && !m_browserLoaded) {
-            m_browserLoaded = true;
-            m_browser->reload();
-        }
-    });
+    m_resultsDock = context->addBottomDock(m_results, tr("Compile Results"),
+                                           QStringLiteral("compileResultsDock"));
     createActions();
     createStatusWidgets();
     connect(m_results, &views::CompileResultsPanel::regionSelected, this,
             &CompileController::onRegionSelected);
-    connect(window->graphView(), &views::GraphView::nodeSelected, this,
+    connect(context->graphView(), &views::GraphView::nodeSelected, this,
             &CompileController::onNodeSelected);
     // A graph shown again gets its tints back when the results are about it.
-    connect(window->graphView(), &views::GraphView::layoutFinished, this,
+    connect(context->graphView(), &views::GraphView::layoutFinished, this,
             &CompileController::applyTints);
-    connect(window->regions(), &RegionController::currentDocumentChanged, this,
-            &CompileController::watchDocument);
-    watchDocument(window->regions()->currentDocument());
+    connect(context, &AppContext::currentDocumentChanged, this, &CompileController::watchDocument);
+    watchDocument(context->currentDocument());
     connect(&m_jobs, &jobs::JobTracker::runningChanged, this, [this](bool running) {
         if (running) {
             Q_EMIT started(m_starting);
@@ -77,29 +62,24 @@ CompileController::~CompileController()
 
 void CompileController::createActions()
 {
-    QMenu* build = buildMenu(m_window);
-    m_compileAction = build->addAction(tr("&Compile Regions"), QKeySequence(tr("Ctrl+B")), this,
-                                       [this] { compileRegions(); });
+    m_compileAction = new QAction(tr("&Compile Regions"), this);
     m_compileAction->setObjectName(QStringLiteral("compileRegionsAction"));
+    m_compileAction->setShortcut(QKeySequence(tr("Ctrl+B")));
     m_compileAction->setStatusTip(tr("Compile the current graph's regions with fxscope's code "
                                      "generator through the artifact cache"));
-    build->addAction(tr("Cache &Browser"), this, [this] {
-        m_browserDock->show();
-        m_browserDock->raise();
-    });
-    build->addSeparator();
+    connect(m_compileAction, &QAction::triggered, this, [this] { compileRegions(); });
 }
 
 void CompileController::createStatusWidgets()
 {
-    m_progress = new QProgressBar(m_window);
+    m_progress = new QProgressBar(m_context->host());
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(260);
-    m_cancel = new QToolButton(m_window);
+    m_cancel = new QToolButton(m_context->host());
     m_cancel->setText(tr("Cancel"));
     m_cancel->setToolTip(tr("Stop compiling after the current region"));
-    m_window->statusBar()->addPermanentWidget(m_progress);
-    m_window->statusBar()->addPermanentWidget(m_cancel);
+    m_context->addStatusWidget(m_progress);
+    m_context->addStatusWidget(m_cancel);
     m_progress->hide();
     m_cancel->hide();
     connect(m_cancel, &QToolButton::clicked, this, &CompileController::cancel);
@@ -112,12 +92,12 @@ void CompileController::createStatusWidgets()
 
 QString CompileController::cachePath() const
 {
-    return m_browser->databasePath();
+    return m_context->cachePath();
 }
 
 void CompileController::setCachePath(const QString& path)
 {
-    m_browser->setDatabasePath(path, m_browserLoaded);
+    m_context->setCachePath(path);
 }
 
 void CompileController::showRunning(bool running)
@@ -133,7 +113,7 @@ void CompileController::showRunning(bool running)
 
 bool CompileController::compileRegions()
 {
-    views::RegionDocument* doc = m_window->regions()->currentDocument();
+    views::RegionDocument* doc = m_context->currentDocument();
     if (isRunning()) {
         return false;
     }
@@ -141,7 +121,7 @@ bool CompileController::compileRegions()
         const QString why = doc == nullptr ? tr("Nothing to compile: open a graph first")
                                            : tr("Nothing to compile: the graph has no regions "
                                                 "(Regions › Auto-propose or create one)");
-        m_window->statusBar()->showMessage(why, 5000);
+        m_context->showStatus(why, 5000);
         m_results->setStatusText(why);
         return false;
     }
@@ -157,9 +137,7 @@ bool CompileController::compileRegions()
 
     m_jobs.start(
         [job](const CancelToken& token, const ProgressSink& sink) {
-            cache::StoreOptions so;
-            so.path = job->cachePath;
-            auto store = cache::CacheStore::open(so);
+            auto store = AppContext::openCache(job->cachePath);
             if (!store) {
                 job->error = QString::fromStdString(store.error().toString());
                 return job;
@@ -200,7 +178,7 @@ void CompileController::onFinished(const std::shared_ptr<Job>& job)
     showRunning(false);
     if (!job->error.isEmpty()) {
         m_results->setStatusText(tr("Compile failed: %1").arg(job->error));
-        m_window->statusBar()->showMessage(tr("Compile failed: %1").arg(job->error), 8000);
+        m_context->showStatus(tr("Compile failed: %1").arg(job->error), 8000);
         Q_EMIT failed(job->error);
         return;
     }
@@ -217,10 +195,8 @@ void CompileController::onFinished(const std::shared_ptr<Job>& job)
     applyTints();
     m_resultsDock->show();
     m_resultsDock->raise();
-    if (m_browserLoaded) {
-        m_browser->reload();
-    }
-    m_window->statusBar()->showMessage(m_results->summaryText(), 8000);
+    m_context->notifyCacheWritten();
+    m_context->showStatus(m_results->summaryText(), 8000);
     Q_EMIT finished(m_report.cancelled);
 }
 
@@ -235,7 +211,7 @@ void CompileController::watchDocument(views::RegionDocument* doc)
 
 void CompileController::onRegionsEdited()
 {
-    views::GraphView* view = m_window->graphView();
+    views::GraphView* view = m_context->graphView();
     if (m_stale || !m_graph || view->graph() != m_graph || m_report.regions.empty()) {
         return;
     }
@@ -250,7 +226,7 @@ void CompileController::onRegionsEdited()
 
 void CompileController::applyTints()
 {
-    views::GraphView* view = m_window->graphView();
+    views::GraphView* view = m_context->graphView();
     if (!m_graph || m_stale || view->graph() != m_graph) {
         return;
     }
@@ -261,7 +237,7 @@ void CompileController::applyTints()
 
 void CompileController::onRegionSelected(const QString& id)
 {
-    views::GraphView* view = m_window->graphView();
+    views::GraphView* view = m_context->graphView();
     const auto it = std::find_if(m_regions.begin(), m_regions.end(),
                                  [&](const auto& r) { return QString::fromStdString(r.id) == id; });
     if (it == m_regions.end() || view->graph() != m_graph) {
@@ -272,7 +248,7 @@ void CompileController::onRegionSelected(const QString& id)
 
 void CompileController::onNodeSelected(graph::NodeId id)
 {
-    if (m_window->graphView()->graph() != m_graph) {
+    if (m_context->graphView()->graph() != m_graph) {
         return;
     }
     for (const auto& r : m_regions) {

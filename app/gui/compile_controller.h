@@ -1,9 +1,9 @@
 // The app's region compiler: Build › Compile Regions (Ctrl+B) compiles the current graph's
-// regions (the Regions document) in the background with progress and Cancel in the status bar,
-// tints the regions by cache state (hit green, miss amber, fallback grey), fills the Compile
-// results dock (row → generated C++ and the region's nodes selected) and owns the Cache browser
-// dock, whose database is the one compiled into. Editing the regions afterwards drops the
-// tints and marks the results stale. Not the compiling itself (core/compile).
+// regions (the AppContext's region document) in the background with progress and Cancel in the
+// status bar, tints the regions by cache state (hit green, miss amber, fallback grey) and fills
+// the Compile results dock (row → generated C++ and the region's nodes selected). Compiles into
+// the context's cache database and says when it wrote to it. Editing the regions afterwards
+// drops the tints and marks the results stale. Not the compiling itself (core/compile).
 #pragma once
 
 #include "core/compile/graph_compile.h"
@@ -22,19 +22,18 @@ class QProgressBar;
 class QToolButton;
 
 namespace fxs::views {
-class CacheBrowserPanel;
 class CompileResultsPanel;
 class RegionDocument;
 } // namespace fxs::views
 
 namespace fxs::app {
 
-class MainWindow;
+class AppContext;
 
 class CompileController : public QObject {
     Q_OBJECT
 public:
-    explicit CompileController(MainWindow* window);
+    explicit CompileController(AppContext* context);
     ~CompileController() override;
 
     // Starts compiling the current document's regions; false (with a status message) when no
@@ -46,7 +45,7 @@ public:
     // the run before its next region, as cancel() does.
     CancelToken cancelToken() const;
 
-    // The cache database used by compiles and shown by the Cache browser ("" = default).
+    // The context's cache database, used by compiles ("" = the default path).
     QString cachePath() const;
     void setCachePath(const QString& path);
     int timingRepeats() const { return m_repeats; }
@@ -54,7 +53,7 @@ public:
 
     const compile::GraphCompileReport& lastReport() const { return m_report; }
     views::CompileResultsPanel* resultsPanel() const { return m_results; }
-    views::CacheBrowserPanel* cacheBrowser() const { return m_browser; }
+    // Build › Compile Regions (objectName "compileRegionsAction", Ctrl+B).
     QAction* compileAction() const { return m_compileAction; }
 
 Q_SIGNALS:
@@ -77,16 +76,13 @@ private:
     void watchDocument(views::RegionDocument* doc);
     void onRegionsEdited();
 
-    MainWindow* m_window;
+    AppContext* m_context;
     views::CompileResultsPanel* m_results;
-    views::CacheBrowserPanel* m_browser;
     QDockWidget* m_resultsDock = nullptr;
-    QDockWidget* m_browserDock = nullptr;
     QAction* m_compileAction = nullptr;
     QProgressBar* m_progress = nullptr;
     QToolButton* m_cancel = nullptr;
     jobs::JobTracker m_jobs; // one compile at a time (compileRegions refuses while running)
-    bool m_browserLoaded = false;
     bool m_stale = false; // the regions were edited after the results were made
     QMetaObject::Connection m_documentConnection;
     int m_repeats = 3;

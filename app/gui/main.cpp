@@ -1,6 +1,7 @@
 // fxscope: the desktop app. `fxscope [PATH...]` opens graph files, TorchScript .pt files,
 // TORCH_TRACE logs or directories given on the command line.
 #include "app/gui/main_window.h"
+#include "app/gui/shutdown.h"
 #include "core/torchscript/torchscript_loader.h"
 
 #include <QApplication>
@@ -27,8 +28,12 @@ int main(int argc, char** argv)
                                  QStringLiteral("[PATH...]"));
     parser.process(app);
 
-    fxs::app::MainWindow window;
-    window.show();
-    window.openPaths(parser.positionalArguments());
-    return QApplication::exec();
+    int exitCode = 0;
+    {
+        fxs::app::MainWindow window;
+        window.show();
+        window.openPaths(parser.positionalArguments());
+        exitCode = QApplication::exec();
+    } // the window cancels its jobs and waits a bounded time for them
+    return fxs::app::finishProcess(exitCode);
 }

@@ -1,5 +1,8 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/app_context.h"
+#include "app/gui/cache_browser_controller.h"
+#include "app/gui/cache_controller.h"
 #include "app/gui/compile_controller.h"
 #include "app/gui/graph_area.h"
 #include "app/gui/job_runner.h"
@@ -47,16 +50,42 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(m_area);
     setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
     createDocks();
-    m_regions = new RegionController(this);
-    createMenus();
     createStatusBar();
+    createControllers();
+    createMenus();
     connectPanels();
-    m_compile = new CompileController(this);
-    m_profile = new ProfileController(this);
     restoreSettings();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    delete m_profile;
+    delete m_cacheExplainer;
+    delete m_cacheBrowser;
+    delete m_compile;
+    delete m_regions;
+}
+
+// The controllers see the app only through the context; what they ask of the window comes
+// back here as signals. Their docks come after the window's own (same tab order as always).
+void MainWindow::createControllers()
+{
+    m_context = new AppContext(this, m_workspace, m_area->primary(), this);
+    m_regions = new RegionController(m_context);
+    m_compile = new CompileController(m_context);
+    m_cacheBrowser = new CacheBrowserController(m_context);
+    m_profile = new ProfileController(m_context);
+    m_cacheExplainer = new CacheController(m_cache, this);
+    connect(m_context, &AppContext::graphRequested, this, &MainWindow::revealGraph);
+    connect(m_context, &AppContext::nodeRequested, this, &MainWindow::selectNode);
+    connect(m_context, &AppContext::openRequested, this, &MainWindow::openPaths);
+    connect(this, &MainWindow::loadFinished, m_context, &AppContext::loadFinished);
+}
+
+views::GraphRef MainWindow::currentGraph() const
+{
+    return m_context->currentGraph();
+}
 
 views::GraphView* MainWindow::graphView() const
 {
@@ -185,12 +214,11 @@ void MainWindow::onLoadFinished(std::shared_ptr<io::LoadResult> result, const QS
     if (newest >= 0) {
         m_cache->setRun(newest);
     }
-    if (!m_current.valid() || !m_workspace->artifact(m_current)) {
+    if (!currentGraph().valid() || !m_workspace->artifact(currentGraph())) {
         views::GraphRef first = m_navigator->firstGraph(newest);
         first = first.valid() ? first : m_navigator->firstGraph();
         if (first.valid()) {
-            showGraph(first);
-            m_navigator->selectGraph(first);
+            revealGraph(first);
         }
     }
     QString message = readSomething ? tr("Loaded %1").arg(paths.join(QStringLiteral(", ")))
@@ -220,7 +248,7 @@ void MainWindow::showGraph(views::GraphRef ref)
     if (!artifact) {
         return;
     }
-    m_current = ref;
+    m_context->setCurrentGraph(ref); // before the view changes: controllers read it then
     const QString title = ref.run >= 0
                               ? QStringLiteral("%1 · %2").arg(m_workspace->runName(ref.run),
                                                               m_workspace->graphTitle(ref))
@@ -263,11 +291,16 @@ void MainWindow::onNodeSelected(views::GraphView* view, graph::NodeId id)
 void MainWindow::onLookupSelected(views::LookupRef ref)
 {
     const views::GraphRef target = m_workspace->graphForLookup(ref);
-    if (!target.valid() || target == m_current) {
+    if (!target.valid() || target == currentGraph()) {
         return;
     }
-    showGraph(target);
-    m_navigator->selectGraph(target);
+    revealGraph(target);
+}
+
+void MainWindow::revealGraph(views::GraphRef ref)
+{
+    showGraph(ref);
+    m_navigator->selectGraph(ref);
 }
 
 void MainWindow::onProblemsChanged(int count)
@@ -278,7 +311,7 @@ void MainWindow::onProblemsChanged(int count)
 void MainWindow::closeAll()
 {
     m_jobs->cancel();
-    m_current = {};
+    m_context->setCurrentGraph({});
     m_area->showWelcome();
     m_inspector->clear();
     m_code->clear();

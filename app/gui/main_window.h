@@ -1,7 +1,8 @@
-// The fxscope main window: menus (File/Edit/View/Help, standard shortcuts), the graph area in
-// the middle, docks for navigator, inspector, cache, code and problems; background loading
-// with progress and Cancel; drag and drop; recent files; window/dock state in QSettings. The
-// one place that wires workspace, panels and graph view together.
+// The fxscope main window: the graph area in the middle, docks for navigator, inspector, cache,
+// code and problems; background loading with progress and Cancel; drag and drop; recent files;
+// window/dock state in QSettings. The one place that wires: it builds the AppContext, the
+// controllers on it, and every menu from their actions (menus and actions carry object names,
+// "fileMenu", "buildMenu", "quitAction", ...; nothing is looked up by its translated text).
 #pragma once
 
 #include "views/models/workspace.h"
@@ -32,25 +33,28 @@ struct LoadResult;
 
 namespace fxs::app {
 
+class AppContext;
+class CacheBrowserController;
+class CacheController;
+class CompileController;
 class GraphArea;
 class JobRunner;
+class ProfileController;
 class RecentFiles;
 class RegionController;
-class CompileController;
-class ProfileController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
-    ~MainWindow() override;
+    ~MainWindow() override; // the controllers go first (they use the context and the views)
 
     // Loads the paths in the background (files, TORCH_TRACE directories); the newest request
     // wins. Results are added to the workspace; problems go to the Problems dock.
     void openPaths(const QStringList& paths);
     void showGraph(views::GraphRef ref);
     void selectNode(graph::NodeId id);
-    views::GraphRef currentGraph() const { return m_current; }
+    views::GraphRef currentGraph() const;
 
     views::Workspace* workspace() const { return m_workspace; }
     views::NavigatorPanel* navigator() const { return m_navigator; }
@@ -61,8 +65,11 @@ public:
     views::GraphView* graphView() const;
     GraphArea* graphArea() const { return m_area; }
     JobRunner* jobs() const { return m_jobs; }
+    AppContext* context() const { return m_context; }
     RegionController* regions() const { return m_regions; }
     CompileController* compile() const { return m_compile; }
+    CacheBrowserController* cacheBrowser() const { return m_cacheBrowser; }
+    CacheController* cacheExplainer() const { return m_cacheExplainer; }
     ProfileController* profile() const { return m_profile; }
 
     // "Qt 6.4.2 · LibTorch 1.13.1 · Graphviz 2.43.0", as the About box shows it.
@@ -81,10 +88,12 @@ private:
     QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& objectName,
                           Qt::DockWidgetArea area);
     void createDocks();
+    void createControllers();
     void createMenus();
     void createFileMenu();
     void createEditMenu();
     void createViewMenu();
+    void createBuildMenu();
     void createHelpMenu();
     void createStatusBar();
     void connectPanels();
@@ -93,6 +102,7 @@ private:
     void onLoadCancelled(const QStringList& paths);
     void onNodeSelected(views::GraphView* view, graph::NodeId id);
     void onLookupSelected(views::LookupRef ref);
+    void revealGraph(views::GraphRef ref); // shows it and selects it in the navigator
     void onProblemsChanged(int count);
     void openDialog();
     void openDirectoryDialog();
@@ -110,14 +120,16 @@ private:
     QDockWidget* m_problemsDock = nullptr;
     JobRunner* m_jobs;
     RecentFiles* m_recent = nullptr;
+    AppContext* m_context = nullptr;
     RegionController* m_regions = nullptr;
     CompileController* m_compile = nullptr;
+    CacheBrowserController* m_cacheBrowser = nullptr;
+    CacheController* m_cacheExplainer = nullptr;
     ProfileController* m_profile = nullptr;
     QProgressBar* m_progress;
     QToolButton* m_cancel;
     QLabel* m_statusLabel;
     std::vector<QDockWidget*> m_defaultDocks; // navigator, inspector, cache
-    views::GraphRef m_current;
 };
 
 } // namespace fxs::app

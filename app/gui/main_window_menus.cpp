@@ -1,7 +1,12 @@
-// MainWindow's menus and dialogs: File (open, recent, export, close, quit), Edit (find),
-// View (zoom, fit, groups, docks, comparison), Help (about). Standard shortcuts throughout.
+// MainWindow's menus and dialogs: File (open, recent, projects, export, profiles, close, quit),
+// Edit (undo/redo, find), View (zoom, fit, groups, docks, comparison), Regions, Build (compile,
+// cache browser, profile), Help (about). Standard shortcuts throughout. Every menu and the
+// actions others look for carry an object name; the controllers' actions come from them.
+#include "app/gui/cache_browser_controller.h"
+#include "app/gui/compile_controller.h"
 #include "app/gui/graph_area.h"
 #include "app/gui/main_window.h"
+#include "app/gui/profile_controller.h"
 #include "app/gui/recent_files.h"
 #include "app/gui/region_controller.h"
 #include "views/graph/graph_view.h"
@@ -22,47 +27,76 @@
 
 namespace fxs::app {
 
+namespace {
+
+QMenu* addMenu(QMenuBar* bar, const QString& title, const QString& objectName)
+{
+    QMenu* menu = bar->addMenu(title);
+    menu->setObjectName(objectName);
+    return menu;
+}
+
+QAction* named(QAction* action, const QString& objectName)
+{
+    action->setObjectName(objectName);
+    return action;
+}
+
+} // namespace
+
 void MainWindow::createMenus()
 {
     createFileMenu();
     createEditMenu();
     createViewMenu();
     menuBar()->addMenu(m_regions->menu());
+    createBuildMenu();
     createHelpMenu();
 }
 
 void MainWindow::createFileMenu()
 {
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
-    file->addAction(tr("Open &Directory…"), QKeySequence(tr("Ctrl+Shift+O")), this,
-                    &MainWindow::openDirectoryDialog);
-    m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
+    QMenu* file = addMenu(menuBar(), tr("&File"), QStringLiteral("fileMenu"));
+    named(file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog),
+          QStringLiteral("openAction"));
+    named(file->addAction(tr("Open &Directory…"), QKeySequence(tr("Ctrl+Shift+O")), this,
+                          &MainWindow::openDirectoryDialog),
+          QStringLiteral("openDirectoryAction"));
+    QMenu* recent = file->addMenu(tr("Open &Recent"));
+    recent->setObjectName(QStringLiteral("recentMenu"));
+    m_recent = new RecentFiles(recent, this);
     connect(m_recent, &RecentFiles::openRequested, this,
             [this](const QString& path) { openPaths({path}); });
     file->addSeparator();
     m_regions->addFileActions(file);
     file->addSeparator();
-    file->addAction(tr("Export View as &SVG…"), QKeySequence(tr("Ctrl+E")), this,
-                    [this] { exportView(true); });
-    file->addAction(tr("Export View as &PNG…"), QKeySequence(tr("Ctrl+Shift+E")), this,
-                    [this] { exportView(false); });
+    named(file->addAction(tr("Export View as &SVG…"), QKeySequence(tr("Ctrl+E")), this,
+                          [this] { exportView(true); }),
+          QStringLiteral("exportSvgAction"));
+    named(file->addAction(tr("Export View as &PNG…"), QKeySequence(tr("Ctrl+Shift+E")), this,
+                          [this] { exportView(false); }),
+          QStringLiteral("exportPngAction"));
+    file->addAction(m_profile->exportAction());
+    file->addAction(m_profile->openAction());
     file->addSeparator();
-    file->addAction(tr("&Close All"), QKeySequence::Close, this, &MainWindow::closeAll);
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    named(file->addAction(tr("&Close All"), QKeySequence::Close, this, &MainWindow::closeAll),
+          QStringLiteral("closeAllAction"));
+    named(file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close),
+          QStringLiteral("quitAction"));
 }
 
 void MainWindow::createEditMenu()
 {
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(tr("&Find Node…"), QKeySequence::Find, this,
-                    [this] { m_area->primary()->showFindBar(); });
+    QMenu* edit = addMenu(menuBar(), tr("&Edit"), QStringLiteral("editMenu"));
+    named(edit->addAction(tr("&Find Node…"), QKeySequence::Find, this,
+                          [this] { m_area->primary()->showFindBar(); }),
+          QStringLiteral("findNodeAction"));
     m_regions->addEditActions(edit);
 }
 
 void MainWindow::createViewMenu()
 {
-    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QMenu* view = addMenu(menuBar(), tr("&View"), QStringLiteral("viewMenu"));
     view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { m_area->primary()->zoomIn(); });
     view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this,
                     [this] { m_area->primary()->zoomOut(); });
@@ -73,22 +107,34 @@ void MainWindow::createViewMenu()
     view->addAction(tr("&Collapse All Groups"), this, [this] { m_area->primary()->collapseAll(); });
     view->addAction(tr("Close Co&mparison"), this, [this] { m_area->closeComparison(); });
     view->addSeparator();
-    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+    // Every dock, the controllers' included, in the order they were made.
+    for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
         view->addAction(dock->toggleViewAction());
     }
     view->addSeparator();
-    auto* full = view->addAction(tr("F&ull Screen"));
+    auto* full = named(view->addAction(tr("F&ull Screen")), QStringLiteral("fullScreenAction"));
     full->setShortcut(QKeySequence::FullScreen);
     full->setCheckable(true);
     connect(full, &QAction::toggled, this,
             [this](bool on) { on ? showFullScreen() : showNormal(); });
 }
 
+void MainWindow::createBuildMenu()
+{
+    QMenu* build = addMenu(menuBar(), tr("&Build"), QStringLiteral("buildMenu"));
+    build->addAction(m_compile->compileAction());
+    build->addAction(m_cacheBrowser->showAction());
+    build->addSeparator();
+    build->addAction(m_profile->profileAction());
+}
+
 void MainWindow::createHelpMenu()
 {
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About fxscope"), this, &MainWindow::about);
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+    QMenu* help = addMenu(menuBar(), tr("&Help"), QStringLiteral("helpMenu"));
+    named(help->addAction(tr("&About fxscope"), this, &MainWindow::about),
+          QStringLiteral("aboutAction"));
+    named(help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt),
+          QStringLiteral("aboutQtAction"));
 }
 
 void MainWindow::openDialog()

@@ -1,9 +1,6 @@
 #include "app/gui/profile_controller.h"
 
-#include "app/gui/compile_controller.h"
-#include "app/gui/main_window.h"
-#include "app/gui/menu_slots.h"
-#include "app/gui/region_controller.h"
+#include "app/gui/app_context.h"
 #include "core/cache/cache_store.h"
 #include "core/profile/chrome_trace.h"
 #include "core/profile/compile_profile.h"
@@ -16,9 +13,8 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QMainWindow>
 #include <QFileDialog>
-#include <QMenu>
-#include <QStatusBar>
 
 #include <algorithm>
 
@@ -34,10 +30,10 @@ struct ProfileController::Job {
     bool cancelled = false;
 };
 
-ProfileController::ProfileController(MainWindow* window)
-    : QObject(window), m_window(window), m_panel(new views::ProfilePanel(window))
+ProfileController::ProfileController(AppContext* context)
+    : QObject(context), m_context(context), m_panel(new views::ProfilePanel(context->host()))
 {
-    m_dock = addBottomDock(window, m_panel, tr("Profile"), QStringLiteral("profileDock"));
+    m_dock = context->addBottomDock(m_panel, tr("Profile"), QStringLiteral("profileDock"));
     createActions();
     connect(m_panel, &views::ProfilePanel::profileRequested, this, [this] { profileGraph(); });
     connect(m_panel, &views::ProfilePanel::cancelRequested, this, &ProfileController::cancel);
@@ -49,14 +45,14 @@ ProfileController::ProfileController(MainWindow* window)
             &ProfileController::onPanelNodeSelected);
     connect(m_panel, &views::ProfilePanel::regionSelected, this,
             &ProfileController::onPanelRegionSelected);
-    views::GraphView* view = window->graphView();
+    views::GraphView* view = context->graphView();
     connect(view, &views::GraphView::nodeSelected, this, &ProfileController::onViewNodeSelected);
     connect(view, &views::GraphView::graphChanged, this, [this] {
         updateCompileProfile();
         applyOverlay();
     });
     // Runs come and go (Close All, new loads): the run index alone no longer names the run.
-    connect(window->workspace(), &views::Workspace::changed, this, [this] {
+    connect(context->workspace(), &views::Workspace::changed, this, [this] {
         m_compileRun = -2;
         updateCompileProfile();
     });
@@ -66,28 +62,26 @@ ProfileController::~ProfileController() = default;
 
 void ProfileController::createActions()
 {
-    QMenu* build = buildMenu(m_window);
-    QAction* run = build->addAction(tr("&Profile Graph"), QKeySequence(tr("Ctrl+Shift+B")), this,
-                                    [this] { profileGraph(); });
-    run->setObjectName(QStringLiteral("profileGraphAction"));
-    run->setStatusTip(tr("Time every node and region (eager and compiled) and colour the graph "
-                         "by time share"));
-    if (QMenu* file = menuByTitle(m_window, tr("&File"))) {
-        auto* open = new QAction(tr("Open Pro&file…"), this);
-        connect(open, &QAction::triggered, this, &ProfileController::openDialog);
-        auto* exp = new QAction(tr("Export Pro&file…"), this);
-        connect(exp, &QAction::triggered, this, &ProfileController::exportDialog);
-        insertAfter(file, tr("Export View as &PNG…"), open);
-        insertAfter(file, tr("Export View as &PNG…"), exp);
-    }
+    m_profileAction = new QAction(tr("&Profile Graph"), this);
+    m_profileAction->setObjectName(QStringLiteral("profileGraphAction"));
+    m_profileAction->setShortcut(QKeySequence(tr("Ctrl+Shift+B")));
+    m_profileAction->setStatusTip(tr("Time every node and region (eager and compiled) and colour "
+                                     "the graph by time share"));
+    connect(m_profileAction, &QAction::triggered, this, [this] { profileGraph(); });
+    m_exportAction = new QAction(tr("Export Pro&file…"), this);
+    m_exportAction->setObjectName(QStringLiteral("exportProfileAction"));
+    connect(m_exportAction, &QAction::triggered, this, &ProfileController::exportDialog);
+    m_openAction = new QAction(tr("Open Pro&file…"), this);
+    m_openAction->setObjectName(QStringLiteral("openProfileAction"));
+    connect(m_openAction, &QAction::triggered, this, &ProfileController::openDialog);
 }
 
 bool ProfileController::profileGraph()
 {
-    views::RegionDocument* doc = m_window->regions()->currentDocument();
-    const graph::GraphPtr g = doc != nullptr ? doc->graph() : m_window->graphView()->graph();
+    views::RegionDocument* doc = m_context->currentDocument();
+    const graph::GraphPtr g = doc != nullptr ? doc->graph() : m_context->graphView()->graph();
     if (isRunning() || !g) {
-        m_window->statusBar()->showMessage(
+        m_context->showStatus(
             isRunning() ? tr("A profile is running") : tr("Nothing to profile: open a graph first"),
             5000);
         return false;
@@ -97,7 +91,7 @@ bool ProfileController::profileGraph()
     job->regions = doc != nullptr ? doc->regions() : std::vector<partition::Region>{};
     job->options.repeat = m_repeat;
     job->options.compileRegions = m_compileRegions && !job->regions.empty();
-    job->cachePath = m_window->compile()->cachePath().toStdString();
+    job->cachePath = m_context->cachePath().toStdString();
     m_panel->setBusy(true);
     m_dock->show();
     m_dock->raise();
@@ -105,9 +99,7 @@ bool ProfileController::profileGraph()
         [job](const CancelToken& token, const ProgressSink& sink) {
             std::unique_ptr<cache::CacheStore> store;
             if (job->options.compileRegions) {
-                cache::StoreOptions so;
-                so.path = job->cachePath;
-                auto opened = cache::CacheStore::open(so);
+                auto opened = AppContext::openCache(job->cachePath);
                 if (!opened) {
                     job->error = QString::fromStdString(opened.error().toString());
                     return job;
@@ -138,12 +130,12 @@ void ProfileController::onFinished(const std::shared_ptr<Job>& job)
 {
     m_panel->setBusy(false);
     if (job->cancelled) {
-        m_window->statusBar()->showMessage(tr("Profiling cancelled"), 5000);
+        m_context->showStatus(tr("Profiling cancelled"), 5000);
         Q_EMIT finished(true);
         return;
     }
     if (!job->error.isEmpty()) {
-        m_window->statusBar()->showMessage(tr("Profiling failed: %1").arg(job->error), 8000);
+        m_context->showStatus(tr("Profiling failed: %1").arg(job->error), 8000);
         Q_EMIT failed(job->error);
         return;
     }
@@ -162,7 +154,7 @@ void ProfileController::showProfile(profile::RuntimeProfile p)
 
 void ProfileController::applyOverlay()
 {
-    views::GraphView* view = m_window->graphView();
+    views::GraphView* view = m_context->graphView();
     if (!m_hasProfile || !view->graph()) {
         return;
     }
@@ -176,12 +168,12 @@ void ProfileController::applyOverlay()
 
 void ProfileController::updateCompileProfile()
 {
-    const int run = m_window->currentGraph().run;
+    const int run = m_context->currentGraph().run;
     if (run == m_compileRun) {
         return;
     }
     m_compileRun = run;
-    const auto& runs = m_window->workspace()->runs();
+    const auto& runs = m_context->workspace()->runs();
     if (run < 0 || run >= static_cast<int>(runs.size())) {
         m_panel->setCompileProfile({});
         return;
@@ -191,20 +183,20 @@ void ProfileController::updateCompileProfile()
 
 void ProfileController::onPanelNodeSelected(const QString& name)
 {
-    views::GraphView* view = m_window->graphView();
+    views::GraphView* view = m_context->graphView();
     if (m_syncing || !view->graph()) {
         return;
     }
     if (const auto id = view->graph()->find(name.toStdString())) {
         m_syncing = true;
-        m_window->selectNode(*id);
+        m_context->requestNode(*id);
         m_syncing = false;
     }
 }
 
 void ProfileController::onPanelRegionSelected(const QString& id)
 {
-    views::GraphView* view = m_window->graphView();
+    views::GraphView* view = m_context->graphView();
     const auto it = std::find_if(m_regions.begin(), m_regions.end(),
                                  [&](const auto& r) { return QString::fromStdString(r.id) == id; });
     if (it != m_regions.end() && view->graph() == m_graph) {
@@ -216,7 +208,7 @@ void ProfileController::onPanelRegionSelected(const QString& id)
 
 void ProfileController::onViewNodeSelected(graph::NodeId id)
 {
-    views::GraphView* view = m_window->graphView();
+    views::GraphView* view = m_context->graphView();
     if (m_syncing || !m_hasProfile || !view->graph() || std::size_t(id) >= view->graph()->size()) {
         return;
     }
@@ -226,7 +218,7 @@ void ProfileController::onViewNodeSelected(graph::NodeId id)
 bool ProfileController::exportProfile(const QString& path, ExportFormat format)
 {
     if (!m_hasProfile) {
-        m_window->statusBar()->showMessage(tr("No profile to export: run Build › Profile Graph"),
+        m_context->showStatus(tr("No profile to export: run Build › Profile Graph"),
                                            5000);
         return false;
     }
@@ -244,7 +236,7 @@ bool ProfileController::exportProfile(const QString& path, ExportFormat format)
         written = profile::saveProfile(path.toStdString(), p);
         break;
     }
-    m_window->statusBar()->showMessage(
+    m_context->showStatus(
         written.ok() ? tr("Exported %1").arg(path)
                      : tr("Could not export: %1").arg(QString::fromStdString(
                            written.error().toString())),
@@ -256,7 +248,7 @@ bool ProfileController::openProfile(const QString& path)
 {
     auto loaded = profile::loadProfile(path.toStdString());
     if (!loaded) {
-        m_window->statusBar()->showMessage(
+        m_context->showStatus(
             tr("Could not open %1: %2").arg(path, QString::fromStdString(loaded.error().toString())),
             8000);
         return false;
@@ -273,7 +265,7 @@ bool ProfileController::openProfile(const QString& path)
     showProfile(std::move(*loaded));
     m_dock->show();
     m_dock->raise();
-    m_window->statusBar()->showMessage(message, 8000);
+    m_context->showStatus(message, 8000);
     return true;
 }
 
@@ -284,7 +276,7 @@ void ProfileController::exportDialog()
     const QString saved = tr("fxscope profile (*.fxprofile)");
     QString filter;
     const QString path = QFileDialog::getSaveFileName(
-        m_window, tr("Export Profile"), QString(), chrome + ";;" + csv + ";;" + saved, &filter);
+        m_context->host(), tr("Export Profile"), QString(), chrome + ";;" + csv + ";;" + saved, &filter);
     if (path.isEmpty()) {
         return;
     }
@@ -296,7 +288,7 @@ void ProfileController::exportDialog()
 void ProfileController::openDialog()
 {
     const QString path = QFileDialog::getOpenFileName(
-        m_window, tr("Open Profile"), QString(),
+        m_context->host(), tr("Open Profile"), QString(),
         tr("fxscope profile (*.fxprofile *.json);;All files (*)"));
     if (!path.isEmpty()) {
         openProfile(path);

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+class QAction;
 class QDockWidget;
 
 namespace fxs::views {
@@ -24,14 +25,14 @@ class ProfilePanel;
 
 namespace fxs::app {
 
-class MainWindow;
+class AppContext;
 
 class ProfileController : public QObject {
     Q_OBJECT
 public:
     enum class ExportFormat { ChromeTrace, Csv, Saved };
 
-    explicit ProfileController(MainWindow* window);
+    explicit ProfileController(AppContext* context);
     ~ProfileController() override;
 
     // Starts profiling the current graph with its regions; false when no graph is shown or a
@@ -48,6 +49,12 @@ public:
     // Shows a saved profile (its overlay applies when the current graph has its node names);
     // the status bar compares its total with the profile shown before.
     bool openProfile(const QString& path);
+
+    // Build › Profile Graph ("profileGraphAction", Ctrl+Shift+B); File › Export Profile…
+    // ("exportProfileAction") and Open Profile… ("openProfileAction").
+    QAction* profileAction() const { return m_profileAction; }
+    QAction* exportAction() const { return m_exportAction; }
+    QAction* openAction() const { return m_openAction; }
 
     views::ProfilePanel* panel() const { return m_panel; }
     QDockWidget* dock() const { return m_dock; }
@@ -70,9 +77,12 @@ private:
     void exportDialog();
     void openDialog();
 
-    MainWindow* m_window;
+    AppContext* m_context;
     views::ProfilePanel* m_panel;
     QDockWidget* m_dock = nullptr;
+    QAction* m_profileAction = nullptr;
+    QAction* m_exportAction = nullptr;
+    QAction* m_openAction = nullptr;
     jobs::JobTracker m_jobs; // one profile at a time
     int m_repeat = 5;
     bool m_compileRegions = true;

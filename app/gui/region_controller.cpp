@@ -1,19 +1,18 @@
 #include "app/gui/region_controller.h"
 
-#include "app/gui/main_window.h"
+#include "app/gui/app_context.h"
 #include "core/layout/palette.h"
 #include "core/partition/auto_proposal.h"
 #include "core/partition/partitioner.h"
 #include "core/partition/region_edit.h"
 #include "views/graph/graph_view.h"
-#include "views/panels/navigator_panel.h"
 #include "views/panels/region_commands.h"
 #include "views/panels/regions_panel.h"
 
 #include <QAction>
 #include <QDockWidget>
+#include <QMainWindow>
 #include <QMenu>
-#include <QStatusBar>
 #include <QUndoGroup>
 
 #include <algorithm>
@@ -46,9 +45,9 @@ QString overlayLabel(const partition::Region& region)
 
 } // namespace
 
-RegionController::RegionController(MainWindow* window)
-    : QObject(window), m_window(window), m_view(window->graphView()),
-      m_panel(new views::RegionsPanel(window)), m_undoGroup(new QUndoGroup(this))
+RegionController::RegionController(AppContext* context)
+    : QObject(context), m_context(context), m_view(context->graphView()),
+      m_panel(new views::RegionsPanel(context->host())), m_undoGroup(new QUndoGroup(this))
 {
     createDock();
     createActions();
@@ -57,35 +56,29 @@ RegionController::RegionController(MainWindow* window)
             [this](const std::vector<graph::NodeId>& nodes) { m_panel->setSelectedNodes(nodes); });
     connect(m_panel, &views::RegionsPanel::regionActivated, this,
             [this](const std::vector<graph::NodeId>& nodes) { m_view->setSelectedNodes(nodes); });
-    connect(m_window->workspace(), &views::Workspace::changed, this,
+    connect(context->workspace(), &views::Workspace::changed, this,
             &RegionController::dropStaleDocuments);
     updateActions();
 }
 
 RegionController::~RegionController()
 {
-    // The window deleted the graph view already (its widgets made before this controller go
-    // first); the panel lets go of its document when that is destroyed.
+    // The panel lets go of its document when that is destroyed.
+    m_context->setCurrentDocument(nullptr);
     m_current = nullptr;
     m_documents.clear();
 }
 
 void RegionController::createDock()
 {
-    m_dock = new QDockWidget(tr("Regions"), m_window);
-    m_dock->setObjectName(QStringLiteral("regionsDock"));
-    m_dock->setWidget(m_panel);
-    m_window->addDockWidget(Qt::BottomDockWidgetArea, m_dock);
     // Bottom, tabbed with Cache and Problems: the table wants width more than height.
-    if (auto* cache = m_window->findChild<QDockWidget*>(QStringLiteral("cacheDock"))) {
-        m_window->tabifyDockWidget(cache, m_dock);
-        cache->raise();
-    }
+    m_dock = m_context->addBottomDock(m_panel, tr("Regions"), QStringLiteral("regionsDock"));
 }
 
 void RegionController::createActions()
 {
-    m_menu = new QMenu(tr("&Regions"), m_window);
+    m_menu = new QMenu(tr("&Regions"), m_context->host());
+    m_menu->setObjectName(QStringLiteral("regionsMenu"));
     const auto add = [this](const QString& text, const QKeySequence& key, auto slot) {
         QAction* a = m_menu->addAction(text, key, this, [this, slot] { (this->*slot)(); });
         m_editActions.push_back(a);
@@ -129,7 +122,7 @@ void RegionController::addEditActions(QMenu* edit)
 
 views::RegionDocument* RegionController::document(views::GraphRef ref) const
 {
-    const graph::GraphPtr g = m_window->workspace()->graph(ref);
+    const graph::GraphPtr g = m_context->workspace()->graph(ref);
     for (const Entry& e : m_documents) {
         if (e.ref == ref && e.graph == g && g) {
             return e.doc.get();
@@ -141,10 +134,10 @@ views::RegionDocument* RegionController::document(views::GraphRef ref) const
 void RegionController::onGraphChanged()
 {
     const graph::GraphPtr shown = m_view->graph();
-    const views::GraphRef ref = m_window->currentGraph();
+    const views::GraphRef ref = m_context->currentGraph();
     views::RegionDocument* doc = nullptr;
     // A comparison puts another graph in the primary view: no document for it.
-    if (shown && ref.valid() && m_window->workspace()->graph(ref) == shown) {
+    if (shown && ref.valid() && m_context->workspace()->graph(ref) == shown) {
         doc = ensureDocument(ref);
     }
     setCurrent(doc);
@@ -156,7 +149,7 @@ views::RegionDocument* RegionController::ensureDocument(views::GraphRef ref)
         return doc;
     }
     std::erase_if(m_documents, [&](const Entry& e) { return e.ref == ref; });
-    const graph::GraphPtr g = m_window->workspace()->graph(ref);
+    const graph::GraphPtr g = m_context->workspace()->graph(ref);
     auto doc = std::make_unique<views::RegionDocument>(g);
     doc->resetRegions(partition::partitionByAnnotation(*g).regions);
     views::RegionDocument* raw = doc.get();
@@ -179,7 +172,7 @@ views::RegionDocument* RegionController::ensureDocument(views::GraphRef ref)
 // After a reload or Close All, a reference may name another graph or none: drop its document.
 void RegionController::dropStaleDocuments()
 {
-    const auto* ws = m_window->workspace();
+    const auto* ws = m_context->workspace();
     const auto stale = [ws](const Entry& e) { return ws->graph(e.ref) != e.graph; };
     if (m_current) {
         for (const Entry& e : m_documents) {
@@ -204,6 +197,7 @@ void RegionController::setCurrent(views::RegionDocument* doc)
     showRegions();
     updateActions();
     if (changed) {
+        m_context->setCurrentDocument(doc);
         Q_EMIT currentDocumentChanged(doc);
     }
 }
@@ -232,7 +226,7 @@ void RegionController::onRefused(const QString& reason,
 {
     m_view->setHighlighted(highlight);
     m_showingRefusal = !highlight.empty();
-    m_window->statusBar()->showMessage(tr("Region edit refused: %1").arg(reason), 15000);
+    m_context->showStatus(tr("Region edit refused: %1").arg(reason), 15000);
     // The panel shows the whole reason (the status bar cuts long paths).
     m_dock->show();
     m_dock->raise();
@@ -282,7 +276,7 @@ bool RegionController::createFromSelection()
     }
     const auto nodes = selectionForRegion();
     if (nodes.empty()) {
-        m_window->statusBar()->showMessage(tr("Select the nodes of the new region first"), 8000);
+        m_context->showStatus(tr("Select the nodes of the new region first"), 8000);
         return false;
     }
     return m_current->createRegion(nodes);
@@ -292,7 +286,7 @@ bool RegionController::growToRegion()
 {
     const auto seed = m_view->selectedNode();
     if (!m_current || !seed) {
-        m_window->statusBar()->showMessage(tr("Select the node to grow a region from"), 8000);
+        m_context->showStatus(tr("Select the node to grow a region from"), 8000);
         return false;
     }
     if (!m_current->growToRegion(*seed)) {
@@ -310,7 +304,7 @@ bool RegionController::mergeSelected()
 {
     const QStringList ids = targetRegions();
     if (!m_current || ids.size() < 2) {
-        m_window->statusBar()->showMessage(
+        m_context->showStatus(
             tr("Pick two or more regions (in the Regions panel or by selecting their nodes)"),
             8000);
         return false;
@@ -328,7 +322,7 @@ bool RegionController::splitOffSelection()
 {
     const QStringList ids = targetRegions();
     if (!m_current || ids.size() != 1) {
-        m_window->statusBar()->showMessage(
+        m_context->showStatus(
             tr("Select nodes of exactly one region to split them off"), 8000);
         return false;
     }
@@ -349,7 +343,7 @@ bool RegionController::deleteSelected()
 {
     const QStringList ids = targetRegions();
     if (!m_current || ids.isEmpty()) {
-        m_window->statusBar()->showMessage(tr("Pick the regions to delete"), 8000);
+        m_context->showStatus(tr("Pick the regions to delete"), 8000);
         return false;
     }
     bool ok = true;
@@ -377,7 +371,7 @@ bool RegionController::autoPropose()
     }
     partition::Partition proposal = partition::proposeRegions(g, options);
     if (proposal.regions.empty()) {
-        m_window->statusBar()->showMessage(tr("No further regions to propose"), 8000);
+        m_context->showStatus(tr("No further regions to propose"), 8000);
         return false;
     }
     for (partition::Region& r : proposal.regions) {

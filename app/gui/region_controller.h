@@ -1,7 +1,8 @@
 // The app's region editing: one RegionDocument per shown graph (seeded with the graph's own
 // annotation regions), the Regions dock, the Regions menu and Undo/Redo, `.fxscope` project
-// save/open, and the wiring that keeps graph view hulls, view selection and panel in sync.
-// Not the region logic (core/partition) nor the drawing (views/graph). GUI thread only.
+// save/open, and the wiring that keeps graph view hulls, view selection and panel in sync. The
+// current document is published through the AppContext. Not the region logic
+// (core/partition) nor the drawing (views/graph). GUI thread only.
 #pragma once
 
 #include "core/partition/region.h"
@@ -33,13 +34,14 @@ struct Project;
 
 namespace fxs::app {
 
-class MainWindow;
+class AppContext;
 
 class RegionController : public QObject {
     Q_OBJECT
 public:
-    // Creates and docks the Regions panel ("regionsDock", tabbed with the Cache dock).
-    explicit RegionController(MainWindow* window);
+    // Creates and docks the Regions panel ("regionsDock", tabbed with the Cache dock) and the
+    // Regions menu ("regionsMenu").
+    explicit RegionController(AppContext* context);
     ~RegionController() override;
 
     // The document of a graph once it has been shown; null otherwise.
@@ -99,8 +101,8 @@ private:
     void saveProjectDialog();
     void openProjectDialog();
 
-    MainWindow* m_window;
-    views::GraphView* m_view; // deleted by the window before this controller: not in ~
+    AppContext* m_context;
+    views::GraphView* m_view;
     views::RegionsPanel* m_panel;
     QDockWidget* m_dock = nullptr;
     QMenu* m_menu = nullptr;

@@ -4,21 +4,20 @@
 // (the n-th graph read from the file).
 #include "app/gui/region_controller.h"
 
-#include "app/gui/main_window.h"
+#include "app/gui/app_context.h"
 #include "core/io/loader.h"
 #include "core/partition/project_file.h"
 #include "views/graph/graph_view.h"
-#include "views/panels/navigator_panel.h"
 #include "views/panels/region_commands.h"
 
 #include <QDockWidget>
+#include <QMainWindow>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QStatusBar>
 
 namespace fxs::app {
 
@@ -56,7 +55,7 @@ QByteArray readSource(const QString& path)
 
 std::pair<QString, int> RegionController::sourceOf(views::GraphRef ref) const
 {
-    const auto* ws = m_window->workspace();
+    const auto* ws = m_context->workspace();
     const auto* artifact = ws->artifact(ref);
     if (!artifact) {
         return {{}, -1};
@@ -74,7 +73,7 @@ std::pair<QString, int> RegionController::sourceOf(views::GraphRef ref) const
 
 views::GraphRef RegionController::findGraph(const QString& file, int ordinal) const
 {
-    const auto* ws = m_window->workspace();
+    const auto* ws = m_context->workspace();
     for (views::GraphRef ref : allGraphs(*ws)) {
         const auto* artifact = ws->artifact(ref);
         if (artifact->graph && sameFile(QString::fromStdString(artifact->file), file) &&
@@ -87,10 +86,10 @@ views::GraphRef RegionController::findGraph(const QString& file, int ordinal) co
 
 bool RegionController::saveProject(const QString& path)
 {
-    const views::GraphRef ref = m_window->currentGraph();
+    const views::GraphRef ref = m_context->currentGraph();
     const auto [file, ordinal] = sourceOf(ref);
     if (!m_current || file.isEmpty() || ordinal < 0) {
-        m_window->statusBar()->showMessage(tr("No graph to save a project for"), 8000);
+        m_context->showStatus(tr("No graph to save a project for"), 8000);
         return false;
     }
     QJsonArray selected;
@@ -99,7 +98,7 @@ bool RegionController::saveProject(const QString& path)
     }
     QJsonObject view{{QStringLiteral("ordinal"), ordinal},
                      {QStringLiteral("kind"),
-                      QString::fromStdString(m_window->workspace()->artifact(ref)->kind)},
+                      QString::fromStdString(m_context->workspace()->artifact(ref)->kind)},
                      {QStringLiteral("selected"), selected}};
     const QByteArray text = readSource(file);
     const partition::Project project = partition::makeProject(
@@ -107,7 +106,7 @@ bool RegionController::saveProject(const QString& path)
         std::string_view(text.constData(), std::size_t(text.size())),
         QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString());
     const Status saved = partition::saveProject(path.toStdString(), project);
-    m_window->statusBar()->showMessage(
+    m_context->showStatus(
         saved.ok() ? tr("Saved project %1").arg(path)
                    : tr("Could not save %1: %2")
                          .arg(path, QString::fromStdString(saved.error().toString())),
@@ -122,7 +121,7 @@ bool RegionController::openProject(const QString& path)
 {
     auto loaded = partition::loadProject(path.toStdString());
     if (!loaded.ok()) {
-        m_window->statusBar()->showMessage(
+        m_context->showStatus(
             tr("Could not open %1: %2")
                 .arg(path, QString::fromStdString(loaded.error().toString())),
             10000);
@@ -139,7 +138,7 @@ bool RegionController::openProject(const QString& path)
         return true;
     }
     auto connection = std::make_shared<QMetaObject::Connection>();
-    *connection = connect(m_window, &MainWindow::loadFinished, this,
+    *connection = connect(m_context, &AppContext::loadFinished, this,
                           [this, path, project, source, ordinal, connection](bool cancelled) {
                               disconnect(*connection);
                               const views::GraphRef ref = findGraph(source, ordinal);
@@ -147,20 +146,19 @@ bool RegionController::openProject(const QString& path)
                                   finishProjectOpen(path, *project, ref);
                                   return;
                               }
-                              m_window->statusBar()->showMessage(
+                              m_context->showStatus(
                                   tr("Project %1: its graph was not found in %2")
                                       .arg(path, source),
                                   10000);
                           });
-    m_window->openPaths({source});
+    m_context->requestOpen({source});
     return true;
 }
 
 void RegionController::finishProjectOpen(const QString& path, const partition::Project& project,
                                          views::GraphRef ref)
 {
-    m_window->showGraph(ref);
-    m_window->navigator()->selectGraph(ref);
+    m_context->requestGraph(ref);
     views::RegionDocument* doc = ensureDocument(ref);
     const QByteArray text = readSource(QString::fromStdString(project.sourcePath));
     partition::Rematch rematch = partition::rematchProject(
@@ -195,13 +193,13 @@ void RegionController::finishProjectOpen(const QString& path, const partition::P
     }
     const int problems = int(d.size());
     if (problems > 0) {
-        m_window->workspace()->add(std::move(report));
-        if (auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("problemsDock"))) {
+        m_context->workspace()->add(std::move(report));
+        if (QDockWidget* dock = m_context->dock(QStringLiteral("problemsDock"))) {
             dock->show();
             dock->raise();
         }
     }
-    m_window->statusBar()->showMessage(
+    m_context->showStatus(
         problems == 0 ? tr("Opened project %1").arg(path)
                       : tr("Opened project %1 — %n problem(s), see the Problems panel", "",
                            problems)
@@ -212,7 +210,7 @@ void RegionController::finishProjectOpen(const QString& path, const partition::P
 
 void RegionController::saveProjectDialog()
 {
-    QString path = QFileDialog::getSaveFileName(m_window, tr("Save Project"), QString(),
+    QString path = QFileDialog::getSaveFileName(m_context->host(), tr("Save Project"), QString(),
                                                 tr("fxscope projects (*.fxscope)"));
     if (path.isEmpty()) {
         return;
@@ -226,7 +224,7 @@ void RegionController::saveProjectDialog()
 void RegionController::openProjectDialog()
 {
     const QString path = QFileDialog::getOpenFileName(
-        m_window, tr("Open Project"), QString(),
+        m_context->host(), tr("Open Project"), QString(),
         tr("fxscope projects (*.fxscope);;All files (*)"));
     if (!path.isEmpty()) {
         openProject(path);

@@ -5,18 +5,21 @@ if(NOT TARGET fxscope_layout)
     return()
 endif()
 add_library(fxscope_app STATIC
+    app_context.cpp
+    cache_browser_controller.cpp
+    cache_controller.cpp
     compile_controller.cpp
     graph_area.cpp
     job_runner.cpp
     main_window.cpp
     main_window_menus.cpp
-    menu_slots.cpp
     profile_controller.cpp
     recent_files.cpp
     region_controller.cpp
     region_controller_project.cpp
+    shutdown.cpp
 )
-target_link_libraries(fxscope_app PUBLIC fxscope_views Qt6::Widgets Qt6::Concurrent
+target_link_libraries(fxscope_app PUBLIC fxscope_views Qt6::Widgets
     PRIVATE fxscope_warnings)
 # Versions for the About box: views/app never include torch headers, so CMake passes them.
 set(fxscope_graphviz_version "${GRAPHVIZ_libgvc_VERSION}")

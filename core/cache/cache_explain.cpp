@@ -30,8 +30,8 @@ bool diffFields(const std::string& a, const std::string& b, ComponentChange& c)
         const auto ex = x.find('=');
         const auto ey = y.find('=');
         c.field = std::string(ex != std::string_view::npos ? x.substr(0, ex) : y.substr(0, ey));
-        c.before = ex != std::string_view::npos ? std::string(x.substr(ex + 1)) : std::string(x);
-        c.after = ey != std::string_view::npos ? std::string(y.substr(ey + 1)) : std::string(y);
+        c.a = ex != std::string_view::npos ? std::string(x.substr(ex + 1)) : std::string(x);
+        c.b = ey != std::string_view::npos ? std::string(y.substr(ey + 1)) : std::string(y);
         return true;
     }
     return false;
@@ -73,6 +73,26 @@ int commonCount(const std::vector<KeyComponent>& a, const std::vector<KeyCompone
     return n;
 }
 
+ComponentChange makeChange(ChangeKind kind, const KeyComponent* a, const KeyComponent* b)
+{
+    ComponentChange c;
+    c.change = kind;
+    c.component = a != nullptr ? a->label : b->label;
+    if (a != nullptr) {
+        c.a = a->text;
+        c.digestA = a->digest;
+    }
+    if (b != nullptr) {
+        c.b = b->text;
+        c.digestB = b->digest;
+    }
+    if (kind == ChangeKind::Changed) {
+        diffFields(a->text, b->text, c);
+    }
+    c.summary = describeChange(c);
+    return c;
+}
+
 } // namespace
 
 std::vector<ComponentChange> diffComponents(const std::vector<KeyComponent>& before,
@@ -82,42 +102,40 @@ std::vector<ComponentChange> diffComponents(const std::vector<KeyComponent>& bef
     for (const auto& b : before) {
         const KeyComponent* a = findComponent(after, b.label);
         if (!a) {
-            out.push_back({ChangeKind::Removed, b.label, {}, b.text, {}});
+            out.push_back(makeChange(ChangeKind::OnlyA, &b, nullptr));
         } else if (a->digest != b.digest) {
-            ComponentChange c{ChangeKind::Changed, b.label, {}, b.text, a->text};
-            diffFields(b.text, a->text, c);
-            out.push_back(std::move(c));
+            out.push_back(makeChange(ChangeKind::Changed, &b, a));
         }
     }
     for (const auto& a : after) {
         if (!findComponent(before, a.label)) {
-            out.push_back({ChangeKind::Added, a.label, {}, {}, a.text});
+            out.push_back(makeChange(ChangeKind::OnlyB, nullptr, &a));
         }
     }
     std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) {
-        return x.label < y.label;
+        return x.component < y.component;
     });
     return out;
 }
 
 std::string describeChange(const ComponentChange& c)
 {
-    const std::string what = labelWords(c.label);
-    switch (c.kind) {
-    case ChangeKind::Added: return what + " added";
-    case ChangeKind::Removed: return what + " removed";
+    const std::string what = labelWords(c.component);
+    switch (c.change) {
+    case ChangeKind::OnlyB: return what + " added";
+    case ChangeKind::OnlyA: return what + " removed";
     case ChangeKind::Changed: break;
     }
     if (!c.field.empty()) {
-        return what + " " + c.field + " " + c.before + " → " + c.after;
+        return what + " " + c.field + " " + c.a + " → " + c.b;
     }
-    if (c.label == kLabelRegion) {
-        return "region graph changed (" + firstDifferentLine(c.before, c.after) + ")";
+    if (c.component == kLabelRegion) {
+        return "region graph changed (" + firstDifferentLine(c.a, c.b) + ")";
     }
-    const bool shortValues = c.before.size() <= 40 && c.after.size() <= 40 &&
-                             c.before.find('\n') == std::string::npos &&
-                             c.after.find('\n') == std::string::npos;
-    return shortValues ? what + " " + c.before + " → " + c.after : what + " changed";
+    const bool shortValues = c.a.size() <= 40 && c.b.size() <= 40 &&
+                             c.a.find('\n') == std::string::npos &&
+                             c.b.find('\n') == std::string::npos;
+    return shortValues ? what + " " + c.a + " → " + c.b : what + " changed";
 }
 
 MissExplanation explainMiss(const std::vector<KeyComponent>& wanted,
@@ -155,7 +173,7 @@ MissExplanation explainMiss(const std::vector<KeyComponent>& wanted,
     }
     std::stable_sort(order.begin(), order.end(), [](auto* x, auto* y) {
         auto rank = [](const std::string& l) { return startsWith(l, "input") ? 0 : l == kLabelRegion ? 2 : 1; };
-        return rank(x->label) < rank(y->label);
+        return rank(x->component) < rank(y->component);
     });
     m.headline = "miss: " + describeChange(*order.front());
     if (order.size() > 1) {

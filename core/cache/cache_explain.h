@@ -1,26 +1,21 @@
 // Explains the region compiler's cache: on a miss, finds the nearest stored entries (same
 // region identity first, else most components in common) and diffs their key components
 // into changes and a one-line headline ("miss: input 0 dtype float32 → float16"); on a hit,
-// says which entry and what it saved. A small local differ: core/explain's differ works on
-// PyTorch's logged components, these are fxscope's own labelled components.
+// says which entry and what it saved. Its changes are explain::ComponentChange (A = the
+// nearest stored entry, B = the wanted key), the type core/explain's differ of PyTorch's logged
+// components also returns; pairing here is by label, and "k=v;k=v" texts by field.
 #pragma once
 
 #include "core/cache/cache_store.h"
+#include "core/explain/component_change.h"
 
 #include <string>
 #include <vector>
 
 namespace fxs::cache {
 
-enum class ChangeKind : std::uint8_t { Changed, Added, Removed };
-
-struct ComponentChange {
-    ChangeKind kind = ChangeKind::Changed;
-    std::string label;  // "input[0]", "region", ...
-    std::string field;  // for "k=v;k=v" texts: the first field that differs ("dtype")
-    std::string before; // the nearest entry's value (field value when field is set)
-    std::string after;  // the wanted value
-};
+using explain::ChangeKind;
+using explain::ComponentChange;
 
 struct MissExplanation {
     bool cold = true;        // no entry to compare with
@@ -31,7 +26,9 @@ struct MissExplanation {
     std::string headline; // "miss: input 0 dtype float32 → float16", "miss: cold (...)"
 };
 
-// Component diff, in label order. Texts of the form "k=v;k=v" are compared field by field.
+// Component diff of A (before) and B (after), in label order: OnlyA = removed, OnlyB = added.
+// Texts of the form "k=v;k=v" are compared field by field (field, a, b = the field's values).
+// Each change's summary is describeChange's phrase.
 std::vector<ComponentChange> diffComponents(const std::vector<KeyComponent>& before,
                                             const std::vector<KeyComponent>& after);
 // "input 0 dtype float32 → float16", "compiler changed", "region graph changed: ...".

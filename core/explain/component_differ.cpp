@@ -115,16 +115,6 @@ void rank(std::vector<ComponentChange>& changes)
 
 } // namespace
 
-std::string_view changeKindName(ChangeKind k)
-{
-    switch (k) {
-    case ChangeKind::Changed: return "changed";
-    case ChangeKind::OnlyA: return "only_a";
-    case ChangeKind::OnlyB: return "only_b";
-    }
-    return "?";
-}
-
 int familyPriority(std::string_view family)
 {
     for (const auto& fr : kFamilyRanks) {

@@ -19,33 +19,14 @@
 // Within a family: changed before only-in-B before only-in-A, then in component order.
 #pragma once
 
+#include "core/explain/component_change.h"
 #include "core/model/cache_lookup.h"
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace fxs::explain {
-
-enum class ChangeKind : std::uint8_t { Changed, OnlyA, OnlyB };
-
-std::string_view changeKindName(ChangeKind k); // "changed", "only_a", "only_b"
-
-struct ComponentChange {
-    ChangeKind change = ChangeKind::Changed;
-    std::string component; // full name: "inductor_config[max_fusion_size]"
-    std::string family;    // "inductor_config"
-    std::string a;         // displayValue of A's value; empty for OnlyB
-    std::string b;         // displayValue of B's value; empty for OnlyA
-    // One phrase for the row: "64 → 32", "shape [64, 64] → [128, 64]", "only in B: False".
-    std::string summary;
-    std::string digestA; // empty for OnlyB
-    std::string digestB; // empty for OnlyA
-    int indexA = -1;     // position in A's components, -1 for OnlyB
-    int indexB = -1;     // position in B's components, -1 for OnlyA
-    bool environment = false; // family is torch_version / system_info / cache_key_tag
-};
 
 struct ComponentDiff {
     std::vector<ComponentChange> changes; // ranked: changes[0] is the most likely cause

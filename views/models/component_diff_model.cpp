@@ -23,6 +23,29 @@ void ComponentDiffModel::setRows(std::vector<ComponentDiffRow> rows)
     endResetModel();
 }
 
+void ComponentDiffModel::setChanges(const std::vector<explain::ComponentChange>& changes)
+{
+    std::vector<ComponentDiffRow> rows;
+    rows.reserve(changes.size());
+    for (const auto& c : changes) {
+        rows.push_back(rowOf(c));
+    }
+    setRows(std::move(rows));
+}
+
+ComponentDiffRow ComponentDiffModel::rowOf(const explain::ComponentChange& c)
+{
+    QString change;
+    switch (c.change) {
+    case explain::ChangeKind::Changed: change = tr("changed"); break;
+    case explain::ChangeKind::OnlyA: change = tr("only in A"); break;
+    case explain::ChangeKind::OnlyB: change = tr("only in B"); break;
+    }
+    return {QString::fromStdString(c.component),
+            QString::fromStdString(c.field.empty() ? c.family : c.field), change,
+            QString::fromStdString(c.a), QString::fromStdString(c.b)};
+}
+
 void ComponentDiffModel::setSideNames(const QString& a, const QString& b)
 {
     m_aName = a;

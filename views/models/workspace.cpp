@@ -1,5 +1,6 @@
 #include "views/models/workspace.h"
 
+#include "core/model/lookup_graphs.h"
 #include "views/models/graph_kinds.h"
 
 #include <QFileInfo>
@@ -15,7 +16,7 @@ void Workspace::add(io::LoadResult result)
     Q_EMIT aboutToChange();
     for (auto& run : result.runs) {
         auto ptr = std::make_shared<const model::Run>(std::move(run));
-        auto targets = graphsKeyedByLookups(*ptr);
+        auto targets = model::graphsKeyedByLookups(*ptr);
         auto same = std::find_if(m_runs.begin(), m_runs.end(),
                                  [&](const RunPtr& r) { return r->path == ptr->path; });
         if (same != m_runs.end()) {

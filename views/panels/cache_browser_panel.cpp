@@ -1,9 +1,7 @@
 #include "views/panels/cache_browser_panel.h"
 
-#include "core/cache/cache_explain.h"
 #include "views/models/component_diff_model.h"
 
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -15,69 +13,15 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
 namespace fxs::views {
 namespace {
 
-struct ListJob {
-    std::vector<cache::EntryInfo> entries;
-    QString error;
-};
-struct VerifyJob {
-    cache::VerifyReport report;
-    QString error;
-};
-struct GcJob {
-    cache::GcReport report;
-    QString error;
-};
-
-template <typename Job, typename Fn>
-Job withStore(const QString& path, Fn&& fn)
-{
-    Job job;
-    cache::StoreOptions so;
-    so.path = path.toStdString();
-    auto store = cache::CacheStore::open(so);
-    if (!store) {
-        job.error = QString::fromStdString(store.error().toString());
-        return job;
-    }
-    fn(**store, job);
-    return job;
-}
-
-// Runs work on the thread pool and hands its result to done on owner's thread.
-template <typename Job, typename Work, typename Done>
-void runJob(QObject* owner, Work work, Done done)
-{
-    auto* watcher = new QFutureWatcher<Job>(owner);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, owner, [watcher, done] {
-        done(watcher->result());
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run(std::move(work)));
-}
-
 QString qs(const std::string& s)
 {
     return QString::fromStdString(s);
-}
-
-QString changeText(cache::ChangeKind kind)
-{
-    switch (kind) {
-    case cache::ChangeKind::Added:
-        return QObject::tr("only in B");
-    case cache::ChangeKind::Removed:
-        return QObject::tr("only in A");
-    case cache::ChangeKind::Changed:
-        break;
-    }
-    return QObject::tr("changed");
 }
 
 } // namespace
@@ -145,7 +89,7 @@ CacheBrowserPanel::CacheBrowserPanel(QWidget* parent)
     connect(m_path, &QLineEdit::editingFinished, this, [this] {
         if (m_path->isModified()) {
             m_path->setModified(false);
-            setDatabasePath(m_path->text());
+            Q_EMIT databasePathEdited(m_path->text());
         }
     });
     connect(reload, &QPushButton::clicked, this, &CacheBrowserPanel::reload);
@@ -159,21 +103,9 @@ CacheBrowserPanel::CacheBrowserPanel(QWidget* parent)
 
 CacheBrowserPanel::~CacheBrowserPanel() = default;
 
-void CacheBrowserPanel::setDatabasePath(const QString& path, bool load)
+void CacheBrowserPanel::showDatabasePath(const QString& path)
 {
-    QString resolved = path.trimmed();
-    if (resolved.isEmpty()) {
-        auto def = cache::defaultCachePath();
-        resolved = def ? qs(*def) : QString();
-        if (!def) {
-            setStatus(qs(def.error().toString()));
-        }
-    }
-    m_path->setText(resolved);
-    Q_EMIT databasePathChanged(resolved);
-    if (load) {
-        reload();
-    }
+    m_path->setText(path);
 }
 
 QString CacheBrowserPanel::databasePath() const
@@ -183,97 +115,62 @@ QString CacheBrowserPanel::databasePath() const
 
 void CacheBrowserPanel::reload()
 {
-    const QString path = databasePath();
-    if (path.isEmpty()) {
+    if (databasePath().isEmpty()) {
         return;
     }
-    const int generation = ++m_listGeneration;
-    setStatus(tr("Reading %1…").arg(path));
-    runJob<ListJob>(
-        this,
-        [path] {
-            return withStore<ListJob>(path, [](cache::CacheStore& s, ListJob& job) {
-                auto list = s.list();
-                if (list) {
-                    job.entries = std::move(*list);
-                } else {
-                    job.error = qs(list.error().toString());
-                }
-            });
-        },
-        [this, generation](const ListJob& job) {
-            if (generation != m_listGeneration) {
-                return; // a newer reload is on its way
-            }
-            if (!job.error.isEmpty()) {
-                setStatus(job.error);
-                Q_EMIT failed(job.error);
-                return;
-            }
-            m_model->setEntries(job.entries);
-            m_view->resizeColumnsToContents();
-            m_diff->setRows({});
-            m_headline->clear();
-            setStatus(tr("%1 entries — %2").arg(job.entries.size()).arg(databasePath()));
-            Q_EMIT loaded(static_cast<int>(job.entries.size()));
-        });
+    setStatus(tr("Reading %1…").arg(databasePath()));
+    Q_EMIT reloadRequested();
 }
 
 void CacheBrowserPanel::verify()
 {
-    const QString path = databasePath();
-    setStatus(tr("Verifying %1…").arg(path));
-    runJob<VerifyJob>(
-        this,
-        [path] {
-            return withStore<VerifyJob>(path, [](cache::CacheStore& s, VerifyJob& job) {
-                auto r = s.verify();
-                r ? void(job.report = std::move(*r)) : void(job.error = qs(r.error().toString()));
-            });
-        },
-        [this](const VerifyJob& job) {
-            if (!job.error.isEmpty()) {
-                setStatus(job.error);
-                Q_EMIT failed(job.error);
-                return;
-            }
-            QSet<QString> corrupt;
-            for (const auto& [key, problem] : job.report.corrupt) {
-                corrupt.insert(qs(key));
-            }
-            m_model->setCorrupt(corrupt);
-            setStatus(tr("Verified %1 entries: %2 corrupt, integrity %3")
-                          .arg(job.report.checked)
-                          .arg(corrupt.size())
-                          .arg(qs(job.report.integrity)));
-            Q_EMIT verified(job.report.checked, static_cast<int>(corrupt.size()));
-        });
+    setStatus(tr("Verifying %1…").arg(databasePath()));
+    Q_EMIT verifyRequested();
 }
 
 void CacheBrowserPanel::collectGarbage(qint64 maxBytes)
 {
-    const QString path = databasePath();
-    runJob<GcJob>(
-        this,
-        [path, maxBytes] {
-            return withStore<GcJob>(path, [maxBytes](cache::CacheStore& s, GcJob& job) {
-                auto r = s.gc(maxBytes);
-                r ? void(job.report = *r) : void(job.error = qs(r.error().toString()));
-            });
-        },
-        [this](const GcJob& job) {
-            if (!job.error.isEmpty()) {
-                setStatus(job.error);
-                Q_EMIT failed(job.error);
-                return;
-            }
-            Q_EMIT collected(job.report.removed);
-            reload();
-            setStatus(tr("GC removed %1 entries (%2 → %3)")
-                          .arg(job.report.removed)
-                          .arg(QLocale().formattedDataSize(job.report.bytesBefore),
-                               QLocale().formattedDataSize(job.report.bytesAfter)));
-        });
+    Q_EMIT collectRequested(maxBytes);
+}
+
+void CacheBrowserPanel::setEntries(std::vector<cache::EntryInfo> entries)
+{
+    const int count = static_cast<int>(entries.size());
+    m_model->setEntries(std::move(entries));
+    m_view->resizeColumnsToContents();
+    m_diff->setRows({});
+    m_headline->clear();
+    setStatus(tr("%1 entries — %2").arg(count).arg(databasePath()));
+    Q_EMIT loaded(count);
+}
+
+void CacheBrowserPanel::showVerified(const cache::VerifyReport& report)
+{
+    QSet<QString> corrupt;
+    for (const auto& [key, problem] : report.corrupt) {
+        corrupt.insert(qs(key));
+    }
+    m_model->setCorrupt(corrupt);
+    setStatus(tr("Verified %1 entries: %2 corrupt, integrity %3")
+                  .arg(report.checked)
+                  .arg(corrupt.size())
+                  .arg(qs(report.integrity)));
+    Q_EMIT verified(report.checked, static_cast<int>(corrupt.size()));
+}
+
+void CacheBrowserPanel::showCollected(const cache::GcReport& report)
+{
+    setStatus(tr("GC removed %1 entries (%2 → %3)")
+                  .arg(report.removed)
+                  .arg(QLocale().formattedDataSize(report.bytesBefore),
+                       QLocale().formattedDataSize(report.bytesAfter)));
+    Q_EMIT collected(report.removed);
+}
+
+void CacheBrowserPanel::showFailure(const QString& message)
+{
+    setStatus(message);
+    Q_EMIT failed(message);
 }
 
 void CacheBrowserPanel::setSearchText(const QString& text)
@@ -312,37 +209,30 @@ void CacheBrowserPanel::onSelectionChanged()
         }
     }
     if (picked.size() == 2) {
-        showDiff(*picked[0], *picked[1]);
+        Q_EMIT comparisonRequested(*picked[0], *picked[1]);
     } else if (picked.size() == 1) {
-        showOne(*picked[0]);
+        Q_EMIT entryRequested(*picked[0]);
     } else {
         m_diff->setRows({});
         m_headline->setText(picked.empty() ? QString() : tr("Select two entries to compare."));
     }
 }
 
-void CacheBrowserPanel::showDiff(const cache::EntryInfo& a, const cache::EntryInfo& b)
+void CacheBrowserPanel::showComparison(const std::vector<explain::ComponentChange>& changes,
+                                       const QString& headline)
 {
-    std::vector<ComponentDiffRow> rows;
-    for (const auto& c : cache::diffComponents(a.components, b.components)) {
-        rows.push_back({qs(c.label), qs(c.field), changeText(c.kind), qs(c.before), qs(c.after)});
-    }
-    m_diff->setRows(std::move(rows));
-    // B looked up with A as the only candidate: the explainer's headline for "why not A".
-    const auto why = cache::explainMiss(b.components, {a});
-    m_headline->setText(tr("A %1 → B %2: %3")
-                            .arg(qs(a.key).left(CacheEntryModel::kShortKey),
-                                 qs(b.key).left(CacheEntryModel::kShortKey), qs(why.headline)));
+    m_diff->setChanges(changes);
+    m_headline->setText(headline);
 }
 
-void CacheBrowserPanel::showOne(const cache::EntryInfo& e)
+void CacheBrowserPanel::showEntry(const cache::EntryInfo& e, const QString& headline)
 {
     std::vector<ComponentDiffRow> rows;
     for (const auto& c : e.components) {
         rows.push_back({qs(c.label), QString(), tr("—"), qs(c.text), QString()});
     }
     m_diff->setRows(std::move(rows));
-    m_headline->setText(qs(cache::hitHeadline(e)));
+    m_headline->setText(headline);
 }
 
 QString CacheBrowserPanel::headline() const

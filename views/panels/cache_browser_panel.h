@@ -1,13 +1,16 @@
 // The Cache browser dock: the region compiler's SQLite store as a searchable, sortable table
 // (CacheEntryModel), the component diff of two selected entries with the cache explainer's
-// differ and headline, Verify (checksums + integrity check) and GC (LRU down to a byte cap).
-// The database defaults to the compiler's default path and can be changed here. Every database
-// access runs on a worker thread (QtConcurrent); the newest request wins.
+// headline, Verify (checksums + integrity check) and GC (LRU down to a byte cap). Runs no core
+// work and opens no database: it asks (the *Requested signals) and shows what the app's
+// CacheBrowserController answers (setEntries, showVerified, ...).
 #pragma once
 
+#include "core/explain/component_change.h"
 #include "views/models/cache_entry_model.h"
 
 #include <QWidget>
+
+#include <vector>
 
 class QLabel;
 class QLineEdit;
@@ -26,19 +29,28 @@ public:
     explicit CacheBrowserPanel(QWidget* parent = nullptr);
     ~CacheBrowserPanel() override;
 
-    // Sets the database (empty: the default path) and reloads unless load is false. Emits
-    // databasePathChanged.
-    void setDatabasePath(const QString& path, bool load = true);
+    // The database shown (the app's cache path); editing it emits databasePathEdited.
+    void showDatabasePath(const QString& path);
     QString databasePath() const;
-    // Re-reads the entries in the background; emits loaded (or failed).
+    // Requests (answered by the app): re-read the entries; check every entry; evict least
+    // recently hit entries until the blobs fit in maxBytes.
     void reload();
-    // Checks every entry in the background; corrupt ones are marked; emits verified.
     void verify();
-    // Evicts least recently hit entries until the blobs fit in maxBytes, then reloads.
     void collectGarbage(qint64 maxBytes);
     void setSearchText(const QString& text);
     // Selects the rows of these keys (the diff follows the selection).
     void selectKeys(const QStringList& keys);
+
+    // Answers. Each emits the matching signal below.
+    void setEntries(std::vector<cache::EntryInfo> entries);           // loaded
+    void showVerified(const cache::VerifyReport& report);             // verified
+    void showCollected(const cache::GcReport& report);                // collected
+    void showFailure(const QString& message);                         // failed
+    // The diff of the two selected entries (A first) and its headline.
+    void showComparison(const std::vector<explain::ComponentChange>& changes,
+                        const QString& headline);
+    // The one selected entry's components and its headline.
+    void showEntry(const cache::EntryInfo& entry, const QString& headline);
 
     CacheEntryModel* model() const { return m_model; }
     QSortFilterProxyModel* proxy() const { return m_proxy; }
@@ -48,7 +60,13 @@ public:
     QString statusText() const;
 
 Q_SIGNALS:
-    void databasePathChanged(const QString& path);
+    void databasePathEdited(const QString& path);
+    void reloadRequested();
+    void verifyRequested();
+    void collectRequested(qint64 maxBytes);
+    void comparisonRequested(const fxs::cache::EntryInfo& a, const fxs::cache::EntryInfo& b);
+    void entryRequested(const fxs::cache::EntryInfo& entry);
+
     void loaded(int entries);
     void verified(int checked, int corrupt);
     void collected(int removed);
@@ -56,8 +74,6 @@ Q_SIGNALS:
 
 private:
     void onSelectionChanged();
-    void showDiff(const cache::EntryInfo& a, const cache::EntryInfo& b);
-    void showOne(const cache::EntryInfo& e);
     void setStatus(const QString& text);
 
     CacheEntryModel* m_model;
@@ -70,7 +86,6 @@ private:
     QTableView* m_diffView;
     QLabel* m_headline;
     QLabel* m_status;
-    int m_listGeneration = 0; // newest reload wins
 };
 
 } // namespace fxs::views

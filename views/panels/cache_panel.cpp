@@ -4,7 +4,6 @@
 #include "views/models/cache_state_style.h"
 
 #include <QComboBox>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -12,7 +11,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace fxs::views {
 namespace {
@@ -57,28 +55,6 @@ void fitColumns(QTableView* view, int stretched)
             view->resizeColumnToContents(c);
         }
     }
-}
-
-QString changeWord(explain::ChangeKind k)
-{
-    switch (k) {
-    case explain::ChangeKind::Changed: return QObject::tr("changed");
-    case explain::ChangeKind::OnlyA: return QObject::tr("only in A");
-    case explain::ChangeKind::OnlyB: return QObject::tr("only in B");
-    }
-    return {};
-}
-
-std::vector<ComponentDiffRow> diffRows(const explain::ComponentDiff& diff)
-{
-    std::vector<ComponentDiffRow> rows;
-    rows.reserve(diff.changes.size());
-    for (const auto& c : diff.changes) {
-        rows.push_back(ComponentDiffRow{QString::fromStdString(c.component),
-                                        QString::fromStdString(c.family), changeWord(c.change),
-                                        QString::fromStdString(c.a), QString::fromStdString(c.b)});
-    }
-    return rows;
 }
 
 } // namespace
@@ -162,10 +138,7 @@ CachePanel::CachePanel(const Workspace* workspace, QWidget* parent)
     showExplanation(nullptr);
 }
 
-CachePanel::~CachePanel()
-{
-    m_cancel.cancel(); // a background explanation still running stops early
-}
+CachePanel::~CachePanel() = default;
 
 void CachePanel::rebuildRunCombo()
 {
@@ -276,48 +249,24 @@ void CachePanel::recompute()
     rebuildCompareCombo();
     m_explanation.reset();
     m_error.clear();
-    m_cancel.cancel(); // a running job for an older request stops early; its result is dropped
-    m_cancel = CancelToken();
-    const int generation = ++m_generation;
+    ExplainRequest request;
     const int me = run();
-    if (me < 0 || m_mode == Mode::Lookup) {
-        m_pending = false;
-        applyExplanation(Result<explain::Explanation>(explain::Explanation{}));
-        return;
+    if (me >= 0 && m_mode != Mode::Lookup) {
+        request.b = m_workspace->runs()[std::size_t(me)];
+        request.a = m_mode == Mode::Run ? m_workspace->runs()[std::size_t(m_other)] : nullptr;
     }
-    const RunPtr b = m_workspace->runs()[std::size_t(me)];
-    const RunPtr a = m_mode == Mode::Run ? m_workspace->runs()[std::size_t(m_other)] : nullptr;
-    const CancelToken cancel = m_cancel;
-    auto job = [a, b, cancel] {
-        return a ? explain::explainRuns(*a, *b, cancel) : explain::explainWithin(*b, cancel);
-    };
-    const std::size_t lookups = b->lookups.size() + (a ? a->lookups.size() : 0);
-    if (m_backgroundThreshold > 0 && lookups <= std::size_t(m_backgroundThreshold)) {
-        m_pending = false;
-        applyExplanation(job());
-        return;
-    }
-    // Runs and their lookups are immutable snapshots shared with the worker.
-    using Outcome = std::shared_ptr<Result<explain::Explanation>>;
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        if (generation != m_generation) {
-            return; // a newer request is on its way
-        }
-        m_pending = false;
-        applyExplanation(std::move(*watcher->result()));
-    });
     m_pending = true;
-    watcher->setFuture(QtConcurrent::run(
-        [job] { return std::make_shared<Result<explain::Explanation>>(job()); }));
-    // Meanwhile: the lookups without headlines, and "Explaining…" for the details.
-    m_lookups->setHeadlines({});
-    showExplanation(nullptr);
+    Q_EMIT explanationRequested(request); // small runs are answered before this returns
+    if (m_pending) {
+        // Meanwhile: the lookups without headlines, and "Explaining…" for the details.
+        m_lookups->setHeadlines({});
+        showExplanation(nullptr);
+    }
 }
 
-void CachePanel::applyExplanation(Result<explain::Explanation> ex)
+void CachePanel::setExplanation(Result<explain::Explanation> ex)
 {
+    m_pending = false;
     QStringList headlines;
     if (ex.ok()) {
         if (!ex.value().lookups.empty()) {
@@ -339,6 +288,11 @@ void CachePanel::applyExplanation(Result<explain::Explanation> ex)
     onCurrentLookupChanged();
     m_quiet = wasQuiet;
     Q_EMIT explanationReady();
+}
+
+void CachePanel::setLookupExplanation(const explain::LookupExplanation& explanation)
+{
+    showExplanation(&explanation);
 }
 
 // After a recompute: keep the selected row, else pick the first lookup whose explanation has a
@@ -373,11 +327,9 @@ void CachePanel::onCurrentLookupChanged()
         return;
     }
     if (m_mode == Mode::Lookup) {
-        const model::CacheLookup* partner = m_workspace->lookup(LookupRef{ref.run, m_other});
-        auto shown = std::make_unique<explain::LookupExplanation>(
-            explain::explainLookup(*lookup, partner, sideName(true).toStdString()));
-        m_shown = std::move(shown);
-        showExplanation(m_shown.get());
+        showExplanation(nullptr);
+        Q_EMIT lookupExplanationRequested(LookupExplainRequest{
+            lookup, m_workspace->lookup(LookupRef{ref.run, m_other}), sideName(true).toStdString()});
     } else if (m_explanation && std::size_t(ref.index) < m_explanation->lookups.size()) {
         showExplanation(&m_explanation->lookups[std::size_t(ref.index)]);
     } else {
@@ -406,7 +358,7 @@ void CachePanel::showExplanation(const explain::LookupExplanation* ex)
         return;
     }
     m_headline->setText(QString::fromStdString(ex->headline));
-    m_diff->setRows(diffRows(ex->diff));
+    m_diff->setChanges(ex->diff.changes);
     fitColumns(m_diffView, ComponentDiffModel::BColumn);
     const bool graphs = ex->graphDiff && ex->graphDiff->graphA && ex->graphDiff->graphB;
     m_graphSummary->setText(ex->graphDiff ? tr("Graph code: %1")

@@ -1,12 +1,11 @@
 // The Cache dock: the lookups of one run (state, cache, compile id, key, cost, why), a choice
 // of what to compare them with (another run, earlier lookups of the same run, or one chosen
 // lookup), the explainer's headline for the selected lookup and its differing key components
-// side by side. Asks the app to open both graphs when the graph code (gm) changed. Runs the
-// explain facade on the GUI thread for small runs and on QtConcurrent above a size threshold
-// (newest request wins; a stale job is cancelled and its result dropped).
+// side by side. Asks the app to open both graphs when the graph code (gm) changed. Runs no
+// core work: it asks for explanations (explanationRequested, lookupExplanationRequested) and
+// shows what the app's CacheController answers.
 #pragma once
 
-#include "core/util/cancel.h"
 #include "core/util/result.h"
 #include "views/models/cache_lookup_model.h"
 #include "views/models/component_diff_model.h"
@@ -27,6 +26,21 @@ struct LookupExplanation;
 } // namespace fxs::explain
 
 namespace fxs::views {
+
+// The lookups the panel wants explained: B's against A's, or against B's own earlier lookups
+// when A is null; no B: nothing to explain (drop what is on its way). Answered with
+// CachePanel::setExplanation. Runs are immutable snapshots.
+struct ExplainRequest {
+    RunPtr a;
+    RunPtr b;
+};
+
+// One lookup against one chosen partner (null: none). Answered with setLookupExplanation.
+struct LookupExplainRequest {
+    const model::CacheLookup* lookup = nullptr;
+    const model::CacheLookup* partner = nullptr;
+    std::string partnerName;
+};
 
 // Two graphs to show side by side with their changed nodes highlighted.
 struct GraphComparison {
@@ -58,10 +72,11 @@ public:
     LookupRef currentLookup() const;
 
     QString headlineText() const;
-    // Run explanations with more lookups (both runs together) than this in the background;
-    // 0 sends every explanation there (tests). Default kBackgroundLookups.
-    static constexpr int kBackgroundLookups = 200;
-    void setBackgroundThreshold(int lookups) { m_backgroundThreshold = lookups; }
+    // The answer to the newest explanationRequested; shows "Explaining…" until it comes.
+    void setExplanation(Result<explain::Explanation> explanation);
+    // The answer to lookupExplanationRequested.
+    void setLookupExplanation(const explain::LookupExplanation& explanation);
+    // An explanation was requested and has not been answered yet.
     bool isExplaining() const { return m_pending; }
     CacheLookupModel* lookupModel() const { return m_lookups; }
     ComponentDiffModel* diffModel() const { return m_diff; }
@@ -70,6 +85,8 @@ public:
     std::optional<GraphComparison> graphComparison() const;
 
 Q_SIGNALS:
+    void explanationRequested(const fxs::views::ExplainRequest& request);
+    void lookupExplanationRequested(const fxs::views::LookupExplainRequest& request);
     void lookupSelected(fxs::views::LookupRef ref);
     void graphComparisonRequested(const fxs::views::GraphComparison& comparison);
     // The newest explanation was applied (also when it ran synchronously).
@@ -79,7 +96,6 @@ private:
     void rebuildRunCombo();
     void rebuildCompareCombo();
     void recompute();
-    void applyExplanation(Result<explain::Explanation> result);
     void showExplanation(const explain::LookupExplanation* ex);
     void onCurrentLookupChanged();
     void onCompareChoice(int comboIndex);
@@ -105,10 +121,7 @@ private:
     std::unique_ptr<explain::LookupExplanation> m_shown;
     QString m_error;
     bool m_quiet = false;
-    bool m_pending = false;          // a background explanation is running
-    int m_generation = 0;            // of the newest explanation request
-    CancelToken m_cancel;            // of the running background job
-    int m_backgroundThreshold = kBackgroundLookups;
+    bool m_pending = false; // the newest explanation request is not answered yet
 };
 
 } // namespace fxs::views

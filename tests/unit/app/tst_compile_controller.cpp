@@ -3,6 +3,7 @@
 // hand from the `# Annotation:` lines) → Compile results has two rows, miss then (second run)
 // hit, hulls tinted by state; a row selects the region's nodes and shows its C++, a node
 // selects its row; cancelling at r0 stops before r1; the Cache browser lists what was built.
+#include "app/gui/cache_browser_controller.h"
 #include "app/gui/compile_controller.h"
 #include "app/gui/main_window.h"
 #include "tests/unit/app/main_window_waits.h"
@@ -136,7 +137,7 @@ private Q_SLOTS:
         QVERIFY(hullTint(w, "r0") != regionStateColor(compile::RegionState::Hit));
 
         // The browser reads the same database: one entry per region.
-        CacheBrowserPanel* browser = w.compile()->cacheBrowser();
+        CacheBrowserPanel* browser = w.cacheBrowser()->panel();
         QSignalSpy loaded(browser, &CacheBrowserPanel::loaded);
         browser->reload();
         QVERIFY(loaded.wait(10000));

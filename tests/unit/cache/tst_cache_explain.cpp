@@ -42,7 +42,7 @@ private Q_SLOTS:
         QCOMPARE(m.nearestKey, stored.key);
         QCOMPARE(m.commonComponents, 2);
         QCOMPARE(m.changes.size(), std::size_t(1));
-        QCOMPARE(m.changes[0].label, std::string("input[0]"));
+        QCOMPARE(m.changes[0].component, std::string("input[0]"));
         QCOMPARE(m.changes[0].field, std::string("dtype"));
         QCOMPARE(m.headline, std::string("miss: input 0 dtype float32 → float16"));
     }
@@ -83,10 +83,13 @@ private Q_SLOTS:
         after.add("b", "2").add("c", "3");
         const auto d = diffComponents(before.components(), after.components());
         QCOMPARE(d.size(), std::size_t(2));
-        QCOMPARE(int(d[0].kind), int(ChangeKind::Removed));
-        QCOMPARE(d[0].label, std::string("a"));
-        QCOMPARE(int(d[1].kind), int(ChangeKind::Added));
+        QCOMPARE(int(d[0].change), int(ChangeKind::OnlyA)); // removed: only in the stored entry
+        QCOMPARE(d[0].component, std::string("a"));
+        QCOMPARE(d[0].a, std::string("1"));
+        QCOMPARE(int(d[1].change), int(ChangeKind::OnlyB)); // added: only in the wanted key
+        QCOMPARE(d[1].b, std::string("3"));
         QCOMPARE(describeChange(d[1]), std::string("c added"));
+        QCOMPARE(d[1].summary, std::string("c added"));
     }
 
     void hitSaysWhatItSaved()

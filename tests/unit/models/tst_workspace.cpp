@@ -1,5 +1,6 @@
 // Workspace and graph_kinds: loading fixture runs, lookup → graph links, labels, reloads.
 // Expected values are counted in tests/data/fixtures/traces/basic_cold (see comments).
+#include "tests/unit/model/graph_of_kind.h"
 #include "views/models/graph_kinds.h"
 #include "views/models/workspace.h"
 
@@ -7,6 +8,7 @@
 #include <QtTest>
 
 using namespace fxs;
+using fxs::test::graphOfKind;
 using namespace fxs::views;
 
 namespace {
@@ -14,16 +16,6 @@ namespace {
 io::LoadResult load(const char* fixture)
 {
     return io::loadPaths({std::string(FXSCOPE_TEST_DATA "/fixtures/traces/") + fixture});
-}
-
-int graphOfKind(const model::Run& run, std::string_view kind, int ordinal = 0)
-{
-    for (std::size_t i = 0; i < run.graphs.size(); ++i) {
-        if (run.graphs[i].kind == kind && ordinal-- == 0) {
-            return static_cast<int>(i);
-        }
-    }
-    return -1;
 }
 
 } // namespace

@@ -1,24 +1,44 @@
-// The Cache browser over a real database (three entries made through CacheStore): loads off
-// the GUI thread, search filters, two selected entries show their component diff and the
-// explainer's headline, Verify reports, GC evicts down to the cap.
+// The Cache browser over a real database (three entries made through CacheStore), wired as in
+// the app but without a MainWindow: a CacheBrowserController on an AppContext around a plain
+// QMainWindow. Loads off the GUI thread, search filters, two selected entries show their
+// component diff and the explainer's headline, Verify reports, GC evicts down to the cap, and
+// the path typed in the panel becomes the context's cache path.
+#include "app/gui/app_context.h"
+#include "app/gui/cache_browser_controller.h"
 #include "tests/unit/models/cache_entries_fixture.h"
 #include "views/models/component_diff_model.h"
 #include "views/panels/cache_browser_panel.h"
 
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QMainWindow>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace fxs;
+using fxs::app::AppContext;
+using fxs::app::CacheBrowserController;
 using fxs::views::CacheBrowserPanel;
 using fxs::views::CacheEntryModel;
 
 namespace {
 
-bool load(CacheBrowserPanel& panel, const std::string& path)
+// The browser as the app wires it, on a context of its own.
+struct Browser {
+    QMainWindow host;
+    views::Workspace workspace;
+    AppContext context{&host, &workspace, nullptr};
+    CacheBrowserController controller{&context};
+    CacheBrowserPanel& panel = *controller.panel();
+};
+
+bool load(Browser& b, const std::string& path)
 {
-    QSignalSpy loaded(&panel, &CacheBrowserPanel::loaded);
-    panel.setDatabasePath(QString::fromStdString(path));
+    QSignalSpy loaded(&b.panel, &CacheBrowserPanel::loaded);
+    b.context.setCachePath(QString::fromStdString(path));
+    b.controller.setLive();
     return loaded.wait(10000);
 }
 
@@ -26,14 +46,21 @@ bool load(CacheBrowserPanel& panel, const std::string& path)
 
 class TestCacheBrowserPanel : public QObject {
     Q_OBJECT
+    QTemporaryDir m_defaultDir;
 
 private Q_SLOTS:
+    void initTestCase()
+    {
+        qputenv("FXSCOPE_CACHE_DIR", m_defaultDir.path().toUtf8()); // the default database
+    }
+
     void loadsAndSearches()
     {
         test::CacheEntriesFixture fx;
         QVERIFY(fx.create());
-        CacheBrowserPanel panel;
-        QVERIFY(load(panel, fx.path));
+        Browser b;
+        CacheBrowserPanel& panel = b.panel;
+        QVERIFY(load(b, fx.path));
         QCOMPARE(panel.model()->rowCount(), 3);
         QCOMPARE(panel.databasePath(), QString::fromStdString(fx.path));
         panel.setSearchText(QStringLiteral("r0 of"));
@@ -52,8 +79,9 @@ private Q_SLOTS:
     {
         test::CacheEntriesFixture fx;
         QVERIFY(fx.create());
-        CacheBrowserPanel panel;
-        QVERIFY(load(panel, fx.path));
+        Browser b;
+        CacheBrowserPanel& panel = b.panel;
+        QVERIFY(load(b, fx.path));
         panel.selectKeys({QString::fromStdString(fx.keyA), QString::fromStdString(fx.keyB)});
         // A and B differ only in input[0]'s dtype field.
         QCOMPARE(panel.diffModel()->rowCount(), 1);
@@ -78,8 +106,9 @@ private Q_SLOTS:
     {
         test::CacheEntriesFixture fx;
         QVERIFY(fx.create());
-        CacheBrowserPanel panel;
-        QVERIFY(load(panel, fx.path));
+        Browser b;
+        CacheBrowserPanel& panel = b.panel;
+        QVERIFY(load(b, fx.path));
         QSignalSpy verified(&panel, &CacheBrowserPanel::verified);
         panel.verify();
         QVERIFY(verified.wait(10000));
@@ -101,6 +130,44 @@ private Q_SLOTS:
         QVERIFY(loaded.wait(10000));
         QCOMPARE(panel.model()->rowCount(), 2);
         QCOMPARE(panel.model()->rowOf(QString::fromStdString(fx.keyA)), -1);
+    }
+
+    void editedPathIsTheContextsAndReloads()
+    {
+        test::CacheEntriesFixture fx;
+        QVERIFY(fx.create());
+        Browser b;
+        QVERIFY(b.context.findChild<CacheBrowserController*>() == &b.controller);
+        QVERIFY(b.context.dock(QStringLiteral("cacheBrowserDock")) != nullptr);
+        QCOMPARE(b.panel.databasePath(), m_defaultDir.path() + "/cache.db");
+        QSignalSpy loaded(&b.panel, &CacheBrowserPanel::loaded);
+        b.controller.setLive();
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(b.panel.model()->rowCount(), 0); // a fresh default database
+        loaded.clear();
+        auto* edit = b.panel.findChild<QLineEdit*>();
+        QVERIFY(edit != nullptr);
+        edit->setText(QString::fromStdString(fx.path));
+        edit->setModified(true);
+        Q_EMIT edit->editingFinished();
+        QCOMPARE(b.context.cachePath(), QString::fromStdString(fx.path));
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(b.panel.model()->rowCount(), 3);
+        // A compile wrote to the cache: the browser reads it again.
+        b.context.notifyCacheWritten();
+        QVERIFY(loaded.wait(10000));
+    }
+
+    void panelAloneOpensNothing()
+    {
+        CacheBrowserPanel panel;
+        QSignalSpy asked(&panel, &CacheBrowserPanel::reloadRequested);
+        QSignalSpy loaded(&panel, &CacheBrowserPanel::loaded);
+        panel.showDatabasePath(QStringLiteral("/nonexistent/cache.db"));
+        panel.reload();
+        QCOMPARE(asked.count(), 1);
+        QTest::qWait(50);
+        QCOMPARE(loaded.count(), 0);
     }
 };
 

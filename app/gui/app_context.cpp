@@ -1,0 +1,82 @@
+#include "app/gui/app_context.h"
+
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QStatusBar>
+
+namespace fxs::app {
+
+AppContext::AppContext(QMainWindow* host, views::Workspace* workspace,
+                       views::GraphView* graphView, QObject* parent)
+    : QObject(parent), m_host(host), m_workspace(workspace), m_graphView(graphView)
+{
+    setCachePath(QString());
+}
+
+void AppContext::setCurrentGraph(views::GraphRef ref)
+{
+    m_currentGraph = ref;
+    Q_EMIT currentGraphChanged(ref);
+}
+
+void AppContext::setCurrentDocument(views::RegionDocument* document)
+{
+    if (m_document != document) {
+        m_document = document;
+        Q_EMIT currentDocumentChanged(document);
+    }
+}
+
+void AppContext::setCachePath(const QString& path)
+{
+    QString resolved = path.trimmed();
+    if (resolved.isEmpty()) {
+        auto def = cache::defaultCachePath();
+        if (def) {
+            resolved = QString::fromStdString(*def);
+        } else {
+            showStatus(QString::fromStdString(def.error().toString()), 8000);
+        }
+    }
+    m_cachePath = resolved;
+    Q_EMIT cachePathChanged(resolved);
+}
+
+Result<std::unique_ptr<cache::CacheStore>> AppContext::openCache(const std::string& path)
+{
+    cache::StoreOptions options;
+    options.path = path;
+    return cache::CacheStore::open(options);
+}
+
+void AppContext::showStatus(const QString& text, int timeoutMs)
+{
+    m_host->statusBar()->showMessage(text, timeoutMs);
+    Q_EMIT statusShown(text, timeoutMs);
+}
+
+void AppContext::addStatusWidget(QWidget* widget)
+{
+    m_host->statusBar()->addPermanentWidget(widget);
+}
+
+QDockWidget* AppContext::addBottomDock(QWidget* panel, const QString& title,
+                                       const QString& objectName)
+{
+    auto* dock = new QDockWidget(title, m_host);
+    dock->setObjectName(objectName);
+    dock->setWidget(panel);
+    m_host->addDockWidget(Qt::BottomDockWidgetArea, dock);
+    if (QDockWidget* cache = this->dock(QStringLiteral("cacheDock"))) {
+        m_host->tabifyDockWidget(cache, dock);
+        cache->raise(); // tabifying shows the new tab; the Cache tab stays in front
+    }
+    return dock;
+}
+
+QDockWidget* AppContext::dock(const QString& objectName) const
+{
+    return m_host->findChild<QDockWidget*>(objectName, Qt::FindDirectChildrenOnly);
+}
+
+} // namespace fxs::app

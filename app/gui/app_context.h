@@ -1,0 +1,97 @@
+// AppContext: what the app's controllers may use of the app, handed to them by MainWindow (or
+// by a test around a plain QMainWindow): the workspace, the graph view with its selection, the
+// shown graph, the current region document, the cache database, the status line and the dock
+// host. Requests that only the window can serve (show a graph, open paths) are signals the
+// window connects. Not a service locator: controllers get nothing else and never each other.
+#pragma once
+
+#include "core/cache/cache_store.h"
+#include "core/graph/graph.h"
+#include "views/models/workspace.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+class QDockWidget;
+class QMainWindow;
+class QWidget;
+
+namespace fxs::views {
+class GraphView;
+class RegionDocument;
+} // namespace fxs::views
+
+namespace fxs::app {
+
+class AppContext : public QObject {
+    Q_OBJECT
+public:
+    // host: parent of docks and dialogs, owner of the status bar. The cache database starts
+    // at the default path (cache::defaultCachePath, FXSCOPE_CACHE_DIR).
+    AppContext(QMainWindow* host, views::Workspace* workspace, views::GraphView* graphView,
+               QObject* parent = nullptr);
+
+    QMainWindow* host() const { return m_host; }
+    views::Workspace* workspace() const { return m_workspace; }
+    // The primary graph view: the graph on screen and its selection.
+    views::GraphView* graphView() const { return m_graphView; }
+
+    // The graph shown in the primary view (set by whoever shows it; invalid on the welcome
+    // page). Emits currentGraphChanged.
+    views::GraphRef currentGraph() const { return m_currentGraph; }
+    void setCurrentGraph(views::GraphRef ref);
+    // The region document of the shown graph (set by the region controller; null when none).
+    views::RegionDocument* currentDocument() const { return m_document; }
+    void setCurrentDocument(views::RegionDocument* document);
+
+    // The region compiler's cache database: one path for compiling, profiling and browsing.
+    // An empty path means the default one; a path without a default stays empty (and the
+    // reason goes to the status line).
+    QString cachePath() const { return m_cachePath; }
+    void setCachePath(const QString& path);
+    // Opens the database at cachePath() (any thread; the store is the caller's).
+    static Result<std::unique_ptr<cache::CacheStore>> openCache(const std::string& path);
+    // A job wrote to the cache database (emits cacheWritten, e.g. the browser reloads).
+    void notifyCacheWritten() { Q_EMIT cacheWritten(); }
+
+    // The status line: a transient message (also emitted as statusShown, for tests) and
+    // permanent widgets (progress bars, Cancel buttons).
+    void showStatus(const QString& text, int timeoutMs = 5000);
+    void addStatusWidget(QWidget* widget);
+
+    // A bottom dock for panel (objectName set), tabbed with the Cache dock when there is one.
+    QDockWidget* addBottomDock(QWidget* panel, const QString& title, const QString& objectName);
+    // A dock of the host by object name; null when absent.
+    QDockWidget* dock(const QString& objectName) const;
+
+    // Requests for the window (signals below): show a graph (and select it in the navigator),
+    // make a node the current one (inspector, code), open paths in the background.
+    void requestGraph(views::GraphRef ref) { Q_EMIT graphRequested(ref); }
+    void requestNode(graph::NodeId id) { Q_EMIT nodeRequested(id); }
+    void requestOpen(const QStringList& paths) { Q_EMIT openRequested(paths); }
+
+Q_SIGNALS:
+    void currentGraphChanged(fxs::views::GraphRef ref);
+    void currentDocumentChanged(fxs::views::RegionDocument* document);
+    void cachePathChanged(const QString& path);
+    void cacheWritten();
+    void statusShown(const QString& text, int timeoutMs);
+    void graphRequested(fxs::views::GraphRef ref);
+    void nodeRequested(fxs::graph::NodeId id);
+    void openRequested(const QStringList& paths);
+    // A background load ended (its results are in the workspace) or was cancelled.
+    void loadFinished(bool cancelled);
+
+private:
+    QMainWindow* m_host;
+    views::Workspace* m_workspace;
+    views::GraphView* m_graphView;
+    views::GraphRef m_currentGraph;
+    views::RegionDocument* m_document = nullptr;
+    QString m_cachePath;
+};
+
+} // namespace fxs::app
