@@ -1,14 +1,20 @@
 #include "app/gui/graph_area.h"
 
+#include "views/graph/graph_canvas.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/cache_panel.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
 
 namespace fxs::app {
 
@@ -22,15 +28,22 @@ GraphArea::GraphArea(QWidget* parent)
 {
     auto* close = new QPushButton(tr("Close Comparison"), this);
     connect(close, &QPushButton::clicked, this, &GraphArea::closeComparison);
-    auto* split = new QSplitter(Qt::Horizontal, this);
+    m_split = new QSplitter(Qt::Horizontal, this);
+    m_split->setObjectName(QStringLiteral("comparisonSplitter"));
     m_secondaryPane = makePane(m_secondary, m_secondaryTitle, close);
-    split->addWidget(m_secondaryPane);
-    split->addWidget(makePane(m_primary, m_primaryTitle, nullptr));
-    split->setChildrenCollapsible(false);
+    m_split->addWidget(m_secondaryPane);
+    m_split->addWidget(makePane(m_primary, m_primaryTitle, nullptr));
+    m_split->setChildrenCollapsible(false);
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 1);
     m_secondaryPane->hide();
+    linkScrollBars(m_primary->canvas()->horizontalScrollBar(),
+                   m_secondary->canvas()->horizontalScrollBar());
+    linkScrollBars(m_primary->canvas()->verticalScrollBar(),
+                   m_secondary->canvas()->verticalScrollBar());
 
     m_stack->addWidget(makeWelcome());
-    m_stack->addWidget(split);
+    m_stack->addWidget(m_split);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_stack);
@@ -48,11 +61,38 @@ QWidget* GraphArea::makeWelcome()
     text->setTextFormat(Qt::RichText);
     auto* open = new QPushButton(tr("Open…"), page);
     connect(open, &QPushButton::clicked, this, &GraphArea::openRequested);
+    auto* guide = new QPushButton(tr("Getting Started"), page);
+    guide->setObjectName(QStringLiteral("welcomeGettingStarted"));
+    connect(guide, &QPushButton::clicked, this, &GraphArea::gettingStartedRequested);
+    auto* buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(open);
+    buttons->addWidget(guide);
+    buttons->addStretch(1);
     layout->addStretch(1);
     layout->addWidget(text);
-    layout->addWidget(open, 0, Qt::AlignHCenter);
+    layout->addLayout(buttons);
     layout->addStretch(2);
     return page;
+}
+
+void GraphArea::linkScrollBars(QScrollBar* a, QScrollBar* b)
+{
+    const auto follow = [this](QScrollBar* from, QScrollBar* to) {
+        connect(from, &QScrollBar::valueChanged, this, [this, from, to] {
+            if (m_syncingScroll || !isComparing() || from->maximum() <= from->minimum()) {
+                return;
+            }
+            m_syncingScroll = true;
+            const double fraction = double(from->value() - from->minimum()) /
+                                    double(from->maximum() - from->minimum());
+            to->setValue(to->minimum() +
+                         int(std::lround(fraction * double(to->maximum() - to->minimum()))));
+            m_syncingScroll = false;
+        });
+    };
+    follow(a, b);
+    follow(b, a);
 }
 
 QWidget* GraphArea::makePane(views::GraphView* view, QLabel* title, QPushButton* close)
@@ -64,6 +104,9 @@ QWidget* GraphArea::makePane(views::GraphView* view, QLabel* title, QPushButton*
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 2, 6, 2);
     title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long title (a comparison's summary) wraps instead of widening its pane.
+    title->setWordWrap(true);
+    title->setMinimumWidth(1);
     bar->addWidget(title, 1);
     if (close) {
         bar->addWidget(close);
@@ -91,6 +134,13 @@ void GraphArea::showComparison(const views::GraphComparison& c)
     m_primary->setGraph(c.b);
     m_primary->setHighlighted(c.changedB);
     m_secondaryPane->show();
+    // A and B side by side, equally wide (again once the shown pane is laid out).
+    const auto even = [this] {
+        const int half = std::max(1, m_split->width() / 2);
+        m_split->setSizes({half, half});
+    };
+    even();
+    QTimer::singleShot(0, this, even);
 }
 
 void GraphArea::closeComparison()

@@ -1,7 +1,8 @@
 // The main window's central area: a welcome page until something is open, then the GraphView
 // of the selected graph, with an optional second GraphView on its left for comparisons
-// (a changed `gm`: graph A | graph B, changed nodes highlighted). Layout and wiring of the
-// views only; what to show is decided by MainWindow.
+// (a changed `gm`: graph A | graph B, changed nodes highlighted; the panes share the width
+// evenly and scroll together). Layout and wiring of the views only; what to show is decided by
+// MainWindow.
 #pragma once
 
 #include "core/graph/graph.h"
@@ -10,6 +11,8 @@
 
 class QLabel;
 class QPushButton;
+class QScrollBar;
+class QSplitter;
 class QStackedWidget;
 
 namespace fxs::views {
@@ -37,10 +40,13 @@ public:
 
 Q_SIGNALS:
     void openRequested();
+    void gettingStartedRequested(); // the welcome page's "Getting Started" button
 
 private:
     QWidget* makeWelcome();
     QWidget* makePane(views::GraphView* view, QLabel* title, QPushButton* close);
+    // While comparing, scrolling one pane scrolls the other to the same fraction.
+    void linkScrollBars(QScrollBar* a, QScrollBar* b);
 
     QStackedWidget* m_stack;
     views::GraphView* m_primary;
@@ -48,6 +54,8 @@ private:
     QLabel* m_primaryTitle;
     QLabel* m_secondaryTitle;
     QWidget* m_secondaryPane = nullptr;
+    QSplitter* m_split = nullptr;
+    bool m_syncingScroll = false;
 };
 
 } // namespace fxs::app

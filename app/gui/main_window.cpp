@@ -22,6 +22,7 @@
 #include <QDropEvent>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSettings>
@@ -29,7 +30,39 @@
 #include <QTimer>
 #include <QToolButton>
 
+#include <algorithm>
+
 namespace fxs::app {
+
+namespace {
+
+bool hasMiss(const model::Run& run)
+{
+    return std::any_of(run.lookups.begin(), run.lookups.end(), [](const auto& lookup) {
+        return lookup.state == model::CacheState::Miss;
+    });
+}
+
+} // namespace
+
+std::string MainWindow::runToOpen(const std::vector<model::Run>& runs, bool earlierRunsLoaded)
+{
+    // The newest run with misses that an earlier run can explain (a changed config, a changed
+    // graph: what a user opens a trace for); else the newest run that holds anything.
+    std::string explained;
+    std::string newest;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const model::Run& run = runs[i];
+        if (run.graphs.empty() && run.lookups.empty()) {
+            continue;
+        }
+        newest = run.path;
+        if ((i > 0 || earlierRunsLoaded) && hasMiss(run)) {
+            explained = run.path;
+        }
+    }
+    return explained.empty() ? newest : explained;
+}
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
@@ -76,6 +109,7 @@ void MainWindow::createControllers()
     m_cacheBrowser = new CacheBrowserController(m_context);
     m_profile = new ProfileController(m_context);
     m_cacheExplainer = new CacheController(m_cache, this);
+    connect(m_regions, &RegionController::documentStateChanged, this, &MainWindow::updateTitle);
     connect(m_context, &AppContext::graphRequested, this, &MainWindow::revealGraph);
     connect(m_context, &AppContext::nodeRequested, this, &MainWindow::selectNode);
     connect(m_context, &AppContext::openRequested, this, &MainWindow::openPaths);
@@ -153,6 +187,7 @@ void MainWindow::createStatusBar()
 void MainWindow::connectPanels()
 {
     connect(m_area, &GraphArea::openRequested, this, &MainWindow::openDialog);
+    connect(m_area, &GraphArea::gettingStartedRequested, this, &MainWindow::showGettingStarted);
     connect(m_navigator, &views::NavigatorPanel::graphActivated, this, &MainWindow::showGraph);
     for (views::GraphView* view : {m_area->primary(), m_area->secondary()}) {
         connect(view, &views::GraphView::nodeSelected, this,
@@ -178,12 +213,23 @@ void MainWindow::openPaths(const QStringList& paths)
     }
     m_recent->add(paths);
     // Projects (.fxscope) open through the region controller, which loads their source.
+    // One load request for everything (a second request would cancel the first): a project's
+    // source goes into the same request as the files given beside it.
     QStringList sources;
     for (const QString& path : paths) {
-        if (path.endsWith(QStringLiteral(".fxscope"), Qt::CaseInsensitive)) {
-            m_regions->openProject(path);
-        } else {
+        if (!path.endsWith(QStringLiteral(".fxscope"), Qt::CaseInsensitive)) {
             sources << path;
+        }
+    }
+    for (const QString& path : paths) {
+        if (path.endsWith(QStringLiteral(".fxscope"), Qt::CaseInsensitive)) {
+            QStringList projectSources;
+            m_regions->openProject(path, &projectSources);
+            for (const QString& source : projectSources) {
+                if (!sources.contains(source)) {
+                    sources << source;
+                }
+            }
         }
     }
     if (!sources.isEmpty()) {
@@ -195,18 +241,12 @@ void MainWindow::onLoadFinished(std::shared_ptr<io::LoadResult> result, const QS
 {
     m_progress->hide();
     m_cancel->hide();
-    // The last run of the load that holds something to look at.
-    std::string newestPath;
-    for (const auto& run : result->runs) {
-        if (!run.graphs.empty() || !run.lookups.empty()) {
-            newestPath = run.path;
-        }
-    }
+    const std::string newestPath = runToOpen(result->runs, !m_workspace->runs().empty());
     const bool readSomething = result->readSomething();
     const std::size_t errors = result->diagnostics.errorCount();
     m_workspace->add(std::move(*result));
-    // Show the newest run (its cache panel compares it with the run before: cold → warm);
-    // standalone graph files when no run came in.
+    // Show the chosen run (its cache panel compares it with the run before and selects the
+    // most telling lookup); standalone graph files when no run came in.
     int newest = -1;
     for (int r = 0; !newestPath.empty() && r < static_cast<int>(m_workspace->runs().size()); ++r) {
         newest = m_workspace->runs()[static_cast<std::size_t>(r)]->path == newestPath ? r : newest;
@@ -263,7 +303,8 @@ void MainWindow::showGraph(views::GraphRef ref)
         code.push_back({tr("Output code: %1").arg(name), QString::fromStdString(text->text)});
     }
     m_code->setGraph(artifact->graph, std::move(code));
-    setWindowTitle(tr("%1 — fxscope").arg(title));
+    m_graphTitle = title;
+    updateTitle();
     if (ref.run >= 0) {
         m_cache->setRun(ref.run);
         const auto lookups = m_workspace->lookupsForGraph(ref);
@@ -310,13 +351,56 @@ void MainWindow::onProblemsChanged(int count)
 
 void MainWindow::closeAll()
 {
+    if (!confirmDiscardRegions()) {
+        return;
+    }
     m_jobs->cancel();
     m_context->setCurrentGraph({});
     m_area->showWelcome();
     m_inspector->clear();
     m_code->clear();
     m_workspace->clear();
-    setWindowTitle(QStringLiteral("fxscope"));
+    m_graphTitle.clear();
+    updateTitle();
+}
+
+// "proj.fxscope* · 1_cold.log · 0/0 · AOT forward — fxscope": the project, the unsaved marker,
+// the graph shown.
+void MainWindow::updateTitle()
+{
+    QStringList parts;
+    const QString project = m_regions ? m_regions->projectPath() : QString();
+    if (!project.isEmpty()) {
+        parts << QFileInfo(project).fileName() + QStringLiteral("[*]");
+    }
+    if (!m_graphTitle.isEmpty()) {
+        parts << (project.isEmpty() ? m_graphTitle + QStringLiteral("[*]") : m_graphTitle);
+    }
+    setWindowTitle(parts.isEmpty() ? QStringLiteral("fxscope")
+                                   : tr("%1 — fxscope").arg(parts.join(QStringLiteral(" · "))));
+    setWindowModified(m_regions && m_regions->hasUnsavedRegions());
+}
+
+// Unsaved regions: Save (to the project, else asking where), Discard or Cancel.
+bool MainWindow::confirmDiscardRegions()
+{
+    if (!m_regions || !m_regions->hasUnsavedRegions()) {
+        return true;
+    }
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved regions"),
+                    tr("The regions were changed since they were last saved."),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedRegionsBox"));
+    box.setInformativeText(tr("Save them as a project before closing?"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        return m_regions->saveProjectAsked();
+    case QMessageBox::Discard:
+        return true;
+    default:
+        return false;
+    }
 }
 
 void MainWindow::restoreSettings()
@@ -339,6 +423,10 @@ void MainWindow::restoreSettings()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!confirmDiscardRegions()) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("mainWindow/state"), saveState());

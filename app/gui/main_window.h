@@ -5,11 +5,13 @@
 // "fileMenu", "buildMenu", "quitAction", ...; nothing is looked up by its translated text).
 #pragma once
 
+#include "core/model/run.h"
 #include "views/models/workspace.h"
 
 #include <QMainWindow>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 class QDockWidget;
@@ -74,6 +76,9 @@ public:
 
     // "Qt 6.4.2 · LibTorch 1.13.1 · Graphviz 2.43.0", as the About box shows it.
     static QString versionsText();
+    // The run a load opens on: the newest with misses an earlier run explains, else the newest
+    // that holds anything ("" when none). earlierRunsLoaded: the workspace already had runs.
+    static std::string runToOpen(const std::vector<model::Run>& runs, bool earlierRunsLoaded);
 
 Q_SIGNALS:
     // A load finished and its result is in the workspace (or it was cancelled).
@@ -95,6 +100,8 @@ private:
     void createViewMenu();
     void createBuildMenu();
     void createHelpMenu();
+    void createToolBar();
+    void showGettingStarted();
     void createStatusBar();
     void connectPanels();
     void restoreSettings();
@@ -108,6 +115,8 @@ private:
     void openDirectoryDialog();
     void exportView(bool svg);
     void closeAll();
+    void updateTitle();
+    bool confirmDiscardRegions(); // false: the user cancelled
     void about();
 
     views::Workspace* m_workspace;
@@ -129,6 +138,7 @@ private:
     QProgressBar* m_progress;
     QToolButton* m_cancel;
     QLabel* m_statusLabel;
+    QString m_graphTitle; // of the graph shown ("" on the welcome page)
     std::vector<QDockWidget*> m_defaultDocks; // navigator, inspector, cache
 };
 

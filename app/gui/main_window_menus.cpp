@@ -1,9 +1,10 @@
 // MainWindow's menus and dialogs: File (open, recent, projects, export, profiles, close, quit),
 // Edit (undo/redo, find), View (zoom, fit, groups, docks, comparison), Regions, Build (compile,
-// cache browser, profile), Help (about). Standard shortcuts throughout. Every menu and the
+// cache browser, profile), Help (getting started, about), and the main toolbar. Standard shortcuts throughout. Every menu and the
 // actions others look for carry an object name; the controllers' actions come from them.
 #include "app/gui/cache_browser_controller.h"
 #include "app/gui/compile_controller.h"
+#include "app/gui/getting_started.h"
 #include "app/gui/graph_area.h"
 #include "app/gui/main_window.h"
 #include "app/gui/profile_controller.h"
@@ -17,6 +18,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
 
 #ifndef FXSCOPE_TORCH_VERSION
 #define FXSCOPE_TORCH_VERSION "unknown"
@@ -52,6 +55,34 @@ void MainWindow::createMenus()
     menuBar()->addMenu(m_regions->menu());
     createBuildMenu();
     createHelpMenu();
+    createToolBar();
+}
+
+// The main actions one click away: the same QAction objects as the menus (one owner per
+// shortcut).
+void MainWindow::createToolBar()
+{
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->setMovable(false);
+    const auto withIcon = [this](QAction* action, const char* theme, QStyle::StandardPixmap fb) {
+        if (action->icon().isNull()) {
+            action->setIcon(QIcon::fromTheme(QLatin1String(theme), style()->standardIcon(fb)));
+        }
+        return action;
+    };
+    const auto action = [this](const char* name) {
+        return findChild<QAction*>(QLatin1String(name));
+    };
+    bar->addAction(withIcon(action("openAction"), "document-open", QStyle::SP_DialogOpenButton));
+    bar->addAction(withIcon(action("findNodeAction"), "edit-find",
+                            QStyle::SP_FileDialogContentsView));
+    bar->addAction(withIcon(action("fitAction"), "zoom-fit-best", QStyle::SP_TitleBarMaxButton));
+    bar->addSeparator();
+    bar->addAction(withIcon(m_compile->compileAction(), "system-run", QStyle::SP_MediaPlay));
+    bar->addAction(withIcon(m_profile->profileAction(), "utilities-system-monitor",
+                            QStyle::SP_FileDialogDetailedView));
 }
 
 void MainWindow::createFileMenu()
@@ -90,18 +121,24 @@ void MainWindow::createEditMenu()
     QMenu* edit = addMenu(menuBar(), tr("&Edit"), QStringLiteral("editMenu"));
     named(edit->addAction(tr("&Find Node…"), QKeySequence::Find, this,
                           [this] { m_area->primary()->showFindBar(); }),
-          QStringLiteral("findNodeAction"));
+          QStringLiteral("findNodeAction"))
+        ->setIconText(tr("Find"));
     m_regions->addEditActions(edit);
 }
 
 void MainWindow::createViewMenu()
 {
     QMenu* view = addMenu(menuBar(), tr("&View"), QStringLiteral("viewMenu"));
-    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { m_area->primary()->zoomIn(); });
-    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this,
-                    [this] { m_area->primary()->zoomOut(); });
-    view->addAction(tr("&Fit to Window"), QKeySequence(tr("Ctrl+0")), this,
-                    [this] { m_area->primary()->fitToView(); });
+    named(view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this,
+                          [this] { m_area->primary()->zoomIn(); }),
+          QStringLiteral("zoomInAction"));
+    named(view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this,
+                          [this] { m_area->primary()->zoomOut(); }),
+          QStringLiteral("zoomOutAction"));
+    named(view->addAction(tr("&Fit to Window"), QKeySequence(tr("Ctrl+0")), this,
+                          [this] { m_area->primary()->fitToView(); }),
+          QStringLiteral("fitAction"))
+        ->setIconText(tr("Fit"));
     view->addSeparator();
     view->addAction(tr("&Expand All Groups"), this, [this] { m_area->primary()->expandAll(); });
     view->addAction(tr("&Collapse All Groups"), this, [this] { m_area->primary()->collapseAll(); });
@@ -131,6 +168,10 @@ void MainWindow::createBuildMenu()
 void MainWindow::createHelpMenu()
 {
     QMenu* help = addMenu(menuBar(), tr("&Help"), QStringLiteral("helpMenu"));
+    named(help->addAction(tr("&Getting Started"), QKeySequence::HelpContents, this,
+                          &MainWindow::showGettingStarted),
+          QStringLiteral("gettingStartedAction"));
+    help->addSeparator();
     named(help->addAction(tr("&About fxscope"), this, &MainWindow::about),
           QStringLiteral("aboutAction"));
     named(help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt),
@@ -178,6 +219,17 @@ QString MainWindow::versionsText()
     return tr("Qt %1 · LibTorch %2 · Graphviz %3")
         .arg(QString::fromLatin1(qVersion()), QStringLiteral(FXSCOPE_TORCH_VERSION),
              QStringLiteral(FXSCOPE_GRAPHVIZ_VERSION));
+}
+
+void MainWindow::showGettingStarted()
+{
+    auto* dialog = findChild<GettingStartedDialog*>();
+    if (!dialog) {
+        dialog = new GettingStartedDialog(this);
+    }
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
 }
 
 void MainWindow::about()

@@ -101,10 +101,16 @@ void RegionController::createActions()
 
 void RegionController::addFileActions(QMenu* file)
 {
-    file->addAction(tr("Open &Project…"), this, &RegionController::openProjectDialog);
-    QAction* save = file->addAction(tr("&Save Project…"), QKeySequence::Save, this,
-                                    &RegionController::saveProjectDialog);
+    file->addAction(tr("Open &Project…"), this, &RegionController::openProjectDialog)
+        ->setObjectName(QStringLiteral("openProjectAction"));
+    QAction* save = file->addAction(tr("&Save Project"), QKeySequence::Save, this,
+                                    &RegionController::saveProjectAsked);
+    save->setObjectName(QStringLiteral("saveProjectAction"));
+    QAction* saveAs = file->addAction(tr("Save Project &As…"), QKeySequence::SaveAs, this,
+                                      &RegionController::saveProjectDialog);
+    saveAs->setObjectName(QStringLiteral("saveProjectAsAction"));
     m_editActions.push_back(save);
+    m_editActions.push_back(saveAs);
     updateActions();
 }
 
@@ -165,6 +171,8 @@ views::RegionDocument* RegionController::ensureDocument(views::GraphRef ref)
                 }
             });
     m_undoGroup->addStack(raw->undoStack());
+    connect(raw->undoStack(), &QUndoStack::cleanChanged, this,
+            &RegionController::documentStateChanged);
     m_documents.push_back({ref, g, std::move(doc)});
     return raw;
 }
@@ -182,6 +190,16 @@ void RegionController::dropStaleDocuments()
         }
     }
     std::erase_if(m_documents, stale);
+    if (m_documents.empty()) {
+        m_projectPath.clear(); // Close All closes the project
+    }
+    Q_EMIT documentStateChanged();
+}
+
+bool RegionController::hasUnsavedRegions() const
+{
+    return std::any_of(m_documents.begin(), m_documents.end(),
+                       [](const Entry& e) { return !e.doc->undoStack()->isClean(); });
 }
 
 void RegionController::setCurrent(views::RegionDocument* doc)

@@ -11,6 +11,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <memory>
@@ -73,12 +74,25 @@ public:
     // Re-matching problems become warnings in the Problems panel. Returns false at once when
     // the project cannot be read; otherwise the regions arrive when the source has loaded
     // (projectOpened is emitted then).
-    bool openProject(const QString& path);
+    // With loadWith, a source that is not open yet is appended to it instead of being loaded
+    // by itself: the caller loads everything it was given in one request (the command line).
+    bool openProject(const QString& path, QStringList* loadWith = nullptr);
+    // The project last saved or opened ("" when none).
+    QString projectPath() const { return m_projectPath; }
+    // Whether any graph's regions changed since they were opened or saved.
+    bool hasUnsavedRegions() const;
+    // Save Project's suggestion: the open project, else "<source name>.fxscope" beside the source
+    // (a TORCH_TRACE directory names its project after the directory).
+    static QString suggestedProjectPath(const QString& project, const QString& source);
+    // Saves to the open project, else asks where (false when the user cancels or it fails).
+    bool saveProjectAsked();
 
 Q_SIGNALS:
     void currentDocumentChanged(fxs::views::RegionDocument* document);
     // A project's regions were restored; rematch problems counts what did not match.
     void projectOpened(const QString& path, int problems);
+    // The project path or the unsaved state of the regions changed (the window title follows).
+    void documentStateChanged();
 
 private:
     void createDock();
@@ -98,7 +112,7 @@ private:
                            views::GraphRef ref);
     views::GraphRef findGraph(const QString& file, int ordinal) const;
     std::pair<QString, int> sourceOf(views::GraphRef ref) const;
-    void saveProjectDialog();
+    bool saveProjectDialog();
     void openProjectDialog();
 
     AppContext* m_context;
@@ -116,6 +130,7 @@ private:
     std::vector<Entry> m_documents;
     views::RegionDocument* m_current = nullptr;
     bool m_showingRefusal = false;
+    QString m_projectPath;
 };
 
 } // namespace fxs::app

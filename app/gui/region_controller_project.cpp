@@ -14,6 +14,7 @@
 #include <QMainWindow>
 #include <QFile>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -112,12 +113,14 @@ bool RegionController::saveProject(const QString& path)
                          .arg(path, QString::fromStdString(saved.error().toString())),
         8000);
     if (saved.ok()) {
+        m_projectPath = path;
         m_current->undoStack()->setClean();
+        Q_EMIT documentStateChanged();
     }
     return saved.ok();
 }
 
-bool RegionController::openProject(const QString& path)
+bool RegionController::openProject(const QString& path, QStringList* loadWith)
 {
     auto loaded = partition::loadProject(path.toStdString());
     if (!loaded.ok()) {
@@ -151,7 +154,11 @@ bool RegionController::openProject(const QString& path)
                                       .arg(path, source),
                                   10000);
                           });
-    m_context->requestOpen({source});
+    if (loadWith) {
+        loadWith->append(source);
+    } else {
+        m_context->requestOpen({source});
+    }
     return true;
 }
 
@@ -175,6 +182,8 @@ void RegionController::finishProjectOpen(const QString& path, const partition::P
         }
     }
     m_view->setSelectedNodes(selected);
+    m_projectPath = path;
+    Q_EMIT documentStateChanged();
     io::LoadResult report;
     Diagnostics& d = report.diagnostics;
     const std::string file = path.toStdString();
@@ -208,17 +217,38 @@ void RegionController::finishProjectOpen(const QString& path, const partition::P
     Q_EMIT projectOpened(path, problems);
 }
 
-void RegionController::saveProjectDialog()
+QString RegionController::suggestedProjectPath(const QString& project, const QString& source)
 {
-    QString path = QFileDialog::getSaveFileName(m_context->host(), tr("Save Project"), QString(),
-                                                tr("fxscope projects (*.fxscope)"));
+    if (!project.isEmpty()) {
+        return project;
+    }
+    if (source.isEmpty()) {
+        return QStringLiteral("regions.fxscope");
+    }
+    const QFileInfo info(source);
+    const QString name = info.isDir() ? info.fileName() : info.completeBaseName();
+    return info.dir().filePath((name.isEmpty() ? QStringLiteral("regions") : name) +
+                               QStringLiteral(".fxscope"));
+}
+
+bool RegionController::saveProjectAsked()
+{
+    return m_projectPath.isEmpty() ? saveProjectDialog() : saveProject(m_projectPath);
+}
+
+bool RegionController::saveProjectDialog()
+{
+    const QString suggestion =
+        suggestedProjectPath(m_projectPath, sourceOf(m_context->currentGraph()).first);
+    QString path = QFileDialog::getSaveFileName(m_context->host(), tr("Save Project"),
+                                                suggestion, tr("fxscope projects (*.fxscope)"));
     if (path.isEmpty()) {
-        return;
+        return false;
     }
     if (!path.endsWith(QStringLiteral(".fxscope"), Qt::CaseInsensitive)) {
         path += QStringLiteral(".fxscope");
     }
-    saveProject(path);
+    return saveProject(path);
 }
 
 void RegionController::openProjectDialog()

@@ -57,6 +57,34 @@ void compareFields(NodeChange& ch)
     }
 }
 
+// "aten::mul.Tensor" → "mul"; placeholders and outputs by their op ("placeholder").
+std::string shortTarget(std::string_view target, std::string_view op)
+{
+    if (target.empty()) {
+        return std::string(op);
+    }
+    if (const auto colons = target.rfind("::"); colons != std::string_view::npos) {
+        target.remove_prefix(colons + 2);
+    }
+    return std::string(target.substr(0, target.find('.')));
+}
+
+// "mul(gelu, 2.0) → mul(gelu, 3.0)", "+ cos(x)", "− sin(x)", "mul_1: meta a → b".
+std::string nodeChangeText(const NodeChange& c)
+{
+    const std::string a = shortTarget(c.targetA, c.opA) + c.argsA;
+    const std::string b = shortTarget(c.targetB, c.opB) + c.argsB;
+    switch (c.change) {
+    case NodeChangeKind::Added: return "+ " + b;
+    case NodeChangeKind::Removed: return "\u2212 " + a;
+    case NodeChangeKind::Changed: break;
+    }
+    if (a == b) { // only the output meta (shape, dtype, stride) differs
+        return c.name + ": " + c.metaA + " \u2192 " + c.metaB;
+    }
+    return a + " \u2192 " + b;
+}
+
 std::vector<std::string_view> splitLines(std::string_view text)
 {
     std::vector<std::string_view> lines = split(text, '\n');
@@ -184,6 +212,25 @@ std::string GraphDiff::summary() const
     }
     return join(parts, ", ") + " (of " + std::to_string(nodesA) + " \u2192 " +
            std::to_string(nodesB) + " nodes)";
+}
+
+std::string GraphDiff::changeText(std::size_t maxNodes) const
+{
+    if (!parsed || nodes.empty() || nodes.size() > maxNodes) {
+        return {};
+    }
+    // The output node follows the nodes it returns: named only when nothing else changed.
+    const auto isOutput = [](const NodeChange& c) {
+        return (c.opB.empty() ? c.opA : c.opB) == "output";
+    };
+    const bool onlyOutput = std::all_of(nodes.begin(), nodes.end(), isOutput);
+    std::vector<std::string> parts;
+    for (const NodeChange& c : nodes) {
+        if (onlyOutput || !isOutput(c)) {
+            parts.push_back(nodeChangeText(c));
+        }
+    }
+    return join(parts, "; ");
 }
 
 GraphDiff diffGraphs(const graph::GraphPtr& a, const graph::GraphPtr& b)

@@ -49,6 +49,10 @@ struct GraphDiff {
     std::size_t count(NodeChangeKind k) const;
     // "2 nodes changed, 1 added, 1 removed (of 9 → 10)"; "graph code differs in 3 lines".
     std::string summary() const;
+    // The changes themselves when there are at most maxNodes: "mul(gelu, 2.0) → mul(gelu, 3.0)",
+    // "+ cos(x)", "− sin(x)", joined by "; " (short targets, arguments as printed); "" when
+    // there are more, none, or the code did not parse.
+    std::string changeText(std::size_t maxNodes = 3) const;
 };
 
 inline constexpr std::size_t kMaxLineDiff = 200;

@@ -57,6 +57,11 @@ std::string changePhrase(const ComponentChange& c, const GraphDiff* graphDiff)
     case ChangeKind::Changed: break;
     }
     if (c.family == "gm") {
+        // Few nodes: name them (what the user would look for in both graphs); else count.
+        if (const std::string changes = graphDiff ? graphDiff->changeText() : std::string();
+            !changes.empty()) {
+            return "gm changed: " + oneLine(changes, 3 * kHeadlineValueChars);
+        }
         return graphDiff ? "gm (graph code) changed: " + graphDiff->summary()
                          : std::string("gm (graph code) changed");
     }

@@ -143,7 +143,8 @@ private Q_SLOTS:
         QCOMPARE(edit->actions().at(1)->shortcut(), QKeySequence(QKeySequence::Redo));
         QVERIFY(!edit->actions().at(0)->isEnabled()); // nothing to undo yet
         QMenu* file = menuNamed(&w, QStringLiteral("File"));
-        QVERIFY(actionTexts(file).contains(QStringLiteral("Save Project…")));
+        QVERIFY(actionTexts(file).contains(QStringLiteral("Save Project")));
+        QVERIFY(actionTexts(file).contains(QStringLiteral("Save Project As…")));
         QVERIFY(actionTexts(file).contains(QStringLiteral("Open Project…")));
         // The Regions menu sits before Help in the menu bar.
         const auto bar = w.menuBar()->actions();

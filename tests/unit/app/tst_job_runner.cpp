@@ -89,9 +89,10 @@ private Q_SLOTS:
     {
         const std::string sample = FXSCOPE_SAMPLES_DIR "/cache_miss_then_hit";
         const auto split = JobRunner::expandProcessDirectories({sample});
-        QCOMPARE(split.size(), std::size_t(2));
+        QCOMPARE(split.size(), std::size_t(3));
         QVERIFY(split[0].ends_with("1_cold.log"));
         QVERIFY(split[1].ends_with("2_warm.log"));
+        QVERIFY(split[2].ends_with("3_config.log"));
         // One log: the directory stays the run (named after it).
         const std::string cold = FXSCOPE_TEST_DATA "/fixtures/traces/basic_cold";
         QCOMPARE(JobRunner::expandProcessDirectories({cold}), std::vector<std::string>{cold});
@@ -105,14 +106,14 @@ private Q_SLOTS:
         QCOMPARE(JobRunner::expandProcessDirectories({ranks}), std::vector<std::string>{ranks});
     }
 
-    void loadsTheSampleAsTwoRuns()
+    void loadsTheSampleAsThreeRuns()
     {
         JobRunner runner;
         QSignalSpy finished(&runner, &JobRunner::finished);
         runner.load({QStringLiteral(FXSCOPE_SAMPLES_DIR "/cache_miss_then_hit")});
         QVERIFY(finished.wait(60000));
         const auto result = finished.first().at(1).value<std::shared_ptr<io::LoadResult>>();
-        QCOMPARE(result->runs.size(), std::size_t(2));
+        QCOMPARE(result->runs.size(), std::size_t(3));
         QVERIFY(result->runs[0].path.ends_with("1_cold.log"));
     }
 };

@@ -117,6 +117,27 @@ private Q_SLOTS:
         QCOMPARE(d.count(NodeChangeKind::Changed), std::size_t(5)); // y, mm, relu, mul, output
         QCOMPARE(d.unchanged, std::size_t(2));                      // x, sin
         QCOMPARE(d.summary(), std::string("5 nodes changed, 1 added (of 7 \u2192 8 nodes)"));
+        QCOMPARE(d.changeText(), std::string()); // six changes: counted, not listed
+        QVERIFY(!d.changeText(6).empty());
+    }
+
+    void fewChangesAreNamed()
+    {
+        // The constant of one mul: the node, both sides, short target and arguments.
+        const auto factor = diffGraphs(build("aten::relu.default", 2, 64, false),
+                                       build("aten::relu.default", 3, 64, false));
+        QCOMPARE(factor.changeText(), std::string("mul(relu, 2) \u2192 mul(relu, 3)"));
+        // An added node and a removed one.
+        const auto added = diffGraphs(build("aten::relu.default", 2, 64, false),
+                                      build("aten::relu.default", 2, 64, true));
+        QCOMPARE(added.changeText(), std::string("+ neg(mul)"));
+        const auto removed = diffGraphs(build("aten::relu.default", 2, 64, true),
+                                        build("aten::relu.default", 2, 64, false));
+        QCOMPARE(removed.changeText(), std::string("\u2212 neg(mul)"));
+        QCOMPARE(diffGraphs(build("aten::relu.default", 2, 64, false),
+                            build("aten::relu.default", 2, 64, false))
+                     .changeText(),
+                 std::string());
     }
 
     void removedNodes()

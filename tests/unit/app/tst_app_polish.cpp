@@ -1,0 +1,277 @@
+// A newcomer's first session (issue: polish): the bundled sample opens on the run whose misses
+// an earlier run explains; a project and a graph given together on the command line both open;
+// the title names the project and marks unsaved regions; Save suggests a name; closing with
+// unsaved regions asks; a graph comparison's panes share the width and scroll together; Help › Getting Started and the welcome page's button show the guide;
+// the toolbar holds the main actions.
+#include "tests/unit/app/main_window_waits.h"
+
+#include "app/gui/getting_started.h"
+#include "app/gui/graph_area.h"
+#include "app/gui/main_window.h"
+#include "app/gui/region_controller.h"
+#include "views/graph/graph_canvas.h"
+#include "views/graph/graph_view.h"
+#include "views/panels/cache_panel.h"
+#include "views/panels/region_commands.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTableView>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QToolBar>
+#include <QtTest>
+
+using namespace fxs;
+using namespace fxs::views;
+using fxs::app::MainWindow;
+using fxs::app::RegionController;
+using fxs::test::nodeIds;
+using fxs::test::openAndWait;
+
+namespace {
+
+const QString kSample = QStringLiteral(FXSCOPE_SAMPLES_DIR "/cache_miss_then_hit");
+const QString kGpt2 = QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/graphs/gpt2_annotated_fw.txt");
+const QString kResnet = QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/graphs/resnet18_infer.txt");
+
+model::Run run(const char* path, std::initializer_list<model::CacheState> states)
+{
+    model::Run r;
+    r.path = path;
+    for (model::CacheState s : states) {
+        model::CacheLookup lookup;
+        lookup.state = s;
+        r.lookups.push_back(lookup);
+    }
+    return r;
+}
+
+// Answers the next "unsaved regions" question with `button` once it is shown.
+void answerUnsavedQuestion(QMessageBox::StandardButton button, bool* asked)
+{
+    QTimer::singleShot(0, [button, asked] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (box && box->objectName() == QLatin1String("unsavedRegionsBox")) {
+            *asked = true;
+            box->button(button)->click();
+        }
+    });
+}
+
+// A window showing gpt2_annotated_fw.txt with one region edit not saved.
+void openWithAnEdit(MainWindow& w)
+{
+    QVERIFY(openAndWait(w, {kGpt2}));
+    QVERIFY(!w.isWindowModified());
+    w.graphView()->setSelectedNodes(nodeIds(w, {"t_5", "addmm_3"}));
+    QVERIFY(w.regions()->createFromSelection());
+}
+
+} // namespace
+
+class TestAppPolish : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("fxscope-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_app_polish"));
+    }
+
+    void runToOpenPrefersExplainedMisses()
+    {
+        using S = model::CacheState;
+        // cold → warm: the cold run's misses have nothing before them; the newest run opens.
+        QCOMPARE(MainWindow::runToOpen({run("cold", {S::Miss}), run("warm", {S::Hit})}, false),
+                 std::string("warm"));
+        // cold → warm → changed config: the changed run's misses are explained by the others.
+        QCOMPARE(MainWindow::runToOpen({run("cold", {S::Miss}), run("warm", {S::Hit}),
+                                        run("config", {S::Miss, S::Hit}), run("empty", {})},
+                                       false),
+                 std::string("config"));
+        // One run with misses, added to a workspace that has runs: explained by those.
+        QCOMPARE(MainWindow::runToOpen({run("cold", {S::Miss})}, true), std::string("cold"));
+        QCOMPARE(MainWindow::runToOpen({run("cold", {S::Miss})}, false), std::string("cold"));
+        QCOMPARE(MainWindow::runToOpen({}, false), std::string());
+    }
+
+    void theSampleOpensOnTheExplainedMiss()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kSample}));
+        QCOMPARE(w.workspace()->runs().size(), std::size_t(3));
+        CachePanel* cache = w.cachePanel();
+        QCOMPARE(w.workspace()->runName(cache->run()), QStringLiteral("3_config.log"));
+        // The miss is selected and its headline names the setting that changed.
+        QVERIFY(cache->currentLookup().valid());
+        const auto* lookup = w.workspace()->lookup(cache->currentLookup());
+        QVERIFY(lookup && lookup->state == model::CacheState::Miss);
+        const QString headline = cache->headlineText();
+        QVERIFY2(headline.contains(QStringLiteral("max_fusion_size")), qPrintable(headline));
+    }
+
+    void projectAndGraphOnTheCommandLine()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("gpt2.fxscope"));
+        std::size_t regions = 0;
+        {
+            MainWindow w;
+            openWithAnEdit(w);
+            regions = w.regions()->currentDocument()->regions().size();
+            QVERIFY(w.regions()->saveProject(project));
+            QVERIFY(!w.isWindowModified()); // saved: no marker
+        }
+        // `fxscope gpt2.fxscope resnet18_infer.txt`: both open, the project's regions too.
+        MainWindow w;
+        QSignalSpy opened(w.regions(), &RegionController::projectOpened);
+        QSignalSpy loads(&w, &MainWindow::loadFinished);
+        w.openPaths({project, kResnet});
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(loads.count(), 1); // one load request for both
+        QCOMPARE(loads.first().at(0).toBool(), false);
+        QCOMPARE(w.workspace()->graphFiles().size(), std::size_t(2));
+        QCOMPARE(w.regions()->currentDocument()->regions().size(), regions);
+        QCOMPARE(w.regions()->projectPath(), project);
+        QVERIFY2(w.windowTitle().startsWith(QStringLiteral("gpt2.fxscope[*]")),
+                 qPrintable(w.windowTitle()));
+        QVERIFY(!w.isWindowModified());
+        // An edit marks the title; undoing it clears the mark.
+        QVERIFY(w.regions()->currentDocument()->deleteRegion(QStringLiteral("r1")));
+        QVERIFY(w.isWindowModified());
+        w.regions()->currentDocument()->undoStack()->undo();
+        QVERIFY(!w.isWindowModified());
+    }
+
+    void saveSuggestsAFileName()
+    {
+        QTemporaryDir dir;
+        const QString graph = dir.filePath(QStringLiteral("model_fw.txt"));
+        QCOMPARE(RegionController::suggestedProjectPath({}, graph),
+                 dir.filePath(QStringLiteral("model_fw.fxscope")));
+        QCOMPARE(RegionController::suggestedProjectPath({}, dir.path()),
+                 QFileInfo(dir.path()).dir().filePath(QFileInfo(dir.path()).fileName() +
+                                                      QStringLiteral(".fxscope")));
+        QCOMPARE(RegionController::suggestedProjectPath(QStringLiteral("/p/x.fxscope"), graph),
+                 QStringLiteral("/p/x.fxscope"));
+    }
+
+    void closingWithUnsavedRegionsAsks()
+    {
+        MainWindow w;
+        w.show();
+        openWithAnEdit(w);
+        QVERIFY(w.isWindowModified());
+        bool asked = false;
+        answerUnsavedQuestion(QMessageBox::Cancel, &asked);
+        QVERIFY(!w.close()); // cancelled: the window stays
+        QVERIFY(asked);
+        asked = false;
+        answerUnsavedQuestion(QMessageBox::Discard, &asked);
+        QVERIFY(w.close());
+        QVERIFY(asked);
+    }
+
+    void closingWithoutEditsDoesNotAsk()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, {kGpt2}));
+        bool asked = false;
+        answerUnsavedQuestion(QMessageBox::Cancel, &asked);
+        QVERIFY(w.close());
+        QVERIFY(!asked);
+    }
+
+    void gettingStartedFromHelpAndTheWelcomePage()
+    {
+        MainWindow w;
+        w.show();
+        auto* help = w.findChild<QAction*>(QStringLiteral("gettingStartedAction"));
+        QVERIFY(help);
+        QCOMPARE(help->shortcut(), QKeySequence(QKeySequence::HelpContents));
+        help->trigger();
+        auto* dialog = w.findChild<app::GettingStartedDialog*>();
+        QVERIFY(dialog && dialog->isVisible());
+        const QString text = app::GettingStartedDialog::html();
+        for (const char* dock : {"Navigator", "Inspector", "Cache", "Regions", "Problems"}) {
+            QVERIFY2(text.contains(QLatin1String(dock)), dock);
+        }
+        QVERIFY(text.contains(QStringLiteral("Three workflows")));
+        dialog->hide();
+        auto* welcome = w.findChild<QPushButton*>(QStringLiteral("welcomeGettingStarted"));
+        QVERIFY(welcome && welcome->isVisible()); // an empty window shows it
+        welcome->click();
+        QVERIFY(dialog->isVisible());
+        QCOMPARE(w.findChildren<app::GettingStartedDialog*>().size(), qsizetype(1));
+    }
+
+    void comparisonPanesSplitEvenlyAndScrollTogether()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(openAndWait(w, {QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/traces/basic_cold")}));
+        CachePanel* cache = w.cachePanel();
+        // The forward and backward fx lookups hold different graph code (gm).
+        cache->lookupView()->setCurrentIndex(cache->lookupModel()->index(2, 0));
+        cache->compareWithLookup(1);
+        auto* button = cache->findChild<QPushButton*>();
+        QVERIFY(button && button->isEnabled());
+        button->click();
+        app::GraphArea* area = w.graphArea();
+        QVERIFY(area->isComparing());
+        auto* split = area->findChild<QSplitter*>(QStringLiteral("comparisonSplitter"));
+        QVERIFY(split);
+        QCOMPARE(split->sizes().size(), 2);
+        QTRY_VERIFY2(std::abs(split->sizes()[0] - split->sizes()[1]) <= split->handleWidth() + 2,
+                     qPrintable(QStringLiteral("%1 vs %2")
+                                    .arg(split->sizes()[0])
+                                    .arg(split->sizes()[1])));
+        QVERIFY(split->sizes()[0] > 250);
+        QVERIFY(fxs::test::waitForLayout(area->primary()));
+        QVERIFY(fxs::test::waitForLayout(area->secondary()));
+        for (int i = 0; i < 6; ++i) { // zoomed in: both panes scroll
+            area->primary()->zoomIn();
+            area->secondary()->zoomIn();
+        }
+        QScrollBar* a = area->secondary()->canvas()->verticalScrollBar();
+        QScrollBar* b = area->primary()->canvas()->verticalScrollBar();
+        QVERIFY(a->maximum() > a->minimum() && b->maximum() > b->minimum());
+        b->setValue(b->maximum());
+        QCOMPARE(a->value(), a->maximum());
+        a->setValue(a->minimum());
+        QCOMPARE(b->value(), b->minimum());
+    }
+
+    void toolbarHoldsTheMainActions()
+    {
+        MainWindow w;
+        auto* bar = w.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+        QVERIFY(bar);
+        QStringList names;
+        for (QAction* a : bar->actions()) {
+            if (!a->isSeparator()) {
+                names << a->objectName();
+            }
+        }
+        QCOMPARE(names, (QStringList{QStringLiteral("openAction"), QStringLiteral("findNodeAction"),
+                                     QStringLiteral("fitAction"),
+                                     QStringLiteral("compileRegionsAction"),
+                                     QStringLiteral("profileGraphAction")}));
+        // The same actions as the menus: one owner per shortcut.
+        QCOMPARE(bar->actions().first()->shortcut(), QKeySequence(QKeySequence::Open));
+    }
+};
+
+QTEST_MAIN(TestAppPolish)
+#include "tst_app_polish.moc"
