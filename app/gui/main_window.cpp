@@ -194,6 +194,13 @@ void MainWindow::connectPanels()
                 [this, view](graph::NodeId id) { onNodeSelected(view, id); });
         connect(view, &views::GraphView::selectionCleared, m_inspector,
                 &views::InspectorPanel::clear);
+        // A selection grown or shrunk without a new current node: the count follows.
+        connect(view, &views::GraphView::selectionChanged, this,
+                [this, view](const std::vector<graph::NodeId>& nodes) {
+                    if (nodes.size() > 1) {
+                        m_inspector->setSelection(view->graph(), nodes, m_inspector->node());
+                    }
+                });
     }
     connect(m_inspector, &views::InspectorPanel::nodeLinkActivated, this, &MainWindow::selectNode);
     connect(m_cache, &views::CachePanel::lookupSelected, this, &MainWindow::onLookupSelected);
@@ -323,7 +330,7 @@ void MainWindow::selectNode(graph::NodeId id)
 
 void MainWindow::onNodeSelected(views::GraphView* view, graph::NodeId id)
 {
-    m_inspector->setNode(view->graph(), id);
+    m_inspector->setSelection(view->graph(), view->selectedNodes(), id);
     if (view == m_area->primary()) {
         m_code->showNode(id);
     }

@@ -5,12 +5,14 @@
 #include "core/partition/auto_proposal.h"
 #include "core/partition/partitioner.h"
 #include "core/partition/region_edit.h"
+#include "views/graph/graph_canvas.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/region_commands.h"
 #include "views/panels/regions_panel.h"
 
 #include <QAction>
 #include <QDockWidget>
+#include <QKeyEvent>
 #include <QMainWindow>
 #include <QMenu>
 #include <QUndoGroup>
@@ -53,7 +55,11 @@ RegionController::RegionController(AppContext* context)
     createActions();
     connect(m_view, &views::GraphView::graphChanged, this, &RegionController::onGraphChanged);
     connect(m_view, &views::GraphView::selectionChanged, this,
-            [this](const std::vector<graph::NodeId>& nodes) { m_panel->setSelectedNodes(nodes); });
+            [this](const std::vector<graph::NodeId>& nodes) {
+                clearRefusal();
+                m_panel->setSelectedNodes(nodes);
+            });
+    m_view->canvas()->installEventFilter(this); // Esc clears a refusal's highlight
     connect(m_panel, &views::RegionsPanel::regionActivated, this,
             [this](const std::vector<graph::NodeId>& nodes) { m_view->setSelectedNodes(nodes); });
     connect(context->workspace(), &views::Workspace::changed, this,
@@ -237,6 +243,25 @@ void RegionController::showRegions()
                             tintFor(r, i)});
     }
     m_view->setRegions(std::move(overlays));
+}
+
+bool RegionController::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::KeyPress && m_showingRefusal &&
+        static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape) {
+        clearRefusal();
+        return true;
+    }
+    return QObject::eventFilter(watched, event);
+}
+
+// A refused edit's highlighted path stays until the selection changes or is cleared (Esc).
+void RegionController::clearRefusal()
+{
+    if (m_showingRefusal) {
+        m_view->setHighlighted({});
+        m_showingRefusal = false;
+    }
 }
 
 void RegionController::onRefused(const QString& reason,

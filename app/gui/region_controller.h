@@ -94,6 +94,9 @@ Q_SIGNALS:
     // The project path or the unsaved state of the regions changed (the window title follows).
     void documentStateChanged();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void createDock();
     void createActions();
@@ -103,6 +106,7 @@ private:
     void dropStaleDocuments();
     void showRegions();
     void onRefused(const QString& reason, const std::vector<graph::NodeId>& highlight);
+    void clearRefusal();
     void updateActions();
     // Ids of the regions to act on: those picked in the panel, else those holding selected
     // nodes (document order).

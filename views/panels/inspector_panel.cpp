@@ -4,6 +4,9 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <map>
+
 namespace fxs::views {
 namespace {
 
@@ -158,6 +161,56 @@ void InspectorPanel::setNode(graph::GraphPtr graph, graph::NodeId id)
     m_graph = std::move(graph);
     m_node = id;
     m_browser->setHtml(nodeHtml(*m_graph, id));
+}
+
+QString InspectorPanel::selectionHtml(const Graph& g, const std::vector<NodeId>& nodes)
+{
+    // Ops by what a user reads: the aten name without namespace and overload ("mm"), else the
+    // op kind ("placeholder").
+    std::map<QString, int> counts;
+    for (NodeId id : nodes) {
+        if (id >= g.size()) {
+            continue;
+        }
+        const Node& n = g.node(id);
+        QString op = QString::fromStdString(n.op == graph::OpKind::CallFunction
+                                                ? n.target
+                                                : std::string(graph::opKindName(n.op)));
+        op = op.mid(op.lastIndexOf(QLatin1String("::")) + (op.contains(QLatin1String("::")) ? 2 : 0));
+        counts[op.section(QLatin1Char('.'), 0, 0)] += 1;
+    }
+    std::vector<std::pair<QString, int>> ops(counts.begin(), counts.end());
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    constexpr std::size_t kShown = 8;
+    QStringList parts;
+    for (std::size_t i = 0; i < ops.size() && i < kShown; ++i) {
+        parts << QStringLiteral("%1 × %2").arg(ops[i].second).arg(ops[i].first.toHtmlEscaped());
+    }
+    if (ops.size() > kShown) {
+        parts << tr("%1 more").arg(ops.size() - kShown);
+    }
+    return QStringLiteral("<h3>%1</h3><p>%2</p>")
+        .arg(nodes.size() == 1 ? tr("1 node selected") : tr("%1 nodes selected").arg(nodes.size()),
+             parts.join(QStringLiteral(", ")));
+}
+
+void InspectorPanel::setSelection(graph::GraphPtr graph, const std::vector<NodeId>& nodes,
+                                  NodeId current)
+{
+    if (!graph || nodes.size() <= 1) {
+        nodes.empty() ? clear() : setNode(std::move(graph), nodes.front());
+        return;
+    }
+    m_graph = std::move(graph);
+    const bool shown = std::find(nodes.begin(), nodes.end(), current) != nodes.end() &&
+                       current < m_graph->size();
+    m_node = shown ? current : graph::kNoNode;
+    QString html = selectionHtml(*m_graph, nodes);
+    if (shown) {
+        html += QStringLiteral("<hr>") + nodeHtml(*m_graph, current);
+    }
+    m_browser->setHtml(html);
 }
 
 void InspectorPanel::clear()

@@ -8,6 +8,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 class QTextBrowser;
 
 namespace fxs::views {
@@ -19,6 +21,10 @@ public:
 
     // Shows node `id` of `graph`; clears when graph is null or id is out of range.
     void setNode(graph::GraphPtr graph, graph::NodeId id);
+    // More than one node selected: "N nodes selected" with their ops, then `current`'s details
+    // (none when current is not among them). One node: as setNode; none: clear.
+    void setSelection(graph::GraphPtr graph, const std::vector<graph::NodeId>& nodes,
+                      graph::NodeId current);
     void clear();
     graph::NodeId node() const { return m_node; }
     // The panel's text as a user reads it (for tests and copying).
@@ -26,6 +32,9 @@ public:
 
     // HTML of the node's description (links "node:<id>"); exposed for tests.
     static QString nodeHtml(const graph::Graph& graph, graph::NodeId id);
+    // "3 nodes selected" and an op summary, most frequent first: "2 × mm, 1 × relu".
+    static QString selectionHtml(const graph::Graph& graph,
+                                 const std::vector<graph::NodeId>& nodes);
 
 Q_SIGNALS:
     void nodeLinkActivated(fxs::graph::NodeId id);

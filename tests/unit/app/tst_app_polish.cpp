@@ -1,7 +1,8 @@
 // A newcomer's first session (issue: polish): the bundled sample opens on the run whose misses
 // an earlier run explains; a project and a graph given together on the command line both open;
 // the title names the project and marks unsaved regions; Save suggests a name; closing with
-// unsaved regions asks; a graph comparison's panes share the width and scroll together; Help › Getting Started and the welcome page's button show the guide;
+// unsaved regions asks; a multi-selection shows its count and ops; a refused path's highlight
+// clears on the next selection or Esc; a graph comparison's panes share the width and scroll together; Help › Getting Started and the welcome page's button show the guide;
 // the toolbar holds the main actions.
 #include "tests/unit/app/main_window_waits.h"
 
@@ -10,8 +11,11 @@
 #include "app/gui/main_window.h"
 #include "app/gui/region_controller.h"
 #include "views/graph/graph_canvas.h"
+#include "views/graph/graph_items.h"
+#include "views/graph/graph_scene.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/cache_panel.h"
+#include "views/panels/inspector_panel.h"
 #include "views/panels/region_commands.h"
 
 #include <QAction>
@@ -251,6 +255,48 @@ private Q_SLOTS:
         QCOMPARE(a->value(), a->maximum());
         a->setValue(a->minimum());
         QCOMPARE(b->value(), b->minimum());
+    }
+
+    void multiSelectionShowsCountAndOps()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGpt2}));
+        QVERIFY(fxs::test::waitForLayout(w.graphView()));
+        // gpt2_annotated_fw.txt lines 106, 107, 119: t_5 = aten.t, addmm_3 and addmm_4 = aten.addmm.
+        w.graphView()->setSelectedNodes(nodeIds(w, {"t_5", "addmm_3", "addmm_4"}));
+        const QString text = w.inspector()->plainText();
+        QVERIFY2(text.startsWith(QStringLiteral("3 nodes selected")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("2 × addmm")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("1 × t")), qPrintable(text));
+        // Back to one node: its details, no count.
+        w.graphView()->setSelectedNodes(nodeIds(w, {"addmm_3"}));
+        QVERIFY(!w.inspector()->plainText().contains(QStringLiteral("selected")));
+        QVERIFY(w.inspector()->plainText().startsWith(QStringLiteral("addmm_3")));
+    }
+
+    void refusedPathHighlightClearsOnSelectionOrEsc()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(openAndWait(w, {kGpt2}));
+        QVERIFY(fxs::test::waitForLayout(w.graphView()));
+        const auto highlighted = [&w] {
+            auto* item = w.graphView()->scene()->nodeItem(nodeIds(w, {"getitem_10"})[0]);
+            return item && item->isMarkedHighlighted();
+        };
+        // A region of these two would be left and re-entered (see tst_region_controller).
+        const auto refuse = [&w] {
+            w.graphView()->setSelectedNodes(nodeIds(w, {"native_layer_norm_2", "add_4"}));
+            return !w.regions()->createFromSelection();
+        };
+        QVERIFY(refuse());
+        QVERIFY(highlighted());
+        w.graphView()->setSelectedNodes(nodeIds(w, {"gelu"})); // the next selection
+        QVERIFY(!highlighted());
+        QVERIFY(refuse());
+        QVERIFY(highlighted());
+        QTest::keyClick(w.graphView()->canvas(), Qt::Key_Escape);
+        QVERIFY(!highlighted());
     }
 
     void toolbarHoldsTheMainActions()
