@@ -8,6 +8,7 @@ namespace fxs::cli {
 
 void addInspectCommand(CLI::App& app, int& exitCode);
 void addExplainCommand(CLI::App& app, int& exitCode);
+void addDiagnoseCommand(CLI::App& app, int& exitCode);
 void addCompileProfileCommand(CLI::App& app, int& exitCode);
 void addCacheCommand(CLI::App& app, int& exitCode);
 void addCompileCommand(CLI::App& app, int& exitCode);

@@ -14,6 +14,7 @@ int main(int argc, char** argv)
     fxs::torchscript::registerLoader(); // .pt files in inspect and every loadPaths caller
     fxs::cli::addInspectCommand(app, exitCode);
     fxs::cli::addExplainCommand(app, exitCode);
+    fxs::cli::addDiagnoseCommand(app, exitCode);
     fxs::cli::addCompileProfileCommand(app, exitCode);
     fxs::cli::addCacheCommand(app, exitCode);
     fxs::cli::addCompileCommand(app, exitCode);

@@ -54,7 +54,8 @@ std::optional<GraphDiff> graphDiffOf(const CacheLookup& l, const CacheLookup& p,
 }
 
 LookupExplanation explainPair(const CacheLookup& l, const CacheLookup* p, MatchKind kind,
-                              const std::string& label, bool within)
+                              const std::string& label, bool within,
+                              const RecompileCause* recompile = nullptr)
 {
     LookupExplanation e;
     e.cache = l.cache;
@@ -81,6 +82,7 @@ LookupExplanation explainPair(const CacheLookup& l, const CacheLookup* p, MatchK
     in.graphDiff = e.graphDiff ? &*e.graphDiff : nullptr;
     in.partnerLabel = label;
     in.withinRun = within;
+    in.recompile = recompile;
     const Headline h = makeHeadline(in);
     e.verdict = h.verdict;
     e.headline = h.text;
@@ -106,10 +108,30 @@ std::string withinLabel(const CacheLookup& p, std::size_t index)
     return label;
 }
 
+// The recompile cause of each (rank, compile id) of a run that recompiled.
+class RecompileIndex {
+public:
+    explicit RecompileIndex(const model::Run& run) : m_causes(recompileCauses(run)) {}
+
+    const RecompileCause* find(const CacheLookup& l) const
+    {
+        for (const auto& c : m_causes) {
+            if (c.rank == l.rank && c.compileId == l.compileId.withoutAttempt()) {
+                return &c;
+            }
+        }
+        return nullptr;
+    }
+
+private:
+    std::vector<RecompileCause> m_causes;
+};
+
 // Explains b's lookups given their matches; partners index into `a`.
 Result<Explanation> explainMatched(const LookupList& a, const LookupList& b,
                                    const std::vector<LookupMatch>& matches, bool within,
-                                   const CancelToken& cancel, const ProgressSink& progress)
+                                   const RecompileIndex& recompiles, const CancelToken& cancel,
+                                   const ProgressSink& progress)
 {
     Explanation ex;
     ex.within = within;
@@ -125,7 +147,8 @@ Result<Explanation> explainMatched(const LookupList& a, const LookupList& b,
         const LookupMatch& m = matches[j];
         const CacheLookup* p = m.partner ? a[*m.partner] : nullptr;
         const std::string label = within && p ? withinLabel(*p, *m.partner) : std::string("A");
-        LookupExplanation e = explainPair(*b[j], p, m.kind, label, within);
+        LookupExplanation e =
+            explainPair(*b[j], p, m.kind, label, within, recompiles.find(*b[j]));
         e.index = j;
         e.partner = m.partner;
         ex.lookups.push_back(std::move(e));
@@ -163,7 +186,7 @@ Result<Explanation> explainRuns(const model::Run& a, const model::Run& b,
         const LookupList lb = pointersOf(b);
         reportProgress(progress, 0.0, "matching lookups");
         const auto matches = matchLookups(la, lb);
-        return explainMatched(la, lb, matches, false, cancel, progress);
+        return explainMatched(la, lb, matches, false, RecompileIndex(b), cancel, progress);
     });
 }
 
@@ -174,7 +197,7 @@ Result<Explanation> explainWithin(const model::Run& run, const CancelToken& canc
         const LookupList l = pointersOf(run);
         reportProgress(progress, 0.0, "matching lookups");
         const auto matches = matchWithin(l);
-        return explainMatched(l, l, matches, true, cancel, progress);
+        return explainMatched(l, l, matches, true, RecompileIndex(run), cancel, progress);
     });
 }
 

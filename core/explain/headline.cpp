@@ -222,7 +222,21 @@ Headline makeHeadline(const HeadlineInput& in)
     }
     case CacheState::Miss: break;
     }
-    return missHeadline(in);
+    Headline h = missHeadline(in);
+    if (in.recompile && h.verdict == Verdict::ComponentsChanged && in.diff) {
+        // The recompile reason says what changed; the component list follows from it.
+        const std::size_t total = in.diff->common + in.diff->changes.size();
+        h.text = "miss: recompile (" + in.recompile->summary() + "); " +
+                 std::to_string(in.diff->changes.size()) + " of " + std::to_string(total) +
+                 " key components changed";
+    } else if (in.recompile) {
+        static constexpr std::string_view kMiss = "miss: ";
+        const std::string_view rest = startsWith(h.text, kMiss)
+                                          ? std::string_view(h.text).substr(kMiss.size())
+                                          : std::string_view(h.text);
+        h.text = "miss: recompile (" + in.recompile->summary() + "); " + std::string(rest);
+    }
+    return h;
 }
 
 } // namespace fxs::explain

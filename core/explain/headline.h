@@ -10,6 +10,7 @@
 #include "core/explain/component_differ.h"
 #include "core/explain/graph_diff.h"
 #include "core/explain/lookup_matcher.h"
+#include "core/explain/recompile_cause.h"
 #include "core/model/cache_lookup.h"
 
 #include <cstdint>
@@ -45,6 +46,10 @@ struct HeadlineInput {
     // How to name the partner: "A" when comparing runs, "lookup #3" within one run.
     std::string partnerLabel = "A";
     bool withinRun = false; // partners are earlier lookups of the same run
+    // Set when the lookup belongs to a recompile: a miss's headline then leads with why the
+    // frame recompiled ("miss: recompile (tensor 'x' size mismatch ... → dynamic: s77 =
+    // x.size(0)); example_inputs[0] ..."), not with the key components that follow from it.
+    const RecompileCause* recompile = nullptr;
 };
 
 struct Headline {

@@ -21,7 +21,12 @@ Payload PayloadReader::read(LineCursor& cursor)
         if (line.empty() || line[0] != '\t') {
             break;
         }
+        if (p.lineCount == 0) {
+            p.rawOffset = cursor.offset();
+        }
         cursor.advance(line);
+        const std::size_t lineEnd = cursor.offset() - (cursor.lastLineUnterminated() ? 0 : 1);
+        p.rawLength = lineEnd - p.rawOffset;
         if (p.lineCount == 0) {
             p.firstLine = cursor.lineNumber();
         } else {

@@ -15,6 +15,10 @@ struct Payload {
     int firstLine = 0;     // file line of the first payload line (0 when there is none)
     int lineCount = 0;
     bool truncated = false; // the data ended inside the payload without a final '\n'
+    // Where the payload's lines (TABs included) lie in the cursor's data, for references that
+    // keep the payload without copying it (model::PayloadRef).
+    std::size_t rawOffset = 0;
+    std::size_t rawLength = 0;
 };
 
 class PayloadReader {

@@ -1,5 +1,6 @@
 #include "core/io/torch_trace_reader.h"
 
+#include "core/io/graph_code_parser.h"
 #include "core/io/payload_reader.h"
 #include "core/io/trace_envelope.h"
 #include "core/io/trace_record_sink.h"
@@ -21,9 +22,9 @@ constexpr int kMaxBadLineDiagnostics = 20;
 class FileReader {
 public:
     FileReader(std::string_view data, const std::string& file, const TraceReadOptions& options,
-               TraceReadResult& result)
+               TraceReadResult& result, std::shared_ptr<const std::string> source)
         : m_cursor(data), m_file(file), m_options(options), m_result(result),
-          m_sink(file, options, result.run, result.diagnostics)
+          m_sink(file, options, result.run, result.diagnostics, std::move(source))
     {
     }
 
@@ -169,6 +170,12 @@ void mergeRun(model::Run& into, model::Run&& from)
     move(into.texts, from.texts);
     move(into.events, from.events);
     move(into.metrics, from.metrics);
+    move(into.recompileReasons, from.recompileReasons);
+    move(into.graphBreaks, from.graphBreaks);
+    move(into.symbols, from.symbols);
+    move(into.shapeGuards, from.shapeGuards);
+    move(into.tensors, from.tensors);
+    move(into.dynamoStarts, from.dynamoStarts);
     for (const auto& [k, n] : from.kindCounts) {
         into.kindCounts[k] += n;
     }
@@ -212,10 +219,9 @@ TraceReadResult readDirectory(const std::string& dir, const TraceReadOptions& op
     return result;
 }
 
-} // namespace
-
-TraceReadResult readTorchTrace(std::string_view data, const std::string& path,
-                               const TraceReadOptions& options, const CancelToken& cancel)
+TraceReadResult readOne(std::string_view data, std::shared_ptr<const std::string> source,
+                        const std::string& path, const TraceReadOptions& options,
+                        const CancelToken& cancel)
 {
     TraceReadResult result;
     result.run.path = path;
@@ -227,12 +233,27 @@ TraceReadResult readTorchTrace(std::string_view data, const std::string& path,
                                      "0 bytes");
             return result;
         }
-        FileReader(data, path, options, result).read(cancel);
+        FileReader(data, path, options, result, std::move(source)).read(cancel);
     } catch (const std::exception& e) {
         // Allocation failures and the like: keep what was read.
         result.diagnostics.error(path, 0, std::string("internal error while reading: ") + e.what());
     }
     return result;
+}
+
+} // namespace
+
+TraceReadResult readTorchTrace(std::string_view data, const std::string& path,
+                               const TraceReadOptions& options, const CancelToken& cancel)
+{
+    return readOne(data, nullptr, path, options, cancel);
+}
+
+TraceReadResult readTorchTrace(std::shared_ptr<const std::string> data, const std::string& path,
+                               const TraceReadOptions& options, const CancelToken& cancel)
+{
+    const std::string_view view = data ? std::string_view(*data) : std::string_view();
+    return readOne(view, std::move(data), path, options, cancel);
 }
 
 TraceReadResult readTorchTracePath(const std::string& path, const TraceReadOptions& options,
@@ -250,9 +271,23 @@ TraceReadResult readTorchTracePath(const std::string& path, const TraceReadOptio
         return result;
     }
     reportProgress(progress, 0.0, "reading TORCH_TRACE log");
-    auto result = readTorchTrace(*data, path, options, cancel);
+    auto result =
+        readTorchTrace(std::make_shared<const std::string>(std::move(*data)), path, options, cancel);
     reportProgress(progress, 1.0, "reading TORCH_TRACE log");
     return result;
+}
+
+void ensureGraph(model::GraphArtifact& artifact, Diagnostics& diagnostics)
+{
+    if (artifact.graph || artifact.code.empty()) {
+        return;
+    }
+    const std::string code = artifact.code.text();
+    auto parsed = parseGraphCode(code, artifact.file, artifact.code.firstLine);
+    artifact.graph = std::move(parsed.graph);
+    artifact.statements = parsed.statements;
+    artifact.unparsedLines = parsed.unparsedLines;
+    diagnostics.append(parsed.diagnostics);
 }
 
 bool looksLikeTorchTrace(std::string_view data)

@@ -8,13 +8,17 @@
 #include "core/util/cancel.h"
 #include "core/util/diagnostics.h"
 
+#include <memory>
 #include <string>
 #include <string_view>
 
 namespace fxs::io {
 
 struct TraceReadOptions {
-    bool parseGraphs = true;   // build graph IR for every graph payload
+    // Build graph IR for every graph payload at import. false: graphs keep a reference to
+    // their payload (GraphArtifact::code, sharing the file's buffer) and ensureGraph parses
+    // one when it is needed; their line counts are known at once.
+    bool parseGraphs = true;
     bool verifyPayloads = true; // check has_payload MD5s
     // Decode JSON payloads (cache events, chromium events). false: only envelopes, payload
     // extraction and MD5 checks; lookups then carry ids and state but no components, and
@@ -28,14 +32,24 @@ struct TraceReadResult {
     bool readSomething = false; // at least one envelope was understood
 };
 
-// Reads one log held in memory (path is used for diagnostics and Run::path).
+// Reads one log held in memory (path is used for diagnostics and Run::path). Graphs kept for
+// parsing on demand copy their payload, since data is not owned.
 TraceReadResult readTorchTrace(std::string_view data, const std::string& path,
+                               const TraceReadOptions& options = {},
+                               const CancelToken& cancel = CancelToken::none());
+// The same for a buffer the run may share: graphs kept for parsing on demand reference it.
+TraceReadResult readTorchTrace(std::shared_ptr<const std::string> data, const std::string& path,
                                const TraceReadOptions& options = {},
                                const CancelToken& cancel = CancelToken::none());
 // Reads a file, or every log file of a directory into one Run.
 TraceReadResult readTorchTracePath(const std::string& path, const TraceReadOptions& options = {},
                                    const CancelToken& cancel = CancelToken::none(),
                                    const ProgressSink& progress = {});
+// Parses a graph kept for parsing on demand (GraphArtifact::code) and fills its graph,
+// statements and unparsedLines; the parser's problems go to diagnostics. Does nothing when the
+// graph is parsed already or has no code. Not thread-safe for one artifact.
+void ensureGraph(model::GraphArtifact& artifact, Diagnostics& diagnostics);
+
 // True when data starts like a TORCH_TRACE log (glog prefix + '{').
 bool looksLikeTorchTrace(std::string_view data);
 

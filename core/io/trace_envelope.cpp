@@ -94,6 +94,13 @@ bool isMetricsKind(std::string_view kind)
            (kind.size() > 8 && kind.substr(kind.size() - 8) == "_runtime");
 }
 
+bool keepsMetadataJson(std::string_view kind)
+{
+    return isMetricsKind(kind) || kind == "create_symbol" || kind == "guard_added_fast" ||
+           kind == "guard_added" || kind == "describe_tensor" || kind == "describe_source" ||
+           kind == "dynamo_start";
+}
+
 namespace {
 
 using simdjson::ondemand::value;
@@ -170,7 +177,7 @@ bool readKindValue(value v, Envelope& env)
     if (env.kind == "str") {
         return readStr(v, env);
     }
-    if (isMetricsKind(env.kind)) {
+    if (keepsMetadataJson(env.kind)) {
         std::string_view raw;
         simdjson::ondemand::object obj;
         if (v.get_object().get(obj) == simdjson::SUCCESS &&

@@ -52,7 +52,7 @@ struct Envelope {
     std::string artifactName;    // artifact: name
     std::string artifactEncoding; // artifact: encoding ("string", "json")
     std::string filename;        // inductor_output_code: filename
-    std::string metadataJson;    // the kind's value as JSON text (metrics objects only)
+    std::string metadataJson;    // the kind's value as JSON text (keepsMetadataJson kinds only)
     std::string strValue;        // str: the interned string
     int strId = -1;              // str: its id
     int extraKinds = 0;          // further non-id keys (unexpected; first one wins)
@@ -60,8 +60,11 @@ struct Envelope {
     void clear();
 };
 
-// Which kinds need their value kept as JSON text (compilation metrics).
+// Compilation metrics kinds (compilation_metrics, bwd_compilation_metrics, *_runtime).
 bool isMetricsKind(std::string_view kind);
+// Kinds whose value is kept as JSON text for the record sink: metrics and the Dynamo records
+// (create_symbol, guard_added(_fast), describe_tensor, describe_source, dynamo_start).
+bool keepsMetadataJson(std::string_view kind);
 
 // Parses envelope JSON with simdjson On Demand. Holds the parser and a padded scratch buffer,
 // so one instance per thread, reused for every line.

@@ -56,9 +56,31 @@ bool looksLikeGraphCode(std::string_view text)
 }
 
 RecordSink::RecordSink(const std::string& file, const TraceReadOptions& options, model::Run& run,
-                       Diagnostics& diagnostics)
-    : m_file(file), m_options(options), m_run(run), m_diagnostics(diagnostics)
+                       Diagnostics& diagnostics, std::shared_ptr<const std::string> source)
+    : m_file(file), m_options(options), m_run(run), m_diagnostics(diagnostics),
+      m_source(std::move(source))
 {
+}
+
+model::RecordOrigin RecordSink::originOf(const Record& r) const
+{
+    return {r.env.compileId, r.env.rank, m_file, r.line};
+}
+
+model::PayloadRef RecordSink::payloadRef(const Record& r) const
+{
+    model::PayloadRef ref;
+    ref.firstLine = r.payload.firstLine;
+    if (m_source) {
+        ref.buffer = m_source;
+        ref.offset = r.payload.rawOffset;
+        ref.length = r.payload.rawLength;
+    } else {
+        ref.buffer = std::make_shared<const std::string>(r.payload.text);
+        ref.length = r.payload.text.size();
+        ref.tabIndented = false;
+    }
+    return ref;
 }
 
 void RecordSink::add(const Record& r, const std::string& buffer)
@@ -75,6 +97,8 @@ void RecordSink::add(const Record& r, const std::string& buffer)
         addChromiumEvent(r, buffer);
     } else if (isMetricsKind(kind)) {
         addMetrics(r);
+    } else if (addDynamoRecord(r)) {
+        // a create_symbol, guard_added, describe_* or dynamo_start record
     } else if (contains(kGraphKinds, kind)) {
         addGraph(r, kind);
     } else if (contains(kTextKinds, kind)) {
@@ -100,12 +124,15 @@ void RecordSink::addGraph(const Record& r, const std::string& kind)
     g.file = m_file;
     g.line = r.line;
     g.checksumOk = r.checksumOk;
+    g.payloadLines = r.payload.lineCount;
     if (m_options.parseGraphs) {
         auto parsed = parseGraphCode(r.payload.text, m_file, r.line + 1);
         g.graph = std::move(parsed.graph);
         g.statements = parsed.statements;
         g.unparsedLines = parsed.unparsedLines;
         m_diagnostics.append(parsed.diagnostics);
+    } else {
+        g.code = payloadRef(r); // parsed when first needed (ensureGraph)
     }
     m_run.graphs.push_back(std::move(g));
 }
@@ -134,6 +161,11 @@ void RecordSink::addArtifact(const Record& r, const std::string& buffer)
         return;
     }
     ++m_run.artifactCounts[name];
+    if (name == "recompile_reasons") {
+        addRecompileReasons(r);
+    } else if (name == "dynamo_graph_break_reason") {
+        addGraphBreak(r);
+    }
     if (cacheEventName(name)) {
         addCacheLookup(r, buffer);
     } else if (endsWith(name, "_graph") && looksLikeGraphCode(r.payload.text)) {
@@ -231,6 +263,79 @@ void RecordSink::addMetrics(const Record& r)
     m.rank = r.env.rank;
     m.line = r.line;
     m_run.metrics.push_back(std::move(m));
+}
+
+bool RecordSink::addDynamoRecord(const Record& r)
+{
+    const std::string& kind = r.env.kind;
+    const auto& strings = m_run.internedStrings[m_file];
+    std::vector<DecodeProblem> problems;
+    if (kind == "create_symbol") {
+        model::SymbolRecord s;
+        s.origin = originOf(r);
+        m_dynamo.decodeSymbol(r.env.metadataJson, strings, s, problems);
+        m_run.symbols.push_back(std::move(s));
+    } else if (kind == "guard_added_fast" || kind == "guard_added") {
+        model::ShapeGuardRecord g;
+        g.origin = originOf(r);
+        g.kind = kind;
+        m_dynamo.decodeShapeGuard(r.env.metadataJson, strings, g, problems);
+        m_run.shapeGuards.push_back(std::move(g));
+    } else if (kind == "describe_tensor") {
+        model::TensorRecord t;
+        t.origin = originOf(r);
+        m_dynamo.decodeTensor(r.env.metadataJson, t, problems);
+        m_run.tensors.push_back(std::move(t));
+    } else if (kind == "describe_source") {
+        addTensorSource(r);
+    } else if (kind == "dynamo_start") {
+        model::DynamoStartRecord d;
+        d.origin = originOf(r);
+        m_dynamo.decodeDynamoStart(r.env.metadataJson, strings, d, problems);
+        m_run.dynamoStarts.push_back(std::move(d));
+    } else {
+        return false;
+    }
+    report(r.line, problems);
+    return true;
+}
+
+void RecordSink::addTensorSource(const Record& r)
+{
+    int describer = -1;
+    int id = -1;
+    std::string source;
+    std::vector<DecodeProblem> problems;
+    m_dynamo.decodeTensorSource(r.env.metadataJson, describer, id, source, problems);
+    report(r.line, problems);
+    // The tensor was described just before; look back a little, not through the whole run.
+    auto& tensors = m_run.tensors;
+    const std::size_t stop = tensors.size() > 64 ? tensors.size() - 64 : 0;
+    for (std::size_t i = tensors.size(); i-- > stop;) {
+        auto& t = tensors[i];
+        if (t.describerId == describer && t.id == id && t.origin.file == m_file) {
+            if (t.source.empty()) {
+                t.source = std::move(source);
+            }
+            return;
+        }
+    }
+}
+
+void RecordSink::addRecompileReasons(const Record& r)
+{
+    model::RecompileReasons rr;
+    rr.origin = originOf(r);
+    rr.reasons = parseRecompileReasons(r.payload.text);
+    m_run.recompileReasons.push_back(std::move(rr));
+}
+
+void RecordSink::addGraphBreak(const Record& r)
+{
+    model::GraphBreakRecord b;
+    b.origin = originOf(r);
+    parseGraphBreakReason(r.payload.text, b);
+    m_run.graphBreaks.push_back(std::move(b));
 }
 
 void RecordSink::finish()

@@ -3,10 +3,12 @@
 // core/io; the line-level work (splitting, MD5) is torch_trace_reader's.
 #pragma once
 
+#include "core/io/dynamo_record_decoder.h"
 #include "core/io/payload_decoder.h"
 #include "core/io/payload_reader.h"
 #include "core/io/torch_trace_reader.h"
 
+#include <memory>
 #include <string>
 
 namespace fxs::io::detail {
@@ -20,8 +22,10 @@ struct Record {
 
 class RecordSink {
 public:
+    // source: the buffer the records' payloads lie in, shared with graphs kept for parsing on
+    // demand; null when the caller's data is not owned (such graphs then copy their payload).
     RecordSink(const std::string& file, const TraceReadOptions& options, model::Run& run,
-               Diagnostics& diagnostics);
+               Diagnostics& diagnostics, std::shared_ptr<const std::string> source = {});
     // payloadBuffer: the PayloadReader buffer behind record.payload (padded for simdjson).
     void add(const Record& record, const std::string& payloadBuffer);
     // Call once after the last record of the file.
@@ -34,6 +38,12 @@ private:
     void addCacheLookup(const Record& r, const std::string& buffer);
     void addChromiumEvent(const Record& r, const std::string& buffer);
     void addMetrics(const Record& r);
+    bool addDynamoRecord(const Record& r);
+    void addTensorSource(const Record& r);
+    void addRecompileReasons(const Record& r);
+    void addGraphBreak(const Record& r);
+    model::RecordOrigin originOf(const Record& r) const;
+    model::PayloadRef payloadRef(const Record& r) const;
     void addDisabledFromEvent(const Record& r, const model::ChromiumEvent& event);
     void report(int line, const std::vector<DecodeProblem>& problems);
 
@@ -41,7 +51,9 @@ private:
     const TraceReadOptions& m_options;
     model::Run& m_run;
     Diagnostics& m_diagnostics;
+    std::shared_ptr<const std::string> m_source;
     PayloadDecoder m_decoder;
+    DynamoRecordDecoder m_dynamo;
     bool m_sawDisabledArtifact = false;
 };
 

@@ -18,6 +18,14 @@ struct CompileId {
     std::optional<int> compiledAutogradId;
 
     bool valid() const { return frameId >= 0 && frameCompileId >= 0; }
+    // The compile without Dynamo's restart attempt ("0/0_1" → "0/0"): frames, recompiles and
+    // graph breaks are about compiles, not about the restarts within one.
+    CompileId withoutAttempt() const
+    {
+        CompileId id = *this;
+        id.attempt = 0;
+        return id;
+    }
     std::string toString() const; // "" when !valid()
     static std::optional<CompileId> parse(std::string_view text);
     auto operator<=>(const CompileId&) const = default;

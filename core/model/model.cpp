@@ -84,6 +84,30 @@ const KeyComponent* CacheLookup::component(std::string_view name) const
     return nullptr;
 }
 
+std::string PayloadRef::text() const
+{
+    if (empty() || offset > buffer->size()) {
+        return {};
+    }
+    const std::string_view raw = std::string_view(*buffer).substr(offset, length);
+    if (!tabIndented) {
+        return std::string(raw);
+    }
+    std::string out;
+    out.reserve(raw.size());
+    std::size_t pos = 0;
+    while (pos <= raw.size()) {
+        const std::size_t nl = std::min(raw.find('\n', pos), raw.size());
+        const std::size_t start = pos < nl && raw[pos] == '\t' ? pos + 1 : pos;
+        if (pos > 0) {
+            out += '\n';
+        }
+        out.append(raw.substr(start, nl - start));
+        pos = nl + 1;
+    }
+    return out;
+}
+
 std::vector<CompileId> Run::compileIds() const
 {
     std::vector<CompileId> ids;

@@ -6,12 +6,28 @@
 #include "core/graph/graph.h"
 #include "core/model/cache_lookup.h"
 #include "core/model/compile_id.h"
+#include "core/model/dynamo_records.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace fxs::model {
+
+// A payload left in the log's buffer, so that graphs can be parsed when first shown instead of
+// at import. The buffer is shared by every reference into it and lives as long as they do.
+struct PayloadRef {
+    std::shared_ptr<const std::string> buffer;
+    std::size_t offset = 0; // first byte of the payload's first line
+    std::size_t length = 0; // up to the end of the last line (its '\n' excluded)
+    int firstLine = 0;      // file line of the first payload line
+    bool tabIndented = true; // lines still start with TORCH_TRACE's TAB (false: already stripped)
+
+    bool empty() const { return !buffer || length == 0; }
+    // The payload as the graph-code parser reads it: TABs stripped, lines joined by '\n'.
+    std::string text() const;
+};
 
 // A graph payload: dynamo_output_graph, aot_{joint,forward,backward,inference}_graph,
 // inductor_{pre,post}_grad_graph, artifacts before/after_*_graph, ...; or a standalone graph
@@ -20,11 +36,15 @@ struct GraphArtifact {
     std::string kind;
     CompileId compileId;
     int rank = -1;
-    graph::GraphPtr graph; // null when the payload could not be parsed at all (or not asked)
+    graph::GraphPtr graph; // null when the payload could not be parsed, or is not parsed yet
     std::string file;
     int line = 0; // envelope line (first line of a standalone file)
     int statements = 0;    // statements the graph-code parser saw in the payload
     int unparsedLines = 0; // payload lines it could not read
+    // The graph code, kept when graphs are parsed on demand (io::ensureGraph parses it); a
+    // count of its lines is known without parsing.
+    PayloadRef code;
+    int payloadLines = 0;
     bool checksumOk = true; // false when the payload failed its has_payload MD5
 };
 
@@ -72,6 +92,12 @@ struct Run {
     std::vector<TextArtifact> texts;
     std::vector<ChromiumEvent> events;
     std::vector<CompilationMetrics> metrics;
+    std::vector<RecompileReasons> recompileReasons;
+    std::vector<GraphBreakRecord> graphBreaks;
+    std::vector<SymbolRecord> symbols;
+    std::vector<ShapeGuardRecord> shapeGuards;
+    std::vector<TensorRecord> tensors;
+    std::vector<DynamoStartRecord> dynamoStarts;
     std::map<std::string, int> kindCounts;    // every envelope kind seen, with counts
     std::map<std::string, int> unknownKinds;  // kinds fxscope does not interpret
     std::map<std::string, int> artifactCounts; // `artifact` envelopes by artifact name

@@ -1,0 +1,210 @@
+#include "core/diagnose/findings.h"
+
+#include "core/diagnose/cache_classes.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+namespace fxs::diagnose {
+
+namespace {
+
+std::string seconds(double s)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), s >= 10.0 ? "%.1f s" : "%.2f s", s);
+    return buf;
+}
+
+std::string compileWhere(int rank, const model::CompileId& id)
+{
+    std::string s = rank >= 0 ? "rank " + std::to_string(rank) + " " : std::string();
+    return s + (id.valid() ? id.toString() : std::string("?"));
+}
+
+std::string joinIds(const std::vector<model::CompileId>& ids, std::string_view sep)
+{
+    std::string s;
+    for (const auto& id : ids) {
+        s += (s.empty() ? "" : std::string(sep)) + id.toString();
+    }
+    return s;
+}
+
+void addFrames(const Diagnosis& d, std::vector<Finding>& out)
+{
+    double all = 0.0;
+    for (const auto& f : d.frames) {
+        all += f.totalS;
+    }
+    for (const auto& f : d.frames) {
+        if (f.totalS <= 0.0 || f.totalS < 0.1 * all) {
+            continue; // the frames that make up most of the start-up
+        }
+        const auto& p = f.phases;
+        std::string text = "Frame " + std::to_string(f.frameId);
+        if (!f.function.empty()) {
+            text += " (" + f.function + ")";
+        }
+        text += " compiled " + std::to_string(f.compileIds.size()) + "\u00d7 in " +
+                seconds(f.totalS) + ": Dynamo " + seconds(p.dynamoS) + ", AOT " +
+                seconds(p.aotS) + ", Inductor " + seconds(p.inductorS) + ", cache " +
+                seconds(p.cacheS);
+        Finding fd{Severity::Info, f.totalS, text, shortLocation(f.file, f.line), {}};
+        fd.link = {Link::Kind::Compile, f.run, -1, f.rank, f.compileIds.front(), f.file, f.line};
+        if (f.rank >= 0) {
+            fd.where = compileWhere(f.rank, f.compileIds.front()) + " " + fd.where;
+        }
+        out.push_back(std::move(fd));
+    }
+}
+
+void addRecompiles(const Diagnosis& d, std::vector<Finding>& out)
+{
+    for (const auto& r : d.recompiles) {
+        std::string text = "Recompile " + r.compileId.toString() + ": " + r.reason;
+        if (!r.action.empty()) {
+            text += " \u2192 " + r.action;
+        }
+        std::string where = r.sourceLine > 0 ? shortLocation(r.sourceFile, r.sourceLine)
+                                             : compileWhere(r.rank, r.compileId);
+        out.push_back({Severity::Warning, r.costS, text, where, r.link});
+    }
+}
+
+void addGraphBreaks(const Diagnosis& d, std::vector<Finding>& out)
+{
+    for (const auto& b : d.graphBreaks) {
+        std::string text = "Graph break: " + b.reason;
+        if (!b.userFrame.code.empty()) {
+            text += " at `" + b.userFrame.code + "`";
+        }
+        text += "; splits " + joinIds(b.compileIds, " | ");
+        if (b.count > 1) {
+            text += " (logged " + std::to_string(b.count) + "\u00d7)";
+        }
+        Link link{Link::Kind::Source, 0, -1, -1, {}, b.userFrame.file, b.userFrame.line};
+        if (!b.graphs.empty()) {
+            link.run = b.graphs.front().run;
+        }
+        out.push_back({Severity::Warning, b.costS, text,
+                       shortLocation(b.userFrame.file, b.userFrame.line), link});
+    }
+}
+
+// Load failures grouped per compile (an AOT entry and the FX graphs it needed are one event).
+void addCache(const Diagnosis& d, std::vector<Finding>& out)
+{
+    std::map<std::tuple<int, int, model::CompileId>, std::vector<const CacheRow*>> failures;
+    bool componentsNoted = false;
+    for (const auto& row : d.cache) {
+        const Link link{Link::Kind::Lookup, row.run, static_cast<int>(row.lookup), row.rank,
+                        row.compileId, {}, 0};
+        const std::string where = compileWhere(row.rank, row.compileId);
+        const std::string cache(model::cacheKindName(row.cache));
+        if (row.cls == CacheClass::LoadFailure) {
+            failures[{row.run, row.rank, row.compileId.withoutAttempt()}].push_back(&row);
+        } else if (row.cls == CacheClass::Bypass) {
+            out.push_back({Severity::Warning, row.costS, "Cache bypass (" + cache + "): " +
+                           row.headline, where, link});
+        } else if (row.cls == CacheClass::Disabled) {
+            out.push_back({Severity::Info, row.costS, "Cache disabled (" + cache + "): " +
+                           row.headline, where, link});
+        } else if (row.cls == CacheClass::GuardMiss) {
+            out.push_back({Severity::Info, row.costS, "Cache guard miss (" + cache + "): " +
+                           row.headline, where, link});
+        } else if (row.sameGraphUpToNames) {
+            out.push_back({Severity::Warning, row.costS, "Cache miss (" + cache + "): " +
+                           row.headline, where, link});
+        }
+        if (row.componentsMissing && !componentsNoted) {
+            componentsNoted = true;
+            out.push_back({Severity::Warning, 0.0,
+                           "Cache keys were logged without their components: " +
+                               std::string(kComponentsHint),
+                           where, link});
+        }
+    }
+    for (const auto& [key, rows] : failures) {
+        // The AOT row says what happened; the FX rows are what had to be compiled again.
+        const CacheRow* lead = rows.front();
+        double fx = 0.0;
+        for (const auto* r : rows) {
+            if (r->cache == model::CacheKind::AotAutograd) {
+                lead = r;
+            } else {
+                fx += r->costS;
+            }
+        }
+        std::string text = "Cache load failure (" +
+                           std::string(model::cacheKindName(lead->cache)) + "): " + lead->headline;
+        if (rows.size() > 1) {
+            text += " (" + std::to_string(rows.size()) + " lookups)";
+        }
+        out.push_back({Severity::Error, std::max(fx, lead->costS), text,
+                       compileWhere(lead->rank, lead->compileId),
+                       {Link::Kind::Lookup, lead->run, static_cast<int>(lead->lookup), lead->rank,
+                        lead->compileId, {}, 0}});
+    }
+}
+
+void addDivergence(const Diagnosis& d, std::vector<Finding>& out)
+{
+    if (d.divergence.empty()) {
+        return;
+    }
+    const Divergence& first = d.divergence.front();
+    std::string text = "Ranks diverge at " + first.compileId.toString() + ": " + first.what;
+    std::string detail;
+    for (const auto& [rank, what] : first.detail) {
+        detail += (detail.empty() ? "" : "; ") + ("rank " + std::to_string(rank) + ": " + what);
+    }
+    if (!detail.empty()) {
+        text += " (" + detail + ")";
+    }
+    if (d.divergence.size() > 1) {
+        text += "; " + std::to_string(d.divergence.size() - 1) + " further difference(s)";
+    }
+    double cost = 0.0;
+    for (const auto& f : d.frames) {
+        if (std::find(f.compileIds.begin(), f.compileIds.end(), first.compileId) !=
+            f.compileIds.end()) {
+            cost = std::max(cost, f.totalS);
+        }
+    }
+    out.push_back({Severity::Error, cost, text, first.compileId.toString(),
+                   {Link::Kind::Compile, 0, -1, -1, first.compileId, {}, 0}});
+}
+
+} // namespace
+
+std::string shortLocation(const std::string& file, int line)
+{
+    if (file.empty()) {
+        return {};
+    }
+    const auto slash = file.rfind('/');
+    std::string s = slash == std::string::npos ? file : file.substr(slash + 1);
+    return line > 0 ? s + ":" + std::to_string(line) : s;
+}
+
+std::vector<Finding> makeFindings(const Diagnosis& d)
+{
+    std::vector<Finding> out;
+    addRecompiles(d, out);
+    addGraphBreaks(d, out);
+    addCache(d, out);
+    addDivergence(d, out);
+    addFrames(d, out);
+    std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+        if (a.costS != b.costS) {
+            return a.costS > b.costS;
+        }
+        return a.severity < b.severity;
+    });
+    return out;
+}
+
+} // namespace fxs::diagnose

@@ -1,0 +1,297 @@
+#include "core/diagnose/rank_divergence.h"
+
+#include "core/explain/recompile_cause.h"
+#include "core/util/digest.h"
+#include "core/util/strings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace fxs::diagnose {
+
+namespace {
+
+using CompileMap = std::map<model::CompileId, RankCompile>;
+
+std::string hexDigest(std::string_view text)
+{
+    char buf[17];
+    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(xxh3(text)));
+    return buf;
+}
+
+bool isDigit(char c)
+{
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+// "f32[8, 16][16, 1]cuda:0", "i64[]", "Sym(s77)": a value annotation, not code.
+bool looksLikeMeta(std::string_view s)
+{
+    std::size_t i = 0;
+    while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) {
+        ++i;
+    }
+    while (i < s.size() && isDigit(s[i])) {
+        ++i;
+    }
+    return i > 0 && i < s.size() && (s[i] == '[' || s[i] == '(');
+}
+
+std::string shapeText(const model::TensorRecord& t)
+{
+    std::string dtype = t.dtype;
+    if (startsWith(dtype, "torch.")) {
+        dtype.erase(0, 6);
+    }
+    return "[" + join(t.size, ", ") + "] " + dtype;
+}
+
+RankCompile& compileOf(std::map<int, CompileMap>& ranks, int rank, const model::CompileId& id)
+{
+    RankCompile& c = ranks[rank][id.withoutAttempt()];
+    c.compileId = id.withoutAttempt();
+    return c;
+}
+
+void collect(const model::Run& run, std::map<int, CompileMap>& ranks)
+{
+    for (const auto& t : run.tensors) {
+        if (t.origin.compileId.valid()) {
+            compileOf(ranks, t.origin.rank, t.origin.compileId)
+                .inputs.emplace_back(explain::readableSource(t.source), shapeText(t));
+        }
+    }
+    for (const auto& g : run.graphs) {
+        if (g.kind == "dynamo_output_graph" && g.compileId.valid()) {
+            // Graphs read for diagnosis keep their code (not parsed at import).
+            const std::string code = g.code.text();
+            compileOf(ranks, g.rank, g.compileId).graphDigest =
+                code.empty() ? std::string() : hexDigest(normalisedGraphCode(code));
+        }
+    }
+    for (const auto& t : run.texts) {
+        if (t.kind == "dynamo_cpp_guards_str" && t.compileId.valid()) {
+            compileOf(ranks, t.rank, t.compileId).guardDigest = hexDigest(normalisedGuards(t.text));
+        }
+    }
+    for (const auto& l : run.lookups) {
+        if (!l.compileId.valid()) {
+            continue;
+        }
+        std::string& s = compileOf(ranks, l.rank, l.compileId).cacheStates;
+        s += (s.empty() ? "" : ", ") + std::string(model::cacheKindName(l.cache)) + " " +
+             std::string(model::cacheStateName(l.state));
+    }
+}
+
+// "x: [8, 16] float32; w: ..." restricted to the inputs whose text differs between ranks.
+std::map<int, std::string> inputDetail(const std::map<int, const RankCompile*>& present)
+{
+    std::set<std::string> differing;
+    std::map<std::string, std::set<std::string>> values;
+    for (const auto& [rank, c] : present) {
+        for (const auto& [name, text] : c->inputs) {
+            values[name].insert(text);
+        }
+    }
+    for (const auto& [name, texts] : values) {
+        if (texts.size() > 1) {
+            differing.insert(name);
+        }
+    }
+    std::map<int, std::string> detail;
+    for (const auto& [rank, c] : present) {
+        std::string s;
+        for (const auto& [name, text] : c->inputs) {
+            if (differing.empty() || differing.count(name)) {
+                s += (s.empty() ? "" : "; ") + name + ": " + text;
+            }
+        }
+        detail[rank] = s;
+    }
+    return detail;
+}
+
+bool allEqual(const std::map<int, std::string>& m)
+{
+    return std::adjacent_find(m.begin(), m.end(), [](const auto& a, const auto& b) {
+               return a.second != b.second;
+           }) == m.end();
+}
+
+template <class F>
+std::map<int, std::string> project(const std::map<int, const RankCompile*>& present, F&& f)
+{
+    std::map<int, std::string> out;
+    for (const auto& [rank, c] : present) {
+        out[rank] = f(*c);
+    }
+    return out;
+}
+
+void compareCompile(const model::CompileId& id, const std::map<int, CompileMap>& ranks,
+                    std::vector<Divergence>& out)
+{
+    std::map<int, const RankCompile*> present;
+    std::map<int, std::string> compiled;
+    for (const auto& [rank, compiles] : ranks) {
+        const auto it = compiles.find(id);
+        compiled[rank] = it == compiles.end() ? "not compiled" : "compiled";
+        if (it != compiles.end()) {
+            present[rank] = &it->second;
+        }
+    }
+    if (!allEqual(compiled)) {
+        out.push_back({id, "compiled on some ranks only", compiled});
+    }
+    if (present.size() < 2) {
+        return;
+    }
+    const auto inputs = project(present, [](const RankCompile& c) {
+        std::string s;
+        for (const auto& [n, t] : c.inputs) {
+            s += n + ": " + t + "; ";
+        }
+        return s;
+    });
+    if (!allEqual(inputs)) {
+        out.push_back({id, "input shapes differ", inputDetail(present)});
+    }
+    const auto graphs = project(present, [](const RankCompile& c) { return c.graphDigest; });
+    if (!allEqual(graphs)) {
+        out.push_back({id, "graph differs", project(present, [](const RankCompile& c) {
+                           return "dynamo graph " + c.graphDigest.substr(0, 8);
+                       })});
+    }
+    const auto guards = project(present, [](const RankCompile& c) { return c.guardDigest; });
+    if (!allEqual(guards)) {
+        out.push_back({id, "guards differ", project(present, [](const RankCompile& c) {
+                           return "guards " + c.guardDigest.substr(0, 8);
+                       })});
+    }
+    const auto cache = project(present, [](const RankCompile& c) { return c.cacheStates; });
+    if (!allEqual(cache)) {
+        out.push_back({id, "cache state differs", cache});
+    }
+}
+
+} // namespace
+
+std::string normalisedGraphCode(std::string_view code)
+{
+    std::string out;
+    out.reserve(code.size());
+    for (std::string_view line : split(code, '\n')) {
+        const std::string_view t = trimLeft(line);
+        if (t.empty() || startsWith(t, "#")) {
+            continue;
+        }
+        std::size_t i = 0;
+        while (i < line.size()) {
+            if (line[i] == '"') {
+                const auto close = line.find('"', i + 1);
+                if (close != std::string_view::npos &&
+                    looksLikeMeta(line.substr(i + 1, close - i - 1))) {
+                    out += "\"\"";
+                    i = close + 1;
+                    continue;
+                }
+            }
+            if (line[i] == '#' && i > 0 && line[i - 1] == ' ') {
+                break; // a trailing comment
+            }
+            out += line[i++];
+        }
+        while (!out.empty() && out.back() == ' ') {
+            out.pop_back(); // the spaces before a trailing comment
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+std::string normalisedGuards(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::string_view line : split(text, '\n')) {
+        if (startsWith(trimLeft(line), "Guard latency")) {
+            continue;
+        }
+        std::size_t i = 0;
+        while (i < line.size()) {
+            if (line.substr(i, 2) == "0x") { // an address: differs per process
+                i += 2;
+                while (i < line.size() && std::isxdigit(static_cast<unsigned char>(line[i]))) {
+                    ++i;
+                }
+                out += '#';
+                continue;
+            }
+            // Object ids (6+ digits) differ per process; sizes are inputs, compared apart.
+            std::size_t j = i;
+            while (j < line.size() && isDigit(line[j])) {
+                ++j;
+            }
+            if (j - i >= 6) {
+                out += '#';
+                i = j;
+                continue;
+            }
+            for (std::string_view list : {"size=[", "stride=["}) {
+                if (line.substr(i, list.size()) == list) {
+                    const auto close = line.find(']', i);
+                    out += list;
+                    i = close == std::string_view::npos ? line.size() : close;
+                    break;
+                }
+            }
+            if (i < line.size()) {
+                out += line[i++];
+            }
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+std::vector<std::pair<int, std::vector<RankCompile>>> rankSequences(const model::Run& run)
+{
+    std::map<int, CompileMap> ranks;
+    collect(run, ranks);
+    std::vector<std::pair<int, std::vector<RankCompile>>> out;
+    for (auto& [rank, compiles] : ranks) {
+        std::vector<RankCompile> seq;
+        for (auto& [id, c] : compiles) {
+            seq.push_back(std::move(c));
+        }
+        out.emplace_back(rank, std::move(seq));
+    }
+    return out;
+}
+
+std::vector<Divergence> findDivergence(const model::Run& run)
+{
+    std::map<int, CompileMap> ranks;
+    collect(run, ranks);
+    std::vector<Divergence> out;
+    if (ranks.size() < 2) {
+        return out;
+    }
+    std::set<model::CompileId> ids;
+    for (const auto& [rank, compiles] : ranks) {
+        for (const auto& [id, c] : compiles) {
+            ids.insert(id);
+        }
+    }
+    for (const auto& id : ids) {
+        compareCompile(id, ranks, out);
+    }
+    return out;
+}
+
+} // namespace fxs::diagnose

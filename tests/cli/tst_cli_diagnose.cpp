@@ -1,0 +1,151 @@
+// fxscope-cli diagnose end to end: the JSON contract of README on the recorded runs (values
+// read by hand from the logs: see tests/unit/diagnose/tst_diagnosis.cpp), gzip'd logs and a
+// directory of per-rank logs as RUN, the human output, and the exit code and one-line error
+// for a run that cannot be read.
+#include "tests/cli/cli_runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QtTest>
+
+using nlohmann::json;
+
+namespace {
+
+using fxs::test::runCli;
+
+const QString kRecorded = QStringLiteral(FXSCOPE_TEST_DATA "/recorded/traces/");
+
+json diagnoseJson(const QStringList& runs)
+{
+    const auto r = runCli(QStringList{"diagnose"} + runs + QStringList{"--json"});
+    if (r.exitCode != 0) {
+        qFatal("diagnose failed (%d): %s", r.exitCode, r.err.constData());
+    }
+    return json::parse(r.out.toStdString());
+}
+
+std::vector<std::string> keysOf(const json& object)
+{
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : object.items()) {
+        keys.push_back(k);
+    }
+    std::sort(keys.begin(), keys.end());
+    return keys;
+}
+
+bool hasKeys(const json& object, std::vector<std::string> expected)
+{
+    const auto keys = keysOf(object);
+    return std::all_of(expected.begin(), expected.end(), [&](const std::string& k) {
+        return std::find(keys.begin(), keys.end(), k) != keys.end();
+    });
+}
+
+} // namespace
+
+class TestCliDiagnose : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void recompileContract()
+    {
+        const json j = diagnoseJson({kRecorded + "recompile.log.gz"});
+        QCOMPARE(keysOf(j), (std::vector<std::string>{"cache", "divergence", "findings", "frames",
+                                                      "graph_breaks", "recompiles", "runs"}));
+        QCOMPARE(j["runs"].size(), std::size_t(1));
+        QVERIFY(j["runs"][0]["source"].get<std::string>().find("recompile.log.gz") !=
+                std::string::npos);
+        QVERIFY(j["runs"][0]["ranks"].empty()); // a single-process log names no rank
+
+        const json& f = j["frames"].at(0);
+        QVERIFY(hasKeys(f, {"rank", "frame_id", "compile_ids", "total_s", "phases"}));
+        QVERIFY(f["rank"].is_null());
+        QCOMPARE(f["frame_id"].get<int>(), 0);
+        QCOMPARE(f["compile_ids"], json({"0/0", "0/1", "0/2"}));
+        const json& p = f["phases"];
+        QVERIFY(hasKeys(p, {"dynamo_s", "aot_s", "inductor_s", "cache_s"}));
+        const double sum = p["dynamo_s"].get<double>() + p["aot_s"].get<double>() +
+                           p["inductor_s"].get<double>() + p["cache_s"].get<double>();
+        QVERIFY(std::abs(sum - f["total_s"].get<double>()) < 1e-6);
+
+        const json& r = j["recompiles"].at(0);
+        QVERIFY(hasKeys(r, {"rank", "compile_id", "reason", "input", "source", "action", "cost_s"}));
+        QCOMPARE(r["compile_id"].get<std::string>(), std::string("0/1"));
+        QCOMPARE(r["reason"].get<std::string>(),
+                 std::string("tensor 'x' size mismatch at index 0. expected 8, actual 16"));
+        QCOMPARE(r["input"].get<std::string>(), std::string("x"));
+        QCOMPARE(r["source"]["file"].get<std::string>(), std::string("/home/user/demo/record.py"));
+        QCOMPARE(r["source"]["line"].get<int>(), 71);
+        QCOMPARE(r["action"].get<std::string>(), std::string("dynamic: s77 = x.size(0)"));
+        QVERIFY(r["cost_s"].get<double>() > 0.8);
+
+        QCOMPARE(j["cache"].size(), std::size_t(6));
+        const json& c = j["cache"][2];
+        QVERIFY(hasKeys(c, {"rank", "compile_id", "cache", "class", "headline"}));
+        QCOMPARE(c["compile_id"].get<std::string>(), std::string("0/1"));
+        QCOMPARE(c["cache"].get<std::string>(), std::string("aotautograd"));
+        QCOMPARE(c["class"].get<std::string>(), std::string("cold_miss"));
+
+        QVERIFY(j["graph_breaks"].empty());
+        QVERIFY(j["divergence"].empty());
+        const json& finding = j["findings"].at(0);
+        QVERIFY(hasKeys(finding, {"severity", "cost_s", "text", "where"}));
+    }
+
+    void graphBreaksAndClasses()
+    {
+        const json j = diagnoseJson({kRecorded + "graph_break.log.gz"});
+        QCOMPARE(j["graph_breaks"].size(), std::size_t(2));
+        const json& b = j["graph_breaks"][0];
+        QVERIFY(hasKeys(b, {"reason", "user_frame", "count", "compile_ids"}));
+        QCOMPARE(b["reason"].get<std::string>(), std::string("Failed to trace builtin operator"));
+        QCOMPARE(b["user_frame"]["line"].get<int>(), 80);
+        QCOMPARE(b["user_frame"]["code"].get<std::string>(), std::string("print(\"step\")"));
+        QCOMPARE(b["count"].get<int>(), 1);
+        QCOMPARE(b["compile_ids"], json({"0/0", "1/0"}));
+
+        const json fx = diagnoseJson({kRecorded + "load_fail_fx.log.gz"});
+        for (const auto& c : fx["cache"]) {
+            QCOMPARE(c["class"].get<std::string>(), std::string("load_failure"));
+        }
+    }
+
+    void ranksDirectory()
+    {
+        const json j = diagnoseJson({kRecorded + "ranks"});
+        QCOMPARE(j["runs"][0]["ranks"], json({0, 1}));
+        QCOMPARE(j["frames"].size(), std::size_t(2));
+        QCOMPARE(j["frames"][1]["rank"].get<int>(), 1);
+        QCOMPARE(j["divergence"].size(), std::size_t(1));
+        const json& v = j["divergence"][0];
+        QCOMPARE(v["compile_id"].get<std::string>(), std::string("0/0"));
+        QCOMPARE(v["what"].get<std::string>(), std::string("input shapes differ"));
+        QCOMPARE(v["detail"]["0"].get<std::string>(), std::string("x: [8, 16] float32"));
+        QCOMPARE(v["detail"]["1"].get<std::string>(), std::string("x: [12, 16] float32"));
+        QCOMPARE(j["findings"][0]["severity"].get<std::string>(), std::string("error"));
+    }
+
+    void humanOutput()
+    {
+        const auto r = runCli({"diagnose", kRecorded + "recompile.log.gz"});
+        QCOMPARE(r.exitCode, 0);
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY(out.startsWith("Findings (largest cost first):"));
+        QVERIFY(out.contains("Recompile 0/1: tensor 'x' size mismatch at index 0. expected 8, "
+                             "actual 16 \u2192 dynamic: s77 = x.size(0)  @ record.py:71"));
+    }
+
+    void unreadableRun()
+    {
+        const auto r = runCli({"diagnose", "--json", kRecorded + "no_such.log"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(r.err.startsWith("fxscope-cli diagnose: cannot read run "));
+        QCOMPARE(r.err.count('\n'), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliDiagnose)
+#include "tst_cli_diagnose.moc"

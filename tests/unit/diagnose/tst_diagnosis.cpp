@@ -1,0 +1,279 @@
+// diagnose() on the recorded PyTorch 2.11 runs. Expected values were read by hand from the
+// logs, not from this code:
+//   recompile.log.gz   recompile_reasons at 0/1 ("0/0: tensor 'x' size mismatch at index 0.
+//       expected 8, actual 16") and 0/2 (first "0/1: tensor 'w' dtype mismatch. expected Float,
+//       actual Half"); the guard tree of 0/0 has TENSOR_MATCH on L['x'] and L['w'] from
+//       record.py:71; create_symbol s77 for L['x'].size()[0] in 0/1; compilation_metrics
+//       entire_frame_compile_time_s 4.255267, 0.848417, 1.052256;
+//   graph_break.log.gz breaks at record.py:80 (print, logged in 0/0, which restarted after
+//       0.170 s) and :81 (the branch, logged in 1/0); metrics co_name of 1/0 is
+//       torch_dynamo_resume_in_fn_at_80 (line 80), of 2/0 and 3/0 ..._at_81 (line 81);
+//   ranks/             rank 0 describes x as [8, 16], rank 1 as [12, 16], w [16, 16] on both;
+//   load_fail_fx       fx_graph_cache_miss (line 421, logged by aot_autograd_result.py while
+//       loading the AOT entry), aotautograd_cache_miss with cache_status_detailed "hit"
+//       (line 991), two fx_graph_cache_miss (2991, 5917) — all full_miss;
+//   load_fail_aot      aotautograd_cache_miss full_miss, then fx_graph_cache_hit twice; its
+//       AOT payload is byte for byte load_cold's (same has_payload MD5);
+//   first-round fixtures: basic_warm all hits, autograd_fn_cold an AOT bypass, regional_cold
+//       two fx_graph_cache_disabled events, basic_config max_fusion_size 64 → 32.
+#include "core/diagnose/diagnosis.h"
+#include "core/io/torch_trace_reader.h"
+
+#include <QtTest>
+
+#include <algorithm>
+
+using namespace fxs;
+using namespace fxs::diagnose;
+
+namespace {
+
+const std::string kRecorded = FXSCOPE_TEST_DATA "/recorded/traces/";
+const std::string kFixtures = FXSCOPE_TEST_DATA "/fixtures/traces/";
+const std::string kRecord = "/home/user/demo/record.py";
+
+model::Run readRun(const std::string& path)
+{
+    io::TraceReadOptions options;
+    options.parseGraphs = false;
+    auto r = io::readTorchTracePath(path, options);
+    if (!r.readSomething) {
+        qFatal("%s could not be read", path.c_str());
+    }
+    return std::move(r.run);
+}
+
+Diagnosis diagnosed(const std::vector<std::string>& paths)
+{
+    static std::vector<std::unique_ptr<model::Run>> keep; // rows point into the runs
+    std::vector<const model::Run*> runs;
+    for (const auto& p : paths) {
+        keep.push_back(std::make_unique<model::Run>(readRun(p)));
+        runs.push_back(keep.back().get());
+    }
+    auto d = diagnose::diagnose(runs);
+    if (!d) {
+        qFatal("diagnose failed: %s", d.error().toString().c_str());
+    }
+    return std::move(*d);
+}
+
+std::vector<std::string> classes(const Diagnosis& d, int run = 0)
+{
+    std::vector<std::string> out;
+    for (const auto& c : d.cache) {
+        if (c.run == run) {
+            out.emplace_back(cacheClassName(c.cls));
+        }
+    }
+    return out;
+}
+
+bool startsWith(const std::string& s, const std::string& prefix)
+{
+    return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+} // namespace
+
+class TestDiagnosis : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void recompilesNameGuardInputLineAndAction()
+    {
+        const auto d = diagnosed({kRecorded + "recompile.log.gz"});
+        QCOMPARE(d.recompiles.size(), std::size_t(2));
+        const auto& size = d.recompiles[0];
+        QCOMPARE(size.compileId.toString(), std::string("0/1"));
+        QCOMPARE(size.reason,
+                 std::string("tensor 'x' size mismatch at index 0. expected 8, actual 16"));
+        QCOMPARE(size.failedEntry, std::string("0/0"));
+        QCOMPARE(size.input, std::string("x"));
+        QVERIFY(startsWith(size.guard, "TENSOR_MATCH: check_tensor(L['x'], Tensor,"));
+        QVERIFY(size.guard.find("size=[8, 32]") != std::string::npos);
+        QCOMPARE(size.sourceFile, kRecord);
+        QCOMPARE(size.sourceLine, 71);
+        QCOMPARE(size.sourceCode, std::string("return torch.nn.functional.gelu(x @ w).sum(-1)"));
+        QCOMPARE(size.action, std::string("dynamic: s77 = x.size(0)"));
+        QVERIFY(size.costS >= 0.848417 && size.costS < 0.9);
+        QCOMPARE(size.link.kind, Link::Kind::Guard);
+
+        const auto& dtype = d.recompiles[1];
+        QCOMPARE(dtype.compileId.toString(), std::string("0/2"));
+        QCOMPARE(dtype.reason, std::string("tensor 'w' dtype mismatch. expected Float, actual Half"));
+        QCOMPARE(dtype.reasons.size(), std::size_t(2));
+        QCOMPARE(dtype.failedEntry, std::string("0/1"));
+        QCOMPARE(dtype.input, std::string("w"));
+        QCOMPARE(dtype.sourceLine, 71);
+        QCOMPARE(dtype.action, std::string("new graph for dtype Half"));
+        QVERIFY(dtype.costS >= 1.052256 && dtype.costS < 1.2);
+    }
+
+    void recompiledFrameHeadlinesLeadWithTheReason()
+    {
+        const auto d = diagnosed({kRecorded + "recompile.log.gz"});
+        QCOMPARE(classes(d), (std::vector<std::string>(6, "cold_miss")));
+        for (std::size_t i = 2; i < 4; ++i) {
+            QVERIFY2(startsWith(d.cache[i].headline,
+                                "miss: recompile (tensor 'x' size mismatch at index 0. expected "
+                                "8, actual 16 \u2192 dynamic: s77 = x.size(0))"),
+                     d.cache[i].headline.c_str());
+            QVERIFY(d.cache[i].headline.find("TensorMetadata") == std::string::npos);
+        }
+        QVERIFY(startsWith(d.cache[4].headline, "miss: recompile (tensor 'w' dtype mismatch"));
+    }
+
+    void coldStartSumsToTheFrameTotal()
+    {
+        const auto d = diagnosed({kRecorded + "recompile.log.gz"});
+        QCOMPARE(d.frames.size(), std::size_t(1));
+        const auto& f = d.frames[0];
+        QCOMPARE(f.frameId, 0);
+        QCOMPARE(f.function, std::string("fn"));
+        QCOMPARE(f.line, 70);
+        QCOMPARE(f.compileIds.size(), std::size_t(3));
+        QVERIFY(!f.fromMetrics);
+        QVERIFY(std::abs(f.phases.total() - f.totalS) < 1e-9);
+        // Every compile's chromium "entire_frame_compile" is inside the total.
+        QVERIFY(f.totalS >= 4.255267 + 0.848417 + 1.052256);
+        QVERIFY(f.phases.dynamoS > 0 && f.phases.aotS > 0 && f.phases.inductorS > 0 &&
+                f.phases.cacheS > 0);
+        // Inductor (its codegen and Triton compiles) is most of a cold compile here.
+        QVERIFY(f.phases.inductorS > f.phases.dynamoS);
+    }
+
+    void graphBreaksWithTheCompilesTheySplit()
+    {
+        const auto d = diagnosed({kRecorded + "graph_break.log.gz"});
+        QCOMPARE(d.graphBreaks.size(), std::size_t(2));
+        const auto& print = d.graphBreaks[0];
+        QCOMPARE(print.reason, std::string("Failed to trace builtin operator"));
+        QCOMPARE(print.userFrame.file, kRecord);
+        QCOMPARE(print.userFrame.line, 80);
+        QCOMPARE(print.userFrame.code, std::string("print(\"step\")"));
+        QCOMPARE(print.count, 1);
+        QCOMPARE(print.compileIds.size(), std::size_t(2));
+        QCOMPARE(print.compileIds[0].toString(), std::string("0/0"));
+        QCOMPARE(print.compileIds[1].toString(), std::string("1/0"));
+        QVERIFY(print.costS >= 0.170 + 0.286057);
+        QCOMPARE(print.graphs.size(), std::size_t(2));
+        QCOMPARE(print.graphs[1].kind, Link::Kind::Graph);
+
+        const auto& branch = d.graphBreaks[1];
+        QCOMPARE(branch.reason, std::string("Data-dependent branching"));
+        QCOMPARE(branch.userFrame.line, 81);
+        QCOMPARE(branch.userFrame.code, std::string("if y.sum() > 0:"));
+        std::vector<std::string> ids;
+        for (const auto& id : branch.compileIds) {
+            ids.push_back(id.toString());
+        }
+        QCOMPARE(ids, (std::vector<std::string>{"1/0", "2/0", "3/0"}));
+        QCOMPARE(d.frames.size(), std::size_t(4));
+        QCOMPARE(d.frames[1].function, std::string("torch_dynamo_resume_in_fn_at_80"));
+    }
+
+    void ranksDivergeOnInputShapes()
+    {
+        const auto d = diagnosed({kRecorded + "ranks"});
+        QCOMPARE(d.runs.size(), std::size_t(1));
+        QCOMPARE(d.runs[0].ranks, (std::vector<int>{0, 1}));
+        QCOMPARE(d.frames.size(), std::size_t(2));
+        QCOMPARE(d.frames[0].rank, 0);
+        QCOMPARE(d.frames[1].rank, 1);
+        // Shapes differ; graphs, guards (object ids aside) and cache states do not.
+        QCOMPARE(d.divergence.size(), std::size_t(1));
+        const auto& v = d.divergence[0];
+        QCOMPARE(v.compileId.toString(), std::string("0/0"));
+        QCOMPARE(v.what, std::string("input shapes differ"));
+        QCOMPARE(v.detail.at(0), std::string("x: [8, 16] float32"));
+        QCOMPARE(v.detail.at(1), std::string("x: [12, 16] float32"));
+        const auto error = std::find_if(d.findings.begin(), d.findings.end(), [](const auto& f) {
+            return f.severity == diagnose::Severity::Error;
+        });
+        QVERIFY(error != d.findings.end());
+        QVERIFY(startsWith(error->text, "Ranks diverge at 0/0: input shapes differ"));
+    }
+
+    void loadFailuresNeverReadAsColdMisses()
+    {
+        QCOMPARE(classes(diagnosed({kRecorded + "load_cold.log.gz"})),
+                 (std::vector<std::string>{"cold_miss", "cold_miss", "cold_miss"}));
+        const auto fx = diagnosed({kRecorded + "load_fail_fx.log.gz"});
+        QCOMPARE(classes(fx), (std::vector<std::string>(4, "load_failure")));
+        QVERIFY(startsWith(fx.cache[1].headline,
+                           "load failure: the AOTAutograd entry aisxmaysgp\u2026 was found, but "
+                           "an FX graph it needs (fyvdngvcvb\u2026) could not be loaded"));
+        const auto aot = diagnosed({kRecorded + "load_fail_aot.log.gz"});
+        QCOMPARE(classes(aot), (std::vector<std::string>{"load_failure", "hit", "hit"}));
+        QVERIFY(aot.cache[0].headline.find("2 FX graph(s) it compiles to were cached") !=
+                std::string::npos);
+        for (const auto* d : {&fx, &aot}) {
+            QCOMPARE(std::count_if(d->findings.begin(), d->findings.end(),
+                                   [](const auto& f) { return f.severity == diagnose::Severity::Error; }),
+                     std::ptrdiff_t(1));
+        }
+    }
+
+    void aLaterRunIsComparedWithTheOneBefore()
+    {
+        const auto pair = diagnosed({kRecorded + "load_cold.log.gz",
+                                     kRecorded + "load_fail_aot.log.gz"});
+        QCOMPARE(classes(pair, 1), (std::vector<std::string>{"load_failure", "hit", "hit"}));
+        const auto config = diagnosed({kFixtures + "basic_cold", kFixtures + "basic_config"});
+        QCOMPARE(classes(config, 1), (std::vector<std::string>(3, "cold_miss")));
+        for (const auto& c : config.cache) {
+            if (c.run == 1) {
+                QVERIFY2(c.headline.find("inductor_config[max_fusion_size] changed 64 \u2192 32") !=
+                             std::string::npos,
+                         c.headline.c_str());
+            }
+        }
+    }
+
+    void firstRoundClasses()
+    {
+        QCOMPARE(classes(diagnosed({kFixtures + "basic_warm"})),
+                 (std::vector<std::string>(3, "hit")));
+        const auto bypass = diagnosed({kFixtures + "autograd_fn_cold"});
+        QCOMPARE(classes(bypass), (std::vector<std::string>{"bypass", "cold_miss", "cold_miss"}));
+        QVERIFY(std::any_of(bypass.findings.begin(), bypass.findings.end(), [](const auto& f) {
+            return f.severity == diagnose::Severity::Warning && startsWith(f.text, "Cache bypass");
+        }));
+        const auto regional = diagnosed({kFixtures + "regional_cold"});
+        QCOMPARE(std::count_if(regional.cache.begin(), regional.cache.end(),
+                               [](const auto& c) { return c.cls == CacheClass::Disabled; }),
+                 std::ptrdiff_t(2));
+    }
+
+    void findingsAreRankedByCost()
+    {
+        for (const char* name : {"recompile.log.gz", "graph_break.log.gz", "load_fail_fx.log.gz"}) {
+            const auto d = diagnosed({kRecorded + name});
+            QVERIFY(!d.findings.empty());
+            for (std::size_t i = 1; i < d.findings.size(); ++i) {
+                QVERIFY(d.findings[i - 1].costS >= d.findings[i].costS);
+            }
+        }
+        const auto d = diagnosed({kRecorded + "recompile.log.gz"});
+        QCOMPARE(d.findings.size(), std::size_t(3)); // the frame, then both recompiles
+        QCOMPARE(d.findings[1].where, std::string("record.py:71"));
+        QVERIFY(startsWith(d.findings[1].text, "Recompile 0/2: tensor 'w' dtype mismatch"));
+    }
+
+    void cancelledAndEmpty()
+    {
+        const auto none = diagnose::diagnose({});
+        QVERIFY(none.ok());
+        QVERIFY(none->findings.empty());
+        const model::Run run = readRun(kRecorded + "recompile.log.gz");
+        CancelToken cancel;
+        cancel.cancel();
+        const auto r = diagnose::diagnose({&run}, cancel);
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, ErrorCode::Cancelled);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDiagnosis)
+#include "tst_diagnosis.moc"
