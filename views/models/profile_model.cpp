@@ -15,12 +15,35 @@ double maxShare(const profile::RuntimeProfile& p)
     return m;
 }
 
-QString ms(double v)
+} // namespace
+
+QString ProfileModel::msText(double ms)
 {
-    return QString::number(v, 'f', 4);
+    return QString::number(ms, 'f', 4);
 }
 
-} // namespace
+QString ProfileModel::timeText(const profile::TimeStat& t)
+{
+    if (t.maxMs <= t.minMs) {
+        return msText(t.medianMs);
+    }
+    return QStringLiteral("%1 (%2\u2013%3)").arg(msText(t.medianMs), msText(t.minMs), msText(t.maxMs));
+}
+
+std::optional<double> ProfileModel::shownShare(int row) const
+{
+    const auto nodes = static_cast<int>(m_profile.nodes.size());
+    if (row < nodes) {
+        const auto& n = m_profile.nodes[static_cast<std::size_t>(row)];
+        return n.region.empty() ? std::optional<double>(n.share) : std::nullopt;
+    }
+    const auto& r = m_profile.regions[static_cast<std::size_t>(row - nodes)];
+    double sum = 0.0;
+    for (const auto& n : m_profile.nodes) {
+        sum += n.region == r.id ? n.share : 0.0;
+    }
+    return sum;
+}
 
 ProfileModel::ProfileModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -50,10 +73,12 @@ QVariant ProfileModel::display(int row, int column) const
         switch (column) {
         case NameColumn: return QString::fromStdString(n.name);
         case KindColumn: return QString::fromStdString(n.target);
-        case EagerColumn: return ms(n.eager.medianMs);
+        case EagerColumn: return timeText(n.eager);
         case CompiledColumn:
         case SpeedupColumn: return QString();
-        case ShareColumn: return QString::number(n.share * 100, 'f', 1) + "%";
+        case ShareColumn:
+            return n.region.empty() ? QString::number(n.share * 100, 'f', 1) + "%"
+                                    : tr("in %1").arg(QString::fromStdString(n.region));
         default: return QString::fromUtf8(profile::boundName(n.bound).data());
         }
     }
@@ -61,13 +86,13 @@ QVariant ProfileModel::display(int row, int column) const
     switch (column) {
     case NameColumn: return QString::fromStdString(r.id);
     case KindColumn: return tr("region (%1 nodes)").arg(r.nodes.size());
-    case EagerColumn: return ms(r.eager.medianMs);
-    case CompiledColumn: return r.compiledMs ? ms(*r.compiledMs) : QString();
+    case EagerColumn: return timeText(r.eager);
+    case CompiledColumn: return r.compiledMs ? msText(*r.compiledMs) : QString();
     case SpeedupColumn:
         return r.compiledMs && *r.compiledMs > 0
                    ? QString::number(r.eager.medianMs / *r.compiledMs, 'f', 2) + "×"
                    : QString();
-    case ShareColumn: return QString::number(r.share * 100, 'f', 1) + "%";
+    case ShareColumn: return QString::number(shownShare(row).value_or(0.0) * 100, 'f', 1) + "%";
     default: return QString::fromUtf8(profile::boundName(r.bound).data());
     }
 }
@@ -85,7 +110,7 @@ QVariant ProfileModel::sortValue(int row, int column) const
         return !isNode && r->compiledMs && *r->compiledMs > 0
                    ? r->eager.medianMs / *r->compiledMs
                    : -1.0;
-    case ShareColumn: return isNode ? n->share : r->share;
+    case ShareColumn: return isNode ? n->share : shownShare(row).value_or(0.0);
     default: return display(row, column);
     }
 }

@@ -10,6 +10,8 @@
 #include <QAbstractTableModel>
 #include <QColor>
 
+#include <optional>
+
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -48,6 +50,13 @@ public:
     // The sequential scale: share 0 → pale yellow, the largest share → dark red (lightness
     // falls monotonically with share). maxShare <= 0 gives the scale's start.
     static QColor shareColor(double share, double maxShare);
+    // "0.1234": milliseconds as the table shows them.
+    static QString msText(double ms);
+    // "0.1234 (0.1200–0.1301)": the median and, when the runs differ, their range.
+    static QString timeText(const profile::TimeStat& t);
+    // The share the table shows for a row: a region's is the sum of its nodes' shares; a node
+    // inside a region shows none (its region counts it), so the shown shares add up to 100 %.
+    std::optional<double> shownShare(int row) const;
     // Colours for every profiled node found in the graph, by its share of the largest share.
     static std::unordered_map<graph::NodeId, QColor> overlayColors(
         const profile::RuntimeProfile& profile, const graph::Graph& graph);

@@ -1,17 +1,9 @@
 // ProfilePanel: table + proxy sorting, Qt Charts bar charts, legend swatches, progress/cancel.
 #include "views/panels/profile_panel.h"
 
+#include "views/panels/bar_list.h"
 #include "views/panels/phase_timeline.h"
 #include "views/panels/table_selection.h"
-
-#include <QtCharts/QBarCategoryAxis>
-#include <QtCharts/QBarSet>
-#include <QtCharts/QChart>
-#include <QtCharts/QChartView>
-#include <QtCharts/QHorizontalBarSeries>
-#include <QtCharts/QValueAxis>
-
-#include <QGraphicsLayout>
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -28,52 +20,10 @@
 #include <algorithm>
 
 namespace fxs::views {
-namespace {
-
-// A horizontal bar chart of (label, value) pairs, first on top.
-QChart* barChart(const QString& title, const QStringList& labels, const QList<qreal>& values,
-                 QBarSet** setOut)
-{
-    auto* chart = new QChart;
-    chart->setTitle(title);
-    chart->legend()->hide();
-    // A dock is short: no decorative margins, so the bar labels keep their room.
-    chart->setMargins(QMargins(2, 2, 2, 2));
-    chart->layout()->setContentsMargins(0, 0, 0, 0);
-    chart->setBackgroundRoundness(0);
-    auto* set = new QBarSet(title);
-    QStringList reversed;
-    for (qsizetype i = labels.size() - 1; i >= 0; --i) {
-        *set << values[i];
-        reversed << labels[i];
-    }
-    auto* series = new QHorizontalBarSeries;
-    series->append(set);
-    chart->addSeries(series);
-    auto* names = new QBarCategoryAxis;
-    names->append(reversed);
-    QFont small = names->labelsFont();
-    small.setPointSizeF(small.pointSizeF() * 0.8); // ten names in a short dock
-    names->setLabelsFont(small);
-    chart->addAxis(names, Qt::AlignLeft);
-    series->attachAxis(names);
-    auto* ms = new QValueAxis;
-    ms->setTitleText(QObject::tr("ms"));
-    ms->setLabelFormat(QStringLiteral("%.3g"));
-    ms->setTickCount(4);
-    chart->addAxis(ms, Qt::AlignBottom);
-    series->attachAxis(ms);
-    if (setOut != nullptr) {
-        *setOut = set;
-    }
-    return chart;
-}
-
-} // namespace
 
 ProfilePanel::ProfilePanel(QWidget* parent)
     : QWidget(parent), m_model(new ProfileModel(this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_view(new QTableView(this)), m_topChart(new QChartView(this)),
+      m_view(new QTableView(this)), m_topChart(new BarList(this)),
       m_timeline(new PhaseTimeline(this)), m_timelineScroll(new QScrollArea(this)),
       m_legend(new QHBoxLayout),
       m_progress(new QProgressBar(this)), m_run(new QPushButton(tr("Profile"), this)),
@@ -87,7 +37,7 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->sortByColumn(ProfileModel::EagerColumn, Qt::DescendingOrder);
-    m_topChart->setMinimumSize(240, 140);
+    m_topChart->setObjectName(QStringLiteral("slowestNodes"));
     m_view->setWordWrap(false);
     m_timelineScroll->setWidget(m_timeline);
     m_timelineScroll->setWidgetResizable(true);
@@ -119,6 +69,11 @@ ProfilePanel::ProfilePanel(QWidget* parent)
 
     connect(m_run, &QPushButton::clicked, this, &ProfilePanel::profileRequested);
     connect(m_cancel, &QPushButton::clicked, this, &ProfilePanel::cancelRequested);
+    connect(m_topChart, &BarList::itemClicked, this, [this](int index) {
+        const QString name = m_topNames.value(index);
+        selectName(name);
+        Q_EMIT nodeSelected(name);
+    });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 if (!m_selecting && current.isValid()) {
@@ -150,19 +105,17 @@ void ProfilePanel::rebuildTopChart()
     });
     nodes.resize(std::min<std::size_t>(nodes.size(), kTopN));
     m_topNames.clear();
-    QList<qreal> values;
+    std::vector<BarList::Item> items;
     for (const auto* n : nodes) {
         m_topNames << QString::fromStdString(n->name);
-        values << n->eager.medianMs;
+        items.push_back({QString::fromStdString(n->name), n->eager.medianMs,
+                         ProfileModel::msText(n->eager.medianMs) + tr(" ms"),
+                         tr("%1\neager %2 ms").arg(QString::fromStdString(n->target),
+                                                  ProfileModel::timeText(n->eager))});
     }
-    QBarSet* set = nullptr;
-    m_topChart->setChart(barChart(tr("Slowest nodes (eager median)"), m_topNames, values, &set));
-    const int count = static_cast<int>(m_topNames.size());
-    connect(set, &QBarSet::clicked, this, [this, count](int index) {
-        const QString name = m_topNames.value(count - 1 - index); // bars run bottom-up
-        selectName(name);
-        Q_EMIT nodeSelected(name);
-    });
+    m_topChart->setTitle(tr("Slowest nodes (eager, median of %1 runs)")
+                             .arg(m_model->profile().repeat));
+    m_topChart->setItems(std::move(items));
 }
 
 void ProfilePanel::setCompileProfile(const profile::CompileProfileResult& compile)

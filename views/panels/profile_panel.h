@@ -1,6 +1,8 @@
 // The Profile dock: a sortable table of a run-time profile (node/region, eager, compiled,
-// speedup, share, bound), a top-N bar chart of node times, the compile-phase timeline (from a
-// TORCH_TRACE run), the overlay legend and progress/cancel for a running profile. Selecting a row or bar emits nodeSelected;
+// speedup, share, bound; times as median and spread), a top-N bar list of node times (labels
+// that fit, tooltips with the spread), the compile-phase timeline (from a TORCH_TRACE run),
+// the overlay legend and progress/cancel for a running profile. Selecting a row or bar emits
+// nodeSelected;
 // selectName selects from outside (the graph view). Does not run profiles itself: the app does,
 // in the background, and feeds progress and the result in.
 #pragma once
@@ -10,7 +12,6 @@
 
 #include <QWidget>
 
-class QChartView;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -21,6 +22,7 @@ class QScrollArea;
 
 namespace fxs::views {
 
+class BarList;
 class PhaseTimeline;
 
 class ProfilePanel : public QWidget {
@@ -32,7 +34,7 @@ public:
     void setCompileProfile(const profile::CompileProfileResult& compile);
     ProfileModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
-    QChartView* topChart() const { return m_topChart; }
+    BarList* topChart() const { return m_topChart; }
     PhaseTimeline* phaseTimeline() const { return m_timeline; }
     int legendStops() const;
     // Node names behind the bars of the top-N chart, largest first.
@@ -61,7 +63,7 @@ private:
     ProfileModel* m_model;
     QSortFilterProxyModel* m_proxy;
     QTableView* m_view;
-    QChartView* m_topChart;
+    BarList* m_topChart;
     PhaseTimeline* m_timeline;
     QScrollArea* m_timelineScroll;
     QHBoxLayout* m_legend;

@@ -1,6 +1,9 @@
 // The Profile dock offscreen: the table sorts by eager time, selecting a row emits the node or
 // region, selectName selects the row without echoing, the top-N chart lists the slowest nodes,
-// the legend has its five stops, and progress/cancel show only while busy.
+// the legend has its five stops, shown shares add up to 100 % (a region counts its nodes),
+// times show their spread, chart labels fit at a normal width, and progress/cancel show only
+// while busy.
+#include "views/panels/bar_list.h"
 #include "views/panels/profile_panel.h"
 
 #include <QPushButton>
@@ -69,6 +72,64 @@ private Q_SLOTS:
         panel.view()->setCurrentIndex(m->index(4, 0)); // r0
         QCOMPARE(regions.count(), 1);
         QCOMPARE(regions.takeFirst().at(0).toString(), QString("r0"));
+    }
+
+    void shownSharesAddUpToAHundredPercent()
+    {
+        // n1..n6 (shares i/21); n2, n3 and n5 belong to region r0: the region counts them.
+        auto p = sample(6);
+        for (const char* inside : {"n2", "n3", "n5"}) {
+            for (auto& n : p.nodes) {
+                n.region = n.name == inside ? "r0" : n.region;
+            }
+        }
+        p.regions[0].share = 0.9; // the profiler's own (median of sums) is not what is shown
+        ProfileModel model;
+        model.setProfile(p);
+        double shown = 0.0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            shown += model.shownShare(row).value_or(0.0);
+        }
+        QVERIFY2(std::abs(shown - 1.0) < 1e-9, qPrintable(QString::number(shown)));
+        QCOMPARE(*model.shownShare(6), (2.0 + 3.0 + 5.0) / 21.0);
+        QCOMPARE(model.index(1, ProfileModel::ShareColumn).data().toString(), QString("in r0"));
+        QCOMPARE(model.index(0, ProfileModel::ShareColumn).data().toString(), QString("4.8%"));
+        QCOMPARE(model.index(6, ProfileModel::ShareColumn).data().toString(), QString("47.6%"));
+    }
+
+    void timesShowTheirSpread()
+    {
+        auto p = sample(2);
+        p.nodes[0].eager = {0.25, 0.05, 0.22, 0.27};
+        ProfileModel model;
+        model.setProfile(p);
+        QCOMPARE(model.index(0, ProfileModel::EagerColumn).data().toString(),
+                 QString::fromUtf8("0.2500 (0.2200\u20130.2700)"));
+        // Runs that agree exactly: no range.
+        QCOMPARE(model.index(1, ProfileModel::EagerColumn).data().toString(), QString("2.0000"));
+    }
+
+    void chartLabelsFitAtANormalWidth()
+    {
+        ProfilePanel panel;
+        auto p = sample(3);
+        p.nodes[2].name = "convolution_backward_12";
+        p.nodes[1].name = "model.layers.23.self_attn.q_proj.weight_" + std::string(120, 'x') + "_end";
+        panel.setProfile(p);
+        panel.resize(1280, 300);
+        panel.show();
+        BarList* bars = panel.topChart();
+        QVERIFY(bars->width() > 300);
+        const QStringList labels = bars->displayedLabels();
+        QCOMPARE(labels.size(), 3);
+        QCOMPARE(labels[0], QString("convolution_backward_12")); // whole
+        QCOMPARE(labels[2], QString("n1"));
+        // Too long for the label column: elided in the middle, start and end kept.
+        QVERIFY(labels[1].contains(QChar(0x2026)));
+        QVERIFY(labels[1].startsWith(QStringLiteral("model.layers")));
+        QVERIFY(labels[1].endsWith(QStringLiteral("_end")));
+        // The tooltip detail carries the spread and the target.
+        QVERIFY(bars->items()[0].detail.contains(QStringLiteral("eager")));
     }
 
     void busyShowsProgressAndCancel()
