@@ -4,6 +4,7 @@
 #include "views/graph/graph_view.h"
 #include "views/panels/cache_panel.h"
 
+#include <QApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -41,6 +42,10 @@ GraphArea::GraphArea(QWidget* parent)
                    m_secondary->canvas()->horizontalScrollBar());
     linkScrollBars(m_primary->canvas()->verticalScrollBar(),
                    m_secondary->canvas()->verticalScrollBar());
+
+    // The window's actions own Ctrl+F, Ctrl+0 and the zoom keys (one owner per shortcut).
+    m_primary->setOwnsShortcuts(false);
+    m_secondary->setOwnsShortcuts(false);
 
     m_stack->addWidget(makeWelcome());
     m_stack->addWidget(m_split);
@@ -147,6 +152,12 @@ void GraphArea::closeComparison()
 {
     m_secondaryPane->hide();
     m_secondary->setGraph(nullptr);
+}
+
+views::GraphView* GraphArea::activeView() const
+{
+    const QWidget* focus = QApplication::focusWidget();
+    return isComparing() && focus && m_secondary->isAncestorOf(focus) ? m_secondary : m_primary;
 }
 
 bool GraphArea::isComparing() const

@@ -29,6 +29,9 @@ public:
 
     views::GraphView* primary() const { return m_primary; }
     views::GraphView* secondary() const { return m_secondary; }
+    // The view the window's view actions (find, fit, zoom) act on: the comparison's left pane
+    // when the focus is in it, else the primary view.
+    views::GraphView* activeView() const;
 
     // Shows the graph in the primary view and leaves the welcome page.
     void showGraph(graph::GraphPtr graph, const QString& title);

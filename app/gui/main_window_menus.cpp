@@ -120,7 +120,7 @@ void MainWindow::createEditMenu()
 {
     QMenu* edit = addMenu(menuBar(), tr("&Edit"), QStringLiteral("editMenu"));
     named(edit->addAction(tr("&Find Node…"), QKeySequence::Find, this,
-                          [this] { m_area->primary()->showFindBar(); }),
+                          [this] { m_area->activeView()->showFindBar(); }),
           QStringLiteral("findNodeAction"))
         ->setIconText(tr("Find"));
     m_regions->addEditActions(edit);
@@ -130,13 +130,13 @@ void MainWindow::createViewMenu()
 {
     QMenu* view = addMenu(menuBar(), tr("&View"), QStringLiteral("viewMenu"));
     named(view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this,
-                          [this] { m_area->primary()->zoomIn(); }),
+                          [this] { m_area->activeView()->zoomIn(); }),
           QStringLiteral("zoomInAction"));
     named(view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this,
-                          [this] { m_area->primary()->zoomOut(); }),
+                          [this] { m_area->activeView()->zoomOut(); }),
           QStringLiteral("zoomOutAction"));
     named(view->addAction(tr("&Fit to Window"), QKeySequence(tr("Ctrl+0")), this,
-                          [this] { m_area->primary()->fitToView(); }),
+                          [this] { m_area->activeView()->fitToView(); }),
           QStringLiteral("fitAction"))
         ->setIconText(tr("Fit"));
     view->addSeparator();

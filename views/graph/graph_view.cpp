@@ -113,13 +113,21 @@ void GraphView::setupShortcuts()
         auto* s = new QShortcut(key, this);
         s->setContext(Qt::WidgetWithChildrenShortcut);
         connect(s, &QShortcut::activated, this, slot);
+        return s;
     };
-    add(QKeySequence::Find, [this] { showFindBar(); });
-    add(QKeySequence(Qt::CTRL | Qt::Key_0), [this] { fitToView(); });
+    m_sharedShortcuts = {add(QKeySequence::Find, [this] { showFindBar(); }),
+                         add(QKeySequence(Qt::CTRL | Qt::Key_0), [this] { fitToView(); }),
+                         add(QKeySequence::ZoomIn, [this] { zoomIn(); }),
+                         add(QKeySequence::ZoomOut, [this] { zoomOut(); })};
     add(QKeySequence(Qt::Key_F3), [this] { findNext(); });
     add(QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] { findPrevious(); });
-    add(QKeySequence::ZoomIn, [this] { zoomIn(); });
-    add(QKeySequence::ZoomOut, [this] { zoomOut(); });
+}
+
+void GraphView::setOwnsShortcuts(bool owns)
+{
+    for (QShortcut* s : m_sharedShortcuts) {
+        s->setEnabled(owns);
+    }
 }
 
 void GraphView::applyStyle()

@@ -21,6 +21,7 @@
 #include <vector>
 
 class QLabel;
+class QShortcut;
 
 namespace fxs::views {
 
@@ -79,6 +80,10 @@ public:
     void zoomIn();
     void zoomOut();
     void showFindBar(); // Ctrl+F
+    // Ctrl+F, Ctrl+0 and zoom keys belong to the view (a view on its own, the default) or to
+    // a window whose actions act on the focused view (false: one owner per shortcut; F3 and
+    // Shift+F3, which no window action claims, stay with the view).
+    void setOwnsShortcuts(bool owns);
     void expandAll();
     void collapseAll();
 
@@ -154,6 +159,7 @@ private:
     std::vector<fxs::graph::NodeId> m_matches;
     int m_matchIndex = -1;
     QString m_error;
+    std::vector<QShortcut*> m_sharedShortcuts; // the keys a window may take over
 };
 
 } // namespace fxs::views

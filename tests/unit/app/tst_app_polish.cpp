@@ -2,8 +2,10 @@
 // an earlier run explains; a project and a graph given together on the command line both open;
 // the title names the project and marks unsaved regions; Save suggests a name; closing with
 // unsaved regions asks; a multi-selection shows its count and ops; a refused path's highlight
-// clears on the next selection or Esc; a graph comparison's panes share the width and scroll together; Help › Getting Started and the welcome page's button show the guide;
-// the toolbar holds the main actions.
+// clears on the next selection or Esc; a graph comparison's panes share the width and scroll
+// together; Ctrl+F, Ctrl+0 and the zoom keys work with focus on the canvas (one owner per
+// shortcut); Help › Getting Started and the welcome page's button show the guide; the toolbar
+// holds the main actions.
 #include "tests/unit/app/main_window_waits.h"
 
 #include "app/gui/getting_started.h"
@@ -13,6 +15,7 @@
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_scene.h"
+#include "views/graph/find_bar.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/cache_panel.h"
 #include "views/panels/inspector_panel.h"
@@ -36,6 +39,7 @@ using namespace fxs;
 using namespace fxs::views;
 using fxs::app::MainWindow;
 using fxs::app::RegionController;
+using fxs::views::GraphCanvas;
 using fxs::test::nodeIds;
 using fxs::test::openAndWait;
 
@@ -297,6 +301,45 @@ private Q_SLOTS:
         QVERIFY(highlighted());
         QTest::keyClick(w.graphView()->canvas(), Qt::Key_Escape);
         QVERIFY(!highlighted());
+    }
+
+    void shortcutsWorkWithFocusOnTheCanvas()
+    {
+        static QStringList warnings;
+        warnings.clear();
+        const QtMessageHandler previous = qInstallMessageHandler(
+            [](QtMsgType, const QMessageLogContext&, const QString& message) {
+                warnings << message;
+            });
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.activateWindow();
+        QVERIFY(openAndWait(w, {kGpt2}));
+        QVERIFY(fxs::test::waitForLayout(w.graphView()));
+        GraphCanvas* canvas = w.graphView()->canvas();
+        canvas->setFocus();
+        QTRY_VERIFY(canvas->hasFocus());
+        const qreal fitted = canvas->zoom();
+        QTest::keyClick(canvas, Qt::Key_Plus, Qt::ControlModifier);
+        const qreal zoomed = canvas->zoom();
+        QTest::keyClick(canvas, Qt::Key_Minus, Qt::ControlModifier);
+        const qreal back = canvas->zoom();
+        QTest::keyClick(canvas, Qt::Key_Plus, Qt::ControlModifier);
+        QTest::keyClick(canvas, Qt::Key_0, Qt::ControlModifier);
+        const qreal refitted = canvas->zoom();
+        QVERIFY(!w.graphView()->findBar()->isVisible());
+        QTest::keyClick(canvas, Qt::Key_F, Qt::ControlModifier);
+        const bool findShown = w.graphView()->findBar()->isVisible();
+        qInstallMessageHandler(previous);
+        QVERIFY2(qFuzzyCompare(zoomed, fitted * 1.25), qPrintable(QString::number(zoomed / fitted)));
+        QVERIFY(qFuzzyCompare(back, fitted));
+        QVERIFY(qFuzzyCompare(refitted, fitted));
+        QVERIFY(findShown);
+        for (const QString& message : warnings) {
+            QVERIFY2(!message.contains(QStringLiteral("Ambiguous shortcut")), qPrintable(message));
+        }
     }
 
     void toolbarHoldsTheMainActions()
