@@ -128,7 +128,10 @@ json divergenceJson(const diagnose::Diagnosis& d)
         for (const auto& [rank, what] : v.detail) {
             detail[std::to_string(rank)] = what;
         }
-        out.push_back({{"compile_id", idJson(v.compileId)}, {"what", v.what}, {"detail", detail}});
+        out.push_back({{"compile_id", idJson(v.compileId)},
+                       {"what", v.what},
+                       {"detail", detail},
+                       {"run", v.run}});
     }
     return out;
 }

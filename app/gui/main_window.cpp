@@ -4,6 +4,7 @@
 #include "app/gui/cache_browser_controller.h"
 #include "app/gui/cache_controller.h"
 #include "app/gui/compile_controller.h"
+#include "app/gui/diagnosis_controller.h"
 #include "app/gui/graph_area.h"
 #include "app/gui/job_runner.h"
 #include "app/gui/profile_controller.h"
@@ -92,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow()
 {
+    delete m_diagnosis;
     delete m_profile;
     delete m_cacheExplainer;
     delete m_cacheBrowser;
@@ -108,6 +110,7 @@ void MainWindow::createControllers()
     m_compile = new CompileController(m_context);
     m_cacheBrowser = new CacheBrowserController(m_context);
     m_profile = new ProfileController(m_context);
+    m_diagnosis = new DiagnosisController(m_context);
     m_cacheExplainer = new CacheController(m_cache, this);
     connect(m_regions, &RegionController::documentStateChanged, this, &MainWindow::updateTitle);
     connect(m_context, &AppContext::graphRequested, this, &MainWindow::revealGraph);

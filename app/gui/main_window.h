@@ -39,6 +39,7 @@ class AppContext;
 class CacheBrowserController;
 class CacheController;
 class CompileController;
+class DiagnosisController;
 class GraphArea;
 class JobRunner;
 class ProfileController;
@@ -73,6 +74,7 @@ public:
     CacheBrowserController* cacheBrowser() const { return m_cacheBrowser; }
     CacheController* cacheExplainer() const { return m_cacheExplainer; }
     ProfileController* profile() const { return m_profile; }
+    DiagnosisController* diagnosis() const { return m_diagnosis; }
 
     // "Qt 6.4.2 · LibTorch 1.13.1 · Graphviz 2.43.0", as the About box shows it.
     static QString versionsText();
@@ -135,6 +137,7 @@ private:
     CacheBrowserController* m_cacheBrowser = nullptr;
     CacheController* m_cacheExplainer = nullptr;
     ProfileController* m_profile = nullptr;
+    DiagnosisController* m_diagnosis = nullptr;
     QProgressBar* m_progress;
     QToolButton* m_cancel;
     QLabel* m_statusLabel;

@@ -9,6 +9,7 @@ add_library(fxscope_app STATIC
     cache_browser_controller.cpp
     cache_controller.cpp
     compile_controller.cpp
+    diagnosis_controller.cpp
     getting_started.cpp
     graph_area.cpp
     job_runner.cpp

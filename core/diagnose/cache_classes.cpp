@@ -32,6 +32,39 @@ std::string shortKey(const std::optional<std::string>& key)
     return key->size() > 10 ? key->substr(0, 10) + "\u2026" : *key;
 }
 
+// The key components besides gm whose digest differs between two lookups (or that only one
+// has): "example_inputs[0], inductor_config[max_fusion_size]" (at most 3 named), "" when none.
+std::string otherChanges(const CacheLookup& a, const CacheLookup& b)
+{
+    std::map<std::string_view, std::string_view> digests;
+    for (const auto& c : b.components) {
+        digests.emplace(c.name, c.digest);
+    }
+    std::vector<std::string_view> changed;
+    for (const auto& c : a.components) {
+        const auto it = digests.find(c.name);
+        if (c.name != "gm" && (it == digests.end() || it->second != c.digest)) {
+            changed.push_back(c.name);
+        }
+        if (it != digests.end()) {
+            digests.erase(it);
+        }
+    }
+    for (const auto& [name, digest] : digests) {
+        if (name != "gm") {
+            changed.push_back(name);
+        }
+    }
+    std::string out;
+    for (std::size_t i = 0; i < changed.size() && i < 3; ++i) {
+        out += (i ? ", " : "") + std::string(changed[i]);
+    }
+    if (changed.size() > 3) {
+        out += " and " + std::to_string(changed.size() - 3) + " more";
+    }
+    return out;
+}
+
 CacheClass baseClass(const CacheLookup& l)
 {
     switch (l.state) {
@@ -289,10 +322,17 @@ private:
         if (const auto rename = firstRename(b, a)) {
             text += " (" + rename->first + " \u2192 " + rename->second + ")";
         }
-        text += ": only the names changed the key";
+        const auto others = otherChanges(lookupOf(row), lookupOf(o));
+        text += others.empty() ? ": only the names changed the key"
+                               : "; the key also changed in " + others;
         if (row.cls == CacheClass::ColdMiss) {
             row.headline = text;
         }
+    }
+
+    const CacheLookup& lookupOf(const CacheRow& row) const
+    {
+        return m_runs[static_cast<std::size_t>(row.run)]->lookups[row.lookup];
     }
 
     const std::vector<const model::Run*>& m_runs;

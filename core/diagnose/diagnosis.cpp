@@ -104,6 +104,9 @@ Result<Diagnosis> run(const std::vector<const model::Run*>& runs, const CancelTo
         addRecompiles(r, index, times.back(), d.recompiles);
         addGraphBreaks(r, index, times.back(), d.graphBreaks);
         auto divergence = findDivergence(r);
+        for (auto& v : divergence) {
+            v.run = index;
+        }
         d.divergence.insert(d.divergence.end(), divergence.begin(), divergence.end());
         // A later run is explained against the one before it (what changed since); the first
         // against its own earlier lookups (recompiles, repeated graphs).

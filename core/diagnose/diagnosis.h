@@ -124,6 +124,7 @@ struct CacheRow {
 };
 
 struct Divergence {
+    int run = 0; // index into the runs given to diagnose()
     model::CompileId compileId;
     std::string what;                  // "input shapes differ", "graph differs", ...
     std::map<int, std::string> detail; // rank → what that rank had

@@ -64,7 +64,8 @@ Link graphLink(const model::Run& run, int runIndex, int rank, const model::Compi
 {
     for (std::size_t i = 0; i < run.graphs.size(); ++i) {
         const auto& g = run.graphs[i];
-        if (g.kind == "dynamo_output_graph" && g.rank == rank && g.compileId.withoutAttempt() == id) {
+        if (g.kind == "dynamo_output_graph" && g.rank == rank &&
+            g.compileId.withoutAttempt() == id) {
             return {Link::Kind::Graph, runIndex, static_cast<int>(i), rank, id, g.file, g.line};
         }
     }
@@ -96,7 +97,8 @@ void addGraphBreaks(const model::Run& run, int runIndex, const CompileTimes& tim
         }
         ++row->count;
         const int rank = b.origin.rank;
-        if (std::find(row->ranks.begin(), row->ranks.end(), rank) == row->ranks.end()) {
+        if (rank >= 0 &&
+            std::find(row->ranks.begin(), row->ranks.end(), rank) == row->ranks.end()) {
             row->ranks.push_back(rank);
         }
         const model::CompileId at0 = b.origin.compileId.withoutAttempt();

@@ -1,6 +1,7 @@
 #include "core/diagnose/rank_divergence.h"
 
 #include "core/explain/recompile_cause.h"
+#include "core/graph/graph_printer.h"
 #include "core/util/digest.h"
 #include "core/util/strings.h"
 
@@ -67,8 +68,11 @@ void collect(const model::Run& run, std::map<int, CompileMap>& ranks)
     }
     for (const auto& g : run.graphs) {
         if (g.kind == "dynamo_output_graph" && g.compileId.valid()) {
-            // Graphs read for diagnosis keep their code (not parsed at import).
-            const std::string code = g.code.text();
+            // Graphs read for diagnosis keep their code (not parsed at import); a graph parsed
+            // at import (the app's runs) is printed back without its shape annotations.
+            const std::string code = !g.code.empty() ? g.code.text()
+                                     : g.graph       ? graph::printGraphCode(*g.graph, false)
+                                                     : std::string();
             compileOf(ranks, g.rank, g.compileId).graphDigest =
                 code.empty() ? std::string() : hexDigest(normalisedGraphCode(code));
         }
@@ -146,7 +150,7 @@ void compareCompile(const model::CompileId& id, const std::map<int, CompileMap>&
         }
     }
     if (!allEqual(compiled)) {
-        out.push_back({id, "compiled on some ranks only", compiled});
+        out.push_back({0, id, "compiled on some ranks only", compiled});
     }
     if (present.size() < 2) {
         return;
@@ -159,23 +163,23 @@ void compareCompile(const model::CompileId& id, const std::map<int, CompileMap>&
         return s;
     });
     if (!allEqual(inputs)) {
-        out.push_back({id, "input shapes differ", inputDetail(present)});
+        out.push_back({0, id, "input shapes differ", inputDetail(present)});
     }
     const auto graphs = project(present, [](const RankCompile& c) { return c.graphDigest; });
     if (!allEqual(graphs)) {
-        out.push_back({id, "graph differs", project(present, [](const RankCompile& c) {
+        out.push_back({0, id, "graph differs", project(present, [](const RankCompile& c) {
                            return "dynamo graph " + c.graphDigest.substr(0, 8);
                        })});
     }
     const auto guards = project(present, [](const RankCompile& c) { return c.guardDigest; });
     if (!allEqual(guards)) {
-        out.push_back({id, "guards differ", project(present, [](const RankCompile& c) {
+        out.push_back({0, id, "guards differ", project(present, [](const RankCompile& c) {
                            return "guards " + c.guardDigest.substr(0, 8);
                        })});
     }
     const auto cache = project(present, [](const RankCompile& c) { return c.cacheStates; });
     if (!allEqual(cache)) {
-        out.push_back({id, "cache state differs", cache});
+        out.push_back({0, id, "cache state differs", cache});
     }
 }
 

@@ -105,6 +105,7 @@ private Q_SLOTS:
         QCOMPARE(b["user_frame"]["code"].get<std::string>(), std::string("print(\"step\")"));
         QCOMPARE(b["count"].get<int>(), 1);
         QCOMPARE(b["compile_ids"], json({"0/0", "1/0"}));
+        QVERIFY(b["ranks"].is_array() && b["ranks"].empty()); // one process: no rank named
 
         const json fx = diagnoseJson({kRecorded + "load_fail_fx.log.gz"});
         for (const auto& c : fx["cache"]) {
@@ -122,6 +123,7 @@ private Q_SLOTS:
         const json& v = j["divergence"][0];
         QCOMPARE(v["compile_id"].get<std::string>(), std::string("0/0"));
         QCOMPARE(v["what"].get<std::string>(), std::string("input shapes differ"));
+        QCOMPARE(v["run"].get<int>(), 0);
         QCOMPARE(v["detail"]["0"].get<std::string>(), std::string("x: [8, 16] float32"));
         QCOMPARE(v["detail"]["1"].get<std::string>(), std::string("x: [12, 16] float32"));
         QCOMPARE(j["findings"][0]["severity"].get<std::string>(), std::string("error"));

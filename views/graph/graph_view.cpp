@@ -74,6 +74,17 @@ GraphView::GraphView(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_findBar);
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("graphBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setTextFormat(Qt::PlainText);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setAutoFillBackground(true);
+    m_banner->setBackgroundRole(QPalette::ToolTipBase);
+    m_banner->setForegroundRole(QPalette::ToolTipText);
+    m_banner->setMargin(6);
+    m_banner->hide();
+    layout->addWidget(m_banner);
     layout->addWidget(m_canvas, 1);
     m_minimap = new Minimap(m_canvas, m_canvas);
     m_minimap->resize(200, 140);
@@ -362,6 +373,14 @@ void GraphView::centerOnSelection()
         m_canvas->centerOn(item);
     }
 }
+
+void GraphView::setBanner(const QString& text)
+{
+    m_banner->setText(text);
+    m_banner->setVisible(!text.isEmpty());
+}
+
+QString GraphView::banner() const { return m_banner->text(); }
 
 void GraphView::setHighlighted(const std::vector<graph::NodeId>& ids)
 {

@@ -69,6 +69,10 @@ public:
     // setRegions calls until setGraph; an invalid QColor returns to the region's own tint.
     void setRegionTint(const QString& id, QColor tint);
 
+    // A note above the drawing about the graph as a whole (e.g. the graph break that ends it);
+    // kept until replaced, empty hides it.
+    void setBanner(const QString& text);
+    QString banner() const;
     void setHighlighted(const std::vector<fxs::graph::NodeId>& ids); // e.g. changed nodes of a diff
     void setNodeColors(const std::unordered_map<fxs::graph::NodeId, QColor>& colors); // overlays
     void clearNodeColors();
@@ -146,6 +150,7 @@ private:
     GraphLegend* m_legend;
     FindBar* m_findBar;
     QLabel* m_busy;
+    QLabel* m_banner;
     jobs::JobTracker m_layouts; // the newest layout request wins
     Anchor m_pendingAnchor;
     bool m_fitPending = false;

@@ -2,6 +2,7 @@
 
 #include "core/explain/explainer.h"
 #include "views/models/cache_state_style.h"
+#include "views/panels/table_selection.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -17,21 +18,6 @@ namespace {
 
 constexpr int kModeRole = Qt::UserRole + 1;
 constexpr int kIndexRole = Qt::UserRole + 2;
-
-QTableView* makeTable(QWidget* parent)
-{
-    auto* view = new QTableView(parent);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setSelectionMode(QAbstractItemView::SingleSelection);
-    view->setWordWrap(false);
-    view->setAlternatingRowColors(true);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
-    // Interactive first: setting a mode for all sections would undo the last one's stretch.
-    view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    view->horizontalHeader()->setStretchLastSection(true);
-    return view;
-}
 
 // The free-text column takes the remaining width. A model reset rebuilds the header's
 // sections with the default mode, so the mode is set again after each reset.
@@ -66,9 +52,9 @@ CachePanel::CachePanel(const Workspace* workspace, QWidget* parent)
       m_diff(new ComponentDiffModel(this)),
       m_runCombo(new QComboBox(this)),
       m_compareCombo(new QComboBox(this)),
-      m_lookupView(makeTable(this)),
+      m_lookupView(makeRowTable(this)),
       m_headline(new QLabel(this)),
-      m_diffView(makeTable(this)),
+      m_diffView(makeRowTable(this)),
       m_graphSummary(new QLabel(this)),
       m_openGraphs(new QPushButton(tr("Show Both Graphs"), this))
 {

@@ -43,6 +43,53 @@ model::Run readRun(const std::string& path)
     return std::move(r.run);
 }
 
+Diagnosis diagnosedRun(const model::Run& run)
+{
+    auto d = diagnose::diagnose({&run});
+    if (!d) {
+        qFatal("diagnose failed: %s", d.error().toString().c_str());
+    }
+    return std::move(*d);
+}
+
+std::string replaced(std::string s, const std::string& from, const std::string& to)
+{
+    for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+        s.replace(at, from.size(), to);
+    }
+    return s;
+}
+
+// load_cold's forward FX graph lookup (0/0, the first fx_graph miss), logged again as 1/0 with
+// its graph's nodes renamed (primals_1 → arg0_1, primals_2 → arg1_1, permute_1 → t_1): what
+// PyTorch logs when a second graph differs from the first only in its node names.
+model::Run withRenamedCopy(bool alsoInputs)
+{
+    model::Run run = readRun(kRecorded + "load_cold.log.gz");
+    const auto fx = std::find_if(run.lookups.begin(), run.lookups.end(), [](const auto& l) {
+        return l.cache == model::CacheKind::FxGraph;
+    });
+    if (fx == run.lookups.end() || fx->component("gm") == nullptr) {
+        qFatal("load_cold has no forward FX lookup with a gm component");
+    }
+    model::CacheLookup copy = *fx;
+    copy.key = "frenamedcopyofthegraph";
+    copy.compileId = *model::CompileId::parse("1/0");
+    for (auto& c : copy.components) {
+        if (c.name == "gm") {
+            c.value = replaced(replaced(replaced(c.value, "primals_1", "arg0_1"), "primals_2",
+                                        "arg1_1"),
+                               "permute_1", "t_1");
+            c.digest = "renamedgmdigest";
+        } else if (alsoInputs && c.name == "example_inputs[0]") {
+            c.value = replaced(c.value, "torch.Size([64, 64])", "torch.Size([32, 64])");
+            c.digest = "otherinputdigest";
+        }
+    }
+    run.lookups.push_back(std::move(copy));
+    return run;
+}
+
 Diagnosis diagnosed(const std::vector<std::string>& paths)
 {
     static std::vector<std::unique_ptr<model::Run>> keep; // rows point into the runs
@@ -259,6 +306,115 @@ private Q_SLOTS:
         QCOMPARE(d.findings.size(), std::size_t(3)); // the frame, then both recompiles
         QCOMPARE(d.findings[1].where, std::string("record.py:71"));
         QVERIFY(startsWith(d.findings[1].text, "Recompile 0/2: tensor 'w' dtype mismatch"));
+    }
+
+    void identicalUpToNamesOnARecordedKey()
+    {
+        const auto d = diagnosedRun(withRenamedCopy(false));
+        QCOMPARE(d.cache.size(), std::size_t(4));
+        const CacheRow& copy = d.cache.back();
+        QCOMPARE(copy.compileId.toString(), std::string("1/0"));
+        QCOMPARE(cacheClassName(copy.cls), std::string_view("cold_miss"));
+        QCOMPARE(copy.sameGraphUpToNames, std::optional<std::size_t>(1)); // 0/0's forward
+        QCOMPARE(copy.headline,
+                 std::string("miss: the graph is identical to 0/0's up to node names "
+                             "(primals_1 \u2192 arg0_1): only the names changed the key"));
+        QVERIFY(std::any_of(d.findings.begin(), d.findings.end(), [](const Finding& f) {
+            return f.severity == diagnose::Severity::Warning &&
+                   f.text.find("identical to 0/0's up to node names") != std::string::npos;
+        }));
+        // The recorded misses of load_cold are three different graphs: none is marked.
+        for (std::size_t i = 0; i + 1 < d.cache.size(); ++i) {
+            QVERIFY(!d.cache[i].sameGraphUpToNames);
+        }
+    }
+
+    void identicalUpToNamesSaysWhatElseChanged()
+    {
+        const auto d = diagnosedRun(withRenamedCopy(true));
+        const CacheRow& copy = d.cache.back();
+        QCOMPARE(copy.sameGraphUpToNames, std::optional<std::size_t>(1));
+        QCOMPARE(copy.headline,
+                 std::string("miss: the graph is identical to 0/0's up to node names "
+                             "(primals_1 \u2192 arg0_1); the key also changed in "
+                             "example_inputs[0]"));
+    }
+
+    void recordedKeysWithoutComponents()
+    {
+        // load_cold as a PyTorch that computes key components only at DEBUG level logs it:
+        // the same lookups, keys and states, no components.
+        model::Run run = readRun(kRecorded + "load_cold.log.gz");
+        for (auto& l : run.lookups) {
+            l.components.clear();
+        }
+        const auto d = diagnosedRun(run);
+        QCOMPARE(d.cache.size(), std::size_t(3));
+        for (const auto& c : d.cache) {
+            QVERIFY(c.componentsMissing);
+            QCOMPARE(cacheClassName(c.cls), std::string_view("cold_miss"));
+        }
+        QVERIFY2(startsWith(d.cache[0].headline,
+                            "miss: key aisxmaysgp\u2026 was logged without its components, so "
+                            "what changed cannot be told: this PyTorch computes the key's "
+                            "components only when its cache modules log at DEBUG level; run "
+                            "again with TORCH_LOGS=\"+torch._inductor.codecache,"
+                            "+torch._functorch._aot_autograd.autograd_cache\""),
+                 d.cache[0].headline.c_str());
+        QCOMPARE(std::count_if(d.findings.begin(), d.findings.end(),
+                               [](const Finding& f) {
+                                   return f.text.find("logged without their components") !=
+                                          std::string::npos;
+                               }),
+                 std::ptrdiff_t(1));
+        // The recorded run logs its components: nothing is said.
+        const auto full = diagnosed({kRecorded + "load_cold.log.gz"});
+        for (const auto& c : full.cache) {
+            QVERIFY(!c.componentsMissing);
+        }
+    }
+
+    void ranksWhoseGraphsDiffer()
+    {
+        // rank 1's Dynamo graph changed (relu → sigmoid): the graphs diverge besides the shapes,
+        // also when the graphs were parsed at import (the app's way: no code kept).
+        io::TraceReadOptions options;
+        options.parseGraphs = false;
+        auto read = io::readTorchTracePath(kRecorded + "ranks", options);
+        model::Run run = std::move(read.run);
+        int changed = 0;
+        for (auto& g : run.graphs) {
+            if (g.kind == "dynamo_output_graph" && g.rank == 1) {
+                const std::string code = replaced(g.code.text(), "torch.relu", "torch.sigmoid");
+                g.code.buffer = std::make_shared<const std::string>(code);
+                g.code.offset = 0;
+                g.code.length = code.size();
+                g.code.tabIndented = false;
+                ++changed;
+            }
+        }
+        QCOMPARE(changed, 1);
+        for (bool parsed : {false, true}) {
+            if (parsed) {
+                Diagnostics diags;
+                for (auto& g : run.graphs) {
+                    io::ensureGraph(g, diags);
+                    QVERIFY(g.graph != nullptr);
+                    g.code = {};
+                }
+            }
+            const auto d = diagnosedRun(run);
+            QCOMPARE(d.divergence.size(), std::size_t(2));
+            QCOMPARE(d.divergence[0].what, std::string("input shapes differ"));
+            QCOMPARE(d.divergence[1].what, std::string("graph differs"));
+            QCOMPARE(d.divergence[1].compileId.toString(), std::string("0/0"));
+            QVERIFY(d.divergence[1].detail.at(0) != d.divergence[1].detail.at(1));
+        }
+        // The recorded ranks, graphs parsed at import: only the shapes differ.
+        auto parsed = io::readTorchTracePath(kRecorded + "ranks");
+        const auto d = diagnosedRun(parsed.run);
+        QCOMPARE(d.divergence.size(), std::size_t(1));
+        QCOMPARE(d.divergence[0].what, std::string("input shapes differ"));
     }
 
     void cancelledAndEmpty()

@@ -1,0 +1,52 @@
+// Answers the Diagnosis dock: runs the diagnose facade (core/diagnose) on the workspace's runs
+// on a JobTracker (the newest request wins; a stale job is cancelled and its result dropped),
+// raises the dock when a load brings runs (the overview a person reads first), follows the
+// panel's links (a graph, a lookup's graph, a compile's Dynamo graph, a source line on the
+// status line) through the AppContext, and marks a graph that a graph break separates from
+// another with a banner on the graph view. Not the display (views/panels/diagnosis_panel).
+#pragma once
+
+#include "core/diagnose/diagnosis.h"
+#include "views/jobs/job_tracker.h"
+#include "views/models/workspace.h"
+
+#include <QObject>
+#include <QString>
+
+class QDockWidget;
+
+namespace fxs::views {
+class DiagnosisPanel;
+struct DiagnoseRequest;
+} // namespace fxs::views
+
+namespace fxs::app {
+
+class AppContext;
+
+class DiagnosisController : public QObject {
+    Q_OBJECT
+public:
+    explicit DiagnosisController(AppContext* context);
+
+    views::DiagnosisPanel* panel() const { return m_panel; }
+    QDockWidget* dock() const { return m_dock; }
+    bool isDiagnosing() const { return m_jobs.isRunning(); }
+    // What the graph view's banner says about a graph: the graph breaks that separate it from
+    // the graphs before or after it; empty when none (or no diagnosis yet).
+    QString breakBanner(views::GraphRef ref) const;
+
+private:
+    void diagnose(const views::DiagnoseRequest& request);
+    void follow(const diagnose::Link& link);
+    // The Dynamo graph of a compile of a run (any graph of it when none is logged).
+    views::GraphRef compileGraph(int run, int rank, const model::CompileId& id) const;
+    void updateBanner();
+
+    AppContext* m_context;
+    views::DiagnosisPanel* m_panel;
+    QDockWidget* m_dock = nullptr;
+    jobs::JobTracker m_jobs;
+};
+
+} // namespace fxs::app

@@ -1,0 +1,212 @@
+// The Diagnosis dock in the app: the panel asks, the DiagnosisController answers on a
+// JobTracker through an AppContext around a plain QMainWindow. On the recorded PyTorch 2.11
+// runs (values read by hand from the logs): graph_break.log.gz breaks at record.py:80
+// (`print("step")`, logged in 0/0, resumed in 1/0) and record.py:81 (`if y.sum() > 0:`, logged
+// in 1/0, resumed in 2/0 and 3/0); each compile logs one dynamo_output_graph. ranks/ is one
+// run of two ranks whose inputs differ at 0/0. MainWindow docks the panel and shows it first.
+#include "app/gui/app_context.h"
+#include "app/gui/diagnosis_controller.h"
+#include "app/gui/main_window.h"
+#include "core/io/loader.h"
+#include "views/graph/graph_view.h"
+#include "views/panels/diagnosis_panel.h"
+
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace fxs;
+using fxs::app::AppContext;
+using fxs::app::DiagnosisController;
+
+namespace {
+
+const std::string kRecorded = FXSCOPE_TEST_DATA "/recorded/traces/";
+
+// The dynamo_output_graph of a compile id in a workspace run.
+views::GraphRef dynamoGraph(const views::Workspace& ws, int run, const char* id)
+{
+    const auto& graphs = ws.runs()[std::size_t(run)]->graphs;
+    for (std::size_t i = 0; i < graphs.size(); ++i) {
+        if (graphs[i].kind == "dynamo_output_graph" &&
+            graphs[i].compileId.withoutAttempt().toString() == id) { // 0/0_1: after a restart
+            return {run, int(i)};
+        }
+    }
+    return {};
+}
+
+int findingStartingWith(const views::DiagnosisPanel& panel, const QString& prefix)
+{
+    const auto* model = panel.findingsModel();
+    for (int r = 0; r < model->rowCount(); ++r) {
+        if (QString::fromStdString(model->finding(r)->text).startsWith(prefix)) {
+            return r;
+        }
+    }
+    return -1;
+}
+
+// Makes the finding that starts with prefix the current one; its row (-1 when none).
+int selectFinding(views::DiagnosisPanel& panel, const QString& prefix)
+{
+    const int row = findingStartingWith(panel, prefix);
+    panel.selectFinding(row);
+    return row;
+}
+
+// The controller on a context around a plain QMainWindow (no MainWindow).
+struct App {
+    QMainWindow host;
+    views::Workspace ws;
+    views::GraphView view;
+    AppContext context{&host, &ws, &view};
+    DiagnosisController c{&context};
+    auto parts() { return std::tie(ws, view, context, c); }
+};
+
+} // namespace
+
+class TestDiagnosisController : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    static bool load(views::Workspace& ws, DiagnosisController& c, const std::string& path)
+    {
+        QSignalSpy ready(c.panel(), &views::DiagnosisPanel::diagnosisReady);
+        ws.add(io::loadPaths({path}));
+        if (!c.panel()->isDiagnosing() || !c.isDiagnosing()) {
+            return false; // the panel asked and the controller runs it in the background
+        }
+        return ready.wait(60000) && !c.panel()->isDiagnosing();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("fxscope-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_diagnosis_controller"));
+        qputenv("FXSCOPE_CACHE_DIR", (m_dir.path() + "/cache").toUtf8());
+    }
+
+    void graphBreaksLinkAndMarkTheGraphsTheySeparate()
+    {
+        App app;
+        auto [ws, view, context, c] = app.parts(); // references
+        QVERIFY(context.dock(QStringLiteral("diagnosisDock")) == c.dock());
+        QCOMPARE(c.panel()->summaryText(),
+                 QStringLiteral("Open a TORCH_TRACE run to see why its start-up was slow"));
+        QVERIFY(load(ws, c, kRecorded + "graph_break.log.gz"));
+        QVERIFY2(c.panel()->summaryText().contains(" compiling in 4 frames \u00b7 0 recompiles "
+                                                    "\u00b7 2 graph breaks"),
+                 qPrintable(c.panel()->summaryText()));
+
+        QVERIFY(selectFinding(*c.panel(), "Graph break: Failed to trace builtin") >= 0);
+        const QString details = c.panel()->detailText();
+        QVERIFY2(details.contains("Separates the graphs of 0/0 | 1/0"), qPrintable(details));
+        QVERIFY(details.contains("Where: record.py:80"));
+
+        const views::GraphRef g00 = dynamoGraph(ws, 0, "0/0");
+        const views::GraphRef g10 = dynamoGraph(ws, 0, "1/0");
+        const views::GraphRef g20 = dynamoGraph(ws, 0, "2/0");
+        QVERIFY(g00.valid() && g10.valid() && g20.valid());
+        QSignalSpy requested(&context, &AppContext::graphRequested);
+        const QString link = QStringLiteral("graph:0:%1:-1:1/0").arg(g10.index);
+        QVERIFY2(c.panel()->detailLinks().contains(link),
+                 qPrintable(c.panel()->detailLinks().join(' ')));
+        QVERIFY(c.panel()->followLink(link));
+        QCOMPARE(requested.count(), 1);
+        QCOMPARE(requested.first().at(0).value<views::GraphRef>(), g10);
+
+        // The break is visible on both graphs it separates (and 1/0 ends at the next one).
+        context.setCurrentGraph(g00);
+        QCOMPARE(view.banner(),
+                 QStringLiteral("Graph break after this graph: record.py:80 `print(\"step\")` "
+                                "(Failed to trace builtin operator); the code after it "
+                                "compiles as 1/0"));
+        context.setCurrentGraph(g10);
+        QCOMPARE(view.banner(),
+                 QStringLiteral("This graph follows a graph break: record.py:80 "
+                                "`print(\"step\")` (Failed to trace builtin operator) ended 0/0\n"
+                                "Graph break after this graph: record.py:81 `if y.sum() > 0:` "
+                                "(Data-dependent branching); the code after it compiles as "
+                                "2/0, 3/0"));
+        context.setCurrentGraph(g20);
+        QVERIFY(view.banner().startsWith("This graph follows a graph break: record.py:81"));
+        context.setCurrentGraph({});
+        QVERIFY(view.banner().isEmpty());
+    }
+
+    void findingsFollowTheirLinks()
+    {
+        App app;
+        auto [ws, view, context, c] = app.parts(); // references
+        QVERIFY(load(ws, c, kRecorded + "recompile.log.gz"));
+        QSignalSpy requested(&context, &AppContext::graphRequested);
+        // The dtype recompile: its failed guard is 0/1's, its source line record.py:71.
+        const int row = selectFinding(*c.panel(), "Recompile 0/2");
+        QVERIFY(row >= 0);
+        const QString details = c.panel()->detailText();
+        QVERIFY2(details.contains("Failed guard of 0/1: TENSOR_MATCH"), qPrintable(details));
+        QVERIFY(details.contains("Source: record.py:71 return torch.nn.functional.gelu(x @ w)"));
+        QVERIFY(details.contains("PyTorch: new graph for dtype Half"));
+        c.panel()->activateFinding(row); // the guard: shows the graph whose guard failed
+        QCOMPARE(requested.count(), 1);
+        QCOMPARE(requested.last().at(0).value<views::GraphRef>(), dynamoGraph(ws, 0, "0/1"));
+        QVERIFY(c.panel()->followLink(QStringLiteral("compile:0:-1:-1:0/2")));
+        QCOMPARE(requested.last().at(0).value<views::GraphRef>(), dynamoGraph(ws, 0, "0/2"));
+        QSignalSpy status(&context, &AppContext::statusShown);
+        QVERIFY(c.panel()->followLink(QStringLiteral("source:0:-1:-1:0/2")));
+        QCOMPARE(status.count(), 1);
+        QCOMPARE(status.first().at(0).toString(), QStringLiteral("/home/user/demo/record.py:71"));
+        QVERIFY(!c.panel()->followLink(QStringLiteral("graph:9:9:-1:0/0")));
+    }
+
+    void rankGridForAMultiRankRun()
+    {
+        App app;
+        auto [ws, view, context, c] = app.parts(); // references
+        QVERIFY(load(ws, c, kRecorded + "recompile.log.gz"));
+        QCOMPARE(c.panel()->rankGrid()->rowCount(), 0);
+        QVERIFY(!c.panel()->gridView()->isVisibleTo(c.panel()));
+        QVERIFY(load(ws, c, kRecorded + "ranks")); // both runs are diagnosed again
+        QCOMPARE(c.panel()->diagnosis()->runs.size(), std::size_t(2));
+        QCOMPARE(c.panel()->rankGrid()->run(), 1);
+        QCOMPARE(c.panel()->rankGrid()->columnCount(), 2);
+        QCOMPARE(c.panel()->rankGrid()->cellText(0, 1), QStringLiteral("compiled \u00b7 2 cold miss"));
+        QVERIFY(c.panel()->gridView()->isVisibleTo(c.panel()));
+        QVERIFY(c.panel()->summaryText().contains("ranks diverge at 0/0"));
+        QCOMPARE(c.panel()->findingsModel()->finding(0)->severity, diagnose::Severity::Error);
+    }
+
+    void mainWindowShowsTheDiagnosisFirst()
+    {
+        app::MainWindow w;
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("diagnosisDock"));
+        QVERIFY(dock != nullptr);
+        dock->hide();
+        auto* panel = qobject_cast<views::DiagnosisPanel*>(dock->widget());
+        QVERIFY(panel != nullptr);
+        QSignalSpy ready(panel, &views::DiagnosisPanel::diagnosisReady);
+        QSignalSpy loaded(&w, &app::MainWindow::loadFinished);
+        w.openPaths({QString::fromStdString(kRecorded + "load_fail_fx.log.gz")});
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(!dock->isHidden());
+        QVERIFY(ready.count() > 0 || ready.wait(60000));
+        // The FX cache entries were unreadable: a load failure, never a cold miss.
+        QVERIFY(panel->diagnosis() != nullptr);
+        QVERIFY(std::any_of(panel->diagnosis()->findings.begin(),
+                            panel->diagnosis()->findings.end(), [](const auto& f) {
+                                return f.severity == diagnose::Severity::Error &&
+                                       f.text.find("load") != std::string::npos;
+                            }));
+    }
+};
+
+QTEST_MAIN(TestDiagnosisController)
+#include "tst_diagnosis_controller.moc"
