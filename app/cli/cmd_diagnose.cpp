@@ -205,6 +205,12 @@ int runDiagnose(const DiagnoseOptions& o)
                       << "\n";
             return 1;
         }
+        if (const auto errors = r.diagnostics.errorCount(); errors > 0) {
+            // Read in part (a log cut short, bad lines): diagnosed, and said on stderr.
+            std::cerr << "fxscope-cli diagnose: " << path << ": " << errors
+                      << (errors == 1 ? " problem" : " problems") << " while reading, first: "
+                      << r.diagnostics.items().front().toString() << "\n";
+        }
         runs.push_back(std::move(r.run));
     }
     std::vector<const model::Run*> pointers;

@@ -68,8 +68,10 @@ public:
     QDockWidget* dock(const QString& objectName) const;
 
     // Requests for the window (signals below): show a graph (and select it in the navigator),
-    // make a node the current one (inspector, code), open paths in the background.
+    // show a cache lookup (selected in the Cache dock), make a node the current one (inspector,
+    // code), open paths in the background.
     void requestGraph(views::GraphRef ref) { Q_EMIT graphRequested(ref); }
+    void requestLookup(views::LookupRef ref) { Q_EMIT lookupRequested(ref); }
     void requestNode(graph::NodeId id) { Q_EMIT nodeRequested(id); }
     void requestOpen(const QStringList& paths) { Q_EMIT openRequested(paths); }
 
@@ -80,6 +82,7 @@ Q_SIGNALS:
     void cacheWritten();
     void statusShown(const QString& text, int timeoutMs);
     void graphRequested(fxs::views::GraphRef ref);
+    void lookupRequested(fxs::views::LookupRef ref);
     void nodeRequested(fxs::graph::NodeId id);
     void openRequested(const QStringList& paths);
     // A background load ended (its results are in the workspace) or was cancelled.

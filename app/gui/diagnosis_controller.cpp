@@ -131,6 +131,10 @@ void DiagnosisController::follow(const Link& link)
     if (m_context->workspace()->artifact(ref) != nullptr) {
         m_context->requestGraph(ref);
     }
+    if (link.kind == Link::Kind::Lookup &&
+        m_context->workspace()->lookup({link.run, link.index}) != nullptr) {
+        m_context->requestLookup({link.run, link.index}); // after the graph: it picks one too
+    }
 }
 
 QString DiagnosisController::breakBanner(views::GraphRef ref) const

@@ -1,8 +1,8 @@
 // Answers the Diagnosis dock: runs the diagnose facade (core/diagnose) on the workspace's runs
 // on a JobTracker (the newest request wins; a stale job is cancelled and its result dropped),
 // raises the dock when a load brings runs (the overview a person reads first), follows the
-// panel's links (a graph, a lookup's graph, a compile's Dynamo graph, a source line on the
-// status line) through the AppContext, and marks a graph that a graph break separates from
+// panel's links (a graph; a lookup, in the Cache dock, with its graph; a compile's Dynamo
+// graph; a source line on the status line) through the AppContext, and marks a graph that a graph break separates from
 // another with a banner on the graph view. Not the display (views/panels/diagnosis_panel).
 #pragma once
 

@@ -114,6 +114,14 @@ void MainWindow::createControllers()
     m_cacheExplainer = new CacheController(m_cache, this);
     connect(m_regions, &RegionController::documentStateChanged, this, &MainWindow::updateTitle);
     connect(m_context, &AppContext::graphRequested, this, &MainWindow::revealGraph);
+    connect(m_context, &AppContext::lookupRequested, this, [this](views::LookupRef ref) {
+        m_cache->setRun(ref.run);
+        m_cache->selectLookup(ref);
+        if (QDockWidget* dock = m_context->dock(QStringLiteral("cacheDock"))) {
+            dock->show();
+            dock->raise();
+        }
+    });
     connect(m_context, &AppContext::nodeRequested, this, &MainWindow::selectNode);
     connect(m_context, &AppContext::openRequested, this, &MainWindow::openPaths);
     connect(this, &MainWindow::loadFinished, m_context, &AppContext::loadFinished);

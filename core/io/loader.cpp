@@ -104,13 +104,20 @@ void loadFile(const std::string& path, LoadResult& result, const CancelToken& ca
                                  abbreviate(std::string_view(*head).substr(0, 60)));
         return;
     }
+    if (kind == Sniffed::TorchTrace) {
+        // A gzip'd log cut short still gives the records before the cut.
+        auto trace = data && data->ok() ? std::optional<std::string>(std::move(**data))
+                                        : readTraceFile(path, result.diagnostics);
+        if (trace) {
+            addTrace(readTorchTrace(*trace, path, {}, cancel), result);
+        }
+        return;
+    }
     if (!data) {
         data = readFile(path);
     }
     if (!data->ok()) {
         readError(path, data->error(), result);
-    } else if (kind == Sniffed::TorchTrace) {
-        addTrace(readTorchTrace(**data, path, {}, cancel), result);
     } else {
         addGraphFile(path, **data, result);
     }

@@ -5,7 +5,9 @@
 #include "core/io/trace_envelope.h"
 #include "core/io/trace_record_sink.h"
 #include "core/util/file_reader.h"
+#include "core/util/gzip.h"
 
+#include <algorithm>
 #include <exception>
 
 namespace fxs::io {
@@ -262,19 +264,50 @@ TraceReadResult readTorchTracePath(const std::string& path, const TraceReadOptio
     if (isDirectory(path)) {
         return readDirectory(path, options, cancel, progress);
     }
-    auto data = readFile(path);
-    if (!data.ok()) {
+    Diagnostics readProblems;
+    auto data = readTraceFile(path, readProblems);
+    if (!data) {
         TraceReadResult result;
         result.run.path = path;
-        result.diagnostics.error(path, 0, data.error().message, "a readable file",
-                                 data.error().found);
+        result.diagnostics = std::move(readProblems);
         return result;
     }
     reportProgress(progress, 0.0, "reading TORCH_TRACE log");
     auto result =
         readTorchTrace(std::make_shared<const std::string>(std::move(*data)), path, options, cancel);
+    readProblems.append(result.diagnostics);
+    result.diagnostics = std::move(readProblems);
     reportProgress(progress, 1.0, "reading TORCH_TRACE log");
     return result;
+}
+
+std::optional<std::string> readTraceFile(const std::string& path, Diagnostics& diagnostics)
+{
+    auto data = readFile(path);
+    if (data.ok()) {
+        return std::move(*data);
+    }
+    const Error& e = data.error();
+    if (e.code == ErrorCode::Parse) {
+        ReadOptions compressed;
+        compressed.inflateGzip = false;
+        auto bytes = readFile(path, compressed);
+        auto head = bytes.ok() && isGzip(*bytes)
+                        ? gunzip(*bytes, path, kDefaultMaxFileBytes, GunzipMode::Head)
+                        : Result<std::string>(makeError(ErrorCode::Parse, e.message));
+        const auto lastLine = head.ok() ? head->rfind('\n') : std::string::npos;
+        if (lastLine != std::string::npos) {
+            head->resize(lastLine + 1);
+            const auto lines = std::count(head->begin(), head->end(), '\n');
+            diagnostics.error(path, 0,
+                              e.message + "; kept the " + std::to_string(lines) +
+                                  " lines before the damage",
+                              "a complete gzip stream", e.found);
+            return std::move(*head);
+        }
+    }
+    diagnostics.error(path, 0, e.message, "a readable file", e.found);
+    return std::nullopt;
 }
 
 void ensureGraph(model::GraphArtifact& artifact, Diagnostics& diagnostics)

@@ -9,6 +9,7 @@
 #include "core/util/diagnostics.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,10 @@ TraceReadResult readTorchTrace(std::string_view data, const std::string& path,
 TraceReadResult readTorchTrace(std::shared_ptr<const std::string> data, const std::string& path,
                                const TraceReadOptions& options = {},
                                const CancelToken& cancel = CancelToken::none());
+// A log file's bytes, inflated when gzip'd: the one way TORCH_TRACE files are read (here and by
+// the loader). A gzip'd log cut short (a copy or a run interrupted) keeps the whole lines that
+// inflate before the cut, with an error saying so; any other failure is an error, no bytes.
+std::optional<std::string> readTraceFile(const std::string& path, Diagnostics& diagnostics);
 // Reads a file, or every log file of a directory into one Run.
 TraceReadResult readTorchTracePath(const std::string& path, const TraceReadOptions& options = {},
                                    const CancelToken& cancel = CancelToken::none(),

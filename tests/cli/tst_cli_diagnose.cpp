@@ -139,6 +139,29 @@ private Q_SLOTS:
                              "actual 16 \u2192 dynamic: s77 = x.size(0)  @ record.py:71"));
     }
 
+    void runReadInPart()
+    {
+        // The recorded log cut in the middle (its gzip stream too): the compiles before the cut
+        // are diagnosed, and stderr says what was lost.
+        QTemporaryDir dir;
+        QFile in(kRecorded + "recompile.log.gz");
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray whole = in.readAll();
+        const QString cut = dir.filePath(QStringLiteral("cut.log.gz"));
+        QFile out(cut);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        QCOMPARE(out.write(whole.left(whole.size() / 2)), whole.size() / 2);
+        out.close();
+        const auto r = runCli({"diagnose", "--json", cut});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.startsWith(("fxscope-cli diagnose: " + cut).toUtf8()), r.err.constData());
+        QVERIFY(r.err.contains("truncated"));
+        QCOMPARE(r.err.count('\n'), 1);
+        const json j = json::parse(r.out.toStdString());
+        QVERIFY(!j["recompiles"].empty()); // 0/1 comes before the cut
+        QCOMPARE(j["recompiles"][0]["compile_id"].get<std::string>(), std::string("0/1"));
+    }
+
     void unreadableRun()
     {
         const auto r = runCli({"diagnose", "--json", kRecorded + "no_such.log"});

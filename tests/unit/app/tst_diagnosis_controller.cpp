@@ -9,6 +9,7 @@
 #include "app/gui/main_window.h"
 #include "core/io/loader.h"
 #include "views/graph/graph_view.h"
+#include "views/panels/cache_panel.h"
 #include "views/panels/diagnosis_panel.h"
 
 #include <QDockWidget>
@@ -198,13 +199,20 @@ private Q_SLOTS:
         QVERIFY(loaded.wait(60000));
         QVERIFY(!dock->isHidden());
         QVERIFY(ready.count() > 0 || ready.wait(60000));
-        // The FX cache entries were unreadable: a load failure, never a cold miss.
-        QVERIFY(panel->diagnosis() != nullptr);
-        QVERIFY(std::any_of(panel->diagnosis()->findings.begin(),
-                            panel->diagnosis()->findings.end(), [](const auto& f) {
-                                return f.severity == diagnose::Severity::Error &&
-                                       f.text.find("load") != std::string::npos;
-                            }));
+        // The FX cache entries were unreadable: a load failure, never a cold miss. Its link is
+        // the lookup: following it selects that lookup in the Cache dock.
+        const int row = findingStartingWith(*panel, "Cache load failure");
+        QVERIFY(row >= 0);
+        const diagnose::Finding* f = panel->findingsModel()->finding(row);
+        QCOMPARE(f->severity, diagnose::Severity::Error);
+        QCOMPARE(f->link.kind, diagnose::Link::Kind::Lookup);
+        auto* cacheDock = w.findChild<QDockWidget*>(QStringLiteral("cacheDock"));
+        QVERIFY(cacheDock != nullptr);
+        cacheDock->hide();
+        panel->activateFinding(row);
+        QCOMPARE(w.cachePanel()->currentLookup(), (views::LookupRef{0, f->link.index}));
+        QVERIFY(!cacheDock->isHidden());
+        QVERIFY(w.currentGraph().valid()); // and the graph that lookup keys
     }
 };
 

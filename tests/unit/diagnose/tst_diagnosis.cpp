@@ -220,6 +220,20 @@ private Q_SLOTS:
         QCOMPARE(d.frames[1].function, std::string("torch_dynamo_resume_in_fn_at_80"));
     }
 
+    void graphBreaksDeduplicatedOverRuns()
+    {
+        // The same program run twice: each distinct break once, logged twice.
+        const auto d = diagnosed({kRecorded + "graph_break.log.gz",
+                                  kRecorded + "graph_break.log.gz"});
+        QCOMPARE(d.graphBreaks.size(), std::size_t(2));
+        for (const auto& b : d.graphBreaks) {
+            QCOMPARE(b.count, 2);
+            QVERIFY(b.ranks.empty()); // single-process logs name no rank
+        }
+        QCOMPARE(d.graphBreaks[0].userFrame.line, 80);
+        QCOMPARE(d.graphBreaks[0].compileIds.size(), std::size_t(2)); // 0/0 | 1/0, not repeated
+    }
+
     void ranksDivergeOnInputShapes()
     {
         const auto d = diagnosed({kRecorded + "ranks"});

@@ -1,6 +1,8 @@
 // The loader facade: mixed paths (TORCH_TRACE files and directories, graph-code files), format
-// sniffing, unreadable and unknown inputs, progress and cancellation.
+// sniffing, unreadable and unknown inputs, gzip (a TORCH_TRACE log cut short keeps what it
+// holds), progress and cancellation.
 #include "core/io/loader.h"
+#include "core/io/torch_trace_reader.h"
 #include "core/util/file_reader.h"
 #include "tests/unit/util/gzip_writer.h"
 
@@ -155,8 +157,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::string fifo = dir.filePath("pipe.log").toStdString();
         QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
-        const std::string gz = test::gzipBytes(*readFile(traceFile("basic_cold")));
-        const std::string cut = dir.filePath("cut.log.gz").toStdString();
+        const std::string gz = test::gzipBytes(*readFile(fixture("graphs/resnet18_infer.txt")));
+        const std::string cut = dir.filePath("cut.txt.gz").toStdString();
         QVERIFY(writeFile(cut, gz.substr(0, gz.size() - 20)).ok());
         // Sparse, 3 GiB of zeros: rejected from its first bytes, never read whole.
         const std::string big = dir.filePath("big.bin").toStdString();
@@ -176,6 +178,43 @@ private Q_SLOTS:
         QCOMPARE(d[3].file, big);
         QVERIFY2(d[3].message.find("unrecognised file format") != std::string::npos,
                  d[3].toString().c_str());
+    }
+
+    void keepsWhatATruncatedGzipLogHolds()
+    {
+        // A TORCH_TRACE log cut short (a copy or a run interrupted) keeps the records before
+        // the cut, with an error that says so; printed graph code cut short is refused above.
+        QTemporaryDir dir;
+        const auto full = io::loadPaths({traceFile("basic_cold")});
+        const std::string gz = test::gzipBytes(*readFile(traceFile("basic_cold")));
+        const std::string cut = dir.filePath("cut.log.gz").toStdString();
+        QVERIFY(writeFile(cut, gz.substr(0, gz.size() / 2)).ok());
+        const auto check = [&](const model::Run& run, const Diagnostics& diagnostics) {
+            QVERIFY(!run.graphs.empty());
+            QVERIFY(run.graphs.size() < full.runs[0].graphs.size());
+            QVERIFY(diagnostics.errorCount() >= 1);
+            const auto& first = diagnostics.items()[0];
+            QCOMPARE(first.file, cut);
+            QVERIFY2(first.message.find("truncated") != std::string::npos &&
+                         first.message.find("; kept the ") != std::string::npos &&
+                         first.message.find(" lines before the damage") != std::string::npos,
+                     first.toString().c_str());
+        };
+        const auto loaded = io::loadPaths({cut});
+        QCOMPARE(loaded.runs.size(), std::size_t(1));
+        check(loaded.runs[0], loaded.diagnostics);
+        const auto read = io::readTorchTracePath(cut);
+        QVERIFY(read.readSomething);
+        check(read.run, read.diagnostics);
+        // The recorded gzip'd log, cut in the middle.
+        const auto whole = *readFile(recorded("traces/recompile.log.gz"), {std::size_t(1) << 30,
+                                                                           false});
+        const std::string half = dir.filePath("recompile_cut.log.gz").toStdString();
+        QVERIFY(writeFile(half, whole.substr(0, whole.size() / 2)).ok());
+        const auto r = io::readTorchTracePath(half);
+        QVERIFY(r.readSomething);
+        QVERIFY(r.run.graphs.size() < io::readTorchTracePath(recorded("traces/recompile.log.gz"))
+                                          .run.graphs.size());
     }
 
     void cancelStopsBeforeTheNextPath()
