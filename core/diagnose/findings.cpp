@@ -150,32 +150,38 @@ void addCache(const Diagnosis& d, std::vector<Finding>& out)
     }
 }
 
+// Per run of several ranks, its first divergence (later ones counted); its cost the compile
+// time of that run's frame holding the compile.
 void addDivergence(const Diagnosis& d, std::vector<Finding>& out)
 {
-    if (d.divergence.empty()) {
-        return;
+    std::map<int, std::vector<const Divergence*>> byRun;
+    for (const auto& v : d.divergence) {
+        byRun[v.run].push_back(&v);
     }
-    const Divergence& first = d.divergence.front();
-    std::string text = "Ranks diverge at " + first.compileId.toString() + ": " + first.what;
-    std::string detail;
-    for (const auto& [rank, what] : first.detail) {
-        detail += (detail.empty() ? "" : "; ") + ("rank " + std::to_string(rank) + ": " + what);
-    }
-    if (!detail.empty()) {
-        text += " (" + detail + ")";
-    }
-    if (d.divergence.size() > 1) {
-        text += "; " + std::to_string(d.divergence.size() - 1) + " further difference(s)";
-    }
-    double cost = 0.0;
-    for (const auto& f : d.frames) {
-        if (std::find(f.compileIds.begin(), f.compileIds.end(), first.compileId) !=
-            f.compileIds.end()) {
-            cost = std::max(cost, f.totalS);
+    for (const auto& [run, list] : byRun) {
+        const Divergence& first = *list.front();
+        std::string text = "Ranks diverge at " + first.compileId.toString() + ": " + first.what;
+        std::string detail;
+        for (const auto& [rank, what] : first.detail) {
+            detail += (detail.empty() ? "" : "; ") + ("rank " + std::to_string(rank) + ": " + what);
         }
+        if (!detail.empty()) {
+            text += " (" + detail + ")";
+        }
+        if (list.size() > 1) {
+            text += "; " + std::to_string(list.size() - 1) + " further difference(s)";
+        }
+        double cost = 0.0;
+        for (const auto& f : d.frames) {
+            if (f.run == run && std::find(f.compileIds.begin(), f.compileIds.end(),
+                                          first.compileId) != f.compileIds.end()) {
+                cost = std::max(cost, f.totalS);
+            }
+        }
+        const int rank = first.detail.empty() ? -1 : first.detail.begin()->first;
+        out.push_back({Severity::Error, cost, text, first.compileId.toString(),
+                       {Link::Kind::Compile, run, -1, rank, first.compileId, {}, 0}});
     }
-    out.push_back({Severity::Error, cost, text, first.compileId.toString(),
-                   {Link::Kind::Compile, 0, -1, -1, first.compileId, {}, 0}});
 }
 
 } // namespace

@@ -77,6 +77,15 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
         case CostColumn: return secondsText(f->costS);
         case TextColumn: return fromStd(f->text);
         case WhereColumn: return fromStd(f->where);
+        case RunColumn: {
+            const auto& runs = m_diagnosis->runs;
+            if (f->link.run < 0 || f->link.run >= int(runs.size())) {
+                return {};
+            }
+            const std::string& source = runs[std::size_t(f->link.run)].source;
+            const auto slash = source.find_last_of('/');
+            return fromStd(slash == std::string::npos ? source : source.substr(slash + 1));
+        }
         default: return {};
         }
     }
@@ -103,6 +112,7 @@ QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int
     case CostColumn: return tr("Cost");
     case TextColumn: return tr("Finding");
     case WhereColumn: return tr("Where");
+    case RunColumn: return tr("Run");
     default: return {};
     }
 }

@@ -1,5 +1,5 @@
 // The Diagnosis dock's tables over one diagnose::Diagnosis: the findings ranked by cost
-// (severity, cost, text, where; the finding's link as a role) and, for a run of several ranks,
+// (severity, cost, run, where, text) and, for a run of several ranks,
 // the rank × compile grid (a row per compile id, a column per rank; a cell says whether that
 // rank compiled it and how its cache lookups went; compile ids where the ranks diverge are
 // tinted and their cells say how). Read-only; setDiagnosis resets both.
@@ -19,7 +19,7 @@ using DiagnosisPtr = std::shared_ptr<const diagnose::Diagnosis>;
 class FindingsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { SeverityColumn, CostColumn, TextColumn, WhereColumn, ColumnCount };
+    enum Column { SeverityColumn, CostColumn, RunColumn, WhereColumn, TextColumn, ColumnCount };
 
     explicit FindingsModel(QObject* parent = nullptr);
 

@@ -85,6 +85,7 @@ DiagnosisPanel::DiagnosisPanel(const Workspace* workspace, QWidget* parent)
     m_findingsView->setModel(m_findings);
     m_gridView->setModel(m_grid);
     m_gridView->verticalHeader()->show(); // the compile ids
+    m_gridView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont bold = m_summary->font();
@@ -149,11 +150,16 @@ void DiagnosisPanel::setDiagnosis(Result<diagnose::Diagnosis> diagnosis)
     m_grid->setDiagnosis(m_diagnosis, multi);
     m_gridView->parentWidget()->setVisible(multi >= 0);
     if (multi >= 0) {
-        m_gridTitle->setText(tr("Ranks of %1 (compile ids where they diverge are tinted)")
+        m_gridTitle->setText(tr("%1: ranks \u00d7 compile ids (tinted where the ranks diverge)")
                                  .arg(m_workspace->runName(multi)));
     }
     m_summary->setText(summaryText());
-    m_findingsView->resizeColumnsToContents();
+    // The run matters only when several were diagnosed; the text takes the remaining width.
+    m_findingsView->setColumnHidden(FindingsModel::RunColumn,
+                                    !m_diagnosis || m_diagnosis->runs.size() < 2);
+    for (int c = 0; c < FindingsModel::TextColumn; ++c) {
+        m_findingsView->resizeColumnToContents(c);
+    }
     selectFinding(m_findings->rowCount() > 0 ? 0 : -1);
     Q_EMIT diagnosisReady();
 }

@@ -182,7 +182,20 @@ private Q_SLOTS:
         QCOMPARE(c.panel()->rankGrid()->cellText(0, 1), QStringLiteral("compiled \u00b7 2 cold miss"));
         QVERIFY(c.panel()->gridView()->isVisibleTo(c.panel()));
         QVERIFY(c.panel()->summaryText().contains("ranks diverge at 0/0"));
-        QCOMPARE(c.panel()->findingsModel()->finding(0)->severity, diagnose::Severity::Error);
+        const int row = selectFinding(*c.panel(), "Ranks diverge at 0/0: input shapes differ");
+        QVERIFY(row >= 0);
+        const auto* model = c.panel()->findingsModel();
+        QCOMPARE(model->data(model->index(row, views::FindingsModel::RunColumn)).toString(),
+                 QStringLiteral("ranks"));
+        QSignalSpy requested(&context, &AppContext::graphRequested);
+        c.panel()->activateFinding(row); // rank 0's Dynamo graph of 0/0 in the ranks run
+        QCOMPARE(requested.count(), 1);
+        const auto ref = requested.first().at(0).value<views::GraphRef>();
+        QCOMPARE(ref.run, 1);
+        const auto* a = ws.artifact(ref);
+        QVERIFY(a != nullptr);
+        QCOMPARE(a->kind, std::string("dynamo_output_graph"));
+        QCOMPARE(a->rank, 0);
     }
 
     void mainWindowShowsTheDiagnosisFirst()

@@ -256,6 +256,29 @@ private Q_SLOTS:
         QVERIFY(startsWith(error->text, "Ranks diverge at 0/0: input shapes differ"));
     }
 
+    void divergenceFindingBelongsToItsRun()
+    {
+        // recompile.log.gz also has a 0/0 (its frame took longer): the finding is the ranks'.
+        const auto d = diagnosed({kRecorded + "recompile.log.gz", kRecorded + "ranks"});
+        QCOMPARE(d.divergence.size(), std::size_t(1));
+        QCOMPARE(d.divergence[0].run, 1);
+        const auto f = std::find_if(d.findings.begin(), d.findings.end(), [](const Finding& x) {
+            return startsWith(x.text, "Ranks diverge at 0/0");
+        });
+        QVERIFY(f != d.findings.end());
+        QCOMPARE(f->link.run, 1);
+        QCOMPARE(f->link.rank, 0);
+        double ranksFrame = 0.0;
+        for (const auto& fr : d.frames) {
+            if (fr.run == 1) {
+                ranksFrame = std::max(ranksFrame, fr.totalS);
+            } else {
+                QVERIFY(fr.totalS > 4.255267); // recompile.log.gz's frame: more than its 0/0
+            }
+        }
+        QCOMPARE(f->costS, ranksFrame);
+    }
+
     void loadFailuresNeverReadAsColdMisses()
     {
         QCOMPARE(classes(diagnosed({kRecorded + "load_cold.log.gz"})),

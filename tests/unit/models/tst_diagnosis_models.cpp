@@ -59,6 +59,7 @@ private Q_SLOTS:
                     .startsWith("Recompile 0/2: tensor 'w' dtype mismatch. expected Float, "
                                 "actual Half"));
         QCOMPARE(cell(1, FindingsModel::WhereColumn), QStringLiteral("record.py:71"));
+        QCOMPARE(cell(1, FindingsModel::RunColumn), QStringLiteral("recompile.log.gz"));
         QVERIFY(cell(1, FindingsModel::CostColumn).startsWith("1."));
         QVERIFY(cell(1, FindingsModel::CostColumn).endsWith(" s"));
         QVERIFY(cell(2, FindingsModel::TextColumn).startsWith("Recompile 0/1: tensor 'x' size"));
