@@ -16,5 +16,6 @@ void addPartitionCommand(CLI::App& app, int& exitCode);
 void addRenderCommand(CLI::App& app, int& exitCode);
 void addRunCommand(CLI::App& app, int& exitCode);
 void addProfileCommand(CLI::App& app, int& exitCode);
+void addStructureCommand(CLI::App& app, int& exitCode);
 
 } // namespace fxs::cli

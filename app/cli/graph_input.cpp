@@ -151,6 +151,8 @@ Result<LoadedGraph> loadTrace(const std::string& path, const std::string* data,
     out.graph = artifact.graph;
     out.sourceBytes = artifact.graph->text();
     out.diagnostics = payloadDiagnostics(artifact, trace.diagnostics);
+    out.runGraphIndex = *index;
+    out.run = std::make_shared<const model::Run>(std::move(trace.run));
     return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/exec/tensor_handle.h"
 #include "core/graph/graph.h"
+#include "core/model/run.h"
 #include "core/util/diagnostics.h"
 #include "core/util/result.h"
 
@@ -21,6 +22,10 @@ struct LoadedGraph {
     std::string sourceBytes;
     // Parameter and buffer values of a TorchScript module by get_attr target; null otherwise.
     std::shared_ptr<const exec::ValueStore> attributes;
+    // TORCH_TRACE input: the whole run and the selected graph's index in run->graphs (commands
+    // that look at the other graphs of the same compile, such as `structure`); null otherwise.
+    std::shared_ptr<const model::Run> run;
+    std::size_t runGraphIndex = 0;
     // Problems the importer noted but read past (graph-code parse errors, TorchScript nodes
     // that could not be converted, a payload that failed its checksum). Callers decide
     // whether these are fatal.

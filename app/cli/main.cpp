@@ -22,6 +22,7 @@ int main(int argc, char** argv)
     fxs::cli::addRenderCommand(app, exitCode);
     fxs::cli::addRunCommand(app, exitCode);
     fxs::cli::addProfileCommand(app, exitCode);
+    fxs::cli::addStructureCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

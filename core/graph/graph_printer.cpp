@@ -27,6 +27,17 @@ constexpr std::array<PyOperator, 22> kOperators = {{
     {"+", "operator.pos", true},       {"~", "operator.invert", true},
 }};
 
+// FX prints calls of these as `a += b;  name = a` (torch.fx.graph's inplace_methods).
+constexpr std::array<PyOperator, 13> kInPlaceOperators = {{
+    {"+=", "operator.iadd", false},      {"-=", "operator.isub", false},
+    {"*=", "operator.imul", false},      {"/=", "operator.itruediv", false},
+    {"//=", "operator.ifloordiv", false}, {"%=", "operator.imod", false},
+    {"**=", "operator.ipow", false},     {"@=", "operator.imatmul", false},
+    {"<<=", "operator.ilshift", false},  {">>=", "operator.irshift", false},
+    {"&=", "operator.iand", false},      {"|=", "operator.ior", false},
+    {"^=", "operator.ixor", false},
+}};
+
 bool isIdentifier(std::string_view s)
 {
     if (s.empty() || (s[0] >= '0' && s[0] <= '9')) {
@@ -201,6 +212,23 @@ std::string returnText(const Graph& g, const Node& out, const std::string& pad)
     return s + pad + (list ? "]" : ")");
 }
 
+// `a += b;  ` or `a[i] = v;  ` for an in-place operator call on a node, as FX prints it (the
+// caller appends `name = a`); empty for any other node.
+std::string inPlaceStatement(const Graph& g, const Node& n)
+{
+    if (n.op != OpKind::CallFunction || !n.kwargs.empty() || n.args.empty() || !n.args[0].isNode()) {
+        return {};
+    }
+    if (n.target == "operator.setitem" && n.args.size() == 3) {
+        return arg(g, n.args[0]) + "[" + arg(g, n.args[1]) + "] = " + arg(g, n.args[2]) + ";  ";
+    }
+    const std::string_view token = inPlaceOperatorToken(n.target);
+    if (token.empty() || n.args.size() != 2) {
+        return {};
+    }
+    return arg(g, n.args[0]) + " " + std::string(token) + " " + arg(g, n.args[1]) + ";  ";
+}
+
 void printGraph(std::string& out, const Graph& g, const std::string& pad, bool meta)
 {
     out += pad + "class " + g.name() + "(torch.nn.Module):\n";
@@ -226,11 +254,12 @@ void printGraph(std::string& out, const Graph& g, const std::string& pad, bool m
             group = std::move(comment);
         }
         printedAny = true;
-        out += body + n.name;
+        const std::string inPlace = inPlaceStatement(g, n);
+        out += body + inPlace + n.name;
         if (meta && n.meta.kind != ValueMeta::Kind::None) {
             out += ": \"" + n.meta.text + "\"";
         }
-        out += " = " + nodeExpression(g, n) + "\n";
+        out += " = " + (inPlace.empty() ? nodeExpression(g, n) : arg(g, n.args[0])) + "\n";
     }
     for (const auto& sub : g.submodules()) {
         out += "\n";
@@ -255,6 +284,26 @@ std::string_view operatorToken(std::string_view target, bool& unary)
     for (const auto& op : kOperators) {
         if (op.target == target) {
             unary = op.unary;
+            return op.token;
+        }
+    }
+    return {};
+}
+
+std::string_view inPlaceOperatorTarget(std::string_view token)
+{
+    for (const auto& op : kInPlaceOperators) {
+        if (op.token == token) {
+            return op.target;
+        }
+    }
+    return {};
+}
+
+std::string_view inPlaceOperatorToken(std::string_view target)
+{
+    for (const auto& op : kInPlaceOperators) {
+        if (op.target == target) {
             return op.token;
         }
     }

@@ -25,5 +25,10 @@ std::string nodeExpression(const Graph& graph, const Node& node);
 // "operator.matmul", ... Empty when there is none.
 std::string_view operatorTarget(std::string_view token, bool unary);
 std::string_view operatorToken(std::string_view target, bool& unary);
+// Augmented assignments of in-place operators: "+=" <-> "operator.iadd", "@=" <->
+// "operator.imatmul", ... (FX prints `a += b;  name = a`; operator.setitem prints as
+// `a[i] = v;  name = a`). Empty when there is none.
+std::string_view inPlaceOperatorTarget(std::string_view token);
+std::string_view inPlaceOperatorToken(std::string_view target);
 
 } // namespace fxs::graph

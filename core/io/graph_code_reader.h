@@ -77,6 +77,8 @@ private:
     bool alias(Frame& f, std::string_view name, std::uint32_t rhs);
     bool annotation(PyParser& p, graph::ValueMeta& meta);
     bool assignment(Frame& f, PyParser& p, const Logical& l);
+    bool inPlace(Frame& f, PyParser& p, const Logical& l);
+    bool node(Frame& f, graph::Node&& node, std::string_view name, const Logical& l);
     void returnStatement(Frame& f, const Logical& l);
     void returnedValues(Lowering& low, std::uint32_t e, graph::Node& out);
     void emitParams(Frame& f);

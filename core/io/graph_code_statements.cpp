@@ -2,6 +2,7 @@
 // one parameter per line, AOT comments), assignments, aliases, pytree declarations and returns.
 #include "core/io/graph_code_reader.h"
 
+#include "core/graph/graph_printer.h"
 #include "core/io/graph_comments.h"
 #include "core/util/strings.h"
 
@@ -14,6 +15,11 @@ std::string_view tokenSpan(const std::vector<PyToken>& toks, std::size_t first, 
     const std::string_view a = toks[first].text;
     const std::string_view b = toks[last].text;
     return {a.data(), static_cast<std::size_t>(b.data() + b.size() - a.data())};
+}
+
+bool isAugmented(const PyToken& t)
+{
+    return t.kind == TokKind::Op && !graph::inPlaceOperatorTarget(t.text).empty();
 }
 
 bool endsWithName(const std::string& dotted, std::string_view leaf)
@@ -251,6 +257,8 @@ void GraphCodeReader::statement(Frame& f, const Logical& l)
         ok = declarations(f, p);
     } else if (named && n >= 2 && isOp(m_toks[1], ",")) {
         ok = pytreeFlatten(f, p, l);
+    } else if (named && n >= 2 && (isOp(m_toks[1], "[") || isAugmented(m_toks[1]))) {
+        ok = inPlace(f, p, l);
     } else if (!named) {
         ok = p.fail("statement does not start with a name", "name = <expression>");
     } else {
@@ -305,21 +313,90 @@ bool GraphCodeReader::assignment(Frame& f, PyParser& p, const Logical& l)
     }
     emitParams(f);
     Lowering low(m_ast, m_toks, f.names);
-    graph::Node node;
+    graph::Node n;
     std::string why;
-    if (!low.node(rhs, node, why)) {
+    if (!low.node(rhs, n, why)) {
         p.setPos(m_ast.node(rhs).firstTok);
         return p.fail("expression is not a graph node", why);
     }
-    node.name = std::string(name);
-    node.meta = std::move(meta);
-    node.source = f.source;
-    node.annotation = f.annotation;
-    node.line = m_firstLine + l.first;
-    node.statement = std::string(l.text);
+    n.meta = std::move(meta);
     reportUnknownNames(low, l.first);
-    addNode(f, std::move(node), name);
+    return node(f, std::move(n), name, l);
+}
+
+// Fills what every statement's node shares and adds it.
+bool GraphCodeReader::node(Frame& f, graph::Node&& n, std::string_view name, const Logical& l)
+{
+    n.name = std::string(name);
+    n.source = f.source;
+    n.annotation = f.annotation;
+    n.line = m_firstLine + l.first;
+    n.statement = std::string(l.text);
+    addNode(f, std::move(n), name);
     return true;
+}
+
+// FX prints an in-place operator as `out_4 += x_3;  out_5: "f32[4]" = out_4` and
+// operator.setitem as `x[i] = v;  setitem = x`: one node (operator.iadd / operator.setitem)
+// named by the second assignment, whose value must be the first target.
+bool GraphCodeReader::inPlace(Frame& f, PyParser& p, const Logical& l)
+{
+    std::uint32_t lhs = 0;
+    std::uint32_t value = 0;
+    p.setPos(0);
+    if (!p.parseExpression(lhs)) {
+        return false;
+    }
+    const PyToken* op = p.peek();
+    const PyNode& target = m_ast.node(lhs);
+    const bool setitem = target.kind == PyKind::Subscript && op != nullptr && isOp(*op, "=");
+    if (!setitem && (target.kind != PyKind::Name || op == nullptr || !isAugmented(*op))) {
+        return p.fail("not an assignment", "'=' or an in-place operator such as '+='");
+    }
+    const std::string_view opText = op->text;
+    p.setPos(p.pos() + 1);
+    if (!p.parseExpression(value)) {
+        return false;
+    }
+    const std::uint32_t base = setitem ? m_ast.kid(target, 0) : lhs;
+    const std::size_t at = p.pos();
+    if (!p.accept(";") || p.atEnd() || m_toks[p.pos()].kind != TokKind::Name) {
+        p.setPos(at);
+        return p.fail("in-place statement without its result", "`;  name = " +
+                      std::string(nodeSpan(m_ast, m_toks, base)) + "` after it");
+    }
+    const std::string_view name = m_toks[p.pos()].text;
+    p.setPos(p.pos() + 1);
+    graph::ValueMeta meta;
+    std::uint32_t alias = 0;
+    if (!annotation(p, meta)) {
+        return false;
+    }
+    if (!p.accept("=")) {
+        return p.fail("in-place statement without its result", "name = <target>");
+    }
+    if (!p.parseExpression(alias)) {
+        return false;
+    }
+    if (m_ast.node(alias).kind != PyKind::Name || m_ast.node(base).kind != PyKind::Name ||
+        m_ast.node(alias).text != m_ast.node(base).text) {
+        p.setPos(m_ast.node(alias).firstTok);
+        return p.fail("in-place result is not the updated value",
+                      std::string(nodeSpan(m_ast, m_toks, base)));
+    }
+    emitParams(f);
+    Lowering low(m_ast, m_toks, f.names);
+    graph::Node n;
+    n.op = graph::OpKind::CallFunction;
+    n.target = setitem ? "operator.setitem" : std::string(graph::inPlaceOperatorTarget(opText));
+    n.args.push_back(low.argument(base));
+    if (setitem) {
+        n.args.push_back(low.argument(m_ast.kid(target, 1)));
+    }
+    n.args.push_back(low.argument(value));
+    n.meta = std::move(meta);
+    reportUnknownNames(low, l.first);
+    return node(f, std::move(n), name, l);
 }
 
 void GraphCodeReader::returnStatement(Frame& f, const Logical& l)

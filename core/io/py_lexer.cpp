@@ -102,9 +102,9 @@ std::size_t opLength(std::string_view rest)
     const char d = rest.size() > 1 ? rest[1] : '\0';
     const char e = rest.size() > 2 ? rest[2] : '\0';
     switch (c) {
-    case '(': case ')': case '[': case ']': case '{': case '}': case ',': case ';': case '@':
-    case '~': case '%': case '&': case '|': case '^':
+    case '(': case ')': case '[': case ']': case '{': case '}': case ',': case ';': case '~':
         return 1;
+    case '@': case '%': case '&': case '|': case '^': return d == '=' ? 2 : 1; // `@=` ...
     case '.': return d == '.' && e == '.' ? 3 : 1;
     case '*':
     case '/': return d == c ? (e == '=' ? 3 : 2) : (d == '=' ? 2 : 1);

@@ -1,0 +1,32 @@
+// A name-insensitive structural hash of a subgraph: two sets of nodes hash equal when they
+// compute the same thing the same way (op kinds, targets, argument structure and constants,
+// output dtypes/shapes/strides/devices, edges between them and from outside), whatever their
+// node names. What finds identical layers, what the layout caches by, and what a regional
+// compile can key one layer by. Not a cache key (no version salt; see core/cache for those).
+#pragma once
+
+#include "core/graph/graph.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace fxs::structure {
+
+// Hash of one node alone: op kind, target, output meta, constants and the shape of its
+// arguments, with every node reference written as "a node" (no edge information). Equal for
+// the corresponding nodes of two identical blocks; the token that repetition search compares.
+std::uint64_t nodeSignature(const graph::Graph& g, graph::NodeId id);
+
+// Signatures of every node of g, by NodeId.
+std::vector<std::uint64_t> nodeSignatures(const graph::Graph& g);
+
+// Hash of the subgraph made of `nodes` (any order; hashed in graph order). Edges between
+// members are hashed as local positions ("input 2 of this subgraph"); references to nodes
+// outside it as "outside value #k" (k: order of first use) with that value's meta.
+// signatures: nodeSignatures(g), to avoid recomputing them; empty computes them on the fly.
+// Deterministic across processes and platforms. 0 only for an empty set.
+std::uint64_t structuralHash(const graph::Graph& g, std::span<const graph::NodeId> nodes,
+                             std::span<const std::uint64_t> signatures = {});
+
+} // namespace fxs::structure
