@@ -18,7 +18,7 @@ struct Candidate {
     std::size_t start = 0;  // index into the sequence
     std::size_t period = 0;
     std::size_t length = 0; // periodic positions: [start, start + length)
-    std::size_t covered() const { return length / period * period; }
+    std::size_t covered() const { return period == 0 ? 0 : length / period * period; }
 };
 
 // Block lengths worth trying: the distances between consecutive occurrences of equal tokens,

@@ -43,7 +43,7 @@ struct InputPath {
 struct Module {
     std::string path;             // "model.layers.3.self_attn"; repetition: "block 3"
     ModuleId parent = kNoModule;
-    std::vector<ModuleId> children; // in order of their first node
+    std::vector<ModuleId> children; // in order of their first non-input node
     std::vector<graph::NodeId> nodes; // nodes directly in this module (not in a child), graph order
     std::size_t totalNodes = 0;   // nodes in this module and all its descendants
     // Structural hash of all nodes of the subtree (structural_hash.h); 0 when it has none.
@@ -71,7 +71,7 @@ struct ModuleTree {
     // fell back to input order somewhere). Name for Names/Repetition/ExportMetadata.
     MatchStrength strength = MatchStrength::Name;
     std::vector<Module> modules; // preorder: a parent before its children
-    std::vector<ModuleId> roots; // in order of their first node
+    std::vector<ModuleId> roots; // in order of their first non-input node
     std::vector<ModuleId> moduleOf; // per NodeId: the deepest module holding it, or kNoModule
     std::vector<InputPath> inputs;  // inputs whose parameter path is known, graph order
     std::vector<RepeatedBlock> repeatedBlocks; // largest (nodesEach × instances) first

@@ -105,11 +105,19 @@ ModuleTree ModuleTreeBuilder::finish(Source source, MatchStrength strength)
     for (ModuleId m = 0; m < n; ++m) {
         parents[m] = m_modules[m].parent;
     }
+    // Order by the first node that computes something: inputs all sit at the top of a graph,
+    // in an order (forward's, in a backward graph) that says little about where a module runs.
+    std::vector<graph::NodeId> firstInput(n, graph::kNoNode);
     for (graph::NodeId id = 0; id < m_moduleOf.size(); ++id) {
+        const bool input = m_graph.node(id).isPlaceholder();
         for (ModuleId m = m_moduleOf[id]; m != kNoModule; m = parents[m]) {
             ++total[m];
-            firstNode[m] = std::min(firstNode[m], id);
+            auto& first = input ? firstInput[m] : firstNode[m];
+            first = std::min(first, id);
         }
+    }
+    for (ModuleId m = 0; m < n; ++m) {
+        firstNode[m] = firstNode[m] == graph::kNoNode ? firstInput[m] : firstNode[m];
     }
     const std::vector<ModuleId> order = preorder(parents, firstNode, total);
     std::vector<ModuleId> remap(n, kNoModule);

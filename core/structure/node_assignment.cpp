@@ -1,6 +1,7 @@
 #include "core/structure/node_assignment.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace fxs::structure {
 namespace {
@@ -9,12 +10,34 @@ using graph::Node;
 using graph::NodeId;
 using graph::OpKind;
 
-bool isNumbered(std::string_view path)
+std::string_view lastComponent(std::string_view path)
 {
     const auto dot = path.rfind('.');
-    const std::string_view last = dot == std::string_view::npos ? path : path.substr(dot + 1);
+    return dot == std::string_view::npos ? path : path.substr(dot + 1);
+}
+
+bool isNumbered(std::string_view path)
+{
+    const std::string_view last = lastComponent(path);
     return !last.empty() && std::all_of(last.begin(), last.end(),
                                         [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// True when code reads `.name` as a whole attribute (`self.ln2(x)`, not `self.ln20`).
+bool mentionsAttribute(std::string_view code, std::string_view name)
+{
+    if (name.empty()) {
+        return false;
+    }
+    for (auto at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
+        const std::size_t end = at + name.size();
+        const bool ident = end < code.size() && (std::isalnum(static_cast<unsigned char>(code[end])) != 0 ||
+                                                 code[end] == '_');
+        if (at > 0 && code[at - 1] == '.' && !ident) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool sameScope(const graph::SourceLoc& a, const graph::SourceLoc& b)
@@ -149,11 +172,16 @@ private:
         }
     }
 
-    // Index in nodes where next's prologue starts (nodes.size() when it has none).
+    // Index in nodes where next's prologue starts (nodes.size() when it has none). A statement
+    // that names next's module (`x = self.ln2(x)`) is its caller's code, not its own: the
+    // caller's statements before it are not a prologue.
     std::size_t prologueStart(NodeId next, const std::vector<NodeId>& nodes) const
     {
         const graph::SourceLoc& at = m_g.node(next).source;
         const ModuleId b = m_b.moduleOf(next);
+        if (mentionsAttribute(at.code, lastComponent(m_b.path(b)))) {
+            return nodes.size();
+        }
         std::vector<char> used(nodes.size(), 0);
         std::size_t start = nodes.size();
         for (std::size_t k = nodes.size(); k-- > 0;) {

@@ -2,7 +2,7 @@
 // saved tensors) sit in their owner modules. Deterministic; graph order is execution order
 // (printed FX graphs are topologically sorted as traced).
 //
-//   1. Anchors. A node whose node inputs are all anchored inputs or anchors (`t(weight)`, a
+//   1. Anchors. A node whose node inputs are all placed inputs or such nodes (`t(weight)`, a
 //      cast of a parameter) goes to their deepest common module; so does a node that uses
 //      one or more of them (`mm(x, t_1)`, `linear(x, weight, bias)`, `add_(num_batches, 1)`).
 //      call_module nodes and nodes already placed (metadata) are anchors too.
@@ -10,10 +10,12 @@
 //      before it (prev) and the nearest anchor after it (next), in graph order.
 //   3. Gaps. When that common module C is neither prev's nor next's module, the node lies
 //      between two children of C:
-//      a. Prologue: the run of nodes just before next that share next's `# File:` file and
-//         function, with lines not after next's (not before, in a graph that runs its
-//         statements backwards such as a backward graph) and that next's computation uses,
-//         goes to next's module (an RMSNorm's variance before its `weight *`).
+//      a. Prologue: unless next's `# File:` code names its module (`self.ln2(x)`: then it is
+//         the caller's statement), the run of nodes just before next that share next's file
+//         and function, with lines not after next's (not before, in a graph that runs its
+//         statements backwards such as a backward graph), from the first one next's
+//         computation uses, goes to next's module (an RMSNorm's variance before its
+//         `self.weight *`).
 //      b. Epilogue: a node that uses a value of prev's side goes to the deepest numbered
 //         module with children around prev below C (`layers.2` for the residual add that ends
 //         decoder layer 2, `layer1.0` for a BasicBlock's `out += identity; relu`), else to C.
