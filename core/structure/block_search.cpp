@@ -111,28 +111,46 @@ std::size_t bestPhase(const graph::Graph& g, const std::vector<NodeId>& seq,
     return phase;
 }
 
-// Inputs used only inside one block join it.
+// Inputs used only inside one block join it — when every block of the run has such an input
+// in the same place (the same argument of the node at the same position in the block): a
+// block's weights join their layer, the graph input that only the first block reads does not.
 void addPlaceholders(const graph::Graph& g, std::vector<std::vector<NodeId>>& blocks)
 {
     std::vector<std::size_t> blockOf(g.size(), SIZE_MAX);
+    std::vector<std::size_t> positionOf(g.size(), 0);
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-        for (NodeId id : blocks[b]) {
-            blockOf[id] = b;
+        for (std::size_t i = 0; i < blocks[b].size(); ++i) {
+            blockOf[blocks[b][i]] = b;
+            positionOf[blocks[b][i]] = i;
         }
     }
+    // Per block: (position of its first user, index among that user's inputs) → placeholder.
+    std::vector<std::map<std::pair<std::size_t, std::size_t>, NodeId>> joins(blocks.size());
     for (NodeId ph : g.placeholders()) {
         const auto& users = g.node(ph).users;
         if (users.empty()) {
             continue;
         }
         const std::size_t b = blockOf[users.front()];
-        if (b != SIZE_MAX && std::all_of(users.begin(), users.end(),
-                                         [&](NodeId u) { return blockOf[u] == b; })) {
-            blocks[b].insert(blocks[b].begin(), ph);
+        if (b == SIZE_MAX || !std::all_of(users.begin(), users.end(),
+                                          [&](NodeId u) { return blockOf[u] == b; })) {
+            continue;
         }
+        const auto& inputs = g.node(users.front()).inputs;
+        const auto slot = static_cast<std::size_t>(
+            std::find(inputs.begin(), inputs.end(), ph) - inputs.begin());
+        joins[b].emplace(std::make_pair(positionOf[users.front()], slot), ph);
     }
-    for (auto& block : blocks) {
-        std::sort(block.begin(), block.end());
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+        for (const auto& [place, ph] : joins[b]) {
+            const bool everywhere = std::all_of(joins.begin(), joins.end(), [&](const auto& j) {
+                return j.count(place) > 0;
+            });
+            if (everywhere) {
+                blocks[b].push_back(ph);
+            }
+        }
+        std::sort(blocks[b].begin(), blocks[b].end());
     }
 }
 
@@ -154,6 +172,7 @@ void splitByHash(const graph::Graph& g, std::span<const std::uint64_t> signature
             BlockRun run;
             run.blocks.assign(std::make_move_iterator(blocks.begin() + static_cast<long>(i)),
                               std::make_move_iterator(blocks.begin() + static_cast<long>(j)));
+            addPlaceholders(g, run.blocks);
             out.push_back(std::move(run));
         }
         i = j;
@@ -203,7 +222,6 @@ std::vector<BlockRun> findBlockRuns(const graph::Graph& g, std::span<const std::
             used[i] = 1;
         }
         if (blocks.size() >= minInstances) {
-            addPlaceholders(g, blocks);
             splitByHash(g, signatures, std::move(blocks), minInstances, out);
         }
     }
