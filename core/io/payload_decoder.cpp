@@ -179,7 +179,10 @@ void readCacheField(std::string_view key, od::value v, model::CacheLookup& out,
         readState(v, out, problems);
     } else if (key == "cache_status_detailed") {
         readStringField(v, key, out.detailedStatus, problems);
-    } else if (key == "guard_expr" || key == "guards_expr" || key == "guard_expression") {
+    } else if (key == "cache_status_guard_expr" || key == "guard_expr" || key == "guards_expr" ||
+               key == "guard_expression") {
+        // cache_status_guard_expr: the guards of the entry that missed (PyTorch 2.11,
+        // GuardedCache.find_guarded_entry in torch/_inductor/codecache.py).
         readStringField(v, key, out.guardExpression, problems);
     } else if (key == "cache_bypass_reason") {
         readStringField(v, key, out.bypassReason, problems);

@@ -18,6 +18,7 @@
 //       two fx_graph_cache_disabled events, basic_config max_fusion_size 64 → 32.
 #include "core/diagnose/diagnosis.h"
 #include "core/io/torch_trace_reader.h"
+#include "core/util/file_reader.h"
 
 #include <QtTest>
 
@@ -277,6 +278,41 @@ private Q_SLOTS:
             }
         }
         QCOMPARE(f->costS, ranksFrame);
+    }
+
+    void guardMissesAreTheirOwnClass()
+    {
+        // recompile.log.gz with 0/1's FX lookup logged as PyTorch logs an entry whose key was
+        // stored but whose shape guards failed (GuardedCache.find_guarded_entry: detailed
+        // status "guard_miss", the entry's guards in cache_status_guard_expr). Edited in the
+        // test, so payload MD5s are not checked.
+        std::string log = *readFile(kRecorded + "recompile.log.gz");
+        const auto envelope = log.find("{\"artifact\": {\"name\": \"fx_graph_cache_miss\", "
+                                       "\"encoding\": \"json\"}, \"frame_id\": 0, "
+                                       "\"frame_compile_id\": 1");
+        QVERIFY(envelope != std::string::npos);
+        const std::string from = "\t{\"cache_status_detailed\": \"full_miss\", ";
+        const auto payload = log.find(from, envelope);
+        QVERIFY(payload != std::string::npos && payload < log.find('\n', envelope) + 2);
+        log.replace(payload, from.size(),
+                    "\t{\"cache_status_detailed\": \"guard_miss\", "
+                    "\"cache_status_guard_expr\": \"s77 <= 8\", ");
+        io::TraceReadOptions options;
+        options.parseGraphs = false;
+        options.verifyPayloads = false;
+        const auto read = io::readTorchTrace(log, "guard_miss.log", options);
+        const auto d = diagnosedRun(read.run);
+        QCOMPARE(classes(d), (std::vector<std::string>{"cold_miss", "cold_miss", "cold_miss",
+                                                       "guard_miss", "cold_miss", "cold_miss"}));
+        // A recompiled frame's miss leads with the recompile cause, then the failed guard.
+        QCOMPARE(d.cache[3].headline,
+                 std::string("miss: recompile (tensor 'x' size mismatch at index 0. expected 8, "
+                             "actual 16 \u2192 dynamic: s77 = x.size(0)); the key was found but a "
+                             "guard failed: s77 <= 8"));
+        QVERIFY(std::any_of(d.findings.begin(), d.findings.end(), [](const Finding& f) {
+            return startsWith(f.text, "Cache guard miss (fx_graph): ") &&
+                   f.text.find("a guard failed: s77 <= 8") != std::string::npos;
+        }));
     }
 
     void loadFailuresNeverReadAsColdMisses()
