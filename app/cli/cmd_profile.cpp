@@ -6,6 +6,7 @@
 #include "app/cli/region_source.h"
 #include "core/cache/cache_store.h"
 #include "core/profile/chrome_trace.h"
+#include "core/profile/module_profile.h"
 #include "core/profile/profile_file.h"
 #include "core/profile/runtime_profile.h"
 #include "core/util/file_reader.h"
@@ -48,7 +49,18 @@ json optMs(const std::optional<double>& v)
     return v ? json(*v) : json(nullptr);
 }
 
-json profileJson(const profile::RuntimeProfile& p)
+json modulesJson(const profile::ModuleBreakdown& b)
+{
+    json modules = json::array();
+    for (const auto& m : b.modules) {
+        modules.push_back({{"path", m.path}, {"depth", m.depth}, {"nodes", m.nodes},
+                           {"eager_ms", m.eagerMs}, {"share", m.share},
+                           {"bytes_moved", m.bytesMoved}, {"flops", m.flops}});
+    }
+    return modules;
+}
+
+json profileJson(const profile::RuntimeProfile& p, const profile::ModuleBreakdown& b)
 {
     json nodes = json::array();
     for (const auto& n : p.nodes) {
@@ -69,7 +81,26 @@ json profileJson(const profile::RuntimeProfile& p)
     return {{"graph", p.graph}, {"device", p.device}, {"repeat", p.repeat},
             {"total_ms", p.total.medianMs}, {"peak_bytes", p.peakBytes}, {"nodes", nodes},
             {"regions", regions}, {"copy_GBps", p.peaks.copyGBps},
-            {"matmul_GFLOPs", p.peaks.matmulGflops}, {"notes", p.notes}};
+            {"matmul_GFLOPs", p.peaks.matmulGflops}, {"notes", p.notes},
+            {"modules", modulesJson(b)},
+            {"unassigned_to_module",
+             {{"nodes", b.unassignedNodes}, {"eager_ms", b.unassignedMs},
+              {"share", b.unassignedShare}}}};
+}
+
+// Modules down to depth 2 (roots, their children and grandchildren), indented.
+void printModules(const profile::ModuleBreakdown& b)
+{
+    for (const auto& m : b.modules) {
+        if (m.depth <= 2) {
+            std::printf("module %*s%-*s %9.4f ms %5.1f%%  %zu nodes\n", m.depth * 2, "",
+                        40 - m.depth * 2, m.path.c_str(), m.eagerMs, m.share * 100, m.nodes);
+        }
+    }
+    if (!b.modules.empty()) {
+        std::printf("module %-40s %9.4f ms %5.1f%%  %zu nodes\n", "(no module)", b.unassignedMs,
+                    b.unassignedShare * 100, b.unassignedNodes);
+    }
 }
 
 void printHuman(const profile::RuntimeProfile& p)
@@ -149,10 +180,18 @@ int runProfile(const ProfileCliOptions& o)
     if (auto s = writeOutputs(o, *p); !s.ok()) {
         return fail(s.error().toString(), 1);
     }
+    // The module view of the profile; a graph whose structure cannot be recovered has none.
+    auto tree = structureOf(*loaded);
+    if (!tree) {
+        p->notes.push_back("no module view: " + tree.error().toString());
+    }
+    const profile::ModuleBreakdown byModule =
+        tree ? profile::profileByModule(*p, g, *tree) : profile::ModuleBreakdown{};
     if (o.json) {
-        std::cout << profileJson(*p).dump(2) << "\n";
+        std::cout << profileJson(*p, byModule).dump(2) << "\n";
     } else {
         printHuman(*p);
+        printModules(byModule);
     }
     return 0;
 }

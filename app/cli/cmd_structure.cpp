@@ -115,9 +115,7 @@ int runStructure(const StructureCliOptions& o)
         std::cerr << "fxscope-cli structure: " << loaded.error().toString() << "\n";
         return loaded.error().code == ErrorCode::Invalid ? 2 : 1;
     }
-    auto tree = loaded->run
-                    ? structure::recoverRunGraphStructure(*loaded->run, loaded->runGraphIndex)
-                    : structure::recoverStructure(*loaded->graph);
+    auto tree = structureOf(*loaded);
     if (!tree.ok()) {
         std::cerr << "fxscope-cli structure: " << tree.error().toString() << "\n";
         return 1;

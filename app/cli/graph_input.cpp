@@ -238,4 +238,10 @@ Result<LoadedGraph> loadGraphInput(const std::string& path, const std::string& s
     }
 }
 
+Result<structure::ModuleTree> structureOf(const LoadedGraph& loaded)
+{
+    return loaded.run ? structure::recoverRunGraphStructure(*loaded.run, loaded.runGraphIndex)
+                      : structure::recoverStructure(*loaded.graph);
+}
+
 } // namespace fxs::cli

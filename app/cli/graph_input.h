@@ -7,6 +7,7 @@
 #include "core/exec/tensor_handle.h"
 #include "core/graph/graph.h"
 #include "core/model/run.h"
+#include "core/structure/structure.h"
 #include "core/util/diagnostics.h"
 #include "core/util/result.h"
 
@@ -39,5 +40,9 @@ struct LoadedGraph {
 // TorchScript module, an unparsable payload), Invalid (selector missing, malformed, matching
 // nothing, or given for a non-trace input). Never throws.
 Result<LoadedGraph> loadGraphInput(const std::string& path, const std::string& selector = {});
+
+// The loaded graph's module tree: with the other graphs of its compile for TORCH_TRACE input
+// (AOT graphs get the Dynamo graph's paths), from the graph alone otherwise.
+Result<structure::ModuleTree> structureOf(const LoadedGraph& loaded);
 
 } // namespace fxs::cli

@@ -94,6 +94,42 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("GB/s"));
     }
 
+    // The profile by module: resnet18_infer names nothing, so its modules are the 8 BasicBlocks
+    // found by repetition ("block 0" ... "block 7", as `structure` lists them); the roots and
+    // what is in no module add up to every node's time and count.
+    void modulesOnResNet()
+    {
+        auto r = runCli({"profile", graphFixture("resnet18_infer"), "--json", "--repeat", "1"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY(!j.is_discarded());
+        const auto& modules = j.at("modules");
+        QCOMPARE(modules.size(), std::size_t{8});
+        double nodeMs = 0.0;
+        for (const auto& n : j.at("nodes")) {
+            nodeMs += n.at("eager_ms").get<double>();
+        }
+        const auto& rest = j.at("unassigned_to_module");
+        double ms = rest.at("eager_ms").get<double>();
+        double share = rest.at("share").get<double>();
+        std::size_t count = rest.at("nodes").get<std::size_t>();
+        for (std::size_t k = 0; k < modules.size(); ++k) {
+            const auto& m = modules[k];
+            QCOMPARE(m.at("path").get<std::string>(), "block " + std::to_string(k));
+            QCOMPARE(m.at("depth").get<int>(), 0);
+            QVERIFY(m.at("nodes").get<std::size_t>() > 0);
+            ms += m.at("eager_ms").get<double>();
+            share += m.at("share").get<double>();
+            count += m.at("nodes").get<std::size_t>();
+        }
+        QVERIFY(qFuzzyCompare(ms, nodeMs));
+        QVERIFY(qFuzzyCompare(share, 1.0));
+        QCOMPARE(count, j.at("nodes").size());
+        // Identical blocks do the same work.
+        QCOMPARE(modules[0].at("flops").get<double>(), modules[1].at("flops").get<double>());
+        QVERIFY(modules[0].at("flops").get<double>() > 0);
+    }
+
     void tracedModuleWithRealInputs()
     {
         // A traced .pt carries no input shapes: --inputs gives them (make_modules.py: Mlp is
