@@ -97,6 +97,25 @@ QString metaHtml(const Node& n)
                                : QStringLiteral("<code>%1</code>").arg(esc(n.meta.text));
 }
 
+// "model.layers.3.mlp" and, for an input naming a parameter, its path and how it was matched.
+QString moduleRows(const structure::ModuleTree& t, NodeId id)
+{
+    QString html;
+    const std::string_view path = id < t.moduleOf.size() ? t.pathOf(id) : std::string_view{};
+    if (!path.empty()) {
+        html += row(QObject::tr("Module"), QStringLiteral("<code>%1</code>").arg(esc(std::string(path))));
+    }
+    if (const structure::InputPath* in = t.inputPath(id)) {
+        QString text = QStringLiteral("<code>%1</code>").arg(esc(in->path));
+        if (in->strength != structure::MatchStrength::Name) {
+            text += QObject::tr(" (matched by %1)")
+                        .arg(esc(std::string(structure::matchStrengthName(in->strength))));
+        }
+        html += row(QObject::tr("Parameter"), text);
+    }
+    return html;
+}
+
 } // namespace
 
 InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent), m_browser(new QTextBrowser(this))
@@ -118,12 +137,15 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent), m_browser(new
     });
 }
 
-QString InspectorPanel::nodeHtml(const Graph& g, NodeId id)
+QString InspectorPanel::nodeHtml(const Graph& g, NodeId id, const structure::ModuleTree* modules)
 {
     const Node& n = g.node(id);
     QString html = QStringLiteral("<h3>%1</h3><table cellspacing=\"2\" cellpadding=\"2\">").arg(esc(n.name));
     html += row(tr("Op"), esc(std::string(graph::opKindName(n.op))));
     html += row(tr("Target"), QStringLiteral("<code>%1</code>").arg(esc(n.target)));
+    if (modules != nullptr) {
+        html += moduleRows(*modules, id);
+    }
     html += argumentsHtml(g, n);
     if (!n.isOutput()) {
         html += row(tr("Output"), metaHtml(n));
@@ -160,7 +182,23 @@ void InspectorPanel::setNode(graph::GraphPtr graph, graph::NodeId id)
     }
     m_graph = std::move(graph);
     m_node = id;
-    m_browser->setHtml(nodeHtml(*m_graph, id));
+    m_browser->setHtml(nodeHtml(*m_graph, id, modulesFor(*m_graph)));
+}
+
+const structure::ModuleTree* InspectorPanel::modulesFor(const Graph& graph) const
+{
+    return m_modulesGraph.get() == &graph ? m_modules.get() : nullptr;
+}
+
+void InspectorPanel::setModules(graph::GraphPtr graph,
+                                std::shared_ptr<const structure::ModuleTree> tree)
+{
+    const bool shown = m_graph && m_node != graph::kNoNode && graph == m_graph;
+    m_modulesGraph = tree ? std::move(graph) : nullptr;
+    m_modules = std::move(tree);
+    if (shown) {
+        setNode(m_graph, m_node);
+    }
 }
 
 QString InspectorPanel::selectionHtml(const Graph& g, const std::vector<NodeId>& nodes)
@@ -208,7 +246,7 @@ void InspectorPanel::setSelection(graph::GraphPtr graph, const std::vector<NodeI
     m_node = shown ? current : graph::kNoNode;
     QString html = selectionHtml(*m_graph, nodes);
     if (shown) {
-        html += QStringLiteral("<hr>") + nodeHtml(*m_graph, current);
+        html += QStringLiteral("<hr>") + nodeHtml(*m_graph, current, modulesFor(*m_graph));
     }
     m_browser->setHtml(html);
 }
