@@ -5,6 +5,7 @@
 #include "app/gui/cache_controller.h"
 #include "app/gui/compile_controller.h"
 #include "app/gui/diagnosis_controller.h"
+#include "app/gui/structure_controller.h"
 #include "app/gui/graph_area.h"
 #include "app/gui/job_runner.h"
 #include "app/gui/profile_controller.h"
@@ -111,6 +112,12 @@ void MainWindow::createControllers()
     m_cacheBrowser = new CacheBrowserController(m_context);
     m_profile = new ProfileController(m_context);
     m_diagnosis = new DiagnosisController(m_context);
+    m_structure = new StructureController(m_context);
+    connect(m_structure, &StructureController::structureReady, m_inspector,
+            [this](views::GraphRef, graph::GraphPtr graph,
+                   std::shared_ptr<const structure::ModuleTree> tree) {
+                m_inspector->setModules(std::move(graph), std::move(tree));
+            });
     m_cacheExplainer = new CacheController(m_cache, this);
     connect(m_regions, &RegionController::documentStateChanged, this, &MainWindow::updateTitle);
     connect(m_context, &AppContext::graphRequested, this, &MainWindow::revealGraph);

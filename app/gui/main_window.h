@@ -45,6 +45,7 @@ class JobRunner;
 class ProfileController;
 class RecentFiles;
 class RegionController;
+class StructureController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -75,6 +76,7 @@ public:
     CacheController* cacheExplainer() const { return m_cacheExplainer; }
     ProfileController* profile() const { return m_profile; }
     DiagnosisController* diagnosis() const { return m_diagnosis; }
+    StructureController* structure() const { return m_structure; }
 
     // "Qt 6.4.2 · LibTorch 1.13.1 · Graphviz 2.43.0", as the About box shows it.
     static QString versionsText();
@@ -138,6 +140,7 @@ private:
     CacheController* m_cacheExplainer = nullptr;
     ProfileController* m_profile = nullptr;
     DiagnosisController* m_diagnosis = nullptr;
+    StructureController* m_structure = nullptr;
     QProgressBar* m_progress;
     QToolButton* m_cancel;
     QLabel* m_statusLabel;

@@ -20,6 +20,7 @@ add_library(fxscope_app STATIC
     region_controller.cpp
     region_controller_project.cpp
     shutdown.cpp
+    structure_controller.cpp
 )
 target_link_libraries(fxscope_app PUBLIC fxscope_views Qt6::Widgets
     PRIVATE fxscope_warnings)

@@ -1,0 +1,52 @@
+// Answers "which module is this node in" for the graph on screen: recovers the shown graph's
+// module tree (core/structure; a graph of a TORCH_TRACE run with its compile's other graphs) on a
+// JobTracker whenever the AppContext's current graph changes (the newest graph wins) and
+// publishes it with structureReady, which the window hands to the Inspector. Also maps a module
+// of one graph to its nodes in another graph of the same compile (Dynamo ↔ AOT forward ↔
+// backward). Not a view; never blocks the GUI thread.
+#pragma once
+
+#include "core/structure/module_tree.h"
+#include "views/jobs/job_tracker.h"
+#include "views/models/workspace.h"
+
+#include <QObject>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fxs::app {
+
+class AppContext;
+
+class StructureController : public QObject {
+    Q_OBJECT
+public:
+    explicit StructureController(AppContext* context);
+
+    // The module tree of the graph last published (null before the first, or on failure).
+    views::GraphRef graphRef() const { return m_ref; }
+    std::shared_ptr<const structure::ModuleTree> tree() const { return m_tree; }
+    bool isRecovering() const { return m_jobs.isRunning(); }
+
+    // The nodes of module `path` in graph `other` (a graph of a run: recovered with its compile's
+    // graphs; runs synchronously, for a person's click). Empty when the module is not there.
+    std::vector<graph::NodeId> moduleNodesIn(views::GraphRef other, const std::string& path) const;
+
+Q_SIGNALS:
+    // The current graph's tree is known (tree null when recovery failed; the reason went to the
+    // status line).
+    void structureReady(fxs::views::GraphRef ref, fxs::graph::GraphPtr graph,
+                        std::shared_ptr<const fxs::structure::ModuleTree> tree);
+
+private:
+    void recover(views::GraphRef ref);
+
+    AppContext* m_context;
+    jobs::JobTracker m_jobs;
+    views::GraphRef m_ref;
+    std::shared_ptr<const structure::ModuleTree> m_tree;
+};
+
+} // namespace fxs::app

@@ -1,0 +1,114 @@
+// StructureController on an AppContext around a plain QMainWindow, with the GPT trace loaded:
+// showing the AOT forward graph recovers its tree in the background (mapped from the Dynamo
+// graph) and publishes it; the same module's nodes are found in the Dynamo and backward graphs
+// of the compile; a newer graph wins; the MainWindow's Inspector shows a node's module path.
+#include "app/gui/app_context.h"
+#include "app/gui/main_window.h"
+#include "app/gui/structure_controller.h"
+#include "core/io/loader.h"
+#include "core/structure/structure.h"
+#include "views/graph/graph_view.h"
+#include "views/panels/inspector_panel.h"
+
+#include <QMainWindow>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace fxs;
+using fxs::app::AppContext;
+using fxs::app::StructureController;
+
+namespace {
+
+const std::string kGptTrace = FXSCOPE_TEST_DATA "/fixtures/traces/gpt_cold";
+
+views::GraphRef graphOfKind(const views::Workspace& ws, const char* kind)
+{
+    const auto& graphs = ws.runs().front()->graphs;
+    for (std::size_t k = 0; k < graphs.size(); ++k) {
+        if (graphs[k].kind == kind) {
+            return {0, static_cast<int>(k)};
+        }
+    }
+    return {};
+}
+
+struct App {
+    QMainWindow host;
+    views::Workspace ws;
+    views::GraphView view;
+    AppContext context{&host, &ws, &view};
+    StructureController c{&context};
+};
+
+} // namespace
+
+class TestStructureController : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        qputenv("FXSCOPE_CACHE_DIR", (m_dir.path() + "/cache").toUtf8());
+    }
+
+    void publishesTheShownGraphsTree()
+    {
+        App app;
+        app.ws.add(io::loadPaths({kGptTrace}));
+        QVERIFY(!app.ws.runs().empty());
+        const views::GraphRef fw = graphOfKind(app.ws, "aot_forward_graph");
+        const views::GraphRef dyn = graphOfKind(app.ws, "dynamo_output_graph");
+        const views::GraphRef bw = graphOfKind(app.ws, "aot_backward_graph");
+        QVERIFY(fw.valid() && dyn.valid() && bw.valid());
+        QSignalSpy ready(&app.c, &StructureController::structureReady);
+        app.context.setCurrentGraph(dyn);
+        app.context.setCurrentGraph(fw); // the newer graph wins
+        QVERIFY(app.c.isRecovering());
+        QVERIFY(ready.wait(30000));
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(ready.front().at(0).value<views::GraphRef>(), fw);
+        QCOMPARE(app.c.graphRef(), fw);
+        QVERIFY(app.c.tree());
+        QCOMPARE(app.c.tree()->source, structure::Source::AotMapping);
+        // The same module in the other graphs of the compile: as a direct recovery finds it.
+        for (views::GraphRef other : {dyn, bw}) {
+            auto tree = structure::recoverRunGraphStructure(*app.ws.runs().front(),
+                                                            static_cast<std::size_t>(other.index));
+            QVERIFY(tree.ok());
+            const auto expected = tree->nodesOf(*tree->find("s.blocks.2.attn"));
+            QVERIFY(!expected.empty());
+            QCOMPARE(app.c.moduleNodesIn(other, "s.blocks.2.attn"), expected);
+        }
+        QVERIFY(app.c.moduleNodesIn(dyn, "s.blocks.9").empty());
+        // No graph: nothing published, the tree dropped.
+        app.context.setCurrentGraph({});
+        QVERIFY(!app.c.tree());
+    }
+
+    void inspectorShowsModulePath()
+    {
+        app::MainWindow w;
+        QSignalSpy loaded(&w, &app::MainWindow::loadFinished);
+        w.openPaths({QString::fromStdString(kGptTrace)});
+        QVERIFY(loaded.wait(60000));
+        const views::GraphRef dyn = graphOfKind(*w.workspace(), "dynamo_output_graph");
+        QSignalSpy ready(w.structure(), &StructureController::structureReady);
+        w.showGraph(dyn);
+        QVERIFY(ready.count() > 0 || ready.wait(30000));
+        const auto graph = w.workspace()->graph(dyn);
+        // The last node of block 1's attention, whichever its name.
+        const auto& tree = *w.structure()->tree();
+        const graph::NodeId node = tree.nodesOf(*tree.find("s.blocks.1.attn")).back();
+        w.inspector()->setNode(graph, node);
+        QVERIFY2(w.inspector()->plainText().contains(QStringLiteral("Module\ns.blocks.1.attn\n")),
+                 qPrintable(w.inspector()->plainText()));
+    }
+};
+
+QTEST_MAIN(TestStructureController)
+#include "tst_structure_controller.moc"
