@@ -80,19 +80,18 @@ bool worthCompiling(const Region& r, int minNodes)
     return r.opMix.count("pointwise") > 0 || r.opMix.count("reduction") > 0;
 }
 
-Exclusion dropped(const Graph& graph, NodeId id, int index, const Region& r,
-                  const FormedRegions& formed, const std::vector<Region>& kept)
+// Why the nodes of a dropped region are left out (one sentence for all of them); refusal: the
+// first refusal that involved the region, or null.
+Exclusion dropped(const Graph& graph, const Region& r, const Refusal* refusal,
+                  const std::vector<Region>& kept, const std::vector<int>& keptIndex)
 {
     Exclusion ex;
-    ex.node = id;
-    for (const auto& refusal : formed.refusals) {
-        if (refusal.into == index || refusal.other == index) {
-            ex.reason = ExclusionReason::WouldFormCycle;
-            ex.path = refusal.path;
-            ex.message = "would form a cycle: joining its neighbours closes the path " +
-                         describePath(graph, refusal.path, kept);
-            return ex;
-        }
+    if (refusal) {
+        ex.reason = ExclusionReason::WouldFormCycle;
+        ex.path = refusal->path;
+        ex.message = "would form a cycle: joining its neighbours closes the path " +
+                     describePath(graph, refusal->path, kept, keptIndex);
+        return ex;
     }
     ex.reason = ExclusionReason::NothingToFuse;
     ex.message = r.opMix.size() == 1 && r.opMix.count("view/reshape")
@@ -150,12 +149,23 @@ std::vector<int> keepWorthwhile(const Graph& graph, const FormedRegions& formed,
         }
         all.push_back(std::move(r));
     }
+    const std::vector<int> indexOfNode = regionIndexOfNodes(graph, out.regions);
+    std::vector<const Refusal*> firstRefusal(formed.regions.size(), nullptr);
+    for (const auto& refusal : formed.refusals) {
+        for (int r : {refusal.into, refusal.other}) {
+            if (!firstRefusal[std::size_t(r)]) {
+                firstRefusal[std::size_t(r)] = &refusal;
+            }
+        }
+    }
     for (std::size_t i = 0; i < all.size(); ++i) {
         if (keptIndex[i] >= 0) {
             continue;
         }
+        Exclusion ex = dropped(graph, all[i], firstRefusal[i], out.regions, indexOfNode);
         for (NodeId id : all[i].nodes) {
-            reasons[id] = dropped(graph, id, static_cast<int>(i), all[i], formed, out.regions);
+            ex.node = id;
+            reasons[id] = ex;
         }
     }
     return keptIndex;

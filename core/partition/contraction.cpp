@@ -1,22 +1,36 @@
 #include "core/partition/contraction.h"
 
 #include <algorithm>
-#include <deque>
-#include <span>
 
 namespace fxs::partition {
 
 using graph::NodeId;
 
 Contraction::Contraction(const graph::Graph& graph)
-    : m_graph(graph), m_regionOf(graph.size(), -1)
+    : m_graph(graph), m_regionOf(graph.size(), -1), m_seen(graph.size(), 0),
+      m_steps(graph.size())
 {
 }
 
 int Contraction::addRegion()
 {
     m_members.emplace_back();
+    m_exits.emplace_back();
+    m_first.push_back(graph::kNoNode);
+    m_last.push_back(0);
+    m_boundsStale.push_back(0);
+    m_seen.push_back(0);
+    m_steps.emplace_back();
     return static_cast<int>(m_members.size()) - 1;
+}
+
+void Contraction::addExitsOf(NodeId node, int region)
+{
+    for (NodeId user : m_graph.node(node).users) {
+        if (m_regionOf[user] != region) {
+            m_exits[region].push_back({node, user});
+        }
+    }
 }
 
 void Contraction::assign(NodeId node, int region)
@@ -27,11 +41,27 @@ void Contraction::assign(NodeId node, int region)
     }
     if (old >= 0) {
         auto& m = m_members[old];
-        m.erase(std::remove(m.begin(), m.end(), node), m.end());
+        if (!m.empty() && m.back() == node) {
+            m.pop_back(); // the common undo: the node just tried
+        } else {
+            m.erase(std::remove(m.begin(), m.end(), node), m.end());
+        }
+        if (node == m_first[old] || node == m_last[old]) {
+            m_boundsStale[old] = 1;
+        }
+        // Edges from the old region into the node leave it now.
+        for (NodeId in : m_graph.node(node).inputs) {
+            if (m_regionOf[in] == old) {
+                m_exits[old].push_back({in, node});
+            }
+        }
     }
     m_regionOf[node] = region;
     if (region >= 0) {
         m_members[region].push_back(node);
+        m_first[region] = std::min(m_first[region], node);
+        m_last[region] = std::max(m_last[region], node);
+        addExitsOf(node, region);
     }
 }
 
@@ -44,23 +74,49 @@ void Contraction::mergeInto(int into, int from)
         m_regionOf[n] = into;
         m_members[into].push_back(n);
     }
+    auto& exits = m_exits[into];
+    exits.insert(exits.end(), m_exits[from].begin(), m_exits[from].end());
+    m_exits[from].clear();
+    m_first[into] = std::min(firstOf(into), firstOf(from));
+    m_last[into] = std::max(lastOf(into), lastOf(from));
+    m_boundsStale[into] = 0;
     m_members[from].clear();
+    m_first[from] = graph::kNoNode;
+    m_last[from] = 0;
 }
 
-namespace {
+const std::vector<Contraction::Edge>& Contraction::exits(int region) const
+{
+    auto& list = m_exits[region];
+    std::erase_if(list, [&](const Edge& e) {
+        return m_regionOf[e.from] != region || m_regionOf[e.to] == region;
+    });
+    return list;
+}
 
-struct Step {
-    std::size_t parent = 0; // vertex it was reached from
-    NodeId from = graph::kNoNode;
-    NodeId to = graph::kNoNode;
-};
+NodeId Contraction::firstOf(int region) const
+{
+    if (m_boundsStale[region]) {
+        const auto& m = m_members[region];
+        m_first[region] = m.empty() ? graph::kNoNode : *std::min_element(m.begin(), m.end());
+        m_last[region] = m.empty() ? 0 : *std::max_element(m.begin(), m.end());
+        m_boundsStale[region] = 0;
+    }
+    return m_first[region];
+}
 
-std::vector<NodeId> witnessPath(const std::vector<Step>& steps, std::size_t start,
-                                std::size_t last, NodeId lastFrom, NodeId lastTo)
+NodeId Contraction::lastOf(int region) const
+{
+    firstOf(region); // refreshes both bounds
+    return m_last[region];
+}
+
+std::vector<NodeId> Contraction::witnessPath(std::size_t start, std::size_t last,
+                                             NodeId lastFrom, NodeId lastTo) const
 {
     std::vector<std::pair<NodeId, NodeId>> edges{{lastFrom, lastTo}};
-    for (std::size_t v = last; v != start; v = steps[v].parent) {
-        edges.emplace_back(steps[v].from, steps[v].to);
+    for (std::size_t v = last; v != start; v = m_steps[v].parent) {
+        edges.emplace_back(m_steps[v].from, m_steps[v].to);
     }
     std::reverse(edges.begin(), edges.end());
     std::vector<NodeId> path;
@@ -73,8 +129,6 @@ std::vector<NodeId> witnessPath(const std::vector<Step>& steps, std::size_t star
     return path;
 }
 
-} // namespace
-
 std::optional<std::vector<NodeId>> Contraction::cycleThrough(int region) const
 {
     const std::size_t n = m_graph.size();
@@ -82,42 +136,40 @@ std::optional<std::vector<NodeId>> Contraction::cycleThrough(int region) const
         return m_regionOf[id] >= 0 ? n + static_cast<std::size_t>(m_regionOf[id]) : id;
     };
     const std::size_t start = n + static_cast<std::size_t>(region);
-    std::vector<Step> steps(n + m_members.size());
-    std::vector<char> seen(n + m_members.size(), 0);
     // Nothing after the region's last node can lead back into it: prune those vertices.
-    NodeId last = 0;
-    for (NodeId m : m_members[region]) {
-        last = std::max(last, m);
+    const NodeId last = lastOf(region);
+    auto hopeless = [&](std::size_t w) { return w < n ? w > last : firstOf(int(w - n)) > last; };
+    if (++m_stamp == 0) { // wrapped: forget every old stamp
+        std::fill(m_seen.begin(), m_seen.end(), 0);
+        m_stamp = 1;
     }
-    std::vector<NodeId> first(m_members.size(), graph::kNoNode);
-    for (std::size_t r = 0; r < m_members.size(); ++r) {
-        for (NodeId m : m_members[r]) {
-            first[r] = std::min(first[r], m);
+    m_queue.assign(1, start);
+    m_seen[start] = m_stamp;
+    for (std::size_t head = 0; head < m_queue.size(); ++head) {
+        const std::size_t v = m_queue[head];
+        auto visit = [&](NodeId src, NodeId user) -> bool {
+            const std::size_t w = vertexOf(user);
+            if (w == start) {
+                return true;
+            }
+            if (w != v && m_seen[w] != m_stamp && !hopeless(w)) {
+                m_seen[w] = m_stamp;
+                m_steps[w] = Step{v, src, user};
+                m_queue.push_back(w);
+            }
+            return false;
+        };
+        if (v < n) {
+            for (NodeId user : m_graph.node(NodeId(v)).users) {
+                if (visit(NodeId(v), user)) {
+                    return witnessPath(start, v, NodeId(v), user);
+                }
+            }
+            continue;
         }
-    }
-    auto hopeless = [&](std::size_t w) { return w < n ? w > last : first[w - n] > last; };
-    std::deque<std::size_t> queue{start};
-    seen[start] = 1;
-    while (!queue.empty()) {
-        const std::size_t v = queue.front();
-        queue.pop_front();
-        const NodeId single = static_cast<NodeId>(v);
-        const std::span<const NodeId> sources =
-            v < n ? std::span<const NodeId>(&single, 1) : std::span<const NodeId>(m_members[v - n]);
-        for (NodeId src : sources) {
-            for (NodeId user : m_graph.node(src).users) {
-                const std::size_t w = vertexOf(user);
-                if (w == v) {
-                    continue; // an edge inside one region
-                }
-                if (w == start) {
-                    return witnessPath(steps, start, v, src, user);
-                }
-                if (!seen[w] && !hopeless(w)) {
-                    seen[w] = 1;
-                    steps[w] = Step{v, src, user};
-                    queue.push_back(w);
-                }
+        for (const Edge& e : exits(int(v - n))) {
+            if (visit(e.from, e.to)) {
+                return witnessPath(start, v, e.from, e.to);
             }
         }
     }

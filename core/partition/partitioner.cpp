@@ -18,6 +18,7 @@ std::vector<SplitNote> splitNotes(const Graph& graph, const std::vector<Region>&
 {
     std::vector<SplitNote> notes;
     std::set<std::pair<int, int>> seen;
+    const std::vector<int> index = regionIndexOfNodes(graph, regions);
     for (const auto& refusal : formed.refusals) {
         const auto key = std::minmax(refusal.into, refusal.other);
         if (!seen.insert(key).second) {
@@ -27,7 +28,7 @@ std::vector<SplitNote> splitNotes(const Graph& graph, const std::vector<Region>&
         note.regionA = regions[refusal.into].id;
         note.regionB = regions[refusal.other].id;
         note.path = refusal.path;
-        const std::string path = describePath(graph, refusal.path, regions);
+        const std::string path = describePath(graph, refusal.path, regions, index);
         const std::string who = refusal.node != graph::kNoNode
                                     ? "'" + graph.node(refusal.node).name + "' cannot join " +
                                           note.regionA

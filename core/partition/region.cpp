@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 namespace fxs::partition {
 
@@ -51,16 +52,16 @@ void computeRegionStats(const Graph& graph, Region& region)
 {
     std::sort(region.nodes.begin(), region.nodes.end());
     region.nodes.erase(std::unique(region.nodes.begin(), region.nodes.end()), region.nodes.end());
-    std::vector<char> inside(graph.size(), 0);
-    for (NodeId id : region.nodes) {
-        inside[id] = 1;
-    }
+    // Proportional to the region, not the graph: a proposal computes this for every region.
+    auto inside = [&](NodeId id) {
+        return std::binary_search(region.nodes.begin(), region.nodes.end(), id);
+    };
     region.inputs.clear();
     region.outputs.clear();
     region.opMix.clear();
     region.bytesIn = region.bytesOut = 0;
     region.bytesExact = true;
-    std::vector<char> isInput(graph.size(), 0);
+    std::unordered_set<NodeId> isInput;
     auto addBytes = [&](std::int64_t& total, NodeId id) {
         const auto bytes = valueBytes(graph, id);
         if (bytes) {
@@ -73,14 +74,13 @@ void computeRegionStats(const Graph& graph, Region& region)
         const auto& node = graph.node(id);
         ++region.opMix[std::string(graph::opCategoryName(graph::categorize(node)))];
         for (NodeId in : node.inputs) {
-            if (!inside[in] && !isInput[in]) {
-                isInput[in] = 1;
+            if (!inside(in) && isInput.insert(in).second) {
                 region.inputs.push_back(in);
                 addBytes(region.bytesIn, in);
             }
         }
         const bool usedOutside = std::any_of(node.users.begin(), node.users.end(),
-                                             [&](NodeId u) { return !inside[u]; });
+                                             [&](NodeId u) { return !inside(u); });
         if (usedOutside) {
             region.outputs.push_back(id);
             addBytes(region.bytesOut, id);
@@ -113,8 +113,19 @@ const Region* Partition::regionOf(NodeId id) const
     return nullptr;
 }
 
+std::vector<int> regionIndexOfNodes(const Graph& graph, const std::vector<Region>& regions)
+{
+    std::vector<int> index(graph.size(), -1);
+    for (std::size_t r = regions.size(); r-- > 0;) { // the first region wins, as in regionOf
+        for (NodeId id : regions[r].nodes) {
+            index[id] = static_cast<int>(r);
+        }
+    }
+    return index;
+}
+
 std::string describePath(const Graph& graph, const std::vector<NodeId>& path,
-                         const std::vector<Region>& regions)
+                         const std::vector<Region>& regions, const std::vector<int>& indexOfNode)
 {
     std::string out;
     for (NodeId id : path) {
@@ -122,14 +133,17 @@ std::string describePath(const Graph& graph, const std::vector<NodeId>& path,
             out += " → ";
         }
         out += graph.node(id).name;
-        for (const auto& r : regions) {
-            if (r.contains(id)) {
-                out += " (" + r.label() + ")";
-                break;
-            }
+        if (const int r = indexOfNode[id]; r >= 0) {
+            out += " (" + regions[std::size_t(r)].label() + ")";
         }
     }
     return out;
+}
+
+std::string describePath(const Graph& graph, const std::vector<NodeId>& path,
+                         const std::vector<Region>& regions)
+{
+    return describePath(graph, path, regions, regionIndexOfNodes(graph, regions));
 }
 
 } // namespace fxs::partition

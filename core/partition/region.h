@@ -89,5 +89,10 @@ struct Partition {
 // regionOf says it has one.
 std::string describePath(const graph::Graph& graph, const std::vector<graph::NodeId>& path,
                          const std::vector<Region>& regions);
+// For describing many paths: the index into regions of each node's region (-1: none), made
+// once, and describePath with it (linear in the path, not in the graph).
+std::vector<int> regionIndexOfNodes(const graph::Graph& graph, const std::vector<Region>& regions);
+std::string describePath(const graph::Graph& graph, const std::vector<graph::NodeId>& path,
+                         const std::vector<Region>& regions, const std::vector<int>& indexOfNode);
 
 } // namespace fxs::partition

@@ -70,12 +70,26 @@ private:
         return out;
     }
 
+    // A node whose inputs lie in r (or are graph inputs) cannot close a cycle by joining r: a
+    // path back into r would have to enter the node through an input r reaches (r was legal
+    // before, and the node's users are not placed yet). Saves the search on chains.
+    bool onlyReads(const graph::Node& node, int r) const
+    {
+        return std::all_of(node.inputs.begin(), node.inputs.end(), [&](NodeId in) {
+            return m_c.regionOf(in) == r || m_graph.node(in).isPlaceholder();
+        });
+    }
+
     void place(const graph::Node& node)
     {
         const auto candidates = neighbourRegions(node);
         int target = -1;
         for (int r : candidates) {
             m_c.assign(node.id, r);
+            if (onlyReads(node, r)) {
+                target = r;
+                break;
+            }
             if (auto cycle = m_c.cycleThrough(r)) {
                 m_refusals.push_back({node.id, m_c.members(r).front(), node.id, std::move(*cycle)});
                 m_c.assign(node.id, -1);
@@ -101,8 +115,9 @@ private:
         const std::vector<NodeId> saved = m_c.members(other);
         m_c.mergeInto(target, other);
         if (auto cycle = m_c.cycleThrough(target)) {
-            for (NodeId n : saved) {
-                m_c.assign(n, other);
+            // Back in reverse: the moved nodes sit at the end of target's members.
+            for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+                m_c.assign(*it, other);
             }
             m_refusals.push_back({graph::kNoNode, m_c.members(target).front(), saved.front(),
                                   std::move(*cycle)});

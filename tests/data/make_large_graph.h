@@ -82,4 +82,42 @@ inline graph::GraphPtr makeLargeGraph(const std::vector<graph::GraphPtr>& parts,
     return built.ok() ? *built : nullptr;
 }
 
+// A long chain of `length` call nodes on one [16, 64] float32 input: sin, mul(., x), add 1,
+// relu, ... repeated; with mmEvery > 0 every mmEvery-th node is an mm with a weight instead
+// (the code generator does not lower mm, so the chain falls into many regions). What a hostile
+// long script looks like to the partitioner.
+inline graph::GraphPtr makeChainGraph(std::size_t length, std::size_t mmEvery = 0)
+{
+    graph::TensorMeta m;
+    m.dtype = graph::DType::Float32;
+    m.sizes = {graph::SymInt::of(16), graph::SymInt::of(64)};
+    graph::TensorMeta wm = m;
+    wm.sizes = {graph::SymInt::of(64), graph::SymInt::of(64)};
+    graph::GraphBuilder b("Chain");
+    const graph::NodeId x = b.placeholder("x", m);
+    const graph::NodeId w = b.placeholder("w", wm);
+    graph::NodeId prev = x;
+    static const char* const kOps[] = {"sin", "mul", "add", "relu"};
+    for (std::size_t i = 0; i < length; ++i) {
+        const std::string name = "n" + std::to_string(i);
+        using graph::Argument;
+        if (mmEvery > 0 && i % mmEvery == mmEvery - 1) {
+            prev = b.call(name, "aten::mm.default", {Argument::ref(prev), Argument::ref(w)}, {}, m);
+            continue;
+        }
+        const std::string op = kOps[i % 4];
+        std::vector<Argument> args{Argument::ref(prev)};
+        if (op == "mul") {
+            args.push_back(Argument::ref(x));
+        } else if (op == "add") {
+            args.push_back(Argument::integer(1));
+        }
+        const std::string target = "aten::" + op + (args.size() > 1 ? ".Tensor" : ".default");
+        prev = b.call(name, target, std::move(args), {}, m);
+    }
+    b.output({graph::Argument::ref(prev)});
+    auto built = b.build();
+    return built.ok() ? *built : nullptr;
+}
+
 } // namespace fxs::testdata
