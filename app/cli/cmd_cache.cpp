@@ -1,5 +1,6 @@
-// fxscope-cli cache [--cache DB] ls | show KEY | diff KEY1 KEY2 | gc [--max-bytes N] | verify:
-// inspect and maintain the region compiler's SQLite artifact store. Output is JSON (README).
+// fxscope-cli cache [--cache DB] ls | show KEY | diff KEY1 KEY2 | gc [--max-bytes N] | stats |
+// verify: inspect and maintain the region compiler's SQLite artifact store. Output is JSON
+// (README).
 #include "app/cli/commands.h"
 #include "core/cache/cache_explain.h"
 #include "core/cache/cache_store.h"
@@ -27,6 +28,8 @@ json entryJson(const cache::EntryInfo& e, bool withComponents)
               {"title", e.title},
               {"status", cache::entryStatusName(e.status)},
               {"status_reason", e.statusReason},
+              {"status_code", static_cast<int>(e.statusCode)},
+              {"status_code_name", cache::reasonName(e.statusCode)},
               {"so_bytes", e.soBytes},
               {"source_bytes", e.sourceBytes},
               {"blob_bytes", e.blobBytes},
@@ -87,7 +90,15 @@ int runLs(cache::CacheStore& store)
         list.push_back(entryJson(e, false));
         bytes += e.blobBytes;
     }
-    std::cout << json{{"path", store.path()}, {"entries", list}, {"total_bytes", bytes}}.dump(2)
+    auto disk = store.totalBytes();
+    if (!disk) {
+        return fail(disk.error());
+    }
+    std::cout << json{{"path", store.path()},
+                      {"entries", list},
+                      {"total_bytes", bytes},
+                      {"disk_bytes", *disk}}
+                     .dump(2)
               << "\n";
     return 0;
 }
@@ -137,7 +148,9 @@ int runGc(cache::CacheStore& store, const CacheOptions& o)
     }
     std::cout << json{{"removed", r->removed},
                       {"bytes_before", r->bytesBefore},
-                      {"bytes_after", r->bytesAfter}}
+                      {"bytes_after", r->bytesAfter},
+                      {"files_removed", r->filesRemoved},
+                      {"build_dirs_removed", r->buildDirsRemoved}}
                      .dump(2)
               << "\n";
     return 0;
@@ -161,6 +174,36 @@ int runVerify(cache::CacheStore& store)
                      .dump(2)
               << "\n";
     return ok ? 0 : 3;
+}
+
+std::string_view categoryName(cache::ReasonCategory c)
+{
+    switch (c) {
+    case cache::ReasonCategory::Hit: return "hit";
+    case cache::ReasonCategory::Miss: return "miss";
+    case cache::ReasonCategory::Bypass: return "bypass";
+    case cache::ReasonCategory::Fallback: return "fallback";
+    case cache::ReasonCategory::None: break;
+    }
+    return "unknown";
+}
+
+int runStats(cache::CacheStore& store)
+{
+    auto stats = store.stats();
+    if (!stats) {
+        return fail(stats.error());
+    }
+    json list = json::array();
+    for (const auto& [code, count] : *stats) {
+        const cache::ReasonInfo& info = cache::reasonInfo(cache::reasonFromCode(code));
+        list.push_back({{"code", code},
+                        {"name", info.reason == cache::Reason::None ? "unknown" : info.name},
+                        {"category", categoryName(info.category)},
+                        {"count", count}});
+    }
+    std::cout << json{{"path", store.path()}, {"stats", list}}.dump(2) << "\n";
+    return 0;
 }
 
 // Opens the store and runs one subcommand; exit codes: 0 ok, 1 error, 3 verify found damage.
@@ -196,9 +239,14 @@ void addCacheCommand(CLI::App& app, int& exitCode)
         withStore(*opts, exitCode, [&](cache::CacheStore& s) { return runDiff(s, *opts); });
     });
     auto* gc = cmd->add_subcommand("gc", "Evict least recently hit entries beyond a size");
-    gc->add_option("--max-bytes", opts->maxBytes, "Blob bytes to keep (default 2 GiB)");
+    gc->add_option("--max-bytes", opts->maxBytes,
+                   "Bytes to keep: database plus artifact files (default 2 GiB)");
     gc->callback([opts, &exitCode] {
         withStore(*opts, exitCode, [&](cache::CacheStore& s) { return runGc(s, *opts); });
+    });
+    auto* stats = cmd->add_subcommand("stats", "How often each numbered reason ended a compile");
+    stats->callback([opts, &exitCode] {
+        withStore(*opts, exitCode, [](cache::CacheStore& s) { return runStats(s); });
     });
     auto* verify = cmd->add_subcommand("verify", "Check every row and blob checksum");
     verify->callback([opts, &exitCode] {

@@ -1,6 +1,7 @@
-// fxscope-cli compile GRAPH [--project P | --auto] [--cache DB] [--json]: compiles the graph's
-// regions with fxscope's code generator (through the artifact cache), runs them next to the
-// eager engine and reports per region hit / miss / fallback with timings. Contract: README.
+// fxscope-cli compile GRAPH [--project P | --auto] [--cache DB] [--json] [--dump DIR]: compiles
+// the graph's regions with fxscope's code generator (through the artifact cache), runs them next
+// to the eager engine and reports per region hit / miss / fallback with timings and its numbered
+// reason. Contract: README.
 #include "app/cli/commands.h"
 #include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
@@ -27,6 +28,7 @@ struct CompileCliOptions {
     int repeat = 5;
     std::uint64_t seed = 0;
     std::string inputs; // --inputs: real inputs file
+    std::string dump;   // --dump: where each region's schedule, IR, source and pass times go
 };
 
 int fail(const std::string& what)
@@ -41,6 +43,8 @@ json outcomeJson(const compile::RegionOutcome& r)
             {"nodes", r.nodes},
             {"extern_nodes", r.externNodes},
             {"state", compile::regionStateName(r.state)},
+            {"reason_code", static_cast<int>(r.reason)},
+            {"reason", cache::reasonName(r.reason)},
             {"headline", r.headline},
             {"key", r.key},
             {"compile_ms", r.compileMs},
@@ -53,9 +57,10 @@ void printHuman(const std::vector<compile::RegionOutcome>& outs, double eager, d
 {
     for (const auto& r : outs) {
         std::printf("%-5s %3d nodes  %-8s compile %8.1f ms  eager %8.3f ms  compiled %8.3f ms"
-                    "  err %.2g\n      %s\n",
+                    "  err %.2g\n      %s [%s]\n",
                     r.id.c_str(), r.nodes, std::string(compile::regionStateName(r.state)).c_str(),
-                    r.compileMs, r.eagerMs, r.compiledMs, r.maxAbsErr, r.headline.c_str());
+                    r.compileMs, r.eagerMs, r.compiledMs, r.maxAbsErr, r.headline.c_str(),
+                    std::string(cache::reasonName(r.reason)).c_str());
     }
     std::printf("total eager %.3f ms, compiled %.3f ms (%.2fx)\n", eager, compiled,
                 compiled > 0 ? eager / compiled : 0.0);
@@ -81,6 +86,7 @@ int runCompile(const CompileCliOptions& o)
     compile::GraphCompileOptions co;
     co.compile.store = store->get();
     co.compile.timingRepeats = o.repeat;
+    co.compile.dumpDir = o.dump;
     co.run.seed = o.seed;
     co.run.inputs = loaded->attributes; // a TorchScript module's own weights
     co.run.inputsFile = o.inputs;
@@ -125,6 +131,9 @@ void addCompileCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--seed", o->seed, "Seed of the synthesised inputs");
     cmd->add_option("--inputs", o->inputs,
                     "Real inputs: a torch.save({name: tensor}) file (names as the placeholders)");
+    cmd->add_option("--dump", o->dump,
+                    "Write each region's schedule, loop IR, C++ source and pass times to DIR "
+                    "(also: $FXSCOPE_DUMP_CODEGEN)");
     cmd->callback([o, &exitCode] {
         try {
             exitCode = runCompile(*o);

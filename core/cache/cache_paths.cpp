@@ -2,6 +2,8 @@
 
 #include "core/cache/cache_store.h"
 
+#include <dirent.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -119,6 +121,77 @@ Status writePrivateFile(const std::string& path, std::string_view bytes)
                          path);
     }
     return {};
+}
+
+Result<ScratchDir> ScratchDir::create(const std::string& parent, const std::string& prefix)
+{
+    std::string templ = parent + "/" + prefix + "XXXXXX";
+    if (!::mkdtemp(templ.data())) {
+        return makeError(ErrorCode::Io,
+                         std::string("cannot create a build directory: ") + std::strerror(errno),
+                         parent);
+    }
+    return ScratchDir(std::move(templ));
+}
+
+ScratchDir::ScratchDir(ScratchDir&& other) noexcept : m_path(std::move(other.m_path))
+{
+    other.m_path.clear();
+}
+
+ScratchDir& ScratchDir::operator=(ScratchDir&& other) noexcept
+{
+    if (this != &other) {
+        if (!m_path.empty()) {
+            (void)removeTree(m_path);
+        }
+        m_path = std::move(other.m_path);
+        other.m_path.clear();
+    }
+    return *this;
+}
+
+ScratchDir::~ScratchDir()
+{
+    if (!m_path.empty()) {
+        (void)removeTree(m_path);
+    }
+}
+
+Status removeTree(const std::string& path)
+{
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        return errno == ENOENT ? Status()
+                               : makeError(ErrorCode::Io, std::strerror(errno), path);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        if (DIR* d = ::opendir(path.c_str())) {
+            while (const dirent* e = ::readdir(d)) {
+                const std::string name = e->d_name;
+                if (name != "." && name != "..") {
+                    (void)removeTree(path + "/" + name);
+                }
+            }
+            ::closedir(d);
+        }
+        if (::rmdir(path.c_str()) != 0 && errno != ENOENT) {
+            return makeError(ErrorCode::Io, std::string("cannot remove: ") + std::strerror(errno),
+                             path);
+        }
+        return {};
+    }
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        return makeError(ErrorCode::Io, std::string("cannot remove: ") + std::strerror(errno),
+                         path);
+    }
+    return {};
+}
+
+std::string tempDirectory()
+{
+    const char* t = std::getenv("TMPDIR");
+    return t && t[0] == '/' ? std::string(t) : std::string("/tmp");
 }
 
 } // namespace fxs::cache

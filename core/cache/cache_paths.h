@@ -1,5 +1,6 @@
-// Where the cache lives and the ownership rule for files that hold code to be loaded. Used by
-// the store (database) and the compiler (shared objects written out for dlopen).
+// Where the cache lives, the ownership rule for files that hold code to be loaded, and the
+// scratch directories builds write into. Used by the store (database, artifact files, build
+// directories) and by the compiler when it builds without a store.
 #pragma once
 
 #include "core/util/result.h"
@@ -7,6 +8,31 @@
 #include <string>
 
 namespace fxs::cache {
+
+// A private directory (0700) for one build's files, removed with everything in it when the
+// object goes. Move-only. Not thread-safe (one owner).
+class ScratchDir {
+public:
+    // Creates <parent>/<prefix>XXXXXX; Error::Io when it cannot.
+    static Result<ScratchDir> create(const std::string& parent, const std::string& prefix);
+    ScratchDir(ScratchDir&& other) noexcept;
+    ScratchDir& operator=(ScratchDir&& other) noexcept;
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    ~ScratchDir();
+
+    const std::string& path() const { return m_path; }
+
+private:
+    explicit ScratchDir(std::string path) : m_path(std::move(path)) {}
+    std::string m_path;
+};
+
+// Removes path and, for a directory, everything below it (symbolic links are removed, not
+// followed). A missing path is not an error.
+Status removeTree(const std::string& path);
+// $TMPDIR when set and absolute, else /tmp.
+std::string tempDirectory();
 
 // Creates dir and missing parents with mode 0700; then applies checkPrivateFile to dir.
 Status ensurePrivateDir(const std::string& dir);

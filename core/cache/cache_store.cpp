@@ -1,5 +1,7 @@
 #include "core/cache/cache_store.h"
 
+#include "core/cache/artifact_blob.h"
+#include "core/cache/artifact_files.h"
 #include "core/cache/cache_paths.h"
 #include "core/cache/sqlite_db.h"
 #include "core/util/digest.h"
@@ -37,12 +39,29 @@ CREATE TABLE entries(
 CREATE INDEX entries_region ON entries(region_digest);
 CREATE INDEX entries_lru ON entries(last_hit);
 )sql",
+    // 2: materialized files, so that the byte cap counts them and eviction deletes them.
+    R"sql(
+CREATE TABLE files(
+    key TEXT NOT NULL,
+    kind INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    PRIMARY KEY(key, kind));
+)sql",
+    // 3: numbered reasons (cache/reason.h): why an entry is bad, and how often each reason
+    // ended a compile.
+    R"sql(
+ALTER TABLE entries ADD COLUMN status_code INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE stats(
+    code INTEGER PRIMARY KEY,
+    count INTEGER NOT NULL);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
 constexpr const char* kInfoColumns =
     "key, region_digest, title, components, blob_sha256, row_sha256, so_bytes, src_bytes, "
-    "blob_bytes, compile_ms, created, last_hit, hit_count, status, status_reason";
+    "blob_bytes, compile_ms, created, last_hit, hit_count, status, status_reason, status_code";
+constexpr int kBlobColumn = 16; // "SELECT <kInfoColumns>, blob"
 
 std::int64_t nowMs()
 {
@@ -80,28 +99,15 @@ std::string rowDigest(const EntryInfo& e, const std::string& componentsText)
                         std::to_string(e.sourceBytes)));
 }
 
-std::string packBlob(const Artifact& a)
+// Sizes of the binary and the source files, as the row records them.
+std::pair<std::int64_t, std::int64_t> fileSizes(const Artifact& a)
 {
-    return std::string(kArtifactFormat) + "\n" + std::to_string(a.sharedObject.size()) + "\n" +
-           std::to_string(a.source.size()) + "\n" + a.sharedObject + a.source;
-}
-
-bool unpackBlob(const std::string& blob, Artifact& out)
-{
-    const auto l1 = blob.find('\n');
-    const auto l2 = l1 == std::string::npos ? l1 : blob.find('\n', l1 + 1);
-    const auto l3 = l2 == std::string::npos ? l2 : blob.find('\n', l2 + 1);
-    if (l3 == std::string::npos || blob.compare(0, l1, kArtifactFormat) != 0) {
-        return false;
+    std::int64_t binary = 0;
+    std::int64_t source = 0;
+    for (const auto& f : a.files) {
+        (isSourceKind(f.kind) ? source : binary) += static_cast<std::int64_t>(f.bytes.size());
     }
-    const std::size_t so = std::strtoull(blob.c_str() + l1 + 1, nullptr, 10);
-    const std::size_t src = std::strtoull(blob.c_str() + l2 + 1, nullptr, 10);
-    if (l3 + 1 + so + src != blob.size()) {
-        return false;
-    }
-    out.sharedObject = blob.substr(l3 + 1, so);
-    out.source = blob.substr(l3 + 1 + so, src);
-    return true;
+    return {binary, source};
 }
 
 // Reads the info columns (in kInfoColumns order) and checks the row digest.
@@ -121,6 +127,7 @@ bool readInfo(const Statement& st, EntryInfo& e, std::string& problem)
     e.hitCount = st.int64(12);
     e.status = static_cast<EntryStatus>(st.int64(13));
     e.statusReason = st.text(14);
+    e.statusCode = reasonFromCode(static_cast<int>(st.int64(15)));
     if (rowDigest(e, comps) != st.text(5)) {
         problem = "row checksum mismatch";
         return false;
@@ -138,7 +145,7 @@ bool checkBlob(const EntryInfo& e, const std::string& blob, Artifact& out, std::
         problem = "artifact blob SHA-256 mismatch";
         return false;
     }
-    if (!unpackBlob(blob, out) || static_cast<std::int64_t>(out.sharedObject.size()) != e.soBytes) {
+    if (!detail::unpackArtifact(blob, out) || fileSizes(out).first != e.soBytes) {
         problem = "artifact blob has a bad layout";
         return false;
     }
@@ -146,6 +153,49 @@ bool checkBlob(const EntryInfo& e, const std::string& blob, Artifact& out, std::
 }
 
 } // namespace
+
+std::string_view artifactKindName(ArtifactKind k)
+{
+    switch (k) {
+    case ArtifactKind::SharedObject: return "shared_object";
+    case ArtifactKind::CppSource: return "cpp_source";
+    case ArtifactKind::Cubin: return "cubin";
+    case ArtifactKind::CudaSource: return "cuda_source";
+    }
+    return "unknown";
+}
+
+std::string_view artifactExtension(ArtifactKind k)
+{
+    switch (k) {
+    case ArtifactKind::SharedObject: return ".so";
+    case ArtifactKind::CppSource: return ".cpp";
+    case ArtifactKind::Cubin: return ".cubin";
+    case ArtifactKind::CudaSource: return ".cu";
+    }
+    return ".bin";
+}
+
+bool isSourceKind(ArtifactKind k)
+{
+    return k == ArtifactKind::CppSource || k == ArtifactKind::CudaSource;
+}
+
+const std::string* Artifact::bytesOf(ArtifactKind kind) const
+{
+    for (const auto& f : files) {
+        if (f.kind == kind) {
+            return &f.bytes;
+        }
+    }
+    return nullptr;
+}
+
+Artifact Artifact::hostBuild(std::string sharedObject, std::string cppSource)
+{
+    return Artifact{{{ArtifactKind::SharedObject, std::move(sharedObject)},
+                     {ArtifactKind::CppSource, std::move(cppSource)}}};
+}
 
 std::string_view entryStatusName(EntryStatus s)
 {
@@ -160,15 +210,24 @@ std::string_view entryStatusName(EntryStatus s)
 struct CacheStore::Impl {
     Database db;
     std::string path;
+    std::string dir;
     StoreOptions options;
     int schema = 0;
+    std::unique_ptr<detail::ArtifactFiles> files;
 
     Status createFile();
     Status checkFiles() const;
     Status setWal();
     Status migrate();
-    Status evict(std::int64_t maxBytes, int* removed);
-    Status evictLocked(std::int64_t maxBytes, int* removed);
+    void useIncrementalVacuum();
+    Result<std::int64_t> totalBytes();
+    Status evict(std::int64_t maxBytes, int* removed, int* filesRemoved);
+    Status evictLocked(std::int64_t maxBytes, std::vector<std::string>& doomed, int* removed);
+    // Inside a transaction: deletes the row and its file rows; the files' paths go to doomed.
+    Status dropEntry(const std::string& key, std::vector<std::string>& doomed);
+    // Gives freed pages back to the file system and empties the WAL (best effort: a reader
+    // in another process may hold them).
+    void shrink();
 };
 
 Status CacheStore::Impl::createFile()
@@ -246,21 +305,68 @@ Status CacheStore::Impl::migrate()
     return db.exec("COMMIT");
 }
 
+// New databases are created with incremental auto-vacuum (so eviction can shrink the file);
+// one written before that is converted once by a VACUUM (best effort: retried next open).
+void CacheStore::Impl::useIncrementalVacuum()
+{
+    auto mode = db.scalarInt("PRAGMA auto_vacuum");
+    if (mode && *mode == 0 && db.exec("PRAGMA auto_vacuum=INCREMENTAL")) {
+        (void)db.exec("VACUUM");
+    }
+}
+
+Result<std::int64_t> CacheStore::Impl::totalBytes()
+{
+    auto pages = db.scalarInt("PRAGMA page_count");
+    auto freePages = db.scalarInt("PRAGMA freelist_count");
+    auto pageSize = db.scalarInt("PRAGMA page_size");
+    auto fileBytes = files->bytes();
+    for (const auto* r : {&pages, &freePages, &pageSize, &fileBytes}) {
+        if (!*r) {
+            return r->error();
+        }
+    }
+    return (*pages - *freePages) * *pageSize + *fileBytes;
+}
+
+void CacheStore::Impl::shrink()
+{
+    (void)db.exec("PRAGMA incremental_vacuum");
+    (void)db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+}
+
 // Victims in LRU order until the rest fits; one immediate transaction so two processes never
-// evict on the basis of stale totals.
-Status CacheStore::Impl::evict(std::int64_t maxBytes, int* removed)
+// evict on the basis of stale totals. Files are unlinked once the rows are gone.
+Status CacheStore::Impl::evict(std::int64_t maxBytes, int* removed, int* filesRemoved)
 {
     if (Status s = db.exec("BEGIN IMMEDIATE"); !s) {
         return s;
     }
-    Status s = evictLocked(maxBytes, removed);
-    (void)db.exec(s ? "COMMIT" : "ROLLBACK");
-    return s;
+    std::vector<std::string> doomed;
+    Status s = evictLocked(maxBytes, doomed, removed);
+    if (!s) {
+        (void)db.exec("ROLLBACK");
+        return s;
+    }
+    if (Status c = db.exec("COMMIT"); !c) {
+        return c;
+    }
+    const int unlinked = detail::ArtifactFiles::unlinkAll(doomed);
+    if (filesRemoved) {
+        *filesRemoved += unlinked;
+    }
+    // Free pages (evicted rows, rewritten index pages) go back to the file system, so the file
+    // on disk is what the cap counts.
+    if (auto freePages = db.scalarInt("PRAGMA freelist_count"); freePages && *freePages > 0) {
+        shrink();
+    }
+    return {};
 }
 
-Status CacheStore::Impl::evictLocked(std::int64_t maxBytes, int* removed)
+Status CacheStore::Impl::evictLocked(std::int64_t maxBytes, std::vector<std::string>& doomed,
+                                     int* removed)
 {
-    auto total = db.scalarInt("SELECT COALESCE(SUM(blob_bytes), 0) FROM entries");
+    auto total = totalBytes();
     if (!total) {
         return total.error();
     }
@@ -268,7 +374,8 @@ Status CacheStore::Impl::evictLocked(std::int64_t maxBytes, int* removed)
     if (bytes <= maxBytes) {
         return {};
     }
-    auto st = db.prepare("SELECT key, blob_bytes FROM entries ORDER BY last_hit, rowid");
+    auto st = db.prepare("SELECT e.key, e.blob_bytes + COALESCE((SELECT SUM(f.bytes) FROM files f "
+                         "WHERE f.key = e.key), 0) FROM entries e ORDER BY e.last_hit, e.rowid");
     if (!st) {
         return st.error();
     }
@@ -278,15 +385,10 @@ Status CacheStore::Impl::evictLocked(std::int64_t maxBytes, int* removed)
         bytes -= st->int64(1);
     }
     st->reset();
-    auto del = db.prepare("DELETE FROM entries WHERE key = ?");
-    if (!del) {
-        return del.error();
-    }
     for (const auto& key : victims) {
-        if (Status s = del->bind(1, key).run(); !s) {
+        if (Status s = dropEntry(key, doomed); !s) {
             return s;
         }
-        del->reset();
     }
     if (removed) {
         *removed = static_cast<int>(victims.size());
@@ -294,9 +396,24 @@ Status CacheStore::Impl::evictLocked(std::int64_t maxBytes, int* removed)
     return {};
 }
 
+Status CacheStore::Impl::dropEntry(const std::string& key, std::vector<std::string>& doomed)
+{
+    auto paths = files->dropRows(key);
+    if (!paths) {
+        return paths.error();
+    }
+    doomed.insert(doomed.end(), paths->begin(), paths->end());
+    auto del = db.prepare("DELETE FROM entries WHERE key = ?");
+    if (!del) {
+        return del.error();
+    }
+    return del->bind(1, key).run();
+}
+
 CacheStore::CacheStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 CacheStore::~CacheStore() = default;
 const std::string& CacheStore::path() const { return m_impl->path; }
+const std::string& CacheStore::directory() const { return m_impl->dir; }
 int CacheStore::schemaVersion() const { return m_impl->schema; }
 
 Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options)
@@ -311,8 +428,8 @@ Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options
         }
         impl->path = *p;
     }
-    for (Status s : {ensurePrivateDir(parentDir(impl->path)), impl->createFile(),
-                     impl->checkFiles()}) {
+    impl->dir = parentDir(impl->path);
+    for (Status s : {ensurePrivateDir(impl->dir), impl->createFile(), impl->checkFiles()}) {
         if (!s) {
             return s.error();
         }
@@ -320,12 +437,16 @@ Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options
     if (Status s = impl->db.open(impl->path, options.busyTimeoutMs); !s) {
         return s.error();
     }
+    // Takes effect only on a database without tables (a new one); see useIncrementalVacuum.
+    (void)impl->db.exec("PRAGMA auto_vacuum=INCREMENTAL");
     if (Status s = impl->setWal(); !s) {
         return s.error();
     }
     if (Status s = impl->migrate(); !s) {
         return s.error();
     }
+    impl->useIncrementalVacuum();
+    impl->files = std::make_unique<detail::ArtifactFiles>(impl->db, impl->dir);
     return std::unique_ptr<CacheStore>(new CacheStore(std::move(impl)));
 }
 
@@ -347,7 +468,7 @@ Result<LookupResult> CacheStore::lookup(const std::string& key, bool touch)
     }
     Entry e;
     if (!readInfo(*st, e.info, r.problem) ||
-        !checkBlob(e.info, st->blob(15), e.artifact, r.problem)) {
+        !checkBlob(e.info, st->blob(kBlobColumn), e.artifact, r.problem)) {
         st->reset();
         r.state = LookupState::Corrupt;
         if (Status s = remove(key); !s) {
@@ -374,16 +495,15 @@ Result<LookupResult> CacheStore::lookup(const std::string& key, bool touch)
 Result<bool> CacheStore::insert(const EntryInfo& infoIn, const Artifact& artifact)
 {
     EntryInfo e = infoIn;
-    const std::string blob = packBlob(artifact);
+    const std::string blob = detail::packArtifact(artifact);
     const std::string comps = componentsJson(e.components);
     e.blobSha256 = toHex(sha256(blob));
-    e.soBytes = static_cast<std::int64_t>(artifact.sharedObject.size());
-    e.sourceBytes = static_cast<std::int64_t>(artifact.source.size());
+    std::tie(e.soBytes, e.sourceBytes) = fileSizes(artifact);
     e.createdMs = e.lastHitMs = nowMs();
     auto st = m_impl->db.prepare(
         "INSERT OR IGNORE INTO entries(key, region_digest, title, components, blob, blob_sha256,"
         " row_sha256, so_bytes, src_bytes, blob_bytes, compile_ms, created, last_hit, hit_count,"
-        " status, status_reason) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,0,?,?)");
+        " status, status_reason, status_code) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?)");
     if (!st) {
         return st.error();
     }
@@ -393,33 +513,93 @@ Result<bool> CacheStore::insert(const EntryInfo& infoIn, const Artifact& artifac
     st->bind(10, static_cast<std::int64_t>(blob.size())).bind(11, e.compileMs);
     st->bind(12, e.createdMs).bind(13, e.lastHitMs);
     st->bind(14, static_cast<std::int64_t>(e.status)).bind(15, e.statusReason);
+    st->bind(16, static_cast<std::int64_t>(e.statusCode));
     if (Status s = st->run(); !s) {
         return s.error();
     }
     const bool inserted = sqlite3_changes(m_impl->db.handle()) > 0;
-    if (Status s = m_impl->evict(m_impl->options.maxBytes, nullptr); !s) {
+    if (Status s = m_impl->evict(m_impl->options.maxBytes, nullptr, nullptr); !s) {
         return s.error();
     }
     return inserted;
 }
 
-Status CacheStore::markBad(const std::string& key, const std::string& reason)
+Result<std::string> CacheStore::materialize(const Entry& entry, ArtifactKind kind)
 {
-    auto st = m_impl->db.prepare("UPDATE entries SET status = ?, status_reason = ? WHERE key = ?");
+    const std::string* bytes = entry.artifact.bytesOf(kind);
+    if (!bytes) {
+        return makeError(ErrorCode::Invalid,
+                         "the entry has no " + std::string(artifactKindName(kind)) + " file",
+                         entry.info.key);
+    }
+    auto path = m_impl->files->write(entry.info.key, kind, *bytes);
+    if (!path) {
+        return path.error();
+    }
+    if (Status s = m_impl->evict(m_impl->options.maxBytes, nullptr, nullptr); !s) {
+        return s.error();
+    }
+    return path;
+}
+
+Result<ScratchDir> CacheStore::buildDirectory()
+{
+    return ScratchDir::create(m_impl->dir, "build-" + std::to_string(::getpid()) + "-");
+}
+
+Status CacheStore::markBad(const std::string& key, Reason code, const std::string& reason)
+{
+    auto st = m_impl->db.prepare(
+        "UPDATE entries SET status = ?, status_reason = ?, status_code = ? WHERE key = ?");
     if (!st) {
         return st.error();
     }
-    return st->bind(1, static_cast<std::int64_t>(EntryStatus::Bad)).bind(2, reason).bind(3, key)
-        .run();
+    st->bind(1, static_cast<std::int64_t>(EntryStatus::Bad)).bind(2, reason);
+    return st->bind(3, static_cast<std::int64_t>(code)).bind(4, key).run();
+}
+
+Status CacheStore::count(Reason reason)
+{
+    auto st = m_impl->db.prepare("INSERT INTO stats(code, count) VALUES(?, 1) "
+                                 "ON CONFLICT(code) DO UPDATE SET count = count + 1");
+    if (!st) {
+        return st.error();
+    }
+    return st->bind(1, static_cast<std::int64_t>(reason)).run();
+}
+
+Result<std::vector<std::pair<int, std::int64_t>>> CacheStore::stats()
+{
+    auto st = m_impl->db.prepare("SELECT code, count FROM stats ORDER BY code");
+    if (!st) {
+        return st.error();
+    }
+    std::vector<std::pair<int, std::int64_t>> out;
+    for (auto row = st->step(); row; row = st->step()) {
+        if (!*row) {
+            return out;
+        }
+        out.emplace_back(static_cast<int>(st->int64(0)), st->int64(1));
+    }
+    return makeError(ErrorCode::Io, "cannot read the cache statistics", m_impl->path);
 }
 
 Status CacheStore::remove(const std::string& key)
 {
-    auto st = m_impl->db.prepare("DELETE FROM entries WHERE key = ?");
-    if (!st) {
-        return st.error();
+    Database& db = m_impl->db;
+    if (Status s = db.exec("BEGIN IMMEDIATE"); !s) {
+        return s;
     }
-    return st->bind(1, key).run();
+    std::vector<std::string> doomed;
+    if (Status s = m_impl->dropEntry(key, doomed); !s) {
+        (void)db.exec("ROLLBACK");
+        return s;
+    }
+    if (Status c = db.exec("COMMIT"); !c) {
+        return c;
+    }
+    detail::ArtifactFiles::unlinkAll(doomed);
+    return {};
 }
 
 namespace {
@@ -504,10 +684,7 @@ Result<std::vector<EntryInfo>> CacheStore::entriesOfRegion(const std::string& re
     return collectInfos(*st);
 }
 
-Result<std::int64_t> CacheStore::totalBytes()
-{
-    return m_impl->db.scalarInt("SELECT COALESCE(SUM(blob_bytes), 0) FROM entries");
-}
+Result<std::int64_t> CacheStore::totalBytes() { return m_impl->totalBytes(); }
 
 Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
 {
@@ -517,9 +694,12 @@ Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
         return before.error();
     }
     r.bytesBefore = *before;
-    if (Status s = m_impl->evict(maxBytes, &r.removed); !s) {
+    r.buildDirsRemoved = m_impl->files->sweepBuildDirs();
+    r.filesRemoved = m_impl->files->sweepOrphans();
+    if (Status s = m_impl->evict(maxBytes, &r.removed, &r.filesRemoved); !s) {
         return s.error();
     }
+    m_impl->shrink();
     auto after = totalBytes();
     if (!after) {
         return after.error();
@@ -547,7 +727,7 @@ Result<VerifyReport> CacheStore::verify()
         EntryInfo e;
         Artifact a;
         std::string problem;
-        if (!readInfo(*st, e, problem) || !checkBlob(e, st->blob(15), a, problem)) {
+        if (!readInfo(*st, e, problem) || !checkBlob(e, st->blob(kBlobColumn), a, problem)) {
             r.corrupt.emplace_back(st->text(0), problem);
         }
     }

@@ -1,10 +1,14 @@
 // The SQLite artifact store of the region compiler: one row per cache key holding the key's
-// components, the artifact blob (shared object + source, SHA-256 checked on every read), sizes,
-// compile time and LRU bookkeeping. Safe for several processes at once (WAL, insert-or-ignore).
+// components, the artifact blob (its files by kind, SHA-256 checked on every read), sizes,
+// compile time and LRU bookkeeping. It owns every byte under its directory: the files it
+// materializes for loading, the build directories it hands out; gc, remove and eviction delete
+// them and the byte cap counts them. Safe for several processes at once (WAL, insert-or-ignore).
 // Not for building keys (cache_key.h) or explaining misses (cache_explain.h). No sqlite types.
 #pragma once
 
 #include "core/cache/cache_key.h"
+#include "core/cache/cache_paths.h"
+#include "core/cache/reason.h"
 #include "core/util/result.h"
 
 #include <cstdint>
@@ -15,15 +19,35 @@
 
 namespace fxs::cache {
 
-inline constexpr int kSchemaVersion = 1; // PRAGMA user_version after migrations
+inline constexpr int kSchemaVersion = 3; // PRAGMA user_version after migrations
 
 // Persisted (numbered, append only).
 enum class EntryStatus : std::uint8_t { Verified = 1, Bad = 2, Unverified = 3 };
 std::string_view entryStatusName(EntryStatus s); // "verified", "bad", "unverified"
 
+// Persisted (numbered, append only): what one file of an artifact holds. Backends add kinds;
+// the store handles every kind alike.
+enum class ArtifactKind : std::uint8_t {
+    SharedObject = 1,
+    CppSource = 2,
+    Cubin = 3,
+    CudaSource = 4,
+};
+std::string_view artifactKindName(ArtifactKind k); // "shared_object", "cpp_source", "cubin", ...
+std::string_view artifactExtension(ArtifactKind k); // ".so", ".cpp", ".cubin", ".cu"
+bool isSourceKind(ArtifactKind k);                  // counted as source_bytes, not so_bytes
+
+struct ArtifactFile {
+    ArtifactKind kind = ArtifactKind::SharedObject;
+    std::string bytes;
+};
+
+// What one build produced, at most one file per kind.
 struct Artifact {
-    std::string sharedObject; // the .so bytes
-    std::string source;       // the generated C++ source
+    std::vector<ArtifactFile> files;
+    const std::string* bytesOf(ArtifactKind kind) const; // nullptr when absent
+    // What a host C++ build produces: the shared object and its source.
+    static Artifact hostBuild(std::string sharedObject, std::string cppSource);
 };
 
 // Entry metadata without the blob (what ls/show/explain need).
@@ -33,15 +57,16 @@ struct EntryInfo {
     std::string regionDigest;
     std::string title;                    // free text: region id and graph, for ls
     std::string blobSha256;
-    std::int64_t soBytes = 0;
-    std::int64_t sourceBytes = 0;
+    std::int64_t soBytes = 0;     // bytes of the binary files (shared objects, cubins)
+    std::int64_t sourceBytes = 0; // bytes of the source files
     std::int64_t blobBytes = 0;
     double compileMs = 0;
     std::int64_t createdMs = 0; // unix epoch milliseconds
     std::int64_t lastHitMs = 0;
     std::int64_t hitCount = 0;
     EntryStatus status = EntryStatus::Verified;
-    std::string statusReason;
+    Reason statusCode = Reason::None; // Bad: why, numbered (fallback_verify_failed)
+    std::string statusReason;         // Bad: the details in words
 };
 
 struct Entry {
@@ -50,8 +75,10 @@ struct Entry {
 };
 
 struct StoreOptions {
-    std::string path;                            // empty: defaultCachePath()
-    std::int64_t maxBytes = 2LL * 1024 * 1024 * 1024; // blob bytes kept; LRU beyond
+    std::string path; // empty: defaultCachePath()
+    // Bytes the cache may occupy (database pages in use plus materialized files); least
+    // recently hit entries are evicted beyond it.
+    std::int64_t maxBytes = 2LL * 1024 * 1024 * 1024;
     int busyTimeoutMs = 10000;
 };
 
@@ -63,9 +90,11 @@ struct LookupResult {
 };
 
 struct GcReport {
-    int removed = 0;
-    std::int64_t bytesBefore = 0;
+    int removed = 0;              // entries evicted
+    std::int64_t bytesBefore = 0; // totalBytes() before and after
     std::int64_t bytesAfter = 0;
+    int filesRemoved = 0;     // materialized files deleted (with their entries, or orphaned)
+    int buildDirsRemoved = 0; // build directories of processes that died
 };
 
 struct VerifyReport {
@@ -93,6 +122,8 @@ public:
     CacheStore& operator=(const CacheStore&) = delete;
 
     const std::string& path() const;
+    // The directory holding the database, artifacts/ (materialized files) and build-*/.
+    const std::string& directory() const;
     int schemaVersion() const;
 
     // Reads and checksums the entry. A hit bumps last_hit and hit_count. A row or blob that
@@ -101,7 +132,16 @@ public:
     // INSERT OR IGNORE: true when this call created the row, false when the key existed
     // (another process won). Evicts LRU entries beyond maxBytes afterwards.
     Result<bool> insert(const EntryInfo& info, const Artifact& artifact);
-    Status markBad(const std::string& key, const std::string& reason);
+    // Writes one file of a looked-up entry to <directory>/artifacts/<key><extension> (0600,
+    // atomically; an identical file is kept), records it so that remove, gc and eviction
+    // delete it and the byte cap counts it, and returns its path for loading. Error::Invalid
+    // when the entry has no file of that kind, Error::Io when it cannot be written.
+    Result<std::string> materialize(const Entry& entry, ArtifactKind kind);
+    // A private directory for one build (<directory>/build-<pid>-XXXXXX), removed with its
+    // files when the returned object goes; gc removes those whose process died.
+    Result<ScratchDir> buildDirectory();
+    Status markBad(const std::string& key, Reason code, const std::string& reason);
+    // Deletes the row and its materialized files.
     Status remove(const std::string& key);
 
     Result<std::vector<EntryInfo>> list();
@@ -109,11 +149,20 @@ public:
     // A key from a unique prefix (at least 4 hex characters).
     Result<std::string> resolvePrefix(const std::string& prefix);
     Result<std::vector<EntryInfo>> entriesOfRegion(const std::string& regionDigest);
+    // Bytes the cache occupies: database pages in use plus every materialized file.
     Result<std::int64_t> totalBytes();
-    // Evicts least recently hit entries until the blobs fit in maxBytes.
+    // Removes build directories of dead processes and files no entry owns, then evicts least
+    // recently hit entries (rows and files) until totalBytes() <= maxBytes, and shrinks the
+    // database file.
     Result<GcReport> gc(std::int64_t maxBytes);
     // Checks every row and blob plus PRAGMA integrity_check; removes nothing.
     Result<VerifyReport> verify();
+
+    // Statistics, ccache style: how often each reason ended a region's compile, persisted by
+    // number. count() adds one; stats() lists the reasons seen, in number order (numbers this
+    // build does not know are kept and listed as Reason::None).
+    Status count(Reason reason);
+    Result<std::vector<std::pair<int, std::int64_t>>> stats();
 
 private:
     struct Impl;

@@ -11,47 +11,50 @@
 namespace fxs::codegen {
 namespace {
 
-// glibc vector math (libmvec) functions, by primitive: name and arity.
+// glibc vector math (libmvec) functions, by primitive: the double name (the float one adds an
+// "f") and the arity. libmvec has simd clones of both precisions for each.
 const std::map<std::string_view, std::pair<const char*, int>> kVectorMath = {
-    {"exp", {"expf", 1}},     {"exp2", {"exp2f", 1}},   {"expm1", {"expm1f", 1}},
-    {"log", {"logf", 1}},     {"log2", {"log2f", 1}},   {"log10", {"log10f", 1}},
-    {"log1p", {"log1pf", 1}}, {"sin", {"sinf", 1}},     {"cos", {"cosf", 1}},
-    {"tan", {"tanf", 1}},     {"asin", {"asinf", 1}},   {"acos", {"acosf", 1}},
-    {"atan", {"atanf", 1}},   {"sinh", {"sinhf", 1}},   {"cosh", {"coshf", 1}},
-    {"asinh", {"asinhf", 1}}, {"acosh", {"acoshf", 1}}, {"atanh", {"atanhf", 1}},
-    {"erf", {"erff", 1}},     {"erfc", {"erfcf", 1}},   {"tanh", {"tanhf", 1}},
-    {"pow", {"powf", 2}},     {"atan2", {"atan2f", 2}}};
+    {"exp", {"exp", 1}},     {"exp2", {"exp2", 1}},   {"expm1", {"expm1", 1}},
+    {"log", {"log", 1}},     {"log2", {"log2", 1}},   {"log10", {"log10", 1}},
+    {"log1p", {"log1p", 1}}, {"sin", {"sin", 1}},     {"cos", {"cos", 1}},
+    {"tan", {"tan", 1}},     {"asin", {"asin", 1}},   {"acos", {"acos", 1}},
+    {"atan", {"atan", 1}},   {"sinh", {"sinh", 1}},   {"cosh", {"cosh", 1}},
+    {"asinh", {"asinh", 1}}, {"acosh", {"acosh", 1}}, {"atanh", {"atanh", 1}},
+    {"erf", {"erf", 1}},     {"erfc", {"erfc", 1}},   {"tanh", {"tanh", 1}},
+    {"pow", {"pow", 2}},     {"atan2", {"atan2", 2}}};
 
-// Templates for the float forms; {0} {1} {2} are operands. Primitives that call vector math
-// inside (sigmoid: expf) list the functions they need in kUses.
+// Templates for the floating forms; {0} {1} {2} are operands and {f} is the precision suffix
+// ("f" for float, "" for double) of literals, builtins and math functions. Primitives that call
+// vector math inside (sigmoid: exp) list the functions they need in kUses.
 const std::map<std::string_view, const char*> kFloatOps = {
     {"add", "({0} + {1})"}, {"sub", "({0} - {1})"}, {"mul", "({0} * {1})"},
-    {"div", "({0} / {1})"}, {"neg", "(-{0})"}, {"abs", "__builtin_fabsf({0})"},
-    {"relu", "({0} < 0.0f ? 0.0f : {0})"},
+    {"div", "({0} / {1})"}, {"neg", "(-{0})"}, {"abs", "__builtin_fabs{f}({0})"},
+    {"relu", "({0} < 0.0{f} ? 0.0{f} : {0})"},
     {"maximum", "(({0} > {1} || {0} != {0}) ? {0} : {1})"},
     {"minimum", "(({0} < {1} || {0} != {0}) ? {0} : {1})"},
-    {"fmax", "__builtin_fmaxf({0}, {1})"}, {"fmin", "__builtin_fminf({0}, {1})"},
+    {"fmax", "__builtin_fmax{f}({0}, {1})"}, {"fmin", "__builtin_fmin{f}({0}, {1})"},
     {"clamp_lo", "({0} < {1} ? {1} : {0})"}, {"clamp_hi", "({0} > {1} ? {1} : {0})"},
-    {"sigmoid", "(1.0f / (1.0f + expf(-{0})))"}, {"silu", "({0} / (1.0f + expf(-{0})))"},
-    {"gelu", "(0.5f * {0} * (1.0f + erff({0} * 0.70710678118654752f)))"},
-    {"gelu_tanh", "(0.5f * {0} * (1.0f + tanhf(0.79788456080286536f * ({0} + 0.044715f * {0} * "
-                  "{0} * {0}))))"},
-    {"sqrt", "__builtin_sqrtf({0})"}, {"rsqrt", "(1.0f / __builtin_sqrtf({0}))"},
-    {"reciprocal", "(1.0f / {0})"}, {"round_f16", "(float)(_Float16)({0})"},
+    {"sigmoid", "(1.0{f} / (1.0{f} + exp{f}(-{0})))"},
+    {"silu", "({0} / (1.0{f} + exp{f}(-{0})))"},
+    {"gelu", "(0.5{f} * {0} * (1.0{f} + erf{f}({0} * 0.70710678118654752{f})))"},
+    {"gelu_tanh", "(0.5{f} * {0} * (1.0{f} + tanh{f}(0.79788456080286536{f} * ({0} + "
+                  "0.044715{f} * {0} * {0} * {0}))))"},
+    {"sqrt", "__builtin_sqrt{f}({0})"}, {"rsqrt", "(1.0{f} / __builtin_sqrt{f}({0}))"},
+    {"reciprocal", "(1.0{f} / {0})"}, {"round_f16", "(float)(_Float16)({0})"},
     {"round_bf16", "fxs_bf16_load(fxs_bf16_store({0}))"},
-    {"sign", "({0} > 0.0f ? 1.0f : ({0} < 0.0f ? -1.0f : {0}))"},
-    {"floor", "__builtin_floorf({0})"}, {"ceil", "__builtin_ceilf({0})"},
-    {"trunc", "__builtin_truncf({0})"}, {"round", "__builtin_nearbyintf({0})"},
-    {"isnan", "({0} != {0})"}, {"isinf", "(__builtin_fabsf({0}) == __builtin_inff())"},
-    {"isfinite", "(__builtin_fabsf({0}) < __builtin_inff())"},
-    {"leaky_relu", "({0} < 0.0f ? {0} * {1} : {0})"},
-    {"sigmoid_backward", "({0} * (1.0f - {1}) * {1})"},
-    {"tanh_backward", "({0} * (1.0f - {1} * {1}))"},
-    {"gelu_backward", "({0} * (0.5f * (1.0f + erff({1} * 0.70710678118654752f)) + {1} * "
-                      "expf(-0.5f * {1} * {1}) * 0.39894228040143268f))"}};
+    {"sign", "({0} > 0.0{f} ? 1.0{f} : ({0} < 0.0{f} ? -1.0{f} : {0}))"},
+    {"floor", "__builtin_floor{f}({0})"}, {"ceil", "__builtin_ceil{f}({0})"},
+    {"trunc", "__builtin_trunc{f}({0})"}, {"round", "__builtin_nearbyint{f}({0})"},
+    {"isnan", "({0} != {0})"}, {"isinf", "(__builtin_fabs{f}({0}) == __builtin_inf{f}())"},
+    {"isfinite", "(__builtin_fabs{f}({0}) < __builtin_inf{f}())"},
+    {"leaky_relu", "({0} < 0.0{f} ? {0} * {1} : {0})"},
+    {"sigmoid_backward", "({0} * (1.0{f} - {1}) * {1})"},
+    {"tanh_backward", "({0} * (1.0{f} - {1} * {1}))"},
+    {"gelu_backward", "({0} * (0.5{f} * (1.0{f} + erf{f}({1} * 0.70710678118654752{f})) + {1} * "
+                      "exp{f}(-0.5{f} * {1} * {1}) * 0.39894228040143268{f}))"}};
 const std::map<std::string_view, std::vector<const char*>> kUses = {
-    {"sigmoid", {"expf"}}, {"silu", {"expf"}}, {"gelu", {"erff"}}, {"gelu_tanh", {"tanhf"}},
-    {"gelu_backward", {"erff", "expf"}}};
+    {"sigmoid", {"exp"}}, {"silu", {"exp"}}, {"gelu", {"erf"}}, {"gelu_tanh", {"tanh"}},
+    {"gelu_backward", {"erf", "exp"}}};
 // Integer and bool forms (and the comparisons/logic, which are the same for every type).
 const std::map<std::string_view, const char*> kIntOps = {
     {"add", "({0} + {1})"}, {"sub", "({0} - {1})"}, {"mul", "({0} * {1})"},
@@ -71,8 +74,17 @@ const std::map<std::string_view, const char*> kAnyOps = {
 
 const char* computeName(ComputeType t)
 {
-    return t == ComputeType::Float ? "float" : t == ComputeType::Int64 ? "int64_t" : "bool";
+    switch (t) {
+    case ComputeType::Float: return "float";
+    case ComputeType::Double: return "double";
+    case ComputeType::Int64: return "int64_t";
+    case ComputeType::Bool: return "bool";
+    }
+    return "void";
 }
+
+// The suffix of float math ("expf", "1.0f", "__builtin_inff") or of double math ("").
+const char* suffixOf(ComputeType t) { return t == ComputeType::Double ? "" : "f"; }
 
 const char* storageName(ScalarType t)
 {
@@ -82,16 +94,22 @@ const char* storageName(ScalarType t)
     case ScalarType::Float16: return "_Float16";
     case ScalarType::BFloat16: return "uint16_t";
     case ScalarType::Float32: return "float";
+    case ScalarType::Float64: return "double";
     }
     return "void";
 }
 
-std::string fill(std::string_view tmpl, const std::vector<std::string>& args)
+std::string fill(std::string_view tmpl, const std::vector<std::string>& args,
+                 std::string_view suffix = "f")
 {
     std::string out;
     for (std::size_t i = 0; i < tmpl.size(); ++i) {
         if (tmpl[i] == '{' && i + 2 < tmpl.size() && tmpl[i + 2] == '}') {
-            out += args.at(std::size_t(tmpl[i + 1] - '0'));
+            if (tmpl[i + 1] == 'f') {
+                out += suffix;
+            } else {
+                out += args.at(std::size_t(tmpl[i + 1] - '0'));
+            }
             i += 2;
         } else {
             out += tmpl[i];
@@ -108,19 +126,20 @@ std::string constText(double v, ComputeType t)
     if (t == ComputeType::Int64) {
         return "INT64_C(" + std::to_string(static_cast<long long>(v)) + ")";
     }
+    const std::string f = suffixOf(t);
     if (std::isnan(v)) {
-        return "__builtin_nanf(\"\")";
+        return "__builtin_nan" + f + "(\"\")";
     }
     if (std::isinf(v)) {
-        return v > 0 ? "__builtin_inff()" : "(-__builtin_inff())";
+        return v > 0 ? "__builtin_inf" + f + "()" : "(-__builtin_inf" + f + "())";
     }
     char buf[40];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
+    std::snprintf(buf, sizeof buf, t == ComputeType::Double ? "%.17g" : "%.9g", v);
     std::string s = buf;
     if (s.find_first_of(".e") == std::string::npos) {
         s += ".0";
     }
-    return "(" + s + "f)";
+    return "(" + s + f + ")";
 }
 
 std::vector<std::int64_t> prefixProducts(const std::vector<std::int64_t>& dims)
@@ -132,9 +151,29 @@ std::vector<std::int64_t> prefixProducts(const std::vector<std::int64_t>& dims)
     return p;
 }
 
+// The libmvec functions a translation unit calls: base name ("exp") and precision.
+using VectorMathUses = std::set<std::pair<std::string, ComputeType>>;
+
+// "__attribute__((simd(...))) double exp(double);" lines, sorted by function name.
+std::string vectorMathDeclarations(const VectorMathUses& uses)
+{
+    std::set<std::string> lines;
+    for (const auto& [base, type] : uses) {
+        const std::string t = computeName(type);
+        const bool two = kVectorMath.at(base).second == 2;
+        lines.insert(base + suffixOf(type) + "\t__attribute__((simd(\"notinbranch\"))) " + t + " " +
+                     base + suffixOf(type) + (two ? "(" + t + ", " + t + ");\n" : "(" + t + ");\n"));
+    }
+    std::string out;
+    for (const auto& l : lines) {
+        out += l.substr(l.find('\t') + 1);
+    }
+    return out;
+}
+
 class Printer {
 public:
-    Printer(const Kernel& k, std::set<std::string>& vmath)
+    Printer(const Kernel& k, VectorMathUses& vmath)
         : m_k(k), m_vmath(vmath), m_cache(detail::planRowCache(k))
     {
     }
@@ -143,7 +182,7 @@ public:
 
 private:
     const Kernel& m_k;
-    std::set<std::string>& m_vmath;
+    VectorMathUses& m_vmath;
     detail::RowCachePlan m_cache;
     std::string m_out;
 
@@ -254,19 +293,24 @@ std::string Printer::exprText(const Expr& e, int id)
     if (auto it = kAnyOps.find(e.op); it != kAnyOps.end()) {
         return fill(it->second, a);
     }
-    const bool isFloat = e.type == ComputeType::Float ||
-                         (!e.args.empty() && m_k.exprs.at(std::size_t(e.args[0])).type ==
-                                                 ComputeType::Float);
-    if (isFloat) {
+    // The precision of a floating op: its own type, or its operand's for predicates (isnan).
+    const ComputeType ft = isFloating(e.type) || e.args.empty()
+                               ? e.type
+                               : m_k.exprs.at(std::size_t(e.args[0])).type;
+    if (isFloating(ft)) {
+        const std::string f = suffixOf(ft);
         if (auto vm = kVectorMath.find(e.op); vm != kVectorMath.end()) {
-            m_vmath.insert(vm->second.first);
-            return std::string(vm->second.first) + "(" + a[0] + (a.size() > 1 ? ", " + a[1] : "") + ")";
+            m_vmath.insert({vm->second.first, ft});
+            return std::string(vm->second.first) + f + "(" + a[0] +
+                   (a.size() > 1 ? ", " + a[1] : "") + ")";
         }
         if (auto it = kFloatOps.find(e.op); it != kFloatOps.end()) {
             if (auto u = kUses.find(e.op); u != kUses.end()) {
-                m_vmath.insert(u->second.begin(), u->second.end());
+                for (const char* fn : u->second) {
+                    m_vmath.insert({fn, ft});
+                }
             }
-            return fill(it->second, a);
+            return fill(it->second, a, f);
         }
     }
     if (auto it = kIntOps.find(e.op); it != kIntOps.end()) {
@@ -334,14 +378,15 @@ void Printer::emitReduction(int index, const std::string& in)
     const std::string red = "red" + std::to_string(index);
     const std::string nan = "nan" + std::to_string(index);
     const std::string v = "t" + std::to_string(r.operand);
-    const bool isFloat = r.type == ComputeType::Float;
+    const bool isFloat = isFloating(r.type);
+    const std::string f = suffixOf(r.type);
     const char* type = computeName(r.type);
     std::string init = "0";
     std::string clause = "reduction(+:" + red + ")";
     std::string combine = red + " += " + v + ";";
     if (r.kind != ReduceKind::Sum) {
         const bool mx = r.kind == ReduceKind::Max;
-        init = isFloat ? (mx ? "-__builtin_inff()" : "__builtin_inff()")
+        init = isFloat ? (mx ? "-__builtin_inf" + f + "()" : "__builtin_inf" + f + "()")
                        : (mx ? "INT64_MIN" : "INT64_MAX");
         clause = std::string("reduction(") + (mx ? "max:" : "min:") + red + ")";
         combine = red + " = " + red + (mx ? " > " : " < ") + v + " ? " + red + " : " + v + ";";
@@ -361,7 +406,8 @@ void Printer::emitReduction(int index, const std::string& in)
     emitExprs({r.operand}, in + "    ", index);
     m_out += in + "    " + combine + "\n" + in + "}\n";
     if (needsNan) {
-        m_out += in + "if (" + nan + ") {\n" + in + "    " + red + " = __builtin_nanf(\"\");\n" +
+        m_out += in + "if (" + nan + ") {\n" + in + "    " + red + " = __builtin_nan" + f +
+                 "(\"\");\n" +
                  in + "}\n";
     }
 }
@@ -551,7 +597,7 @@ std::string entryFunction(const RegionProgram& prog, int index)
 
 std::string printSchedule(const std::vector<RegionProgram>& programs)
 {
-    std::set<std::string> vmath;
+    VectorMathUses vmath;
     std::string kernels;
     for (const auto& prog : programs) {
         for (const auto& k : prog.kernels) {
@@ -569,13 +615,8 @@ std::string printSchedule(const std::vector<RegionProgram>& programs)
     out += kPrelude;
     if (!vmath.empty()) {
         out += "\n// Vectorised by g++ through glibc's libmvec (simd clones, e.g. _ZGVeN16v_expf).\n"
-               "extern \"C\" {\n";
-        for (const auto& f : vmath) {
-            const bool two = f == "powf" || f == "atan2f";
-            out += "__attribute__((simd(\"notinbranch\"))) float " + f +
-                   (two ? "(float, float);\n" : "(float);\n");
-        }
-        out += "}\n";
+               "extern \"C\" {\n" +
+               vectorMathDeclarations(vmath) + "}\n";
     }
     out += "\n" + kernels;
     for (std::size_t i = 0; i < programs.size(); ++i) {

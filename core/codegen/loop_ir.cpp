@@ -10,6 +10,7 @@ std::string_view scalarTypeName(ScalarType t)
     case ScalarType::Float16: return "float16";
     case ScalarType::BFloat16: return "bfloat16";
     case ScalarType::Float32: return "float32";
+    case ScalarType::Float64: return "float64";
     }
     return "?";
 }
@@ -19,6 +20,7 @@ ComputeType computeTypeOf(ScalarType t)
     switch (t) {
     case ScalarType::Bool: return ComputeType::Bool;
     case ScalarType::Int64: return ComputeType::Int64;
+    case ScalarType::Float64: return ComputeType::Double;
     default: return ComputeType::Float;
     }
 }
@@ -31,8 +33,16 @@ int scalarTypeSize(ScalarType t)
     case ScalarType::Float16:
     case ScalarType::BFloat16: return 2;
     case ScalarType::Float32: return 4;
+    case ScalarType::Float64: return 8;
     }
     return 0;
+}
+
+bool isFloating(ComputeType t) { return t == ComputeType::Float || t == ComputeType::Double; }
+
+ComputeType floatingFor(ComputeType t)
+{
+    return t == ComputeType::Double ? ComputeType::Double : ComputeType::Float;
 }
 
 std::int64_t Kernel::rows() const

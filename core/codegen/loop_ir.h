@@ -11,13 +11,17 @@
 namespace fxs::codegen {
 
 // Element types a kernel can load and store (persisted in keys by name: scalarTypeName).
-enum class ScalarType : std::uint8_t { Bool, Int64, Float16, BFloat16, Float32 };
-// What expressions compute in: f16/bf16 are computed in float and rounded when stored.
-enum class ComputeType : std::uint8_t { Bool, Int64, Float };
+enum class ScalarType : std::uint8_t { Bool, Int64, Float16, BFloat16, Float32, Float64 };
+// What expressions compute in: f16/bf16 are computed in float and rounded when stored, f64 in
+// double. Ordered: promotion takes the largest.
+enum class ComputeType : std::uint8_t { Bool, Int64, Float, Double };
 
 std::string_view scalarTypeName(ScalarType t); // "bool", "int64", "float16", ...
 ComputeType computeTypeOf(ScalarType t);
 int scalarTypeSize(ScalarType t);
+bool isFloating(ComputeType t); // Float or Double
+// The floating type computations on t are done in: Double for Double, else Float.
+ComputeType floatingFor(ComputeType t);
 
 // A strided view of a buffer in terms of the kernel's index space F: element address of the
 // index (i0..in-1) is offset + sum(i_d * strides[d]); stride 0 broadcasts along d.

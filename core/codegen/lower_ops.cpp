@@ -141,10 +141,10 @@ int lowerPow(Lowerer& lw, const Val& exponent, int base, int expo, ComputeType t
         if (p == 3) {
             return lw.op("mul", t, {lw.op("mul", t, {base, base}), base});
         }
-        if (p == 0.5 && t == ComputeType::Float) {
+        if (p == 0.5 && isFloating(t)) {
             return lw.op("sqrt", t, {base});
         }
-        if (p == -1 && t == ComputeType::Float) {
+        if (p == -1 && isFloating(t)) {
             return lw.op("reciprocal", t, {base});
         }
     }
@@ -157,7 +157,7 @@ Status lowerBinary(Lowerer& lw, const graph::Node& n, std::string_view base, Com
     if (!ops) {
         return ops.error();
     }
-    const ComputeType ct = (base == "div" || base == "atan2") ? ComputeType::Float : t;
+    const ComputeType ct = (base == "div" || base == "atan2") ? floatingFor(t) : t;
     auto e = exprsOf(lw, *ops, ct);
     if (!e) {
         return e.error();
@@ -228,10 +228,12 @@ Status lowerUnary(Lowerer& lw, const graph::Node& n, std::string_view base, Comp
     } else if (kIdentity.count(base) != 0) {
         // A copy to another type sees the value as eager stored it: rounded to f16/bf16.
         const Val& src = (*ops)[0];
-        if (src.kind != Val::Kind::Scalar && t == ComputeType::Float && meta->first != src.type &&
+        if (src.kind != Val::Kind::Scalar && isFloating(t) && meta->first != src.type &&
             (src.type == ScalarType::Float16 || src.type == ScalarType::BFloat16)) {
-            r = lw.op(src.type == ScalarType::Float16 ? "round_f16" : "round_bf16",
-                      ComputeType::Float, {x});
+            const ComputeType f = ComputeType::Float; // rounding works on the float value
+            r = lw.cast(lw.op(src.type == ScalarType::Float16 ? "round_f16" : "round_bf16", f,
+                              {lw.cast(x, f)}),
+                        t);
         }
     } else {
         r = lw.op(std::string(base), predicate || base == "logical_not" ? ComputeType::Bool : in,
@@ -434,10 +436,11 @@ Val rowValue(Lowerer& lw, const Val& x, const std::vector<int>& dims, bool keepd
     return v;
 }
 
-// mean and (two-pass) variance of x over the row: returns {mean, var} expression ids.
-std::pair<int, int> meanVar(Lowerer& lw, int x, std::int64_t count, double correction)
+// mean and (two-pass) variance of x (an expression of floating type f) over the row: returns
+// {mean, var} expression ids.
+std::pair<int, int> meanVar(Lowerer& lw, int x, std::int64_t count, double correction,
+                            ComputeType f)
 {
-    const ComputeType f = ComputeType::Float;
     const int mean = lw.op("mul", f, {reduce(lw, ReduceKind::Sum, x, f),
                                       lw.constant(1.0 / double(count), f)});
     const int d = lw.op("sub", f, {x, mean});
@@ -482,7 +485,7 @@ Status lowerSumLike(Lowerer& lw, const graph::Node& n, std::string_view base, co
     }
     const ComputeType t = computeTypeOf(meta->first);
     const ComputeType acc = (base == "sum" || base == "amax" || base == "amin") ? t
-                                                                                 : ComputeType::Float;
+                                                                                 : floatingFor(t);
     auto xe = lw.exprOf(x, acc);
     if (!xe) {
         return xe.error();
@@ -499,7 +502,7 @@ Status lowerSumLike(Lowerer& lw, const graph::Node& n, std::string_view base, co
         const double correction = overload == "correction"
                                       ? numberOr(kwarg(n, "correction"), 1.0)
                                       : (boolArg(argOrKw(n, varDim ? 2 : 1, "unbiased"), true) ? 1 : 0);
-        r = meanVar(lw, *xe, *count, correction).second;
+        r = meanVar(lw, *xe, *count, correction, acc).second;
         r = base == "std" ? lw.op("sqrt", acc, {r}) : r;
     }
     return registerRow(lw, n, rowValue(lw, x, dims, keepdim, lw.cast(r, t), meta->first));
@@ -516,7 +519,8 @@ Status lowerSoftmaxLike(Lowerer& lw, const graph::Node& n, std::string_view base
     if (!count || !meta) {
         return !count ? count.error() : meta.error();
     }
-    const ComputeType f = ComputeType::Float;
+    const ComputeType f =
+        floatingFor(std::max(computeTypeOf(x.type), computeTypeOf(meta->first)));
     auto xe = lw.exprOf(x, f);
     if (!xe) {
         return xe.error();
@@ -573,13 +577,13 @@ Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, 
     if (!count) {
         return count.error();
     }
-    const ComputeType f = ComputeType::Float;
+    const ComputeType f = floatingFor(computeTypeOf(x.type));
     auto xe = lw.exprOf(x, f);
     if (!xe) {
         return xe.error();
     }
     const double eps = numberOr(argOrKw(n, 4, "eps"), 1e-5);
-    const auto [mean, var] = meanVar(lw, *xe, *count, 0.0);
+    const auto [mean, var] = meanVar(lw, *xe, *count, 0.0, f);
     const int rstd = lw.op("rsqrt", f, {lw.op("add", f, {var, lw.constant(eps, f)})});
     int out = lw.op("mul", f, {lw.op("sub", f, {*xe, mean}), rstd});
     for (std::size_t i : {std::size_t(2), std::size_t(3)}) {
@@ -617,12 +621,12 @@ Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, 
 // so a graph that reads them leaves the node to LibTorch.
 // Float expressions of the operands at `indices` (tensors broadcasting like x), in order.
 Result<std::vector<int>> floatOperands(Lowerer& lw, const graph::Node& n, const Val& x,
-                                       std::initializer_list<std::size_t> indices)
+                                       std::initializer_list<std::size_t> indices, ComputeType f)
 {
     std::vector<int> e;
     for (std::size_t i : indices) {
         auto v = lw.operand(n, i);
-        auto ve = v ? lw.exprOf(*v, ComputeType::Float) : Result<int>(v.error());
+        auto ve = v ? lw.exprOf(*v, f) : Result<int>(v.error());
         if (!ve || !lw.consistent(*v, lw.fdimOf(x), x.shape)) {
             return ve ? lw.unsupported(n, "an operand broadcasts along other dims than the input")
                       : ve.error();
@@ -639,12 +643,12 @@ Status lowerLayerNormBackward(Lowerer& lw, const graph::Node& n)
         return x.error();
     }
     auto count = claimInnerDims(lw, n, *x, normalizedDims(n, 2, x->shape.size()));
-    auto ops = count ? floatOperands(lw, n, *x, {0, 1, 3, 4}) // grad_out, input, mean, rstd
+    const ComputeType f = floatingFor(computeTypeOf(x->type));
+    auto ops = count ? floatOperands(lw, n, *x, {0, 1, 3, 4}, f) // grad_out, input, mean, rstd
                      : Result<std::vector<int>>(count.error());
     if (!ops) {
         return ops.error();
     }
-    const ComputeType f = ComputeType::Float;
     const std::vector<int>& e = *ops;
     const int xhat = lw.op("mul", f, {lw.op("sub", f, {e[1], e[2]}), e[3]});
     int g = e[0];

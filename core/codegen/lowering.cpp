@@ -475,6 +475,7 @@ std::optional<ScalarType> scalarTypeOf(graph::DType t)
     case graph::DType::Float16: return ScalarType::Float16;
     case graph::DType::BFloat16: return ScalarType::BFloat16;
     case graph::DType::Float32: return ScalarType::Float32;
+    case graph::DType::Float64: return ScalarType::Float64;
     default: return std::nullopt;
     }
 }

@@ -14,6 +14,7 @@ at::ScalarType atType(codegen::ScalarType t)
     case codegen::ScalarType::Float16: return at::kHalf;
     case codegen::ScalarType::BFloat16: return at::kBFloat16;
     case codegen::ScalarType::Float32: return at::kFloat;
+    case codegen::ScalarType::Float64: return at::kDouble;
     }
     return at::kFloat;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/cache/cache_store.h"
+#include "core/cache/reason.h"
 #include "core/compile/host_compiler.h"
 #include "core/exec/tensor_handle.h"
 #include "core/graph/graph.h"
@@ -29,6 +30,17 @@ struct CompileOptions {
     // every run: a first build that mismatches is stored as bad, a hit that mismatches is
     // marked bad; either way the region falls back.
     int timingRepeats = 5;
+    // Where each region's schedule, loop IR, generated source and pass times are written
+    // (<dir>/<region id>.schedule.txt, .ir.txt, .cpp, .passes.txt). Empty: the directory in
+    // $FXSCOPE_DUMP_CODEGEN when it is set, else no dump (Halide's HL_DEBUG_CODEGEN is the
+    // model).
+    std::string dumpDir;
+};
+
+// One pass of a region's compilation and its wall time.
+struct PassTime {
+    std::string name; // "canonicalize", "eager", "schedule", "print", "key", "lookup", ...
+    double ms = 0;
 };
 
 enum class RegionState : std::uint8_t { Hit, Miss, Fallback };
@@ -41,6 +53,9 @@ struct RegionOutcome {
     // region compiled; the other nodes run in generated kernels.
     int externNodes = 0;
     RegionState state = RegionState::Fallback;
+    // Why, numbered (cache/reason.h): a hit, a miss and the change that caused it, a bypass of
+    // the cache, or the cause of a fallback. The headline is made from it.
+    cache::Reason reason = cache::Reason::None;
     std::string headline; // hit: which entry and what it saved; miss: why; fallback: reason
     std::string key;      // cache key (empty when lowering failed)
     std::string transcript; // the key's components, readable
@@ -55,6 +70,7 @@ struct RegionOutcome {
     // read outside the region, in graph order; outputNames names them.
     std::vector<exec::TensorHandle> outputs;
     std::vector<std::string> outputNames;
+    std::vector<PassTime> passes; // in the order they ran
 };
 
 // Tolerances of the verification step, by element type (exact for int64/bool).

@@ -50,13 +50,13 @@ private:
     void glueGetitems();
     void classify();
     bool attractViews();
-    void makeExtern(NodeId id, const std::string& why);
+    void makeExtern(NodeId id, const codegen::Refusal& why);
     std::vector<Segment> segments() const;
     ScheduleStep stepOf(const Segment& seg) const;
     // Lowers one generated segment; false (with a new cut or extern node) when it must be
     // planned again.
     Result<bool> lowerSegment(ScheduleStep& step, RegionSchedule& s);
-    void failAt(const std::vector<NodeId>& seg, NodeId at, const std::string& why);
+    void failAt(const std::vector<NodeId>& seg, NodeId at, const codegen::Refusal& why);
     NodeId nodeNamed(const std::vector<NodeId>& seg, const std::string& where) const;
 
     const ScheduleRequest& m_req;
@@ -68,6 +68,7 @@ private:
     std::unordered_set<NodeId> m_cuts; // a generated run starts anew at these nodes
     std::map<NodeId, codegen::BufferSpec> m_made; // buffers of generated steps' outputs
     std::string m_firstReason;
+    codegen::RefusalKind m_firstKind = codegen::RefusalKind::Op;
 };
 
 // getitems run right after their tuple so a cut never separates them from it.
@@ -94,13 +95,14 @@ void Planner::glueGetitems()
     }
 }
 
-void Planner::makeExtern(NodeId id, const std::string& why)
+void Planner::makeExtern(NodeId id, const codegen::Refusal& why)
 {
     if (!m_extern.insert(id).second) {
         return;
     }
     if (m_firstReason.empty()) {
-        m_firstReason = why + " (" + m_req.regionId + ":" + m_g.node(id).name + ")";
+        m_firstReason = why.message + " (" + m_req.regionId + ":" + m_g.node(id).name + ")";
+        m_firstKind = why.kind;
     }
     for (NodeId u : m_g.node(id).users) {
         if (m_inRegion.count(u) && isGetitem(m_g.node(u)) && getitemParent(m_g.node(u)) == id) {
@@ -115,7 +117,7 @@ void Planner::classify()
         const graph::Node& n = m_g.node(id);
         if (!isGetitem(n)) {
             if (auto why = codegen::opRefusal(n)) {
-                makeExtern(id, why->message);
+                makeExtern(id, *why);
             }
         }
     }
@@ -204,7 +206,7 @@ NodeId Planner::nodeNamed(const std::vector<NodeId>& seg, const std::string& whe
 // The node the lowering stopped at starts a new kernel. When it already starts one, the kernel
 // may have been shaped by later nodes (one index space for all): the node gets a kernel of its
 // own (with its getitems); only when that fails too does it stay a LibTorch call.
-void Planner::failAt(const std::vector<NodeId>& seg, NodeId at, const std::string& why)
+void Planner::failAt(const std::vector<NodeId>& seg, NodeId at, const codegen::Refusal& why)
 {
     if (at != seg.front()) {
         m_cuts.insert(at);
@@ -234,23 +236,25 @@ Result<bool> Planner::lowerSegment(ScheduleStep& step, RegionSchedule& s)
     codegen::LoweringRequest lr{&m_g, m_req.regionId, step.nodes, step.inputs, step.outputs, {}};
     for (NodeId in : step.inputs) {
         auto made = m_made.find(in);
-        auto spec = made != m_made.end() ? std::optional(made->second) : m_req.specOf(in);
-        if (!spec) {
+        const KernelInput input = made != m_made.end() ? KernelInput{made->second, {}}
+                                                       : m_req.specOf(in);
+        if (!input.spec) {
             const auto reader = std::find_if(step.nodes.begin(), step.nodes.end(), [&](NodeId id) {
                 const auto& ins = m_g.node(id).inputs;
                 return std::find(ins.begin(), ins.end(), in) != ins.end();
             });
-            failAt(step.nodes, *reader, "reads " + m_g.node(in).name + ", not a kernel tensor");
+            failAt(step.nodes, *reader, input.refusal);
             return false;
         }
-        lr.inputSpecs.push_back(*spec);
+        lr.inputSpecs.push_back(*input.spec);
     }
     auto prog = codegen::lowerRegion(lr);
     if (!prog) {
         if (prog.error().code != ErrorCode::Unsupported) {
             return prog.error();
         }
-        failAt(step.nodes, nodeNamed(step.nodes, prog.error().where), prog.error().message);
+        failAt(step.nodes, nodeNamed(step.nodes, prog.error().where),
+               {codegen::RefusalKind::Shape, prog.error().message});
         return false;
     }
     for (std::size_t i = 0; i < step.outputs.size() && i < prog->outputs.size(); ++i) {
@@ -289,16 +293,13 @@ Result<RegionSchedule> Planner::run()
         if (!done) {
             continue;
         }
-        if (s.programs.empty()) {
-            return makeError(ErrorCode::Unsupported, "no node of the region is generated: " +
-                                                         m_firstReason, m_req.regionId);
-        }
         for (std::size_t i = 0; s.programs.size() > 1 && i < s.programs.size(); ++i) {
             for (auto& k : s.programs[i].kernels) {
                 k.name = "kernel" + std::to_string(i);
             }
         }
         s.externReason = m_firstReason;
+        s.externKind = m_firstKind;
         return s;
     }
     return makeError(ErrorCode::Internal, "the region could not be scheduled", m_req.regionId);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/codegen/loop_ir.h"
+#include "core/codegen/lowering.h"
 #include "core/graph/graph.h"
 #include "core/util/result.h"
 
@@ -28,12 +29,18 @@ struct RegionSchedule {
     std::vector<codegen::RegionProgram> programs; // kernels named uniquely across programs
     int externNodes = 0;    // nodes in extern steps
     int generatedNodes = 0; // nodes in generated steps
-    std::string externReason; // why the first extern node is one
+    // Why the first extern node is one ("... (r0:mm)"), and the kind of that refusal.
+    std::string externReason;
+    codegen::RefusalKind externKind = codegen::RefusalKind::Op;
 };
 
-// The buffer a value will have when a generated step reads it (dtype, sizes, strides), or
-// nullopt when it is not a tensor the kernels take.
-using SpecOf = std::function<std::optional<codegen::BufferSpec>(graph::NodeId)>;
+// The buffer a value will have when a generated step reads it (dtype, sizes, strides), or why
+// kernels cannot take it ("input x is float64, ...": the cause, not the symptom).
+struct KernelInput {
+    std::optional<codegen::BufferSpec> spec;
+    codegen::Refusal refusal; // when spec is empty
+};
+using SpecOf = std::function<KernelInput(graph::NodeId)>;
 
 struct ScheduleRequest {
     const graph::Graph* graph = nullptr;
@@ -48,8 +55,9 @@ struct ScheduleRequest {
 
 // Groups the region into steps: runs of lowerable nodes (cut where the lowering cannot fuse
 // the next node into the kernel being built) and runs of extern nodes. A view that only feeds
-// extern steps stays extern (free in LibTorch, a copy in a kernel). Error::Unsupported, naming
-// the first extern node and its op, when no node of the region can be generated.
+// extern steps stays extern (free in LibTorch, a copy in a kernel). When no node of the region
+// can be generated the schedule has no programs, and externReason/externKind say why.
+// Error::Invalid for an empty request; other errors are the lowering's own (not refusals).
 Result<RegionSchedule> scheduleRegion(const ScheduleRequest& request);
 
 // Canonical text of the schedule for the cache key: each step as "gen"/"ext" and the positions

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QStringList>
 
 namespace fxs::test {
@@ -14,9 +15,12 @@ struct CliRun {
     QByteArray err;
 };
 
-inline CliRun runCli(const QStringList& args, int timeoutMs = 300000)
+// env: the environment the command runs in (e.g. the system's plus a test variable).
+inline CliRun runCli(const QStringList& args, const QProcessEnvironment& env,
+                     int timeoutMs = 300000)
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(QStringLiteral(FXSCOPE_CLI_PATH), args);
     CliRun r;
     if (!p.waitForFinished(timeoutMs)) {
@@ -28,6 +32,11 @@ inline CliRun runCli(const QStringList& args, int timeoutMs = 300000)
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+inline CliRun runCli(const QStringList& args, int timeoutMs = 300000)
+{
+    return runCli(args, QProcessEnvironment::systemEnvironment(), timeoutMs);
 }
 
 } // namespace fxs::test

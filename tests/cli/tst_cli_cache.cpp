@@ -1,5 +1,6 @@
 // fxscope-cli cache end to end: entries made by `compile` (f32 and f16 versions of one graph),
 // then ls, show (prefix), diff, verify, gc; errors for unknown keys.
+#include <QDirIterator>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -23,6 +24,17 @@ QByteArray graphText(const char* dt)
            "):\n        mul: " + m + " = torch.ops.aten.mul.Tensor(x, 2)\n        exp: " + m +
            " = torch.ops.aten.exp.default(mul)\n        add: " + m +
            " = torch.ops.aten.add.Tensor(exp, y)\n        return (add,)\n";
+}
+
+// Bytes of the regular files below dir: what the cache occupies on disk between runs.
+std::int64_t dirBytes(const QString& dir)
+{
+    std::int64_t n = 0;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        n += QFileInfo(it.next()).size();
+    }
+    return n;
 }
 
 struct Cli {
@@ -128,11 +140,33 @@ private Q_SLOTS:
         QCOMPARE(v.exitCode, 0);
         QCOMPARE(v.out["checked"].get<int>(), 2);
         QVERIFY(v.out["ok"].get<bool>());
+        // A second compile hits and materializes the f32 shared object: its file is the
+        // store's, counted in disk_bytes and deleted by gc.
+        QCOMPARE(compileGraph("f32"), m_key32);
+        const QString so = m_dir.path() + "/c/artifacts/" + QString::fromStdString(m_key32) + ".so";
+        QVERIFY(QFile::exists(so));
+        const Cli ls = runCli({"cache", "--cache", db(), "ls"});
+        const auto disk = ls.out["disk_bytes"].get<std::int64_t>();
+        QVERIFY(disk > ls.out["total_bytes"].get<std::int64_t>());
+        const std::int64_t onDisk = dirBytes(m_dir.path() + "/c");
+        QVERIFY(onDisk >= disk && onDisk <= disk + 4096); // at most one free page
+        // Trim to N: the least recently hit entry (bf16) goes, the directory fits in N.
+        const std::int64_t n = disk - 4096;
+        const Cli trim =
+            runCli({"cache", "--cache", db(), "gc", "--max-bytes", QString::number(n)});
+        QCOMPARE(trim.exitCode, 0);
+        QCOMPARE(trim.out["removed"].get<int>(), 1);
+        QVERIFY(trim.out["bytes_after"].get<std::int64_t>() <= n);
+        QVERIFY(dirBytes(m_dir.path() + "/c") <= n);
+        QVERIFY(QFile::exists(so));
         const Cli gc = runCli({"cache", "--cache", db(), "gc", "--max-bytes", "0"});
         QCOMPARE(gc.exitCode, 0);
-        QCOMPARE(gc.out["removed"].get<int>(), 2);
-        QCOMPARE(gc.out["bytes_after"].get<std::int64_t>(), std::int64_t(0));
+        QCOMPARE(gc.out["removed"].get<int>(), 1);
+        QCOMPARE(gc.out["files_removed"].get<int>(), 1);
+        QVERIFY(!QFile::exists(so));
         QCOMPARE(runCli({"cache", "--cache", db(), "ls"}).out["entries"].size(), std::size_t(0));
+        // What is left is the empty database itself.
+        QVERIFY(dirBytes(m_dir.path() + "/c") <= gc.out["bytes_after"].get<std::int64_t>() + 4096);
     }
 
     void concurrentCompilesMakeOneEntryPerKey()

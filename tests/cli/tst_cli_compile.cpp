@@ -51,6 +51,28 @@ QByteArray graphText(const char* dt)
     return t;
 }
 
+// tools/bench/chain8_16m.txt (sin, mul, add, relu, ..., sigmoid, mul: 11 nodes on x and y) at a
+// small size, in the dtype given ("f32", "f64").
+QByteArray chainText(const char* dt, int size)
+{
+    const QByteArray m = QByteArray("\"") + dt + "[" + QByteArray::number(size) + "][1]cpu\"";
+    QByteArray t = "class GraphModule(torch.nn.Module):\n    def forward(self, x: " + m +
+                   ", y: " + m + "):\n";
+    for (const char* line :
+         {"sin = torch.ops.aten.sin.default(x)", "mul = torch.ops.aten.mul.Tensor(sin, y)",
+          "add = torch.ops.aten.add.Tensor(mul, 1.0)", "relu = torch.ops.aten.relu.default(add)",
+          "mul_1 = torch.ops.aten.mul.Tensor(relu, 0.5)", "neg = torch.ops.aten.neg.default(mul_1)",
+          "exp = torch.ops.aten.exp.default(neg)", "tanh = torch.ops.aten.tanh.default(y)",
+          "add_1 = torch.ops.aten.add.Tensor(exp, tanh)",
+          "sigmoid = torch.ops.aten.sigmoid.default(add_1)",
+          "mul_2 = torch.ops.aten.mul.Tensor(sigmoid, x)"}) {
+        const QByteArray l(line);
+        const int eq = l.indexOf(" = ");
+        t += "        " + l.left(eq) + ": " + m + l.mid(eq) + "\n";
+    }
+    return t + "        return (mul_2,)\n";
+}
+
 using Cli = fxs::test::CliRun;
 
 } // namespace
@@ -82,6 +104,8 @@ private Q_SLOTS:
         QCOMPARE(r0["id"].get<std::string>(), std::string("r0"));
         QCOMPARE(r0["nodes"].get<int>(), 11);
         QCOMPARE(r0["state"].get<std::string>(), std::string("miss"));
+        QCOMPARE(r0["reason"].get<std::string>(), std::string("miss_cold"));
+        QCOMPARE(r0["reason_code"].get<int>(), 3);
         QCOMPARE(r0["key"].get<std::string>().size(), std::size_t(64));
         QVERIFY(r0["compile_ms"].get<double>() > 0);
         QVERIFY(r0["max_abs_err"].get<double>() < 1e-4);
@@ -96,6 +120,8 @@ private Q_SLOTS:
         const json b = json::parse(second.out.toStdString());
         for (const auto& r : b["regions"]) {
             QCOMPARE(r["state"].get<std::string>(), std::string("hit"));
+            QCOMPARE(r["reason_code"].get<int>(), 1);
+            QCOMPARE(r["reason"].get<std::string>(), std::string("hit"));
             QVERIFY(r["headline"].get<std::string>().rfind("hit: entry ", 0) == 0);
         }
         QCOMPARE(b["regions"][0]["key"], r0["key"]);
@@ -111,6 +137,78 @@ private Q_SLOTS:
         QCOMPARE(r0["state"].get<std::string>(), std::string("miss"));
         QCOMPARE(r0["headline"].get<std::string>(),
                  std::string("miss: input 0 dtype float32 → bfloat16 (+1 more)"));
+        QCOMPARE(r0["reason"].get<std::string>(), std::string("miss_input_dtype"));
+        QCOMPARE(r0["reason_code"].get<int>(), 5);
+    }
+
+    void float64ChainCompilesAndNamesTheDtype()
+    {
+        // The chain benchmark in float32, then its float64 copy against the same cache: the
+        // copy compiles (double kernels), verifies at double tolerances, and misses with the
+        // dtype change as the headline.
+        const QString cache = m_dir.path() + "/chain/cache.db";
+        const Cli f32 = runCli({"compile", write("chain32.txt", chainText("f32", 4096)), "--auto",
+                                "--cache", cache, "--json", "--repeat", "1"});
+        QVERIFY2(f32.exitCode == 0, f32.err.constData());
+        QCOMPARE(json::parse(f32.out.toStdString())["regions"][0]["state"].get<std::string>(),
+                 std::string("miss"));
+        const Cli f64 = runCli({"compile", write("chain64.txt", chainText("f64", 4096)), "--auto",
+                                "--cache", cache, "--json", "--repeat", "1"});
+        QVERIFY2(f64.exitCode == 0, f64.err.constData());
+        const json r = json::parse(f64.out.toStdString())["regions"][0];
+        QCOMPARE(r["nodes"].get<int>(), 11);
+        QVERIFY2(r["state"].get<std::string>() == "miss", r["headline"].get<std::string>().c_str());
+        QCOMPARE(r["extern_nodes"].get<int>(), 0);
+        QCOMPARE(r["reason"].get<std::string>(), std::string("miss_input_dtype"));
+        QCOMPARE(r["headline"].get<std::string>(),
+                 std::string("miss: input 0 dtype float32 → float64 (+1 more)"));
+        QVERIFY(r["max_abs_err"].get<double>() < 1e-12);
+    }
+
+    void dumpWritesWhatTheCodeGeneratorMade()
+    {
+        const QString g = write("dump.txt", graphText("f32"));
+        const QString dir = m_dir.path() + "/dump";
+        const Cli c = runCli({"compile", g, "--auto", "--cache", db(), "--json", "--repeat", "1",
+                              "--dump", dir});
+        QVERIFY2(c.exitCode == 0, c.err.constData());
+        auto read = [&](const QString& name) {
+            QFile f(dir + "/" + name);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing>");
+        };
+        // r0 is the 11-node chain: one generated step, one kernel.
+        const QByteArray schedule = read("r0.schedule.txt");
+        QVERIFY2(schedule.contains("region r0: 11 nodes, 11 generated, 0 LibTorch"),
+                 schedule.constData());
+        QVERIFY(schedule.contains("step 0: generated, entry 0"));
+        QVERIFY(schedule.contains("nodes: sin, mul, add, relu"));
+        QVERIFY(schedule.contains("canonical (cache key component 'schedule'): gen v0"));
+        const QByteArray ir = read("r0.ir.txt");
+        QVERIFY2(ir.contains("kernel kernel0 (FX nodes sin, mul, add, relu, neg, mul_1, exp"),
+                 ir.constData());
+        QVERIFY(ir.contains("index space [32, 128]"));
+        QVERIFY(ir.contains(" = sin(t0) : float"));
+        QVERIFY(ir.contains("store t"));
+        const QByteArray source = read("r0.cpp");
+        QVERIFY(source.contains("extern \"C\" int fxs_region_entry("));
+        QVERIFY(source.contains("// kernel0: covers FX nodes sin, mul, add, relu"));
+        const QByteArray passes = read("r0.passes.txt");
+        for (const char* pass : {"canonicalize", "eager", "schedule", "print", "key", "verify",
+                                 "total", "state: ", "reason: "}) {
+            QVERIFY2(passes.contains(pass), pass);
+        }
+        // r1 (softmax after the mm) is dumped too; the environment variable does the same
+        // for any run (the app's).
+        QVERIFY(QFile::exists(dir + "/r1.ir.txt"));
+        const QString envDir = m_dir.path() + "/dump_env";
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("FXSCOPE_DUMP_CODEGEN", envDir);
+        const Cli viaEnv = fxs::test::runCli(
+            {"compile", g, "--auto", "--cache", db(), "--json", "--repeat", "1"}, env);
+        QCOMPARE(viaEnv.exitCode, 0);
+        for (const char* f : {"r0.schedule.txt", "r0.ir.txt", "r0.cpp", "r0.passes.txt"}) {
+            QVERIFY2(QFile::exists(envDir + "/" + f), f);
+        }
     }
 
     void humanOutputHasTotals()

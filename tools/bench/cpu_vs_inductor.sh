@@ -2,8 +2,8 @@
 # fxscope's region compiler next to Inductor on the GPU machine's CPU, at the same thread counts:
 # builds fxscope-cli against the PyTorch wheel's LibTorch (Debian dev packages carried in
 # build-exec-deps, as build-exec-deps/gpu_run.sh does), compiles and times the two
-# benchmark expressions (tools/bench/{chain8,softmax_ln}_16m.txt, 16M float32) at 16 and 2
-# threads, runs tools/bench/perf.py (a copy of shared/tools/record-fixtures/perf.py: Inductor on
+# benchmark expressions (tools/bench/{chain8,softmax_ln}_16m.txt, 16M float32; chain8_f64 in
+# float64, fxscope only) at 16 and 2 threads, runs tools/bench/perf.py (a copy of shared/tools/record-fixtures/perf.py: Inductor on
 # the same expressions and sizes; its CUDA row is dropped) and prints both with the ratio.
 # Usage, from the repository root: tools/bench/cpu_vs_inductor.sh [OUTDIR]
 #   FXSCOPE_CLI=path skips the build (e.g. a local build, to try the script).
@@ -36,7 +36,7 @@ lscpu | grep -E "Model name|^CPU\(s\)" | tr -s ' '
 # At 2 threads both sides are also pinned to two cores (taskset), so neither can use more.
 pin() { [ "$1" = 2 ] && echo "taskset -c 0,1"; }
 for t in 16 2; do
-  for g in chain8 softmax_ln; do
+  for g in chain8 chain8_f64 softmax_ln; do
     # One untimed warm-up, then 10 timed runs per side (eager and compiled), as compile does.
     OMP_NUM_THREADS=$t $(pin $t) "$CLI" compile "tools/bench/${g}_16m.txt" --auto \
       --cache "$OUT/cache/cache.db" --json --repeat 10 > "$OUT/fx_${g}_$t.json" 2> "$OUT/fx_${g}_$t.err" \

@@ -115,13 +115,17 @@ private Q_SLOTS:
         QCOMPARE(verified.first().at(0).toInt(), 3);
         QCOMPARE(verified.first().at(1).toInt(), 0);
         QVERIFY(panel.statusText().contains(QStringLiteral("integrity ok")));
-        // A cap of exactly B + C: the least recently hit go first; none was hit, so the
-        // oldest (A, inserted first) goes and the rest fits.
-        const auto bytes = [&](const std::string& key) {
-            return panel.model()->entry(panel.model()->rowOf(QString::fromStdString(key)))->blobBytes;
-        };
-        const qint64 cap = bytes(fx.keyB) + bytes(fx.keyC);
-        QVERIFY(bytes(fx.keyA) > 0);
+        // A cap one byte below what the cache occupies (database pages and files): the least
+        // recently hit go first; none was hit, so the oldest (A, inserted first) goes and the
+        // rest fits.
+        qint64 cap = 0;
+        {
+            cache::StoreOptions so;
+            so.path = fx.path;
+            auto store = cache::CacheStore::open(so);
+            QVERIFY(store);
+            cap = *(*store)->totalBytes() - 1;
+        }
         QSignalSpy collected(&panel, &CacheBrowserPanel::collected);
         QSignalSpy loaded(&panel, &CacheBrowserPanel::loaded);
         panel.collectGarbage(cap);

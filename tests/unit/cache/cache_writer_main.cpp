@@ -30,8 +30,8 @@ int main(int argc, char** argv)
         info.components = kb.components();
         info.regionDigest = fxs::cache::regionDigest(info.components);
         info.title = std::string("writer ") + argv[3];
-        const fxs::cache::Artifact art{std::string(4096, char('a' + k % 26)), "// src " +
-                                                                            std::to_string(k)};
+        const auto art = fxs::cache::Artifact::hostBuild(std::string(4096, char('a' + k % 26)),
+                                                         "// src " + std::to_string(k));
         auto r = (*store)->insert(info, art);
         if (!r) {
             std::fprintf(stderr, "insert: %s\n", r.error().toString().c_str());
@@ -40,7 +40,8 @@ int main(int argc, char** argv)
         inserted += *r ? 1 : 0;
         auto hit = (*store)->lookup(info.key);
         if (!hit || hit->state != fxs::cache::LookupState::Hit ||
-            hit->entry->artifact.sharedObject != art.sharedObject) {
+            *hit->entry->artifact.bytesOf(fxs::cache::ArtifactKind::SharedObject) !=
+                *art.bytesOf(fxs::cache::ArtifactKind::SharedObject)) {
             std::fprintf(stderr, "lookup failed for key %d: %s\n", k,
                          hit ? "not a hit" : hit.error().toString().c_str());
             return 1;

@@ -1,16 +1,23 @@
 // SQLite artifact store: round trip, insert-or-ignore, corruption -> miss, ownership refusal,
-// schema versions, LRU eviction, path resolution and several writer processes at once.
+// schema versions, LRU eviction (database pages and files), materialized files owned by the
+// store, gc sweeps, path resolution and several writer processes at once.
+#include "core/cache/artifact_blob.h"
 #include "core/cache/cache_store.h"
 
+#include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <thread>
 
 using namespace fxs;
@@ -31,6 +38,12 @@ EntryInfo makeInfo(const std::string& regionText, const std::string& input = "dt
     return e;
 }
 
+std::int64_t fileBytes(const std::string& path)
+{
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+}
+
 // Runs one SQL statement on the database behind the store's back.
 void rawExec(const std::string& path, const std::string& sql)
 {
@@ -40,6 +53,21 @@ void rawExec(const std::string& path, const std::string& sql)
     const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg);
     QVERIFY2(rc == SQLITE_OK, msg ? msg : "");
     sqlite3_close(db);
+}
+
+std::int64_t rawInt(const std::string& path, const std::string& sql)
+{
+    sqlite3* db = nullptr;
+    sqlite3_stmt* st = nullptr;
+    std::int64_t v = -1;
+    if (sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        v = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
 }
 
 } // namespace
@@ -66,6 +94,17 @@ private:
         return std::move(*s);
     }
 
+    // A store at dbPath(name) holding makeInfo("A") and makeInfo("B") with these shared
+    // objects (sources "src-a", "src-b"); null when that fails.
+    std::unique_ptr<CacheStore> storeWithAB(const char* name, const std::string& soA,
+                                            const std::string& soB)
+    {
+        auto store = openStore(dbPath(name));
+        const bool ok = store && store->insert(makeInfo("A"), Artifact::hostBuild(soA, "src-a")) &&
+                        store->insert(makeInfo("B"), Artifact::hostBuild(soB, "src-b"));
+        return ok ? std::move(store) : nullptr;
+    }
+
 private Q_SLOTS:
     void roundTrip()
     {
@@ -77,7 +116,8 @@ private Q_SLOTS:
         QCOMPARE(::stat(path.c_str(), &st), 0);
         QCOMPARE(st.st_mode & 0777, mode_t(0600));
         const EntryInfo info = makeInfo("A");
-        const Artifact art{std::string("\x7f" "ELF\0\1\2", 7), "extern \"C\" void k() {}"};
+        const Artifact art = Artifact::hostBuild(std::string("\x7f" "ELF\0\1\2", 7),
+                                                 "extern \"C\" void k() {}");
         auto ins = store->insert(info, art);
         QVERIFY(ins.ok() && *ins);
         auto again = store->insert(info, art);
@@ -85,8 +125,10 @@ private Q_SLOTS:
         auto r = store->lookup(info.key);
         QVERIFY(r.ok());
         QCOMPARE(int(r->state), int(LookupState::Hit));
-        QCOMPARE(r->entry->artifact.sharedObject, art.sharedObject);
-        QCOMPARE(r->entry->artifact.source, art.source);
+        QCOMPARE(*r->entry->artifact.bytesOf(ArtifactKind::SharedObject),
+                 *art.bytesOf(ArtifactKind::SharedObject));
+        QCOMPARE(*r->entry->artifact.bytesOf(ArtifactKind::CppSource),
+                 *art.bytesOf(ArtifactKind::CppSource));
         QCOMPARE(r->entry->info.components, info.components);
         QCOMPARE(r->entry->info.soBytes, std::int64_t(7));
         QCOMPARE(r->entry->info.compileMs, 123.5);
@@ -100,22 +142,44 @@ private Q_SLOTS:
         QCOMPARE(int(miss->state), int(LookupState::Miss));
         QCOMPARE(*store->resolvePrefix(info.key.substr(0, 6)), info.key);
         QVERIFY(!store->resolvePrefix("zz").ok());
-        QVERIFY(store->markBad(info.key, "max abs err 3.0").ok());
+        QVERIFY(store->markBad(info.key, Reason::FallbackVerifyFailed, "max abs err 3.0").ok());
         auto bad = store->info(info.key);
         QVERIFY(bad.ok() && bad->has_value());
         QCOMPARE(int((*bad)->status), int(EntryStatus::Bad));
         QCOMPARE((*bad)->statusReason, std::string("max abs err 3.0"));
+        QCOMPARE((*bad)->statusCode, Reason::FallbackVerifyFailed); // persisted by number
+    }
+
+    void artifactBlobLayouts()
+    {
+        Artifact a;
+        a.files = {{ArtifactKind::Cubin, std::string("\0\1cubin", 7)},
+                   {ArtifactKind::CudaSource, "__global__ void k() {}"},
+                   {ArtifactKind::SharedObject, ""}};
+        const std::string blob = detail::packArtifact(a);
+        QVERIFY(blob.starts_with("fxscope-artifact-2\n3\n3 7\n4 22\n1 0\n"));
+        Artifact back;
+        QVERIFY(detail::unpackArtifact(blob, back));
+        QCOMPARE(back.files.size(), std::size_t(3));
+        QCOMPARE(*back.bytesOf(ArtifactKind::Cubin), std::string("\0\1cubin", 7));
+        QCOMPARE(*back.bytesOf(ArtifactKind::CudaSource), std::string("__global__ void k() {}"));
+        QVERIFY(!detail::unpackArtifact(blob.substr(0, blob.size() - 1), back));
+        QVERIFY(!detail::unpackArtifact(blob + "x", back));
+        // Format 1 (shared object and C++ source), as written before format 2, is still read.
+        QVERIFY(detail::unpackArtifact("fxscope-artifact-1\n3\n2\nSO!cc", back));
+        QCOMPARE(*back.bytesOf(ArtifactKind::SharedObject), std::string("SO!"));
+        QCOMPARE(*back.bytesOf(ArtifactKind::CppSource), std::string("cc"));
+        QVERIFY(!detail::unpackArtifact("fxscope-artifact-1\n3\n9\nSO!cc", back));
+        QVERIFY(!detail::unpackArtifact("fxscope-artifact-9\n0\n", back));
     }
 
     void corruptBlobIsAMiss()
     {
         const std::string path = dbPath("corrupt");
-        auto store = openStore(path);
-        QVERIFY(store);
         const EntryInfo a = makeInfo("A");
         const EntryInfo b = makeInfo("B");
-        QVERIFY(store->insert(a, {"so-a", "src-a"}).ok());
-        QVERIFY(store->insert(b, {"so-b", "src-b"}).ok());
+        auto store = storeWithAB("corrupt", "so-a", "so-b");
+        QVERIFY(store);
         // Flip the blob of A (same length) and the components of B.
         rawExec(path, "UPDATE entries SET blob = CAST(replace(CAST(blob AS TEXT), 'so-a', "
                       "'so-X') AS BLOB) WHERE key = '" + a.key + "'");
@@ -135,7 +199,7 @@ private Q_SLOTS:
         QVERIFY(rb->problem.find("row checksum") != std::string::npos);
         // The bad rows are gone: a rebuild inserts afresh and hits.
         QCOMPARE(int(store->lookup(a.key)->state), int(LookupState::Miss));
-        QVERIFY(*store->insert(a, {"so-a", "src-a"}));
+        QVERIFY(*store->insert(a, Artifact::hostBuild("so-a", "src-a")));
         QCOMPARE(int(store->lookup(a.key)->state), int(LookupState::Hit));
     }
 
@@ -175,14 +239,48 @@ private Q_SLOTS:
         QCOMPARE(s.error().found, std::string("schema version 99"));
     }
 
+    void migratesVersion1Databases()
+    {
+        // A version-1 database: no files or stats table, no status codes, no auto-vacuum (made
+        // by downgrading a new one).
+        const std::string path = dbPath("v1");
+        const EntryInfo a = makeInfo("A");
+        {
+            auto store = openStore(path);
+            QVERIFY(store && *store->insert(a, Artifact::hostBuild("so", "src")));
+        }
+        rawExec(path, "DROP TABLE files; DROP TABLE stats; ALTER TABLE entries DROP COLUMN "
+                      "status_code; PRAGMA user_version = 1; PRAGMA auto_vacuum = NONE; VACUUM;");
+        QCOMPARE(rawInt(path, "PRAGMA auto_vacuum"), std::int64_t(0));
+        auto store = openStore(path);
+        QVERIFY(store);
+        QCOMPARE(store->schemaVersion(), kSchemaVersion);
+        auto hit = store->lookup(a.key);
+        QVERIFY(hit.ok() && hit->state == LookupState::Hit);
+        QVERIFY(store->materialize(*hit->entry, ArtifactKind::SharedObject).ok());
+        store.reset();
+        QCOMPARE(rawInt(path, "PRAGMA auto_vacuum"), std::int64_t(2)); // incremental
+    }
+
     void lruEviction()
     {
         const std::string path = dbPath("lru");
-        // Blob = header (~30 bytes) + 1000-byte so: three fit under 3300, four do not.
-        auto store = openStore(path, 3300);
-        QVERIFY(store);
         const EntryInfo a = makeInfo("A"), b = makeInfo("B"), c = makeInfo("C"), d = makeInfo("D");
-        const Artifact art{std::string(1000, 'x'), ""};
+        const Artifact art = Artifact::hostBuild(std::string(20000, 'x'), "");
+        // The cap counts database pages: measure an empty store and one entry first.
+        std::int64_t base = 0;
+        std::int64_t per = 0;
+        {
+            auto probe = openStore(dbPath("lru_probe"));
+            QVERIFY(probe);
+            base = *probe->totalBytes();
+            QVERIFY(*probe->insert(a, art));
+            per = *probe->totalBytes() - base;
+            QVERIFY(per > 20000 && per < 30000);
+        }
+        // Three entries fit under the cap, four do not.
+        auto store = openStore(path, base + 3 * per + per / 2);
+        QVERIFY(store);
         for (const auto* e : {&a, &b, &c}) {
             QVERIFY(*store->insert(*e, art));
             std::this_thread::sleep_for(std::chrono::milliseconds(3));
@@ -193,11 +291,103 @@ private Q_SLOTS:
         QCOMPARE(int(store->lookup(b.key, false)->state), int(LookupState::Miss));
         QCOMPARE(int(store->lookup(a.key, false)->state), int(LookupState::Hit));
         QCOMPARE(int(store->lookup(c.key, false)->state), int(LookupState::Hit));
-        auto gc = store->gc(1100); // keeps only the newest (d)
+        auto gc = store->gc(base + per + per / 2); // keeps only the newest (d)
         QVERIFY(gc.ok());
         QCOMPARE(gc->removed, 2);
-        QVERIFY(gc->bytesAfter <= 1100 && gc->bytesAfter > 1000);
+        QVERIFY(gc->bytesAfter <= base + per + per / 2 && gc->bytesAfter > base);
+        QCOMPARE(store->list()->size(), std::size_t(1));
         QCOMPARE(store->list()->front().key, d.key);
+        // The file shrank with the evictions (incremental auto-vacuum), not just the count.
+        store.reset();
+        QVERIFY(fileBytes(path) <= base + per + per / 2);
+    }
+
+    void materializedFilesBelongToTheStore()
+    {
+        const EntryInfo a = makeInfo("A");
+        const EntryInfo b = makeInfo("B");
+        auto store = storeWithAB("files", std::string(5000, 'a'), std::string(7000, 'b'));
+        QVERIFY(store);
+        const std::int64_t before = *store->totalBytes();
+        auto hit = store->lookup(a.key);
+        QVERIFY(hit.ok() && hit->entry);
+        auto so = store->materialize(*hit->entry, ArtifactKind::SharedObject);
+        QVERIFY2(so.ok(), so.ok() ? "" : so.error().toString().c_str());
+        QCOMPARE(*so, store->directory() + "/artifacts/" + a.key + ".so");
+        QFile f(QString::fromStdString(*so));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().toStdString(), std::string(5000, 'a'));
+        struct stat st {};
+        QCOMPARE(::stat(so->c_str(), &st), 0);
+        QCOMPARE(st.st_mode & 0777, mode_t(0600));
+        QCOMPARE(*store->totalBytes(), before + 5000); // the cap counts the file
+        // Materializing again keeps the file (same inode: compared, not rewritten).
+        const ino_t inode = st.st_ino;
+        QCOMPARE(*store->materialize(*hit->entry, ArtifactKind::SharedObject), *so);
+        QCOMPARE(::stat(so->c_str(), &st), 0);
+        QCOMPARE(st.st_ino, inode);
+        auto src = store->materialize(*hit->entry, ArtifactKind::CppSource);
+        QVERIFY(src.ok() && src->ends_with(".cpp"));
+        QVERIFY(!store->materialize(*hit->entry, ArtifactKind::Cubin).ok()); // none in it
+        // remove() deletes the row and its files.
+        QVERIFY(store->remove(a.key).ok());
+        QVERIFY(::access(so->c_str(), F_OK) != 0);
+        QVERIFY(::access(src->c_str(), F_OK) != 0);
+        // Eviction deletes them too.
+        auto hitB = store->lookup(b.key);
+        auto soB = store->materialize(*hitB->entry, ArtifactKind::SharedObject);
+        QVERIFY(soB.ok() && ::access(soB->c_str(), F_OK) == 0);
+        auto gc = store->gc(0);
+        QVERIFY(gc.ok());
+        QCOMPARE(gc->removed, 1);
+        QCOMPARE(gc->filesRemoved, 1);
+        QVERIFY(::access(soB->c_str(), F_OK) != 0);
+        QCOMPARE(QDir(QString::fromStdString(store->directory() + "/artifacts"))
+                     .entryList(QDir::Files).size(),
+                 0);
+    }
+
+    void gcSweepsWhatDeadProcessesLeft()
+    {
+        const std::string path = dbPath("sweep");
+        auto store = openStore(path);
+        QVERIFY(store);
+        const std::string dir = store->directory();
+        // A build directory of a process that has exited, one of this process, one very old.
+        const pid_t child = ::fork();
+        if (child == 0) {
+            ::_exit(0);
+        }
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        const std::string dead = dir + "/build-" + std::to_string(child) + "-abcdef";
+        QCOMPARE(::mkdir(dead.c_str(), 0700), 0);
+        QVERIFY(QFile(QString::fromStdString(dead + "/region.cpp")).open(QIODevice::WriteOnly));
+        auto mine = store->buildDirectory();
+        QVERIFY(mine.ok());
+        QVERIFY(QString::fromStdString(mine->path()).contains(
+            QString("/build-%1-").arg(::getpid())));
+        // Files in artifacts/ that no entry owns: an old one goes, a young one stays (it may be
+        // a materialize in flight in another process).
+        QVERIFY(ensurePrivateDir(dir + "/artifacts").ok());
+        const std::string oldOrphan = dir + "/artifacts/orphan-old.so";
+        const std::string youngOrphan = dir + "/artifacts/orphan-young.so";
+        QVERIFY(writePrivateFile(oldOrphan, "x").ok());
+        QVERIFY(writePrivateFile(youngOrphan, "y").ok());
+        const timeval old[2] = {{std::time(nullptr) - 7200, 0}, {std::time(nullptr) - 7200, 0}};
+        QCOMPARE(::utimes(oldOrphan.c_str(), old), 0);
+        auto gc = store->gc(1LL << 40);
+        QVERIFY(gc.ok());
+        QCOMPARE(gc->buildDirsRemoved, 1);
+        QCOMPARE(gc->filesRemoved, 1);
+        QVERIFY(::access(dead.c_str(), F_OK) != 0);
+        QVERIFY(::access(mine->path().c_str(), F_OK) == 0);
+        QVERIFY(::access(oldOrphan.c_str(), F_OK) != 0);
+        QVERIFY(::access(youngOrphan.c_str(), F_OK) == 0);
+        // The scratch directory of this build goes with its owner.
+        const std::string minePath = mine->path();
+        { auto gone = std::move(*mine); }
+        QVERIFY(::access(minePath.c_str(), F_OK) != 0);
     }
 
     void resolvesDefaultPath()

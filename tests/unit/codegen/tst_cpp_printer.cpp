@@ -97,6 +97,36 @@ private Q_SLOTS:
         QVERIFY(text.find("float erff(float);") != std::string::npos);
     }
 
+    void printsDoubleMath()
+    {
+        // sigmoid(x) and amax over the row in f64: double types, double libmvec clones, double
+        // literals and builtins (no "f" suffixes).
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({3, 8}, DType::Float64));
+        const NodeId s = b.call("sigmoid", "aten::sigmoid.default", {ref(x)}, {},
+                                meta({3, 8}, DType::Float64));
+        const NodeId a = b.call("add", "aten::add.Tensor", {ref(s), Argument::real(0.25)}, {},
+                                meta({3, 8}, DType::Float64));
+        const NodeId m = b.call("amax", "aten::amax.default",
+                                {ref(a), Argument::list({Argument::integer(-1)}),
+                                 Argument::boolean(true)},
+                                {}, meta({3, 1}, DType::Float64));
+        b.output({ref(m)});
+        auto g = b.build();
+        auto p = lowerRegion({g->get(), "r2", {s, a, m}, {x}, {m}, {}});
+        QVERIFY(p.ok());
+        const std::string text = printRegion(*p);
+        for (const char* want :
+             {"__attribute__((simd(\"notinbranch\"))) double exp(double);",
+              "static void kernel0(const double* __restrict in0, double* __restrict out0)",
+              "const double t0 = in0[b0 + c];", "(1.0 / (1.0 + exp(-t0)))", "(0.25)",
+              "double red0 = -__builtin_inf();", "red0 = __builtin_nan(\"\");"}) {
+            QVERIFY2(text.find(want) != std::string::npos, want);
+        }
+        QVERIFY(text.find("expf(") == std::string::npos);
+        QVERIFY(text.find("float t") == std::string::npos);
+    }
+
     void entryChecksDims()
     {
         const RegionProgram p = softmaxMul();

@@ -74,6 +74,37 @@ private Q_SLOTS:
         QCOMPARE(p->outputs[0].sizes, (std::vector<std::int64_t>{4, 8}));
     }
 
+    void float64ComputesInDouble()
+    {
+        // mean(exp(x) / 3, -1) on f64: loads, arithmetic, the reduction and the store are
+        // double; a Python float stays a double constant.
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({4, 8}, DType::Float64));
+        const NodeId e = b.call("exp", "aten::exp.default", {ref(x)}, {}, meta({4, 8}, DType::Float64));
+        const NodeId d = b.call("div", "aten::div.Tensor", {ref(e), Argument::real(3.0)}, {},
+                                meta({4, 8}, DType::Float64));
+        const NodeId m = b.call("mean", "aten::mean.dim",
+                                {ref(d), Argument::list({Argument::integer(-1)})}, {},
+                                meta({4}, DType::Float64));
+        b.output({ref(m)});
+        auto g = b.build();
+        auto p = lower({*g, {e, d, m}, {x}, {m}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        const Kernel& k = p->kernels.at(0);
+        QCOMPARE(k.loads.at(0).type, ScalarType::Float64);
+        for (const auto& expr : k.exprs) {
+            QVERIFY2(expr.type == ComputeType::Double, expr.op.c_str());
+        }
+        QCOMPARE(k.reductions.at(0).type, ComputeType::Double);
+        QCOMPARE(k.stores.at(0).type, ScalarType::Float64);
+        QCOMPARE(p->outputs.at(0).type, ScalarType::Float64);
+        QCOMPARE(scalarTypeName(ScalarType::Float64), std::string_view("float64"));
+        QCOMPARE(scalarTypeSize(ScalarType::Float64), 8);
+        // Float32 still computes in float: the precision follows the data.
+        QCOMPARE(floatingFor(ComputeType::Int64), ComputeType::Float);
+        QCOMPARE(floatingFor(ComputeType::Double), ComputeType::Double);
+    }
+
     void sameShapeInputsGoFlat()
     {
         GraphBuilder b;

@@ -28,12 +28,12 @@ using test::meta;
 using test::ref;
 
 // The buffer a node's printed meta describes (contiguous strides when none are printed).
-std::optional<codegen::BufferSpec> specFromMeta(const Graph& g, NodeId id)
+compile::detail::KernelInput specFromMeta(const Graph& g, NodeId id)
 {
     const TensorMeta* m = g.node(id).tensorMeta();
     const auto type = m ? codegen::scalarTypeOf(m->dtype) : std::nullopt;
     if (!type || m->hasSymbolicSizes()) {
-        return std::nullopt;
+        return {std::nullopt, {codegen::RefusalKind::Dtype, "no kernel dtype"}};
     }
     codegen::BufferSpec b{g.node(id).name, *type, {}, {}};
     for (const auto& s : m->sizes) {
@@ -45,7 +45,7 @@ std::optional<codegen::BufferSpec> specFromMeta(const Graph& g, NodeId id)
         b.strides[k] = m->strides ? (*m->strides)[k].value : stride;
         stride *= b.sizes[k];
     }
-    return b;
+    return {b, {}};
 }
 
 Result<compile::detail::RegionSchedule> scheduleFromMeta(const Graph& g, const std::string& id,
@@ -146,6 +146,7 @@ private Q_SLOTS:
         for (const auto& r : part.regions) {
             auto s = scheduleFromMeta(*g, r.id, r.nodes);
             QVERIFY2(s.ok(), s.ok() ? "" : s.error().toString().c_str());
+            QVERIFY2(!s->programs.empty(), (r.id + ": " + s->externReason).c_str());
             generated += s->generatedNodes;
             for (const auto& step : s->steps) {
                 for (NodeId id : step.nodes) {

@@ -49,10 +49,13 @@ struct CacheEntriesFixture {
         keyA = a.key;
         keyB = b.key;
         keyC = c.key;
-        bool ok = (*store)->insert(a, {std::string(3000, 'a'), "// a"}).ok();
-        ok = ok && (*store)->insert(b, {std::string(2000, 'b'), "// b"}).ok();
-        ok = ok && (*store)->insert(c, {std::string(1000, 'c'), "// c"}).ok();
-        return ok && (*store)->markBad(c.key, "output mismatch").ok();
+        using cache::Artifact;
+        bool ok = (*store)->insert(a, Artifact::hostBuild(std::string(3000, 'a'), "// a")).ok();
+        ok = ok && (*store)->insert(b, Artifact::hostBuild(std::string(2000, 'b'), "// b")).ok();
+        ok = ok && (*store)->insert(c, Artifact::hostBuild(std::string(1000, 'c'), "// c")).ok();
+        return ok && (*store)
+                         ->markBad(c.key, cache::Reason::FallbackVerifyFailed, "output mismatch")
+                         .ok();
     }
 };
 

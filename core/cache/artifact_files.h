@@ -1,0 +1,44 @@
+// INTERNAL to core/cache: the files the store materializes for loading (<dir>/artifacts/
+// <key><extension>, one row each in the `files` table so the byte cap counts them), and the
+// sweeps of what dead processes leave behind (build-* directories, files no row names).
+// Used by CacheStore only; every call runs on the store's connection.
+#pragma once
+
+#include "core/cache/cache_store.h"
+#include "core/cache/sqlite_db.h"
+
+#include <string>
+#include <vector>
+
+namespace fxs::cache::detail {
+
+class ArtifactFiles {
+public:
+    ArtifactFiles(Database& db, std::string directory);
+
+    // Writes the bytes unless an identical file is there, then records the file when its
+    // entry still exists. Returns the path.
+    Result<std::string> write(const std::string& key, ArtifactKind kind, const std::string& bytes);
+    // SUM of the recorded file sizes.
+    Result<std::int64_t> bytes();
+    // Deletes the rows of key (inside the caller's transaction) and returns the paths to
+    // unlink once it committed.
+    Result<std::vector<std::string>> dropRows(const std::string& key);
+    // Unlinks paths; returns how many existed.
+    static int unlinkAll(const std::vector<std::string>& paths);
+    // build-<pid>-* directories whose process is gone, or older than an hour (builds time out
+    // long before): removed. Returns how many.
+    int sweepBuildDirs();
+    // Files under artifacts/ that no row names and that are older than ten minutes (younger
+    // ones may be a materialize in flight), and rows whose entry is gone: removed.
+    int sweepOrphans();
+
+    std::string artifactsDir() const { return m_dir + "/artifacts"; }
+    std::string pathOf(const std::string& key, ArtifactKind kind) const;
+
+private:
+    Database& m_db;
+    std::string m_dir;
+};
+
+} // namespace fxs::cache::detail

@@ -1,0 +1,67 @@
+// INTERNAL to core/compile (LibTorch): what is known about one region while it is compiled —
+// its canonical signature, input tensors, schedule and runner, generated source, cache key,
+// pass times — and the helpers that record a failure with its numbered reason. Shared by
+// region_compiler.cpp (the passes) and artifact_provider.cpp (cache and builds).
+#pragma once
+
+#include "core/cache/cache_key.h"
+#include "core/cache/reason.h"
+#include "core/cache/region_canon.h"
+#include "core/compile/region_compiler.h"
+#include "core/compile/region_schedule.h"
+#include "core/compile/schedule_runner.h"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fxs::compile::detail {
+
+struct PreparedRegion {
+    const graph::Graph* graph = nullptr;
+    cache::RegionSignature sig;
+    std::vector<at::Tensor> inputs;
+    std::string unsupportedInput; // why the kernels cannot run here (eager still runs)
+    std::map<graph::NodeId, KernelInput> inputSpecs; // region inputs as kernels see them
+    RegionSchedule schedule;
+    std::unique_ptr<ScheduleRunner> runner;
+    exec::ValueStore probed; // values extern steps make, from one eager run (when needed)
+    bool probeRan = false;
+    std::string source;
+    cache::KeyBuilder key;
+    graph::GraphPtr regionGraph;
+    std::string options;
+};
+
+// Records a failure's reason on the outcome and passes the error on (an Error from a pass
+// means: the region falls back, for this reason).
+inline Error failWith(RegionOutcome& out, cache::Reason reason, Error error)
+{
+    out.reason = reason;
+    return error;
+}
+
+// Times passes one after the other: each mark() closes the pass running since the previous
+// mark (or construction) under the given name.
+class PassClock {
+public:
+    explicit PassClock(std::vector<PassTime>& into) : m_into(into), m_t0(Clock::now()) {}
+    void mark(std::string name)
+    {
+        const auto now = Clock::now();
+        m_into.push_back({std::move(name), std::chrono::duration<double, std::milli>(now - m_t0)
+                                               .count()});
+        m_t0 = now;
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    std::vector<PassTime>& m_into;
+    Clock::time_point m_t0;
+};
+
+} // namespace fxs::compile::detail
