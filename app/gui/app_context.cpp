@@ -13,6 +13,13 @@ AppContext::AppContext(QMainWindow* host, views::Workspace* workspace,
     setCachePath(QString());
 }
 
+void AppContext::setStructure(views::GraphRef ref,
+                              std::shared_ptr<const structure::ModuleTree> tree)
+{
+    m_structureRef = ref;
+    m_structure = std::move(tree);
+}
+
 void AppContext::setCurrentGraph(views::GraphRef ref)
 {
     m_currentGraph = ref;

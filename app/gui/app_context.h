@@ -7,6 +7,7 @@
 
 #include "core/cache/cache_store.h"
 #include "core/graph/graph.h"
+#include "core/structure/module_tree.h"
 #include "views/models/workspace.h"
 
 #include <QObject>
@@ -45,6 +46,13 @@ public:
     void setCurrentGraph(views::GraphRef ref);
     // The region document of the shown graph (set by the region controller; null when none).
     views::RegionDocument* currentDocument() const { return m_document; }
+    // The module tree of graph ref (set by the structure controller when it is known); the
+    // tree of the current graph, null when not known (yet).
+    void setStructure(views::GraphRef ref, std::shared_ptr<const structure::ModuleTree> tree);
+    std::shared_ptr<const structure::ModuleTree> currentStructure() const
+    {
+        return m_structureRef == m_currentGraph ? m_structure : nullptr;
+    }
     void setCurrentDocument(views::RegionDocument* document);
 
     // The region compiler's cache database: one path for compiling, profiling and browsing.
@@ -94,6 +102,8 @@ private:
     views::GraphView* m_graphView;
     views::GraphRef m_currentGraph;
     views::RegionDocument* m_document = nullptr;
+    views::GraphRef m_structureRef;
+    std::shared_ptr<const structure::ModuleTree> m_structure;
     QString m_cachePath;
 };
 

@@ -5,6 +5,7 @@
 #include "core/partition/auto_proposal.h"
 #include "core/partition/partitioner.h"
 #include "core/partition/region_edit.h"
+#include "core/structure/module_match.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/region_commands.h"
@@ -12,6 +13,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QInputDialog>
 #include <QKeyEvent>
 #include <QMainWindow>
 #include <QMenu>
@@ -98,6 +100,8 @@ void RegionController::createActions()
     add(tr("&Merge Regions"), {}, &RegionController::mergeSelected);
     add(tr("&Split off Selection"), {}, &RegionController::splitOffSelection);
     add(tr("&Delete Region"), {}, &RegionController::deleteSelected);
+    add(tr("Create per &Module Matching…"), {}, &RegionController::createPerModuleAsked)
+        ->setObjectName(QStringLiteral("createPerModuleAction"));
     m_menu->addSeparator();
     add(tr("&Auto-propose Regions"), {}, &RegionController::autoPropose)
         ->setStatusTip(tr("Add maximal acyclic regions of supported ops outside the regions"));
@@ -399,6 +403,41 @@ bool RegionController::deleteSelected()
 }
 
 // Proposes regions among the nodes in no region yet, so hand-made regions stay as they are.
+void RegionController::createPerModuleAsked()
+{
+    bool ok = false;
+    const QString pattern = QInputDialog::getText(
+        m_context->host(), tr("Create per Module Matching"),
+        tr("Module path pattern (* one component, ** any number), e.g. layers.*.mlp:"),
+        QLineEdit::Normal, QStringLiteral("layers.*.mlp"), &ok);
+    if (ok && !pattern.trimmed().isEmpty()) {
+        createPerModule(pattern.trimmed());
+    }
+}
+
+bool RegionController::createPerModule(const QString& pattern)
+{
+    const auto tree = m_context->currentStructure();
+    if (!m_current || !tree) {
+        m_context->showStatus(tr("The module structure of this graph is not known yet"));
+        return false;
+    }
+    auto matches = structure::moduleNodesMatching(*m_current->graph(), *tree,
+                                                  pattern.toStdString());
+    if (!matches || matches->empty()) {
+        m_context->showStatus(matches ? tr("No module matches %1").arg(pattern)
+                                      : QString::fromStdString(matches.error().message));
+        return false;
+    }
+    std::vector<std::pair<std::string, std::vector<graph::NodeId>>> named;
+    for (auto& m : *matches) {
+        named.emplace_back(std::move(m.path), std::move(m.nodes));
+    }
+    const int count = static_cast<int>(named.size());
+    return m_current->createRegions(std::move(named),
+                                    tr("Create %1 regions per module %2").arg(count).arg(pattern));
+}
+
 bool RegionController::autoPropose()
 {
     if (!m_current) {

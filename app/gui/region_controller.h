@@ -67,6 +67,10 @@ public:
     bool splitOffSelection();
     bool deleteSelected();
     bool autoPropose();
+    // One region per outermost module of the current graph matching pattern (`layers.*.mlp`,
+    // core/structure/module_match.h), in one undo step; refused when the graph's module tree is
+    // not known yet, the pattern is invalid or matches nothing (said on the status line).
+    bool createPerModule(const QString& pattern);
 
     // Writes the current graph's regions as a `.fxscope` project. Errors go to the status bar.
     bool saveProject(const QString& path);
@@ -108,6 +112,7 @@ private:
     void onRefused(const QString& reason, const std::vector<graph::NodeId>& highlight);
     void clearRefusal();
     void updateActions();
+    void createPerModuleAsked();
     // Ids of the regions to act on: those picked in the panel, else those holding selected
     // nodes (document order).
     QStringList targetRegions() const;

@@ -56,6 +56,7 @@ void StructureController::recover(views::GraphRef ref)
                 m_context->showStatus(tr("Module structure: %1")
                                           .arg(QString::fromStdString(result.error().toString())));
             }
+            m_context->setStructure(ref, m_tree);
             Q_EMIT structureReady(ref, graph, m_tree);
         });
 }

@@ -162,6 +162,24 @@ EditResult createRegion(const Graph& graph, const std::vector<Region>& regions,
     return accept(std::move(next));
 }
 
+EditResult createRegions(const Graph& graph, const std::vector<Region>& regions,
+                         std::vector<std::pair<std::string, std::vector<NodeId>>> named)
+{
+    if (named.empty()) {
+        return refuse("no region to create");
+    }
+    std::vector<Region> next = regions;
+    for (auto& [name, nodes] : named) {
+        EditResult one = createRegion(graph, next, std::move(nodes), name);
+        if (!one.ok()) {
+            one.refusal = "'" + name + "': " + one.refusal;
+            return one;
+        }
+        next = std::move(*one.regions);
+    }
+    return accept(std::move(next));
+}
+
 EditResult renameRegion(const std::vector<Region>& regions, std::string_view id, std::string name)
 {
     const auto i = indexOf(regions, id);

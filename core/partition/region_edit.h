@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fxs::partition {
@@ -31,6 +32,10 @@ EditResult validateRegions(const graph::Graph& graph, const std::vector<Region>&
 // or a cycle (highlight: its path). The region gets nextRegionId and `name`.
 EditResult createRegion(const graph::Graph& graph, const std::vector<Region>& regions,
                         std::vector<graph::NodeId> nodes, std::string name = {});
+// Several new regions in one edit, in order, each as createRegion (named by its pair's first);
+// refused as a whole (nothing created) when any is refused, the refusal naming that region.
+EditResult createRegions(const graph::Graph& graph, const std::vector<Region>& regions,
+                         std::vector<std::pair<std::string, std::vector<graph::NodeId>>> named);
 EditResult renameRegion(const std::vector<Region>& regions, std::string_view id,
                         std::string name);
 EditResult deleteRegion(const std::vector<Region>& regions, std::string_view id);

@@ -117,6 +117,31 @@ Result<std::vector<ModuleId>> modulesMatching(const ModuleTree& tree, std::strin
     return out;
 }
 
+Result<std::vector<ModuleNodes>> moduleNodesMatching(const graph::Graph& graph,
+                                                     const ModuleTree& tree,
+                                                     std::string_view pattern)
+{
+    auto matches = modulesMatching(tree, pattern, true);
+    if (!matches) {
+        return matches.error();
+    }
+    std::vector<ModuleNodes> out;
+    for (ModuleId m : *matches) {
+        ModuleNodes entry{tree.module(m).path, {}};
+        for (graph::NodeId id : tree.nodesOf(m)) {
+            const graph::Node& n = graph.node(id);
+            if (n.op != graph::OpKind::Placeholder && n.op != graph::OpKind::GetAttr &&
+                !n.isOutput()) {
+                entry.nodes.push_back(id);
+            }
+        }
+        if (!entry.nodes.empty()) {
+            out.push_back(std::move(entry));
+        }
+    }
+    return out;
+}
+
 Result<std::vector<ModuleInGraph>> moduleAcrossCompile(const model::Run& run,
                                                        std::size_t graphIndex,
                                                        std::string_view path,

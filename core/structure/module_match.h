@@ -26,6 +26,18 @@ bool matchesModulePattern(std::string_view pattern, std::string_view path);
 Result<std::vector<ModuleId>> modulesMatching(const ModuleTree& tree, std::string_view pattern,
                                               bool outermostOnly = false);
 
+// A matching module's computing nodes (its and its descendants' nodes less inputs — placeholders,
+// get_attr — and the output): what a region per module holds.
+struct ModuleNodes {
+    std::string path;
+    std::vector<graph::NodeId> nodes; // graph order
+};
+// The outermost modules of graph's tree matching pattern, with their computing nodes; modules
+// without any are left out. Errors: Invalid pattern.
+Result<std::vector<ModuleNodes>> moduleNodesMatching(const graph::Graph& graph,
+                                                     const ModuleTree& tree,
+                                                     std::string_view pattern);
+
 // The nodes of one module in one graph of a run.
 struct ModuleInGraph {
     std::size_t graphIndex = 0;           // into run.graphs

@@ -35,6 +35,12 @@ bool RegionDocument::createRegion(std::vector<graph::NodeId> nodes, const QStrin
                 partition::createRegion(*m_graph, m_regions, std::move(nodes), name.toStdString()));
 }
 
+bool RegionDocument::createRegions(
+    std::vector<std::pair<std::string, std::vector<graph::NodeId>>> named, const QString& text)
+{
+    return push(text, partition::createRegions(*m_graph, m_regions, std::move(named)));
+}
+
 bool RegionDocument::renameRegion(const QString& id, const QString& name)
 {
     return push(tr("Rename region %1").arg(id),

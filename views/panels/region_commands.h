@@ -35,6 +35,10 @@ public:
     bool deleteRegion(const QString& id);
     bool mergeRegions(const QString& a, const QString& b);
     bool splitRegion(const QString& id, std::vector<graph::NodeId> moveOut);
+    // One region per (name, nodes) in one undo step `text` (region_edit.h createRegions):
+    // all or none.
+    bool createRegions(std::vector<std::pair<std::string, std::vector<graph::NodeId>>> named,
+                       const QString& text);
     // Creates the region grown from seed (region_edit.h growToRegion).
     bool growToRegion(graph::NodeId seed);
     // Replaces every region in one undo step (e.g. by the automatic proposal); refused when

@@ -1,16 +1,21 @@
 // StructureController on an AppContext around a plain QMainWindow, with the GPT trace loaded:
 // showing the AOT forward graph recovers its tree in the background (mapped from the Dynamo
 // graph) and publishes it; the same module's nodes are found in the Dynamo and backward graphs
-// of the compile; a newer graph wins; the MainWindow's Inspector shows a node's module path.
+// of the compile; a newer graph wins; the MainWindow's Inspector shows a node's module path;
+// Regions › Create per Module Matching makes one region per matching module in one undo step.
 #include "app/gui/app_context.h"
 #include "app/gui/main_window.h"
+#include "app/gui/region_controller.h"
 #include "app/gui/structure_controller.h"
 #include "core/io/loader.h"
 #include "core/structure/structure.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/inspector_panel.h"
+#include "views/panels/region_commands.h"
 
+#include <QAction>
 #include <QMainWindow>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -107,6 +112,47 @@ private Q_SLOTS:
         w.inspector()->setNode(graph, node);
         QVERIFY2(w.inspector()->plainText().contains(QStringLiteral("Module\ns.blocks.1.attn\n")),
                  qPrintable(w.inspector()->plainText()));
+    }
+
+    // Regions › Create per Module Matching…: blocks.*.mlp on the GPT Dynamo graph makes the 4
+    // MLP regions in one undo step, named after their modules; undo removes all of them.
+    void regionsPerModule()
+    {
+        app::MainWindow w;
+        QSignalSpy loaded(&w, &app::MainWindow::loadFinished);
+        w.openPaths({QString::fromStdString(kGptTrace)});
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(w.regions()->menu()->findChild<QAction*>(QStringLiteral("createPerModuleAction")));
+        const views::GraphRef dyn = graphOfKind(*w.workspace(), "dynamo_output_graph");
+        QSignalSpy ready(w.structure(), &StructureController::structureReady);
+        w.showGraph(dyn);
+        views::RegionDocument* doc = w.regions()->currentDocument();
+        QVERIFY(doc);
+        // Before the tree is known the request is refused, not guessed.
+        if (ready.isEmpty()) {
+            QVERIFY(!w.regions()->createPerModule(QStringLiteral("blocks.*.mlp")));
+            QVERIFY(ready.wait(30000));
+        }
+        const int steps = doc->undoStack()->count();
+        QVERIFY(!w.regions()->createPerModule(QStringLiteral("blocks..mlp")));
+        QVERIFY(!w.regions()->createPerModule(QStringLiteral("decoder.*.mlp")));
+        QCOMPARE(doc->undoStack()->count(), steps);
+        QVERIFY(w.regions()->createPerModule(QStringLiteral("blocks.*.mlp")));
+        QCOMPARE(doc->undoStack()->count(), steps + 1);
+        QCOMPARE(doc->regions().size(), std::size_t{4});
+        const auto& tree = *w.structure()->tree();
+        for (int k = 0; k < 4; ++k) {
+            const std::string path = "s.blocks." + std::to_string(k) + ".mlp";
+            QCOMPARE(doc->regions()[k].name, path);
+            // Its computing nodes: every node of the module but its parameters.
+            std::size_t computing = 0;
+            for (graph::NodeId id : tree.nodesOf(*tree.find(path))) {
+                computing += doc->graph()->node(id).isPlaceholder() ? 0 : 1;
+            }
+            QCOMPARE(doc->regions()[k].nodes.size(), computing);
+        }
+        doc->undoStack()->undo();
+        QVERIFY(doc->regions().empty());
     }
 };
 

@@ -2,6 +2,7 @@
 // invalid patterns; modules of a LLaMA tree matching a pattern (24 MLPs, outermost only); the
 // same module across the Dynamo, AOT forward and backward graphs of the recorded LLaMA compile.
 #include "core/io/torch_trace_reader.h"
+#include "core/partition/region_edit.h"
 #include "core/structure/module_match.h"
 
 #include <QtTest>
@@ -83,6 +84,37 @@ private Q_SLOTS:
         QCOMPARE(modulesMatching(*tree, "layers.**", true)->size(), std::size_t(1));
         QVERIFY(!modulesMatching(*tree, "layers..mlp").ok());
         QVERIFY(modulesMatching(*tree, "transformer.h.*")->empty());
+    }
+
+    // layers.*.mlp → 24 regions in one edit: each the MLP's computing nodes (no weights).
+    void regionsPerMlp()
+    {
+        const graph::Graph& g = *m_llama.run.graphs[0].graph;
+        auto tree = recoverRunGraphStructure(m_llama.run, 0);
+        QVERIFY(tree.ok());
+        auto mlps = moduleNodesMatching(g, *tree, "layers.*.mlp");
+        QVERIFY(mlps.ok());
+        QCOMPARE(mlps->size(), std::size_t(24));
+        std::vector<std::pair<std::string, std::vector<graph::NodeId>>> named;
+        for (const ModuleNodes& m : *mlps) {
+            for (graph::NodeId id : m.nodes) {
+                QVERIFY(!g.node(id).isPlaceholder());
+            }
+            // gate, up, down linears, the activation and the product at least.
+            QVERIFY(m.nodes.size() >= 5);
+            named.emplace_back(m.path, m.nodes);
+        }
+        QCOMPARE(mlps->front().nodes.size(), mlps->back().nodes.size());
+        const auto made = partition::createRegions(g, {}, named);
+        QVERIFY2(made.ok(), made.refusal.c_str());
+        QCOMPARE(made.regions->size(), std::size_t(24));
+        QCOMPARE(made.regions->at(3).name, std::string("model.layers.3.mlp"));
+        QCOMPARE(made.regions->at(3).nodes, (*mlps)[3].nodes);
+        // Again on top: every node is taken, so nothing is created and the refusal names it.
+        const auto again = partition::createRegions(g, *made.regions, named);
+        QVERIFY(!again.ok());
+        QVERIFY(again.refusal.find("model.layers.0.mlp") != std::string::npos);
+        QVERIFY(!partition::createRegions(g, {}, {}).ok());
     }
 
     void sameModuleAcrossCompile()
