@@ -128,4 +128,18 @@ foreach(f IN LISTS controller_files)
         endif()
     endforeach()
 endforeach()
+# One JSON writer: nlohmann's dump() throws on invalid UTF-8 unless told to replace it, so
+# everything goes through core/util/json_text (dumpJson), which does.
+file(GLOB_RECURSE json_users "${ROOT}/core/*.cpp" "${ROOT}/core/*.h" "${ROOT}/app/*.cpp"
+     "${ROOT}/app/*.h" "${ROOT}/views/*.cpp" "${ROOT}/views/*.h")
+foreach(f IN LISTS json_users)
+    if(f MATCHES "core/util/json_text\\.cpp$")
+        continue()
+    endif()
+    file(STRINGS "${f}" lines REGEX "[.>]dump\\(")
+    if(lines)
+        message(FATAL_ERROR "JSON text goes through fxs::dumpJson (core/util/json_text.h): "
+                            "${f}: ${lines}")
+    endif()
+endforeach()
 message(STATUS "layering ok (core-internal heavy headers: ${heavy})")

@@ -72,4 +72,6 @@ expect(cli_includes_views "fxscope-cli links core alone"
        app/cli/bad.cpp "#include \"views/models/workspace.h\"")
 expect(controllers_include_each_other "controllers must not include each other"
        app/gui/profile_controller.cpp "#include \"app/gui/compile_controller.h\"")
+expect(strict_json_dump "JSON text goes through fxs::dumpJson"
+       app/cli/bad.cpp "std::string s = value.dump(2);")
 file(REMOVE_RECURSE "${SCRATCH}")

@@ -2,6 +2,7 @@
 // verify: inspect and maintain the region compiler's SQLite artifact store. Output is JSON
 // (README).
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/cache/cache_explain.h"
 #include "core/cache/cache_store.h"
 
@@ -94,12 +95,10 @@ int runLs(cache::CacheStore& store)
     if (!disk) {
         return fail(disk.error());
     }
-    std::cout << json{{"path", store.path()},
+    printJson({{"path", store.path()},
                       {"entries", list},
                       {"total_bytes", bytes},
-                      {"disk_bytes", *disk}}
-                     .dump(2)
-              << "\n";
+                      {"disk_bytes", *disk}});
     return 0;
 }
 
@@ -109,7 +108,7 @@ int runShow(cache::CacheStore& store, const CacheOptions& o)
     if (!e) {
         return fail(e.error());
     }
-    std::cout << entryJson(*e, true).dump(2) << "\n";
+    printJson(entryJson(*e, true));
     return 0;
 }
 
@@ -131,12 +130,10 @@ int runDiff(cache::CacheStore& store, const CacheOptions& o)
                            {"after", c.b},
                            {"description", c.summary}});
     }
-    std::cout << json{{"key1", a->key},
-                      {"key2", b->key},
-                      {"same_region", a->regionDigest == b->regionDigest},
-                      {"changes", changes}}
-                     .dump(2)
-              << "\n";
+    printJson({{"key1", a->key},
+               {"key2", b->key},
+               {"same_region", a->regionDigest == b->regionDigest},
+               {"changes", changes}});
     return 0;
 }
 
@@ -146,13 +143,11 @@ int runGc(cache::CacheStore& store, const CacheOptions& o)
     if (!r) {
         return fail(r.error());
     }
-    std::cout << json{{"removed", r->removed},
+    printJson({{"removed", r->removed},
                       {"bytes_before", r->bytesBefore},
                       {"bytes_after", r->bytesAfter},
                       {"files_removed", r->filesRemoved},
-                      {"build_dirs_removed", r->buildDirsRemoved}}
-                     .dump(2)
-              << "\n";
+                      {"build_dirs_removed", r->buildDirsRemoved}});
     return 0;
 }
 
@@ -167,12 +162,10 @@ int runVerify(cache::CacheStore& store)
         corrupt.push_back({{"key", key}, {"problem", problem}});
     }
     const bool ok = r->corrupt.empty() && r->integrity == "ok";
-    std::cout << json{{"checked", r->checked},
-                      {"corrupt", corrupt},
-                      {"integrity", r->integrity},
-                      {"ok", ok}}
-                     .dump(2)
-              << "\n";
+    printJson({{"checked", r->checked},
+               {"corrupt", corrupt},
+               {"integrity", r->integrity},
+               {"ok", ok}});
     return ok ? 0 : 3;
 }
 
@@ -202,7 +195,7 @@ int runStats(cache::CacheStore& store)
                         {"category", categoryName(info.category)},
                         {"count", count}});
     }
-    std::cout << json{{"path", store.path()}, {"stats", list}}.dump(2) << "\n";
+    printJson({{"path", store.path()}, {"stats", list}});
     return 0;
 }
 

@@ -3,6 +3,7 @@
 // to the eager engine and reports per region hit / miss / fallback with timings and its numbered
 // reason. Contract: README.
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
 #include "core/cache/cache_store.h"
@@ -102,11 +103,9 @@ int runCompile(const CompileCliOptions& o)
         list.push_back(outcomeJson(r));
     }
     if (o.json) {
-        std::cout << json{{"regions", list},
-                          {"total_eager_ms", eager},
-                          {"total_compiled_ms", compiled}}
-                         .dump(2)
-                  << "\n";
+        printJson({{"regions", list},
+                   {"total_eager_ms", eager},
+                   {"total_compiled_ms", compiled}});
     } else {
         printHuman(outs, eager, compiled);
     }

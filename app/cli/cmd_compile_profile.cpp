@@ -1,6 +1,7 @@
 // fxscope-cli compile-profile TRACE [--json] [--trace out.json]: where compile time went, per
 // compile id, from a TORCH_TRACE run's chromium events and cache lookups.
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/io/loader.h"
 #include "core/profile/chrome_trace.h"
 #include "core/profile/compile_profile.h"
@@ -115,7 +116,7 @@ int runCompileProfile(const CompileProfileOptions& o)
         }
     }
     if (o.json) {
-        std::cout << profileJson(result).dump(2) << "\n";
+        printJson(profileJson(result));
     } else {
         printHuman(result);
     }

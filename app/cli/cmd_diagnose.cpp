@@ -3,6 +3,7 @@
 // RUN is a TORCH_TRACE log (.log or .log.gz) or a directory of per-rank logs. The --json shape
 // is a contract (README).
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/diagnose/diagnosis.h"
 #include "core/io/torch_trace_reader.h"
 
@@ -223,7 +224,7 @@ int runDiagnose(const DiagnoseOptions& o)
         return 1;
     }
     if (o.json) {
-        std::cout << diagnosisJson(*d).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+        printJson(diagnosisJson(*d));
     } else {
         printHuman(*d);
     }

@@ -2,6 +2,7 @@
 // missed or bypassed compared with RUN_A (or, with one RUN, with earlier lookups of that run).
 // RUN is a TORCH_TRACE file or directory. The --json shape is a contract (README).
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/explain/explainer.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/util/strings.h"
@@ -203,7 +204,7 @@ int runExplain(const ExplainOptions& o)
                 {"run_a", o.runs[0]},
                 {"run_b", o.runs.back()},
                 {"lookups", std::move(lookups)}};
-    std::cout << out.dump(2) << "\n";
+    printJson(out);
     return 0;
 }
 

@@ -3,6 +3,7 @@
 // histogram, each cache lookup, and every problem found. The JSON shape is a contract (README
 // "fxscope-cli inspect").
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/io/loader.h"
 
 #include <nlohmann/json.hpp>
@@ -145,9 +146,7 @@ int runInspect(const InspectOptions& options)
 {
     const io::LoadResult result = io::loadPaths(options.paths);
     if (options.json) {
-        // Replace, not throw: names read from a damaged file may not be valid UTF-8.
-        std::cout << resultJson(result).dump(2, ' ', false, json::error_handler_t::replace)
-                  << "\n";
+        printJson(resultJson(result));
     } else {
         printHuman(result);
     }

@@ -3,6 +3,7 @@
 // annotations, a project file or the automatic proposal, what was left out and why, and
 // optionally the region plan for tools/python/fxscope_regions.py.
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
 #include "core/partition/auto_proposal.h"
 #include "core/partition/partitioner.h"
@@ -258,7 +259,7 @@ int runPartition(const PartitionOptions& o)
         if (rematch) {
             out["project"] = rematchJson(*rematch);
         }
-        std::cout << out.dump(2) << "\n";
+        printJson(out);
     } else {
         printHuman(g, p);
         if (rematch) {

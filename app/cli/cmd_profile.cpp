@@ -2,6 +2,7 @@
 // [--save F] [--eager-only] [--json]: run-time profile of a graph (per node and per region:
 // eager/compiled time, bytes, roofline bound). The JSON shape is a contract (README).
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
 #include "core/cache/cache_store.h"
@@ -188,7 +189,7 @@ int runProfile(const ProfileCliOptions& o)
     const profile::ModuleBreakdown byModule =
         tree ? profile::profileByModule(*p, g, *tree) : profile::ModuleBreakdown{};
     if (o.json) {
-        std::cout << profileJson(*p, byModule).dump(2) << "\n";
+        printJson(profileJson(*p, byModule));
     } else {
         printHuman(*p);
         printModules(byModule);

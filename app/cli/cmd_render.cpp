@@ -3,6 +3,7 @@
 // would open it — large graphs collapsed by source scope — and prints a JSON summary. SVG comes
 // from fxscope's own writer, PNG from Graphviz's renderer. Contract: README "fxscope-cli render".
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "core/io/loader.h"
 
 #ifdef FXSCOPE_HAVE_GRAPHVIZ
@@ -151,7 +152,7 @@ int render(const RenderOptions& o)
     } else if (Status s = layout::renderWithGraphviz(view, options, "png", o.out); !s.ok()) {
         return fail(kRenderError, s.error().toString());
     }
-    std::cout << summary(o, format, *g, view, view.visible(), bbox).dump(2) << "\n";
+    printJson(summary(o, format, *g, view, view.visible(), bbox));
     return kOk;
 }
 

@@ -3,13 +3,13 @@
 // engine and reports timing, peak memory and output summaries. The JSON shape is a contract
 // (README "fxscope-cli run").
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
 #include "core/exec/interpreter.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <iostream>
 #include <memory>
 
 namespace fxs::cli {
@@ -65,12 +65,6 @@ Status parseSizes(const std::vector<std::string>& specs, std::map<std::string, s
         }
     }
     return {};
-}
-
-json errorJson(const Error& e)
-{
-    return {{"code", errorCodeName(e.code)}, {"message", e.message}, {"where", e.where},
-            {"expected", e.expected}, {"found", e.found}};
 }
 
 json reportJson(const exec::RunReport& r)
@@ -134,7 +128,7 @@ int fail(const RunCliOptions& o, const Error& e, int code)
         exec::RunReport empty;
         json j = reportJson(empty);
         j["error"] = errorJson(e);
-        std::cout << j.dump(2) << "\n";
+        printJson(j);
     } else {
         std::fprintf(stderr, "fxscope-cli run: %s\n", e.toString().c_str());
     }
@@ -170,7 +164,7 @@ int runRun(const RunCliOptions& o)
         return fail(o, report.error(), 1);
     }
     if (o.json) {
-        std::cout << reportJson(*report).dump(2) << "\n";
+        printJson(reportJson(*report));
     } else {
         printText(*report);
     }

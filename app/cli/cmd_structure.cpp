@@ -3,6 +3,7 @@
 // Dynamo graph of their compile), identical modules and repeated blocks. The JSON shape is a
 // contract (README "fxscope-cli structure").
 #include "app/cli/commands.h"
+#include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
 #include "core/structure/structure.h"
 
@@ -121,7 +122,7 @@ int runStructure(const StructureCliOptions& o)
         return 1;
     }
     if (o.json) {
-        std::cout << treeJson(*loaded, o.graph, *tree).dump(2) << "\n";
+        printJson(treeJson(*loaded, o.graph, *tree));
     } else {
         printText(*loaded, *tree);
     }

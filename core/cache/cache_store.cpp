@@ -5,6 +5,7 @@
 #include "core/cache/cache_paths.h"
 #include "core/cache/sqlite_db.h"
 #include "core/util/digest.h"
+#include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -75,7 +76,7 @@ std::string componentsJson(const std::vector<KeyComponent>& cs)
     for (const auto& c : cs) {
         j.push_back({{"label", c.label}, {"digest", c.digest}, {"text", c.text}});
     }
-    return j.dump();
+    return dumpJson(j);
 }
 
 bool parseComponents(const std::string& text, std::vector<KeyComponent>& out)

@@ -10,6 +10,7 @@
 #include "core/compile/region_graph.h"
 #include "core/exec/interpreter.h"
 #include "core/exec/torch_bridge.h"
+#include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
 #include <torch/version.h>
@@ -39,7 +40,7 @@ std::string canonicalOptions(const std::string& text)
         return "{}";
     }
     auto j = nlohmann::json::parse(text, nullptr, false);
-    return j.is_discarded() ? text : j.dump();
+    return j.is_discarded() ? text : dumpJson(j);
 }
 
 std::string deviceText(const at::Tensor& t)

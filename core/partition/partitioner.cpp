@@ -2,6 +2,7 @@
 
 #include "core/partition/python_literal.h"
 #include "core/partition/region_former.h"
+#include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -77,7 +78,7 @@ Region makeAnnotatedRegion(const Graph& graph, std::vector<NodeId> nodes, std::s
             region.annotation = annotationToJson(*node.annotation);
             const auto value = nlohmann::json::parse(*annotationValueJson(*node.annotation, key));
             if (value.is_object()) {
-                region.options = value.dump();
+                region.options = dumpJson(value);
             }
             break;
         }

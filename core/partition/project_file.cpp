@@ -3,6 +3,7 @@
 #include "core/partition/region_edit.h"
 #include "core/util/digest.h"
 #include "core/util/file_reader.h"
+#include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -34,20 +35,20 @@ Result<ProjectRegion> regionFromJson(const json& j, std::size_t index)
     if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || !j.contains("nodes") ||
         !j["nodes"].is_array()) {
         return parseError(where + " is not a region", "an object with \"id\" and \"nodes\"",
-                          j.dump().substr(0, 60));
+                          dumpJson(j).substr(0, 60));
     }
     ProjectRegion r;
     r.id = j["id"].get<std::string>();
     r.name = j.value("name", std::string());
     if (j.contains("annotation") && j["annotation"].is_object()) {
-        r.annotation = j["annotation"].dump();
+        r.annotation = dumpJson(j["annotation"]);
     }
     if (j.contains("options") && j["options"].is_object()) {
-        r.options = j["options"].dump();
+        r.options = dumpJson(j["options"]);
     }
     for (const auto& n : j["nodes"]) {
         if (!n.is_string()) {
-            return parseError(where + ".nodes holds a non-string", "node names", n.dump());
+            return parseError(where + ".nodes holds a non-string", "node names", dumpJson(n));
         }
         r.nodes.push_back(n.get<std::string>());
     }
@@ -89,7 +90,7 @@ std::string serializeProject(const Project& project)
               {"source", {{"path", project.sourcePath}, {"sha256", project.sourceSha256}}},
               {"regions", std::move(regions)},
               {"view_state", view.is_object() ? view : json::object()}};
-    return j.dump(2) + "\n";
+    return dumpJson(j, 2) + "\n";
 }
 
 Result<Project> parseProject(std::string_view text)
@@ -113,7 +114,8 @@ Result<Project> parseProject(std::string_view text)
     p.sourceSha256 = source.is_object() ? source.value("sha256", std::string()) : std::string();
     const json regions = j.value("regions", json::array());
     if (!regions.is_array()) {
-        return parseError("\"regions\" is not a list", "a JSON array", regions.dump().substr(0, 60));
+        return parseError("\"regions\" is not a list", "a JSON array",
+                          dumpJson(regions).substr(0, 60));
     }
     for (std::size_t i = 0; i < regions.size(); ++i) {
         auto r = regionFromJson(regions[i], i);
@@ -123,7 +125,7 @@ Result<Project> parseProject(std::string_view text)
         p.regions.push_back(std::move(*r));
     }
     const json view = j.value("view_state", json::object());
-    p.viewState = view.is_object() ? view.dump() : "{}";
+    p.viewState = view.is_object() ? dumpJson(view) : "{}";
     return p;
 }
 

@@ -1,6 +1,7 @@
 #include "core/partition/python_literal.h"
 
 #include "core/util/strings.h"
+#include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -85,7 +86,7 @@ private:
             if (!val) {
                 return std::nullopt;
             }
-            obj[key->is_string() ? key->get<std::string>() : key->dump()] = std::move(*val);
+            obj[key->is_string() ? key->get<std::string>() : dumpJson(*key)] = std::move(*val);
         } while (eat(',') && !peek('}'));
         return eat('}') ? std::optional<json>(std::move(obj)) : std::nullopt;
     }
@@ -165,7 +166,7 @@ std::optional<std::string> pythonLiteralToJson(std::string_view text)
     if (!v) {
         return std::nullopt;
     }
-    return v->dump();
+    return dumpJson(*v);
 }
 
 namespace {
@@ -189,7 +190,7 @@ json annotationObject(const graph::Annotation& annotation)
 
 std::string annotationToJson(const graph::Annotation& annotation)
 {
-    return annotationObject(annotation).dump();
+    return dumpJson(annotationObject(annotation));
 }
 
 std::optional<std::string> annotationValueJson(const graph::Annotation& annotation,
@@ -200,7 +201,7 @@ std::optional<std::string> annotationValueJson(const graph::Annotation& annotati
     if (it == obj.end()) {
         return std::nullopt;
     }
-    return it->dump();
+    return dumpJson(*it);
 }
 
 } // namespace fxs::partition

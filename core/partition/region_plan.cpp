@@ -1,6 +1,7 @@
 #include "core/partition/region_plan.h"
 
 #include "core/util/digest.h"
+#include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -73,7 +74,7 @@ std::string makeRegionPlan(const graph::Graph& graph, const std::vector<Region>&
                    {"nodes", graph.size()}}},
                  {"annotation_key", std::string(key)},
                  {"regions", std::move(out)}};
-    return plan.dump(2) + "\n";
+    return dumpJson(plan, 2) + "\n";
 }
 
 } // namespace fxs::partition

@@ -1,4 +1,5 @@
 #include "core/profile/chrome_trace.h"
+#include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,7 +27,7 @@ std::string writeChromeTrace(const std::vector<TraceEvent>& events)
                         {"tid", e.tid},
                         {"args", std::move(args)}});
     }
-    return json{{"traceEvents", std::move(list)}, {"displayTimeUnit", "ms"}}.dump(1);
+    return dumpJson(json{{"traceEvents", std::move(list)}, {"displayTimeUnit", "ms"}}, 1);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include "core/profile/profile_file.h"
 
 #include "core/util/file_reader.h"
+#include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -143,12 +144,13 @@ std::string serializeProfile(const RuntimeProfile& p)
     for (const auto& r : p.regions) {
         regions.push_back(regionJson(r));
     }
-    return json{{"schema", kSchema}, {"version", kProfileSchemaVersion}, {"graph", p.graph},
-                {"device", p.device}, {"repeat", p.repeat}, {"total", statJson(p.total)},
-                {"peak_bytes", p.peakBytes}, {"copy_GBps", p.peaks.copyGBps},
-                {"matmul_GFLOPs", p.peaks.matmulGflops}, {"nodes", nodes},
-                {"regions", regions}, {"notes", p.notes}}
-        .dump(2);
+    return dumpJson(json{{"schema", kSchema}, {"version", kProfileSchemaVersion},
+                         {"graph", p.graph}, {"device", p.device}, {"repeat", p.repeat},
+                         {"total", statJson(p.total)}, {"peak_bytes", p.peakBytes},
+                         {"copy_GBps", p.peaks.copyGBps},
+                         {"matmul_GFLOPs", p.peaks.matmulGflops}, {"nodes", nodes},
+                         {"regions", regions}, {"notes", p.notes}},
+                    2);
 }
 
 Result<RuntimeProfile> parseProfile(std::string_view text)
