@@ -7,6 +7,7 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(simdjson REQUIRED)
 find_package(ZLIB REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 
 if(NOT FXSCOPE_FUZZ_ONLY)
     find_package(Torch REQUIRED)

@@ -89,7 +89,15 @@ int runCompile(const CompileCliOptions& o)
     co.compile.timingRepeats = o.repeat;
     co.compile.dumpDir = o.dump;
     co.run.seed = o.seed;
-    co.run.inputs = loaded->attributes; // a TorchScript module's own weights
+    // A TorchScript module's or .pt2 archive's own weights (and sample inputs, unless given).
+    auto weights = graphWeights(*loaded, o.inputs.empty());
+    if (!weights) {
+        return fail(weights.error().toString());
+    }
+    co.run.inputs = *weights;
+    if (auto s = completeSizes(*loaded, co.run.sizes); !s) {
+        return fail(s.error().toString());
+    }
     co.run.inputsFile = o.inputs;
     auto report = compile::compileGraphRegions(g, *regions, co);
     if (!report) {

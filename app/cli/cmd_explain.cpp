@@ -53,6 +53,7 @@ json graphDiffJson(const explain::GraphDiff& g)
         const bool hasB = n.change != explain::NodeChangeKind::Removed;
         nodes.push_back(
             {{"name", n.name},
+             {"body", n.body.empty() ? json(nullptr) : json(n.body)},
              {"change", explain::nodeChangeKindName(n.change)},
              {"fields", n.fields},
              {"a", hasA ? nodeSideJson(n.opA, n.targetA, n.argsA, n.metaA) : json(nullptr)},
@@ -100,7 +101,8 @@ void printGraphDiff(const explain::GraphDiff& g)
             std::cout << "      ... " << g.nodes.size() - kHumanNodeRows << " more nodes\n";
             break;
         }
-        std::cout << "      " << explain::nodeChangeKindName(n.change) << " " << n.name;
+        std::cout << "      " << explain::nodeChangeKindName(n.change) << " "
+                  << (n.body.empty() ? n.name : n.body + "/" + n.name);
         if (n.change == explain::NodeChangeKind::Changed) {
             std::cout << " (" << join(n.fields, ", ") << "): " << n.targetA << n.argsA
                       << " \u2192 " << n.targetB << n.argsB;

@@ -4,6 +4,7 @@
 // "fxscope-cli inspect").
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
+#include "core/graph/subgraphs.h"
 #include "core/io/loader.h"
 
 #include <nlohmann/json.hpp>
@@ -28,13 +29,62 @@ json idOrNull(const model::CompileId& id)
     return id.valid() ? json(id.toString()) : json();
 }
 
+json subgraphsJson(const graph::Graph& g)
+{
+    json list = json::array();
+    for (const auto& s : graph::listSubgraphs(g)) {
+        list.push_back({{"name", s.name},
+                        {"hop", s.hop.empty() ? json() : json(s.hop)},
+                        {"nodes", s.graph->size()},
+                        {"calls", s.calls()},
+                        {"parent", s.parent.empty() ? json() : json(s.parent)}});
+    }
+    return list;
+}
+
+json optionalInt(const std::optional<std::int64_t>& v)
+{
+    return v ? json(*v) : json();
+}
+
+json exportJson(const model::ExportedProgram& p)
+{
+    json inputs = json::array();
+    for (const auto& in : p.inputs) {
+        inputs.push_back({{"name", in.name},
+                          {"kind", std::string(model::exportInputKindName(in.kind))},
+                          {"target", in.target.empty() ? json() : json(in.target)}});
+    }
+    json outputs = json::array();
+    for (const auto& out : p.outputs) {
+        outputs.push_back({{"name", out.name.empty() ? json() : json(out.name)},
+                           {"kind", std::string(model::exportOutputKindName(out.kind))},
+                           {"target", out.target.empty() ? json() : json(out.target)}});
+    }
+    json ranges = json::array();
+    for (const auto& r : p.ranges) {
+        const auto hint = p.symbolHints.find(r.symbol);
+        ranges.push_back({{"symbol", r.symbol},
+                          {"min", optionalInt(r.min)},
+                          {"max", optionalInt(r.max)},
+                          {"hint", hint != p.symbolHints.end() ? json(hint->second) : json()}});
+    }
+    return {{"schema_version", std::to_string(p.schemaMajor) + "." + std::to_string(p.schemaMinor)},
+            {"torch_version", p.torchVersion.empty() ? json() : json(p.torchVersion)},
+            {"layout", p.layout},
+            {"inputs", std::move(inputs)},
+            {"outputs", std::move(outputs)},
+            {"range_constraints", std::move(ranges)},
+            {"weights", p.weights.size()}};
+}
+
 json graphJson(const model::GraphArtifact& g)
 {
     json ops = json::object();
     json j{{"source", g.file}, {"compile_id", idOrNull(g.compileId)}, {"kind", g.kind}};
     if (!g.graph) {
         j.update({{"nodes", 0}, {"call_function_nodes", 0}, {"placeholders", 0}, {"outputs", 0},
-                  {"ops", ops}});
+                  {"ops", ops}, {"subgraphs", json::array()}});
         return j;
     }
     for (const auto& [target, n] : g.graph->opHistogram()) {
@@ -44,7 +94,11 @@ json graphJson(const model::GraphArtifact& g)
               {"call_function_nodes", g.graph->countOf(graph::OpKind::CallFunction)},
               {"placeholders", g.graph->placeholders().size()},
               {"outputs", g.graph->countOf(graph::OpKind::Output)},
-              {"ops", std::move(ops)}});
+              {"ops", std::move(ops)},
+              {"subgraphs", subgraphsJson(*g.graph)}});
+    if (g.exported) {
+        j["export"] = exportJson(*g.exported);
+    }
     return j;
 }
 
@@ -104,6 +158,10 @@ void printGraph(const model::GraphArtifact& g)
                 id.c_str(), g.kind.c_str(), g.graph->size(),
                 g.graph->countOf(graph::OpKind::CallFunction), g.graph->placeholders().size(),
                 g.file.c_str(), g.line);
+    for (const auto& s : graph::listSubgraphs(*g.graph)) {
+        std::printf("    subgraph %-28s %-26s nodes=%zu calls=%zu\n", s.name.c_str(),
+                    s.hop.empty() ? "-" : s.hop.c_str(), s.graph->size(), s.calls());
+    }
 }
 
 void printLookup(const model::CacheLookup& l)

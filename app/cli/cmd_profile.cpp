@@ -160,7 +160,15 @@ int runProfile(const ProfileCliOptions& o)
     profile::ProfileOptions po;
     po.repeat = o.repeat;
     po.run.seed = o.seed;
-    po.run.inputs = loaded->attributes; // a TorchScript module's own weights
+    // A TorchScript module's or .pt2 archive's own weights (and sample inputs, unless given).
+    auto weights = graphWeights(*loaded, o.inputs.empty());
+    if (!weights) {
+        return fail(weights.error().toString(), 2);
+    }
+    po.run.inputs = *weights;
+    if (auto s = completeSizes(*loaded, po.run.sizes); !s) {
+        return fail(s.error().toString(), 2);
+    }
     po.run.inputsFile = o.inputs;
     po.compileRegions = !o.eagerOnly;
     std::unique_ptr<cache::CacheStore> store;

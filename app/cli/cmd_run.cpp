@@ -151,7 +151,17 @@ int runRun(const RunCliOptions& o)
     if (!g.ok()) {
         return fail(o, g.error(), 2);
     }
-    ro.inputs = g->attributes;
+    // A TorchScript module's or .pt2 archive's own weights (and the archive's sample inputs
+    // unless the user gave inputs or sizes).
+    std::string note;
+    auto weights = graphWeights(*g, o.inputs.empty() && o.sizes.empty(), &note);
+    if (!weights.ok()) {
+        return fail(o, weights.error(), 2);
+    }
+    ro.inputs = *weights;
+    if (auto s = completeSizes(*g, ro.sizes); !s.ok()) {
+        return fail(o, s.error(), 2);
+    }
     if (!o.forward.empty()) {
         auto fw = loadGraph(o.forward, o.forwardSelector);
         if (!fw.ok()) {
@@ -162,6 +172,9 @@ int runRun(const RunCliOptions& o)
     auto report = exec::Interpreter::run(*g->graph, ro);
     if (!report.ok()) {
         return fail(o, report.error(), 1);
+    }
+    if (!note.empty()) {
+        report->notes.push_back(note);
     }
     if (o.json) {
         printJson(reportJson(*report));

@@ -1,6 +1,8 @@
 #include "app/cli/graph_input.h"
 
+#include "core/exec/export_weights.h"
 #include "core/io/graph_code_parser.h"
+#include "core/io/pt2_reader.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/torchscript/torchscript_importer.h"
 #include "core/util/file_reader.h"
@@ -174,6 +176,23 @@ Result<LoadedGraph> loadTorchScript(const std::string& path)
     return out;
 }
 
+Result<LoadedGraph> loadExport(const std::string& path)
+{
+    auto read = io::readPt2(path);
+    if (!read.ok()) {
+        return read.error();
+    }
+    if (!read->graph) {
+        return parseError("no graph could be read from the archive", path, read->diagnostics);
+    }
+    LoadedGraph out;
+    out.graph = std::move(read->graph);
+    out.sourceBytes = std::move(read->programText); // not the weights: they may be GBs
+    out.exported = std::move(read->program);
+    out.diagnostics = std::move(read->diagnostics);
+    return out;
+}
+
 Result<LoadedGraph> loadGraphCode(const std::string& path, std::string text)
 {
     auto parsed = io::parseGraphCode(text, path);
@@ -196,6 +215,14 @@ Result<LoadedGraph> loadAny(const std::string& path, const std::string& selector
     if (auto regular = checkRegularFile(path); !regular.ok()) {
         return regular.error();
     }
+    const bool exported = !torchscript::looksLikeTorchScript(path) && io::looksLikePt2(path);
+    if (exported && !selector.empty()) {
+        return invalid("--graph applies to TORCH_TRACE input only", path,
+                       "a TORCH_TRACE log or directory", "a .pt2 archive");
+    }
+    if (exported) {
+        return loadExport(path);
+    }
     const bool torchScript = torchscript::looksLikeTorchScript(path);
     if (!torchScript) {
         auto head = readFileHead(path);
@@ -205,7 +232,7 @@ Result<LoadedGraph> loadAny(const std::string& path, const std::string& selector
         // Graph code may open with comments or imports: any text is parsed, binary is not.
         if (head->find('\0') != std::string::npos) {
             Error e = makeError(ErrorCode::Parse, "unrecognised file format", path);
-            e.expected = "printed graph code, a TorchScript .pt or a TORCH_TRACE log";
+            e.expected = "printed graph code, a TorchScript .pt, a .pt2 or a TORCH_TRACE log";
             e.found = abbreviate(std::string_view(*head).substr(0, 60));
             return e;
         }
@@ -225,7 +252,63 @@ Result<LoadedGraph> loadAny(const std::string& path, const std::string& selector
     return torchScript ? loadTorchScript(path) : loadGraphCode(path, std::move(*text));
 }
 
+Status checkRange(const model::RangeConstraint& r, std::int64_t value)
+{
+    if (r.contains(value)) {
+        return {};
+    }
+    const std::string range = "[" + (r.min ? std::to_string(*r.min) : std::string("-inf")) +
+                              ", " + (r.max ? std::to_string(*r.max) : std::string("inf")) + "]";
+    return invalid("size " + r.symbol + "=" + std::to_string(value) +
+                       " is outside the range the program was exported for",
+                   r.symbol, r.symbol + " in " + range, std::to_string(value));
+}
+
 } // namespace
+
+Result<std::shared_ptr<const exec::ValueStore>> graphWeights(const LoadedGraph& loaded,
+                                                             bool sampleInputs, std::string* note)
+{
+    if (!loaded.exported) {
+        return loaded.attributes;
+    }
+    auto weights = exec::loadExportWeights(*loaded.exported);
+    if (!weights.ok()) {
+        return weights.error();
+    }
+    if (sampleInputs && !loaded.exported->sampleInputsEntry.empty()) {
+        auto samples = exec::loadExportSampleInputs(*loaded.exported);
+        if (!samples.ok()) {
+            return samples.error();
+        }
+        for (const auto& [name, value] : (*samples)->values()) {
+            (*weights)->set(name, value);
+        }
+        if (note != nullptr) {
+            *note = "inputs: the archive's sample inputs (" +
+                    loaded.exported->sampleInputsEntry + ")";
+        }
+    }
+    return std::shared_ptr<const exec::ValueStore>(std::move(*weights));
+}
+
+Status completeSizes(const LoadedGraph& loaded, std::map<std::string, std::int64_t>& sizes)
+{
+    if (!loaded.exported) {
+        return {};
+    }
+    for (const auto& [symbol, hint] : loaded.exported->symbolHints) {
+        sizes.emplace(symbol, hint);
+    }
+    for (const auto& [symbol, value] : sizes) {
+        if (const auto* r = loaded.exported->range(symbol)) {
+            if (auto s = checkRange(*r, value); !s.ok()) {
+                return s;
+            }
+        }
+    }
+    return {};
+}
 
 Result<LoadedGraph> loadGraphInput(const std::string& path, const std::string& selector)
 {

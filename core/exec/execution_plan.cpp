@@ -87,6 +87,28 @@ bool planBuiltin(const Node& node, Step& step, Plan& plan)
     return true;
 }
 
+// The node's recorded output strides when sizes and strides are concrete and lay the tensor
+// out densely without overlap (a permutation of a contiguous layout); empty otherwise.
+std::vector<std::int64_t> concreteStrides(const Node& node)
+{
+    const graph::TensorMeta* m = node.tensorMeta();
+    if (m == nullptr || !m->strides || m->strides->size() != m->sizes.size() ||
+        m->hasSymbolicSizes()) {
+        return {};
+    }
+    std::vector<std::int64_t> out;
+    std::int64_t extent = 1;
+    for (std::size_t i = 0; i < m->sizes.size(); ++i) {
+        const auto& s = (*m->strides)[i];
+        if (s.isSymbolic() || s.value < 0) {
+            return {};
+        }
+        extent += (m->sizes[i].value - 1) * s.value;
+        out.push_back(s.value);
+    }
+    return extent == m->numel().value_or(-1) ? out : std::vector<std::int64_t>{};
+}
+
 bool planOperator(const Node& node, c10::Device device, Step& step, Plan& plan)
 {
     const auto base = graph::opBaseName(node.target);
@@ -107,6 +129,7 @@ bool planOperator(const Node& node, c10::Device device, Step& step, Plan& plan)
         step.kind = StepKind::Function;
         step.fn = c->fn;
         schema = &compositeSchema(*c);
+        step.recordedStrides = concreteStrides(node);
     } else {
         unsupported(plan, node,
                     handle ? std::string("no ") + (device.is_cuda() ? "CUDA" : "CPU") +

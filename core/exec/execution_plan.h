@@ -45,6 +45,10 @@ struct Step {
     std::vector<ArgStep> args;
     std::size_t numReturns = 1;            // >1: the value is a tuple of the returns
     int getitemIndex = 0;                  // Getitem: args[0] is the parent slot
+    // Function steps returning one tensor: the strides the graph recorded for it. A composite
+    // cannot know which kernel the real operator picked (scaled_dot_product_attention's output
+    // layout differs by backend), so its result is given these strides when they differ.
+    std::vector<std::int64_t> recordedStrides;
     std::vector<graph::NodeId> freeAfter;  // slots released once this step ran
 };
 

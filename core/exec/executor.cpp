@@ -3,6 +3,7 @@
 // measures.
 #include "core/exec/executor.h"
 
+#include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 #include <torch/cuda.h>
 
@@ -48,6 +49,14 @@ void call(const Step& step, std::vector<c10::IValue>& slots, Stack& stack)
         step.op->callBoxed(&stack);
     } else {
         step.fn(stack);
+        if (!step.recordedStrides.empty() && stack.size() == 1 && stack[0].isTensor()) {
+            const at::Tensor& t = stack[0].toTensor();
+            if (t.dim() == static_cast<std::int64_t>(step.recordedStrides.size()) &&
+                t.strides() != at::IntArrayRef(step.recordedStrides)) {
+                at::Tensor laid = at::empty_strided(t.sizes(), step.recordedStrides, t.options());
+                stack[0] = laid.copy_(t);
+            }
+        }
     }
     if (stack.size() == 1) {
         slots[step.node] = std::move(stack[0]);

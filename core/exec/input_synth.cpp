@@ -4,10 +4,9 @@
 #include "core/exec/input_synth.h"
 #include "core/exec/executor.h"
 #include "core/exec/torch_bridge.h"
+#include "core/exec/torch_save.h"
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <caffe2/serialize/inline_container.h>
-#include <torch/csrc/jit/serialization/unpickler.h>
 
 #include <cctype>
 #include <cmath>
@@ -348,49 +347,6 @@ Result<c10::IValue> synthesizeInput(const graph::Node& node, const graph::ValueM
     }
     return c10::IValue(t.to(device));
 }
-
-namespace {
-
-// LibTorch 1.13's unpickler lacks SETITEM and APPEND, which Python uses for a dict or list of
-// ONE entry (`torch.save({"x": t})`): rewrite `}q\0 <key> <value> s .` as
-// `}q\0 ( <key> <value> u .` (MARK ... SETITEMS; for lists `a` -> MARK ... APPENDS `e`), which
-// every version reads. Pickles hold no byte offsets, so inserting a byte is safe.
-void patchSingleEntry(std::string& pkl)
-{
-    if (pkl.size() <= 7 || pkl.compare(0, 2, "\x80\x02") != 0 || pkl[3] != 'q' || pkl[4] != 0) {
-        return;
-    }
-    const char tail = pkl[pkl.size() - 2];
-    if (pkl.back() != '.' || !((pkl[2] == '}' && tail == 's') || (pkl[2] == ']' && tail == 'a'))) {
-        return;
-    }
-    pkl[pkl.size() - 2] = tail == 's' ? 'u' : 'e';
-    pkl.insert(5, 1, '(');
-}
-
-// What torch::jit::pickle_load does, with the patch above.
-c10::IValue readTorchSave(const std::string& path)
-{
-    caffe2::serialize::PyTorchStreamReader reader(path);
-    auto record = reader.getRecord("data.pkl");
-    std::string pkl(static_cast<const char*>(std::get<0>(record).get()), std::get<1>(record));
-    patchSingleEntry(pkl);
-    std::size_t pos = 0;
-    auto read = [&](char* buf, std::size_t n) {
-        n = std::min(n, pkl.size() - pos);
-        std::memcpy(buf, pkl.data() + pos, n);
-        pos += n;
-        return n;
-    };
-    auto readRecord = [&](const std::string& name) {
-        return std::get<0>(reader.getRecord("data/" + name));
-    };
-    torch::jit::Unpickler unpickler(read, nullptr, nullptr, readRecord, c10::Device(c10::kCPU));
-    unpickler.set_version(reader.version());
-    return unpickler.parse_ivalue();
-}
-
-} // namespace
 
 Result<std::map<std::string, c10::IValue>> loadInputsFile(const std::string& path)
 {

@@ -1,9 +1,11 @@
 #include "core/explain/graph_diff.h"
 
+#include "core/graph/subgraphs.h"
 #include "core/io/graph_code_parser.h"
 #include "core/util/strings.h"
 
 #include <algorithm>
+#include <map>
 
 namespace fxs::explain {
 namespace {
@@ -169,6 +171,105 @@ bool cleanParse(const io::GraphCodeResult& r)
     return r.graph && r.unparsedLines == 0 && r.graph->size() > 0;
 }
 
+// One graph's nodes against the other's, matched by name. A side may be null (a body only the
+// other side has: all its nodes are added or removed). `at` says where changes sit.
+struct Place {
+    std::string body;
+    graph::NodeId callA = graph::kNoNode; // body changes point at the HOP node that runs it
+    graph::NodeId callB = graph::kNoNode;
+};
+
+void diffNodes(const Graph* a, const Graph* b, const Place& at, GraphDiff& diff)
+{
+    const auto locate = [&](NodeChange& ch) {
+        ch.body = at.body;
+        if (!at.body.empty()) {
+            ch.idA = ch.change == NodeChangeKind::Added ? graph::kNoNode : at.callA;
+            ch.idB = ch.change == NodeChangeKind::Removed ? graph::kNoNode : at.callB;
+        }
+        diff.nodes.push_back(std::move(ch));
+    };
+    static const std::vector<Node> kNone;
+    const std::vector<Node>& nodesA = a != nullptr ? a->nodes() : kNone;
+    const std::vector<Node>& nodesB = b != nullptr ? b->nodes() : kNone;
+    std::vector<char> seenA(nodesA.size(), 0);
+    for (const Node& nb : nodesB) {
+        NodeChange ch;
+        ch.name = nb.name;
+        describeSide(*b, nb, false, ch);
+        const auto ia = a != nullptr ? a->find(nb.name) : std::nullopt;
+        if (!ia) {
+            ch.change = NodeChangeKind::Added;
+            locate(ch);
+            continue;
+        }
+        seenA[*ia] = 1;
+        describeSide(*a, a->node(*ia), true, ch);
+        compareFields(ch);
+        if (ch.fields.empty()) {
+            ++diff.unchanged;
+        } else {
+            locate(ch);
+        }
+    }
+    for (const Node& na : nodesA) {
+        if (!seenA[na.id]) {
+            NodeChange ch;
+            ch.change = NodeChangeKind::Removed;
+            ch.name = na.name;
+            describeSide(*a, na, true, ch);
+            locate(ch);
+        }
+    }
+}
+
+// Bodies by path ("outer/inner") with the top-level HOP node that (transitively) runs each.
+struct BodyAt {
+    graph::GraphPtr graph;
+    graph::NodeId call = graph::kNoNode;
+};
+
+std::vector<std::pair<std::string, BodyAt>> bodiesOf(const Graph& g)
+{
+    std::vector<std::pair<std::string, BodyAt>> out;
+    std::map<std::string, std::pair<std::string, graph::NodeId>> where; // name -> (path, call)
+    for (const auto& s : graph::listSubgraphs(g)) {
+        std::string path = s.name;
+        graph::NodeId call = s.callSites.empty() ? graph::kNoNode : s.callSites.front();
+        if (const auto it = where.find(s.parent); !s.parent.empty() && it != where.end()) {
+            path = it->second.first + "/" + s.name;
+            call = it->second.second; // a nested body: the top-level node running its parent
+        }
+        where[s.name] = {path, call};
+        out.emplace_back(path, BodyAt{s.graph, call});
+    }
+    return out;
+}
+
+void diffBodies(const Graph& a, const Graph& b, GraphDiff& diff)
+{
+    const auto bodiesA = bodiesOf(a);
+    const auto bodiesB = bodiesOf(b);
+    const auto findIn = [](const auto& list, const std::string& path) -> const BodyAt* {
+        for (const auto& [p, body] : list) {
+            if (p == path) {
+                return &body;
+            }
+        }
+        return nullptr;
+    };
+    for (const auto& [path, bodyB] : bodiesB) {
+        const BodyAt* bodyA = findIn(bodiesA, path);
+        diffNodes(bodyA != nullptr ? bodyA->graph.get() : nullptr, bodyB.graph.get(),
+                  {path, bodyA != nullptr ? bodyA->call : graph::kNoNode, bodyB.call}, diff);
+    }
+    for (const auto& [path, bodyA] : bodiesA) {
+        if (findIn(bodiesB, path) == nullptr) {
+            diffNodes(bodyA.graph.get(), nullptr, {path, bodyA.call, graph::kNoNode}, diff);
+        }
+    }
+}
+
 } // namespace
 
 std::string_view nodeChangeKindName(NodeChangeKind k)
@@ -244,35 +345,8 @@ GraphDiff diffGraphs(const graph::GraphPtr& a, const graph::GraphPtr& b)
     diff.graphB = b;
     diff.nodesA = a->size();
     diff.nodesB = b->size();
-    std::vector<char> seenA(a->size(), 0);
-    for (const Node& nb : b->nodes()) {
-        NodeChange ch;
-        ch.name = nb.name;
-        describeSide(*b, nb, false, ch);
-        const auto ia = a->find(nb.name);
-        if (!ia) {
-            ch.change = NodeChangeKind::Added;
-            diff.nodes.push_back(std::move(ch));
-            continue;
-        }
-        seenA[*ia] = 1;
-        describeSide(*a, a->node(*ia), true, ch);
-        compareFields(ch);
-        if (ch.fields.empty()) {
-            ++diff.unchanged;
-        } else {
-            diff.nodes.push_back(std::move(ch));
-        }
-    }
-    for (const Node& na : a->nodes()) {
-        if (!seenA[na.id]) {
-            NodeChange ch;
-            ch.change = NodeChangeKind::Removed;
-            ch.name = na.name;
-            describeSide(*a, na, true, ch);
-            diff.nodes.push_back(std::move(ch));
-        }
-    }
+    diffNodes(a.get(), b.get(), {}, diff);
+    diffBodies(*a, *b, diff);
     return diff;
 }
 

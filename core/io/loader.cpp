@@ -2,6 +2,7 @@
 
 #include "core/io/graph_code_parser.h"
 #include "core/io/graph_file_loaders.h"
+#include "core/io/pt2_reader.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/io/trace_record_sink.h"
 #include "core/util/file_reader.h"
@@ -63,6 +64,32 @@ bool loadRegistered(const std::string& path, LoadResult& result)
     return true;
 }
 
+// A torch.export archive: its graph (even when weights or parts of the program are missing).
+void addPt2(const std::string& path, LoadResult& result)
+{
+    auto read = readPt2(path);
+    if (!read.ok()) {
+        const Error& e = read.error();
+        result.diagnostics.error(e.where.empty() ? path : e.where, 0, e.message, e.expected,
+                                 e.found);
+        return;
+    }
+    result.diagnostics.append(read->diagnostics);
+    if (!read->graph) {
+        result.diagnostics.error(path, 0, "no graph could be read from the archive",
+                                 "a torch.export program", "an unreadable program");
+        return;
+    }
+    model::GraphArtifact g;
+    g.kind = "graph";
+    g.file = path;
+    g.line = 0;
+    g.statements = static_cast<int>(read->graph->size());
+    g.graph = std::move(read->graph);
+    g.exported = std::move(read->program);
+    result.graphs.push_back(std::move(g));
+}
+
 enum class Sniffed { TorchTrace, GraphCode, Unknown };
 
 Sniffed sniff(std::string_view head)
@@ -84,6 +111,10 @@ void loadFile(const std::string& path, LoadResult& result, const CancelToken& ca
     if (loadRegistered(path, result)) {
         return;
     }
+    if (looksLikePt2(path)) {
+        addPt2(path, result);
+        return;
+    }
     auto head = readFileHead(path);
     if (!head.ok()) {
         readError(path, head.error(), result);
@@ -96,7 +127,7 @@ void loadFile(const std::string& path, LoadResult& result, const CancelToken& ca
         kind = data->ok() ? sniff(**data) : kind;
     }
     if (kind == Sniffed::Unknown) {
-        std::string expected = "a TORCH_TRACE log or printed graph code";
+        std::string expected = "a TORCH_TRACE log, printed graph code or a .pt2 archive";
         for (const auto& name : graphFileLoaderNames()) {
             expected += " or a " + name + " file";
         }

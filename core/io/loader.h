@@ -1,7 +1,7 @@
 // The import facade: opens any mix of paths (graph-code files, TORCH_TRACE files and
-// directories, and formats registered in graph_file_loaders.h such as TorchScript .pt) and
-// returns runs, standalone graphs and every problem found. What the CLI's inspect and the
-// app's File > Open call.
+// directories, torch.export .pt2 archives, and formats registered in graph_file_loaders.h such
+// as TorchScript .pt) and returns runs, standalone graphs and every problem found. What the
+// CLI's inspect and the app's File > Open call.
 #pragma once
 
 #include "core/model/run.h"

@@ -7,6 +7,7 @@
 #include "core/model/cache_lookup.h"
 #include "core/model/compile_id.h"
 #include "core/model/dynamo_records.h"
+#include "core/model/exported_program.h"
 
 #include <map>
 #include <memory>
@@ -46,6 +47,8 @@ struct GraphArtifact {
     PayloadRef code;
     int payloadLines = 0;
     bool checksumOk = true; // false when the payload failed its has_payload MD5
+    // A torch.export `.pt2` archive's signature, ranges and weight index; null otherwise.
+    std::shared_ptr<const ExportedProgram> exported;
 };
 
 // A text payload kept verbatim: inductor_output_code, fx_graph_runnable, guards, ...

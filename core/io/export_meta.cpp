@@ -1,0 +1,276 @@
+#include "core/io/export_meta.h"
+
+#include "core/io/sympy_text.h"
+#include "core/util/diagnostics.h"
+#include "core/util/strings.h"
+
+#include <array>
+#include <limits>
+
+namespace fxs::io::detail {
+
+using Json = nlohmann::json;
+
+namespace {
+
+const Json* field(const Json& j, const char* key)
+{
+    if (!j.is_object()) {
+        return nullptr;
+    }
+    const auto it = j.find(key);
+    return it == j.end() ? nullptr : &*it;
+}
+
+std::optional<std::int64_t> intOf(const Json* j)
+{
+    if (j == nullptr || !j->is_number_integer()) {
+        return std::nullopt;
+    }
+    return j->get<std::int64_t>();
+}
+
+std::optional<graph::SymInt> symIntOf(const Json& j, std::map<std::string, std::int64_t>& hints)
+{
+    if (const auto v = intOf(field(j, "as_int"))) {
+        return graph::SymInt::of(*v);
+    }
+    const Json* e = field(j, "as_expr");
+    const Json* text = e != nullptr ? field(*e, "expr_str") : nullptr;
+    if (text == nullptr || !text->is_string()) {
+        return std::nullopt;
+    }
+    std::string expr = sympyToInfix(text->get<std::string>());
+    const Json* hint = field(*e, "hint");
+    if (const auto h = hint != nullptr ? intOf(field(*hint, "as_int")) : std::nullopt;
+        h && !expr.empty() && expr.find_first_of(" *+-/()") == std::string::npos) {
+        hints.emplace(expr, *h); // a bare symbol: its traced value
+    }
+    return graph::SymInt::symbol(std::move(expr));
+}
+
+std::optional<std::vector<graph::SymInt>> symIntsOf(const Json* list,
+                                                    std::map<std::string, std::int64_t>& hints)
+{
+    if (list == nullptr || !list->is_array()) {
+        return std::nullopt;
+    }
+    std::vector<graph::SymInt> out;
+    for (const Json& item : *list) {
+        auto s = symIntOf(item, hints);
+        if (!s) {
+            return std::nullopt;
+        }
+        out.push_back(std::move(*s));
+    }
+    return out;
+}
+
+std::optional<graph::Device> deviceOf(const Json& j)
+{
+    const Json* type = field(j, "type");
+    if (type == nullptr || !type->is_string()) {
+        return std::nullopt;
+    }
+    graph::Device d;
+    d.type = type->get<std::string>();
+    d.index = static_cast<int>(intOf(field(j, "index")).value_or(-1));
+    return d;
+}
+
+// Python's repr of a JSON value, for annotation texts: 'text', 3, True, None, {...}.
+std::string pythonRepr(const Json& v)
+{
+    if (v.is_string()) {
+        return "'" + v.get<std::string>() + "'";
+    }
+    if (v.is_boolean()) {
+        return v.get<bool>() ? "True" : "False";
+    }
+    if (v.is_null()) {
+        return "None";
+    }
+    return v.dump();
+}
+
+} // namespace
+
+std::optional<graph::DType> dtypeOfScalarType(std::int64_t scalarType)
+{
+    using graph::DType;
+    static constexpr std::array<std::pair<int, DType>, 17> kTypes{{
+        {1, DType::UInt8}, {2, DType::Int8}, {3, DType::Int16}, {4, DType::Int32},
+        {5, DType::Int64}, {6, DType::Float16}, {7, DType::Float32}, {8, DType::Float64},
+        {9, DType::Complex32}, {10, DType::Complex64}, {11, DType::Complex128},
+        {12, DType::Bool}, {13, DType::BFloat16}, {29, DType::Float8E4M3FN},
+        {30, DType::Float8E5M2}, {31, DType::Float8E4M3FNUZ}, {32, DType::Float8E5M2FNUZ},
+    }};
+    for (const auto& [number, type] : kTypes) {
+        if (number == scalarType) {
+            return type;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<graph::TensorMeta> tensorMetaOf(const Json& meta,
+                                              std::map<std::string, std::int64_t>& hints)
+{
+    const auto dtype = intOf(field(meta, "dtype"));
+    auto sizes = symIntsOf(field(meta, "sizes"), hints);
+    if (!dtype || !sizes) {
+        return std::nullopt;
+    }
+    graph::TensorMeta t;
+    t.dtype = dtypeOfScalarType(*dtype).value_or(graph::DType::Unknown);
+    t.sizes = std::move(*sizes);
+    t.strides = symIntsOf(field(meta, "strides"), hints);
+    if (const Json* device = field(meta, "device")) {
+        t.device = deviceOf(*device);
+    }
+    return t;
+}
+
+std::string symValueText(const Json& value)
+{
+    std::map<std::string, std::int64_t> ignored;
+    if (const Json* b = field(value, "as_bool"); b != nullptr && b->is_boolean()) {
+        return b->get<bool>() ? "True" : "False";
+    }
+    if (const Json* f = field(value, "as_float"); f != nullptr && f->is_number()) {
+        return formatDouble(f->get<double>());
+    }
+    const auto s = symIntOf(value, ignored);
+    return s ? s->toString() : abbreviate(value.dump());
+}
+
+double floatOf(const Json& value)
+{
+    if (value.is_number()) {
+        return value.get<double>();
+    }
+    if (value.is_string()) {
+        const std::string s = value.get<std::string>();
+        if (s == "Infinity" || s == "inf") {
+            return std::numeric_limits<double>::infinity();
+        }
+        if (s == "-Infinity" || s == "-inf") {
+            return -std::numeric_limits<double>::infinity();
+        }
+        return parseDouble(s).value_or(std::numeric_limits<double>::quiet_NaN());
+    }
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::optional<graph::Argument> constantArgument(const std::string& kind, const Json& value)
+{
+    using graph::Argument;
+    static constexpr std::array<std::string_view, 8> kLayouts{
+        "", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn",
+        "strided"};
+    static constexpr std::array<std::string_view, 5> kFormats{
+        "", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"};
+    const std::int64_t number = value.is_number_integer() ? value.get<std::int64_t>() : -1;
+    if (kind == "as_scalar_type") {
+        if (auto t = dtypeOfScalarType(number)) {
+            return Argument::ofDtype(*t);
+        }
+    } else if (kind == "as_layout" && number > 0 && number < 8) {
+        return Argument::layout(std::string(kLayouts[static_cast<std::size_t>(number)]));
+    } else if (kind == "as_memory_format" && number > 0 && number < 5) {
+        return Argument::memoryFormat(std::string(kFormats[static_cast<std::size_t>(number)]));
+    } else if (kind == "as_device") {
+        if (auto d = deviceOf(value)) {
+            return Argument::ofDevice(*d);
+        }
+    } else if (kind == "as_complex" && value.is_object()) {
+        const Json* re = field(value, "real");
+        const Json* im = field(value, "imag");
+        if (re != nullptr && im != nullptr) {
+            return Argument::expr("complex(" + formatDouble(floatOf(*re)) + ", " +
+                                  formatDouble(floatOf(*im)) + ")");
+        }
+    } else if (kind == "as_operator" && value.is_string()) {
+        return Argument::expr(value.get<std::string>());
+    }
+    return std::nullopt;
+}
+
+std::vector<graph::ModuleFrame> parseModuleStack(std::string_view text)
+{
+    std::vector<graph::ModuleFrame> frames;
+    for (std::string_view item : split(text, ';')) {
+        std::vector<std::string> parts(1);
+        int depth = 0;
+        for (const char c : item) {
+            depth += (c == '(' || c == '[') ? 1 : (c == ')' || c == ']') ? -1 : 0;
+            if (c == ',' && depth == 0) {
+                parts.emplace_back();
+            } else {
+                parts.back() += c;
+            }
+        }
+        if (parts.size() == 3) {
+            frames.push_back({std::move(parts[0]), std::move(parts[1]), std::move(parts[2])});
+        }
+    }
+    return frames;
+}
+
+graph::SourceLoc innermostFrame(std::string_view stackTrace)
+{
+    graph::SourceLoc loc;
+    const auto at = stackTrace.rfind("File \"");
+    if (at == std::string_view::npos) {
+        return loc;
+    }
+    std::string_view rest = stackTrace.substr(at + 6);
+    const auto quote = rest.find('"');
+    if (quote == std::string_view::npos) {
+        return loc;
+    }
+    loc.file = std::string(rest.substr(0, quote));
+    rest = rest.substr(quote + 1);
+    if (startsWith(rest, ", line ")) {
+        rest = rest.substr(7);
+        const auto comma = rest.find(',');
+        loc.line = static_cast<int>(parseInt(rest.substr(0, comma)).value_or(0));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma);
+    }
+    if (startsWith(rest, ", in ")) {
+        rest = rest.substr(5);
+        const auto eol = rest.find('\n');
+        loc.function = std::string(trim(rest.substr(0, eol)));
+        if (eol != std::string_view::npos) {
+            const std::string_view code = rest.substr(eol + 1);
+            loc.code = std::string(trim(code.substr(0, code.find('\n'))));
+        }
+    }
+    return loc;
+}
+
+void applyMetadata(const Json* metadata, graph::Node& node)
+{
+    if (metadata == nullptr || !metadata->is_object()) {
+        return;
+    }
+    const auto text = [&](const char* key) {
+        const Json* v = field(*metadata, key);
+        return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
+    };
+    node.source = innermostFrame(text("stack_trace"));
+    node.moduleStack = parseModuleStack(text("nn_module_stack"));
+    const Json custom = Json::parse(text("custom"), nullptr, false);
+    if (custom.is_object() && !custom.empty()) {
+        graph::Annotation a;
+        for (const auto& [key, value] : custom.items()) {
+            a.entries.emplace_back(key, pythonRepr(value));
+            a.text += (a.text.empty() ? "{" : ", ") + pythonRepr(Json(key)) + ": " +
+                      pythonRepr(value);
+        }
+        a.text += "}";
+        node.annotation = std::move(a);
+    }
+}
+
+} // namespace fxs::io::detail
