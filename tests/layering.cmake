@@ -74,6 +74,7 @@ set(core_deps_io util graph model)
 set(core_deps_explain util graph model io)
 set(core_deps_exec util graph)
 set(core_deps_torchscript util graph model io exec)
+set(core_deps_export util graph model io exec)
 set(core_deps_codegen util graph)
 set(core_deps_partition util graph codegen)
 set(core_deps_cache util graph explain) # explain/component_change.h: the one diff type

@@ -1,6 +1,6 @@
 #include "app/cli/graph_input.h"
 
-#include "core/exec/export_weights.h"
+#include "core/export/export_weights.h"
 #include "core/io/graph_code_parser.h"
 #include "core/io/pt2_reader.h"
 #include "core/io/torch_trace_reader.h"
@@ -272,12 +272,12 @@ Result<std::shared_ptr<const exec::ValueStore>> graphWeights(const LoadedGraph& 
     if (!loaded.exported) {
         return loaded.attributes;
     }
-    auto weights = exec::loadExportWeights(*loaded.exported);
+    auto weights = exported::loadExportWeights(*loaded.exported);
     if (!weights.ok()) {
         return weights.error();
     }
     if (sampleInputs && !loaded.exported->sampleInputsEntry.empty()) {
-        auto samples = exec::loadExportSampleInputs(*loaded.exported);
+        auto samples = exported::loadExportSampleInputs(*loaded.exported);
         if (!samples.ok()) {
             return samples.error();
         }

@@ -53,7 +53,7 @@ Result<structure::ModuleTree> structureOf(const LoadedGraph& loaded);
 // What a run of the graph takes besides its user inputs: a TorchScript module's attributes, or
 // a `.pt2` archive's parameters, buffers and constants (read from the archive now); null for
 // other inputs. sampleInputs: for a `.pt2` that has them, its example inputs too (then *note
-// says so). Errors: exec::loadExportWeights's (a missing or damaged weight entry).
+// says so). Errors: exported::loadExportWeights's (a missing or damaged weight entry).
 Result<std::shared_ptr<const exec::ValueStore>> graphWeights(const LoadedGraph& loaded,
                                                              bool sampleInputs = false,
                                                              std::string* note = nullptr);

@@ -11,6 +11,7 @@
 #include "app/gui/profile_controller.h"
 #include "app/gui/recent_files.h"
 #include "app/gui/region_controller.h"
+#include "core/graph/subgraphs.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/cache_panel.h"
 #include "views/panels/code_panel.h"
@@ -221,6 +222,7 @@ void MainWindow::connectPanels()
                 });
     }
     connect(m_inspector, &views::InspectorPanel::nodeLinkActivated, this, &MainWindow::selectNode);
+    connect(m_inspector, &views::InspectorPanel::bodyLinkActivated, this, &MainWindow::showBody);
     connect(m_cache, &views::CachePanel::lookupSelected, this, &MainWindow::onLookupSelected);
     connect(m_cache, &views::CachePanel::graphComparisonRequested, this,
             [this](const views::GraphComparison& c) {
@@ -313,6 +315,9 @@ void MainWindow::showGraph(views::GraphRef ref)
     if (!artifact) {
         return;
     }
+    if (m_backAction != nullptr) {
+        m_backAction->setEnabled(false);
+    }
     m_context->setCurrentGraph(ref); // before the view changes: controllers read it then
     const QString title = ref.run >= 0
                               ? QStringLiteral("%1 · %2").arg(m_workspace->runName(ref.run),
@@ -337,6 +342,33 @@ void MainWindow::showGraph(views::GraphRef ref)
             m_cache->selectLookup(lookups.front());
         }
     }
+}
+
+bool MainWindow::showBody(const QString& name)
+{
+    const graph::GraphPtr shown = m_area->primary()->graph();
+    const auto subs = shown ? graph::listSubgraphs(*shown) : std::vector<graph::Subgraph>{};
+    const auto it = std::find_if(subs.begin(), subs.end(), [&](const graph::Subgraph& s) {
+        return s.parent.empty() && s.name == name.toStdString();
+    });
+    if (it == subs.end()) {
+        return false;
+    }
+    if (currentGraph().valid()) { // from a workspace graph (not from a body inside a body)
+        m_bodyCaller = currentGraph();
+    }
+    m_bodyCallSite = it->callSites.empty() ? graph::kNoNode : it->callSites.front();
+    // Not a workspace graph: regions and compiling stay with the calling graph.
+    m_context->setCurrentGraph({});
+    const int calls = static_cast<int>(it->calls());
+    const QString title = tr("%1 › %2 · called %3")
+                              .arg(m_workspace->graphTitle(m_bodyCaller), name,
+                                   calls == 1 ? tr("once") : tr("%1 times").arg(calls));
+    m_area->showGraph(it->graph, title);
+    m_inspector->clear();
+    m_code->setGraph(it->graph, {});
+    m_backAction->setEnabled(m_bodyCaller.valid());
+    return true;
 }
 
 void MainWindow::selectNode(graph::NodeId id)

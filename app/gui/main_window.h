@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+class QAction;
 class QDockWidget;
 class QLabel;
 class QProgressBar;
@@ -57,6 +58,9 @@ public:
     // wins. Results are added to the workspace; problems go to the Problems dock.
     void openPaths(const QStringList& paths);
     void showGraph(views::GraphRef ref);
+    // Shows the higher-order body `name` of the graph on screen (its calls counted in the
+    // title); View › Back to Calling Graph returns. False when the graph has no such body.
+    bool showBody(const QString& name);
     void selectNode(graph::NodeId id);
     views::GraphRef currentGraph() const;
 
@@ -146,6 +150,10 @@ private:
     QLabel* m_statusLabel;
     QString m_graphTitle; // of the graph shown ("" on the welcome page)
     std::vector<QDockWidget*> m_defaultDocks; // navigator, inspector, cache
+    // While a body is shown: the graph that calls it (to go back to) and its first call site.
+    views::GraphRef m_bodyCaller;
+    graph::NodeId m_bodyCallSite = graph::kNoNode;
+    QAction* m_backAction = nullptr;
 };
 
 } // namespace fxs::app

@@ -143,6 +143,17 @@ void MainWindow::createViewMenu()
     view->addAction(tr("&Expand All Groups"), this, [this] { m_area->primary()->expandAll(); });
     view->addAction(tr("&Collapse All Groups"), this, [this] { m_area->primary()->collapseAll(); });
     view->addAction(tr("Close Co&mparison"), this, [this] { m_area->closeComparison(); });
+    // Back from a higher-order body (opened from the Inspector) to the graph calling it.
+    m_backAction = named(view->addAction(tr("&Back to Calling Graph"), QKeySequence::Back, this,
+                                         [this] {
+                                             const graph::NodeId call = m_bodyCallSite;
+                                             revealGraph(m_bodyCaller);
+                                             if (call != graph::kNoNode) {
+                                                 selectNode(call);
+                                             }
+                                         }),
+                         QStringLiteral("backToCallerAction"));
+    m_backAction->setEnabled(false);
     view->addSeparator();
     // Every dock, the controllers' included, in the order they were made.
     for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
@@ -182,7 +193,7 @@ void MainWindow::openDialog()
 {
     const QStringList paths = QFileDialog::getOpenFileNames(
         this, tr("Open Graph or TORCH_TRACE Log"), QString(),
-        tr("Graphs, logs and projects (*.log *.txt *.py *.pt *.fxscope);;All files (*)"));
+        tr("Graphs, logs and projects (*.log *.txt *.py *.pt *.pt2 *.gz *.fxscope);;All files (*)"));
     openPaths(paths);
 }
 

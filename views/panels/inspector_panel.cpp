@@ -1,5 +1,7 @@
 #include "views/panels/inspector_panel.h"
 
+#include "core/graph/subgraphs.h"
+
 #include <QTextBrowser>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -116,6 +118,39 @@ QString moduleRows(const structure::ModuleTree& t, NodeId id)
     return html;
 }
 
+// "blocks.0.attn (MultiheadAttention)": the innermost module, its class without the package.
+QString moduleHtml(const Node& n)
+{
+    const graph::ModuleFrame& m = n.moduleStack.back();
+    const auto dot = m.type.rfind('.');
+    const std::string cls = dot == std::string::npos ? m.type : m.type.substr(dot + 1);
+    const QString path = m.path.empty() ? QObject::tr("<i>root</i>") : esc(m.path);
+    return QStringLiteral("%1 (%2)").arg(path, esc(cls));
+}
+
+// Each body a higher-order node runs: its link, size, and every node of the graph calling it.
+QString bodiesHtml(const Graph& g, const Node& n)
+{
+    QStringList rows;
+    for (const auto& s : graph::listSubgraphs(g)) {
+        if (std::find(s.callSites.begin(), s.callSites.end(), n.id) == s.callSites.end()) {
+            continue;
+        }
+        QStringList calls;
+        for (NodeId c : s.callSites) {
+            calls << nodeLink(g, c);
+        }
+        const int count = static_cast<int>(s.calls());
+        rows << QObject::tr("<a href=\"body:%1\">%1</a> · %2 nodes · called %3: ")
+                        .arg(esc(s.name))
+                        .arg(s.graph->size())
+                        .arg(count == 1 ? QObject::tr("once")
+                                        : QObject::tr("%1 times").arg(count)) +
+                    calls.join(QStringLiteral(", "));
+    }
+    return rows.join(QStringLiteral("<br>"));
+}
+
 } // namespace
 
 InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent), m_browser(new QTextBrowser(this))
@@ -133,6 +168,8 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent), m_browser(new
             if (ok && m_graph && id < m_graph->size()) {
                 Q_EMIT nodeLinkActivated(static_cast<graph::NodeId>(id));
             }
+        } else if (s.startsWith(QLatin1String("body:"))) {
+            Q_EMIT bodyLinkActivated(s.mid(5));
         }
     });
 }
@@ -154,8 +191,19 @@ QString InspectorPanel::nodeHtml(const Graph& g, NodeId id, const structure::Mod
         html += row(tr("Item of"), QStringLiteral("%1[%2]").arg(nodeLink(g, n.getitemOf)).arg(n.getitemIndex));
     }
     html += row(tr("Users"), usersHtml(g, n));
+    if (graph::isHigherOrderCall(n)) {
+        if (const QString bodies = bodiesHtml(g, n); !bodies.isEmpty()) {
+            html += row(tr("Body"), bodies);
+        }
+    }
     if (n.source.known()) {
         html += row(tr("Source"), sourceHtml(n));
+    }
+    // The export's own module stack (with the module's class) when the tree gave no path.
+    const bool treePath = modules != nullptr && id < modules->moduleOf.size() &&
+                          !modules->pathOf(id).empty();
+    if (!n.moduleStack.empty() && !treePath) {
+        html += row(tr("Module"), moduleHtml(n));
     }
     if (n.annotation) {
         html += row(tr("Annotation"), QStringLiteral("<code>%1</code>").arg(esc(n.annotation->text)));

@@ -1,8 +1,10 @@
 // The Inspector dock: everything known about one node (name, op, target, args/kwargs with
-// clickable node references, output meta, users, source location and code line, annotations,
-// AOT tags, the module path and parameter path when the graph's module tree is known, the raw
-// printed statement). Shows; does not select: a click on a reference emits nodeLinkActivated
-// and the app decides. It never recovers structure itself: the app hands it the tree.
+// clickable node references, output meta, users, source location and code line, module stack,
+// annotations, AOT tags, the module path and parameter path when the graph's module tree is
+// known, the raw printed statement; for a higher-order node, the bodies it runs with their call
+// sites). Shows; does not select: a click on a reference emits nodeLinkActivated
+// (bodyLinkActivated for a body) and the app decides. It never recovers structure itself: the
+// app hands it the tree.
 #pragma once
 
 #include "core/graph/graph.h"
@@ -37,7 +39,7 @@ public:
     // The panel's text as a user reads it (for tests and copying).
     QString plainText() const;
 
-    // HTML of the node's description (links "node:<id>"); exposed for tests.
+    // HTML of the node's description (links "node:<id>", "body:<name>"); exposed for tests.
     // modules: graph's module tree, or null.
     static QString nodeHtml(const graph::Graph& graph, graph::NodeId id,
                             const structure::ModuleTree* modules = nullptr);
@@ -47,6 +49,8 @@ public:
 
 Q_SIGNALS:
     void nodeLinkActivated(fxs::graph::NodeId id);
+    // A higher-order body of the shown graph (its submodule name) was clicked.
+    void bodyLinkActivated(const QString& body);
 
 private:
     QTextBrowser* m_browser;

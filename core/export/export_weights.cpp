@@ -1,4 +1,4 @@
-#include "core/exec/export_weights.h"
+#include "core/export/export_weights.h"
 
 #include "core/exec/torch_bridge.h"
 #include "core/exec/torch_save.h"
@@ -8,7 +8,12 @@
 #include <map>
 #include <set>
 
-namespace fxs::exec {
+namespace fxs::exported {
+
+using exec::makeHandle;
+using exec::toScalarType;
+using exec::ValueStore;
+namespace detail = exec::detail;
 namespace {
 
 constexpr std::uint64_t kMaxWeightBytes = 16ull << 30;
@@ -243,4 +248,4 @@ Result<std::shared_ptr<ValueStore>> loadExportWeights(const model::ExportedProgr
     }
 }
 
-} // namespace fxs::exec
+} // namespace fxs::exported

@@ -10,17 +10,17 @@
 
 #include <memory>
 
-namespace fxs::exec {
+namespace fxs::exported {
 
 // Errors (each naming the archive entry): Io/Parse (archive unreadable or damaged, a bad
 // CRC), Invalid (a weight the signature needs is not in the archive), Unsupported (a dtype
 // this LibTorch lacks), Parse (raw bytes that do not fit the meta, an unreadable pickle).
-Result<std::shared_ptr<ValueStore>> loadExportWeights(const model::ExportedProgram& program);
+Result<std::shared_ptr<exec::ValueStore>> loadExportWeights(const model::ExportedProgram& program);
 
 // The example inputs the program was exported with, keyed by user-input placeholder: args then
 // kwargs, tensors in pytree order, matched to the signature's user inputs in order. Errors:
 // Invalid when the archive has none or their count differs from the user inputs; Parse for an
 // unreadable pickle (naming the entry).
-Result<std::shared_ptr<ValueStore>> loadExportSampleInputs(const model::ExportedProgram& program);
+Result<std::shared_ptr<exec::ValueStore>> loadExportSampleInputs(const model::ExportedProgram& program);
 
-} // namespace fxs::exec
+} // namespace fxs::exported
