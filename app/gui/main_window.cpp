@@ -318,12 +318,17 @@ void MainWindow::showGraph(views::GraphRef ref)
     if (m_backAction != nullptr) {
         m_backAction->setEnabled(false);
     }
+    rememberViewState();
     m_context->setCurrentGraph(ref); // before the view changes: controllers read it then
     const QString title = ref.run >= 0
                               ? QStringLiteral("%1 · %2").arg(m_workspace->runName(ref.run),
                                                               m_workspace->graphTitle(ref))
                               : m_workspace->graphTitle(ref);
     m_area->showGraph(artifact->graph, title);
+    if (const auto saved = m_viewStates.find({ref.run, ref.index});
+        saved != m_viewStates.end() && saved->second.graph == artifact->graph) {
+        m_area->primary()->restoreViewState(saved->second.state);
+    }
     m_inspector->clear();
     std::vector<views::CodeText> code;
     for (const auto* text : m_workspace->outputCode(ref)) {
@@ -369,6 +374,20 @@ bool MainWindow::showBody(const QString& name)
     m_code->setGraph(it->graph, {});
     m_backAction->setEnabled(m_bodyCaller.valid());
     return true;
+}
+
+// Keeps how the shown graph was left, for when the user comes back to it.
+void MainWindow::rememberViewState()
+{
+    const views::GraphRef ref = currentGraph();
+    views::GraphView* view = m_area->primary();
+    const auto* artifact = m_workspace->artifact(ref);
+    if (!ref.valid() || !artifact || view->graph() != artifact->graph) {
+        return; // the welcome page, or a comparison in the view
+    }
+    if (auto state = view->viewState()) {
+        m_viewStates[{ref.run, ref.index}] = {artifact->graph, std::move(*state)};
+    }
 }
 
 void MainWindow::selectNode(graph::NodeId id)
@@ -417,6 +436,7 @@ void MainWindow::closeAll()
     m_inspector->clear();
     m_code->clear();
     m_workspace->clear();
+    m_viewStates.clear();
     m_graphTitle.clear();
     updateTitle();
 }

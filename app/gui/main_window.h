@@ -6,10 +6,12 @@
 #pragma once
 
 #include "core/model/run.h"
+#include "views/graph/graph_view.h"
 #include "views/models/workspace.h"
 
 #include <QMainWindow>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -124,6 +126,7 @@ private:
     void exportView(bool svg);
     void closeAll();
     void updateTitle();
+    void rememberViewState();
     bool confirmDiscardRegions(); // false: the user cancelled
     void about();
 
@@ -149,6 +152,13 @@ private:
     QToolButton* m_cancel;
     QLabel* m_statusLabel;
     QString m_graphTitle; // of the graph shown ("" on the welcome page)
+    // Per graph, for the session: how the user left it (expanded groups, zoom, centre); kept
+    // with the graph it was taken on, so a reloaded graph opens fresh.
+    struct SavedView {
+        graph::GraphPtr graph;
+        views::GraphView::ViewState state;
+    };
+    std::map<std::pair<int, int>, SavedView> m_viewStates;
     std::vector<QDockWidget*> m_defaultDocks; // navigator, inspector, cache
     // While a body is shown: the graph that calls it (to go back to) and its first call site.
     views::GraphRef m_bodyCaller;

@@ -139,6 +139,14 @@ void MainWindow::createViewMenu()
                           [this] { m_area->activeView()->fitToView(); }),
           QStringLiteral("fitAction"))
         ->setIconText(tr("Fit"));
+    auto* overview = named(view->addAction(tr("Show &Overview Map")),
+                           QStringLiteral("overviewAction"));
+    overview->setCheckable(true);
+    overview->setChecked(m_area->primary()->isOverviewEnabled());
+    connect(overview, &QAction::toggled, this, [this](bool on) {
+        m_area->primary()->setOverviewEnabled(on);
+        m_area->secondary()->setOverviewEnabled(on);
+    });
     view->addSeparator();
     view->addAction(tr("&Expand All Groups"), this, [this] { m_area->primary()->expandAll(); });
     view->addAction(tr("&Collapse All Groups"), this, [this] { m_area->primary()->collapseAll(); });

@@ -19,6 +19,7 @@
 #include <vector>
 
 class QAction;
+class QJsonObject;
 class QDockWidget;
 class QMenu;
 class QUndoGroup;
@@ -120,6 +121,7 @@ private:
     void finishProjectOpen(const QString& path, const partition::Project& project,
                            views::GraphRef ref);
     views::GraphRef findGraph(const QString& file, int ordinal) const;
+    void restoreSavedView(const QJsonObject& view);
     std::pair<QString, int> sourceOf(views::GraphRef ref) const;
     bool saveProjectDialog();
     void openProjectDialog();

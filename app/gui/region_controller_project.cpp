@@ -101,6 +101,15 @@ bool RegionController::saveProject(const QString& path)
                      {QStringLiteral("kind"),
                       QString::fromStdString(m_context->workspace()->artifact(ref)->kind)},
                      {QStringLiteral("selected"), selected}};
+    if (const auto state = m_view->viewState()) {
+        QJsonArray expanded;
+        for (layout::GroupId id : state->expanded) {
+            expanded.append(qint64(id));
+        }
+        view.insert(QStringLiteral("expanded"), expanded);
+        view.insert(QStringLiteral("zoom"), state->zoom);
+        view.insert(QStringLiteral("center"), QJsonArray{state->center.x(), state->center.y()});
+    }
     const QByteArray text = readSource(file);
     const partition::Project project = partition::makeProject(
         *m_current->graph(), m_current->regions(), file.toStdString(),
@@ -182,6 +191,8 @@ void RegionController::finishProjectOpen(const QString& path, const partition::P
         }
     }
     m_view->setSelectedNodes(selected);
+    restoreSavedView(QJsonDocument::fromJson(QByteArray::fromStdString(project.viewState))
+                         .object());
     m_projectPath = path;
     Q_EMIT documentStateChanged();
     io::LoadResult report;
@@ -215,6 +226,27 @@ void RegionController::finishProjectOpen(const QString& path, const partition::P
                             .arg(path),
         10000);
     Q_EMIT projectOpened(path, problems);
+}
+
+// The expansion, zoom and centre a project saved (projects without them open fitted).
+void RegionController::restoreSavedView(const QJsonObject& view)
+{
+    if (!view.contains(QStringLiteral("expanded")) || !view.contains(QStringLiteral("zoom"))) {
+        return;
+    }
+    views::GraphView::ViewState state;
+    for (const QJsonValue& id : view.value(QStringLiteral("expanded")).toArray()) {
+        if (id.toInteger(-1) >= 0) {
+            state.expanded.push_back(layout::GroupId(id.toInteger()));
+        }
+    }
+    state.zoom = view.value(QStringLiteral("zoom")).toDouble(1.0);
+    if (!(state.zoom > 0.0)) {
+        return;
+    }
+    const QJsonArray center = view.value(QStringLiteral("center")).toArray();
+    state.center = QPointF(center.at(0).toDouble(), center.at(1).toDouble());
+    m_view->restoreViewState(state);
 }
 
 QString RegionController::suggestedProjectPath(const QString& project, const QString& source)

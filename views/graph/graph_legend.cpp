@@ -5,6 +5,7 @@
 #include <QFontMetrics>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QSettings>
 
 namespace fxs::views {
 
@@ -26,7 +27,16 @@ GraphLegend::GraphLegend(QWidget* parent) : QWidget(parent)
     m_categoryCount = m_entries.size();
     setToolTip(tr("Node colours by op category; click to fold"));
     setCursor(Qt::PointingHandCursor);
+    m_folded = QSettings().value(QStringLiteral("graphView/legendFolded"), false).toBool();
     resize(sizeHint());
+}
+
+void GraphLegend::setFolded(bool folded)
+{
+    m_folded = folded;
+    QSettings().setValue(QStringLiteral("graphView/legendFolded"), folded);
+    resize(sizeHint());
+    update();
 }
 
 void GraphLegend::setRegions(const std::vector<std::string>& values)
@@ -104,9 +114,7 @@ void GraphLegend::paintEvent(QPaintEvent*)
 
 void GraphLegend::mousePressEvent(QMouseEvent* event)
 {
-    m_folded = !m_folded;
-    resize(sizeHint());
-    update();
+    setFolded(!m_folded);
     event->accept();
 }
 

@@ -1,5 +1,6 @@
 // A small overlay listing the op-category colours of the graph view and, when the graph has
-// annotated regions, their tints. Paints only; click it to fold it to its title.
+// annotated regions, their tints. Paints only; click it to fold it to its title (the fold is
+// remembered in QSettings, "graphView/legendFolded").
 #pragma once
 
 #include <QWidget>
@@ -20,6 +21,8 @@ public:
     void setRegionEntries(const std::vector<std::pair<QColor, QString>>& entries);
     static constexpr int kMaxRegions = 8;
     QSize sizeHint() const override;
+    bool isFolded() const { return m_folded; }
+    void setFolded(bool folded); // remembered for the next views
 
 protected:
     void paintEvent(QPaintEvent* event) override;

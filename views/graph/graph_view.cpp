@@ -8,7 +8,9 @@
 
 #include <QEvent>
 #include <QLabel>
+#include <QSettings>
 #include <QShortcut>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -96,6 +98,7 @@ GraphView::GraphView(QWidget* parent)
     m_busy->setMargin(8);
     m_busy->hide();
     m_canvas->installEventFilter(this);
+    m_canvas->viewport()->installEventFilter(this); // its geometry is final when it resizes
     applyStyle();
     setupShortcuts();
 
@@ -105,9 +108,10 @@ GraphView::GraphView(QWidget* parent)
     connect(m_scene, &GraphScene::jumpRequested, this, &GraphView::selectNode);
     connect(m_canvas, &GraphCanvas::backgroundClicked, this,
             [this] { setSelection(std::nullopt); });
+    m_overviewEnabled = QSettings().value(QStringLiteral("graphView/overview"), true).toBool();
     connect(m_canvas, &GraphCanvas::viewportChanged, this, [this] {
-        const bool all = m_canvas->visibleSceneRect().contains(m_scene->sceneRect());
-        m_minimap->setVisible(!all && !m_scene->sceneRect().isEmpty());
+        updateMinimapVisibility();
+        positionOverlays(); // the selected node may have moved under one of them
     });
     connect(m_findBar, &FindBar::textChanged, this, &GraphView::updateMatches);
     connect(m_findBar, &FindBar::nextRequested, this, &GraphView::findNext);
@@ -172,18 +176,48 @@ void GraphView::changeEvent(QEvent* event)
 
 bool GraphView::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_canvas && event->type() == QEvent::Resize) {
+    if ((watched == m_canvas || watched == m_canvas->viewport()) &&
+        event->type() == QEvent::Resize) {
         positionOverlays();
     }
     return QWidget::eventFilter(watched, event);
 }
 
+void GraphView::updateMinimapVisibility()
+{
+    const bool all = m_canvas->visibleSceneRect().contains(m_scene->sceneRect());
+    m_minimap->setVisible(m_overviewEnabled && !all && !m_scene->sceneRect().isEmpty());
+}
+
+void GraphView::setOverviewEnabled(bool enabled)
+{
+    m_overviewEnabled = enabled;
+    QSettings().setValue(QStringLiteral("graphView/overview"), enabled);
+    updateMinimapVisibility();
+}
+
+// Legend top-left and overview bottom-right of the viewport, each moving to the other corner
+// on its side when the selected node lies under it (they never cover what the user picked).
 void GraphView::positionOverlays()
 {
     const QRect area = m_canvas->viewport()->geometry();
-    m_legend->move(area.left() + 8, area.top() + 8);
-    m_minimap->move(area.right() - m_minimap->width() - 8,
-                    area.bottom() - m_minimap->height() - 8);
+    QRect selected;
+    if (m_selected) {
+        if (const auto* item = m_scene->nodeItem(*m_selected)) {
+            selected = m_canvas->mapFromScene(item->sceneBoundingRect()).boundingRect().translated(
+                area.topLeft());
+        }
+    }
+    const auto place = [&](QWidget* w, QPoint first, QPoint second) {
+        const QRect there(first, w->size());
+        w->move(selected.isValid() && there.intersects(selected) ? second : first);
+    };
+    const int m = 8;
+    place(m_legend, {area.left() + m, area.top() + m},
+          {area.left() + m, area.bottom() + 1 - m_legend->height() - m});
+    const int miniLeft = area.right() + 1 - m_minimap->width() - m;
+    place(m_minimap, {miniLeft, area.bottom() + 1 - m_minimap->height() - m},
+          {miniLeft, area.top() + m});
     m_busy->adjustSize();
     m_busy->move(area.center() - QPoint(m_busy->width() / 2, m_busy->height() / 2));
 }
@@ -220,6 +254,7 @@ void GraphView::setGraph(graph::GraphPtr graph)
     }
     m_view = std::make_shared<layout::ViewGraph>(m_graph);
     updateLegend();
+    m_pendingState.reset();
     m_fitPending = true;
     requestLayout();
     if (m_findBar->isVisible()) {
@@ -287,7 +322,17 @@ void GraphView::applyLayout(const std::shared_ptr<LayoutJob>& job)
     m_scene->markHighlighted(m_highlighted);
     m_scene->setOverlays(m_colors);
     m_minimap->refit();
-    if (m_fitPending) {
+    if (m_pendingState) {
+        m_fitPending = false;
+        m_canvas->resetTransform();
+        m_canvas->scale(m_pendingState->zoom, m_pendingState->zoom);
+        m_canvas->centerOn(m_pendingState->center);
+        // Scroll ranges follow the new scene rect on the next turn: centre again then.
+        QTimer::singleShot(0, this, [this, center = m_pendingState->center] {
+            m_canvas->centerOn(center);
+        });
+        m_pendingState.reset();
+    } else if (m_fitPending) {
         m_fitPending = false;
         m_canvas->fitScene();
     } else {

@@ -91,6 +91,26 @@ public:
     void expandAll();
     void collapseAll();
 
+    // What a user arranged: the expanded groups (ids of this graph's ViewGraph, stable for a
+    // graph parsed from the same text), zoom and the scene point at the viewport's centre.
+    struct ViewState {
+        std::vector<fxs::layout::GroupId> expanded;
+        qreal zoom = 1.0;
+        QPointF center;
+        bool operator==(const ViewState&) const = default;
+    };
+    // The state now; none while nothing is shown or laid out.
+    std::optional<ViewState> viewState() const;
+    // Restores a state on the graph just set (instead of opening fitted with its default
+    // groups); applied when the layout arrives. Ids past the graph's groups are ignored.
+    void restoreViewState(const ViewState& state);
+
+    // The overview map (shown while the graph does not fit the view): the user may turn it
+    // off; remembered in QSettings ("graphView/overview").
+    void setOverviewEnabled(bool enabled);
+    bool isOverviewEnabled() const { return m_overviewEnabled; }
+    GraphLegend* legend() const { return m_legend; }
+
     // Additions beyond the app contract (tests, menus).
     void setGroupExpanded(fxs::layout::GroupId id, bool expanded);
     const fxs::layout::ViewGraph* viewGraph() const { return m_view.get(); }
@@ -140,6 +160,7 @@ private:
     void updateMatches(const QString& text);
     void stepFind(int direction);
     void positionOverlays();
+    void updateMinimapVisibility();
     void applyStyle();
 
     fxs::graph::GraphPtr m_graph;
@@ -154,6 +175,8 @@ private:
     jobs::JobTracker m_layouts; // the newest layout request wins
     Anchor m_pendingAnchor;
     bool m_fitPending = false;
+    std::optional<ViewState> m_pendingState;
+    bool m_overviewEnabled = true; // zoom and centre to apply after the next layout
     bool m_centerPending = false;
     std::optional<fxs::graph::NodeId> m_selected; // the current node
     std::vector<fxs::graph::NodeId> m_selection;  // sorted, holds m_selected

@@ -65,6 +65,7 @@ void GraphView::markSelection()
 {
     m_scene->markSelection(
         std::unordered_set<graph::NodeId>(m_selection.begin(), m_selection.end()), m_selected);
+    positionOverlays(); // keep the legend and overview off the current node
 }
 
 void GraphView::onNodeClicked(graph::NodeId id, Qt::KeyboardModifiers modifiers)

@@ -5,7 +5,8 @@
 // clears on the next selection or Esc; a graph comparison's panes share the width and scroll
 // together; Ctrl+F, Ctrl+0 and the zoom keys work with focus on the canvas (one owner per
 // shortcut); Help › Getting Started and the welcome page's button show the guide; the toolbar
-// holds the main actions.
+// holds the main actions; each graph keeps its expansion, zoom and place for the session and in
+// saved projects.
 #include "tests/unit/app/main_window_waits.h"
 
 #include "app/gui/getting_started.h"
@@ -340,6 +341,55 @@ private Q_SLOTS:
         for (const QString& message : warnings) {
             QVERIFY2(!message.contains(QStringLiteral("Ambiguous shortcut")), qPrintable(message));
         }
+    }
+
+    void viewStateIsKeptPerGraph()
+    {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(openAndWait(w, {kGpt2, kResnet}));
+        const GraphRef gpt2{GraphRef::kStandalone, 0};
+        const GraphRef resnet{GraphRef::kStandalone, 1};
+        w.showGraph(resnet);
+        GraphView* view = w.graphView();
+        QVERIFY(fxs::test::waitForLayout(view));
+        view->collapseAll();
+        QVERIFY(fxs::test::waitForLayout(view));
+        view->setGroupExpanded(2, true);
+        QVERIFY(fxs::test::waitForLayout(view));
+        view->zoomIn();
+        const auto left = view->viewState();
+        QVERIFY(left);
+        // Away and back: the same groups open, the same zoom and place.
+        w.showGraph(gpt2);
+        QVERIFY(fxs::test::waitForLayout(view));
+        QVERIFY(view->viewState()->expanded != left->expanded);
+        w.showGraph(resnet);
+        QVERIFY(fxs::test::waitForLayout(view));
+        QTest::qWait(50); // the restored centre is applied again once the scroll range follows
+        const auto back = view->viewState();
+        QCOMPARE(back->expanded, left->expanded);
+        QVERIFY(qFuzzyCompare(back->zoom, left->zoom));
+        QVERIFY2(std::abs(back->center.x() - left->center.x()) < 2.0 &&
+                     std::abs(back->center.y() - left->center.y()) < 2.0,
+                 qPrintable(QStringLiteral("%1,%2 vs %3,%4")
+                                .arg(back->center.x()).arg(back->center.y())
+                                .arg(left->center.x()).arg(left->center.y())));
+        // Saved in a project and restored from it.
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("resnet.fxscope"));
+        QVERIFY(w.regions()->saveProject(project));
+        MainWindow w2;
+        w2.resize(1280, 800);
+        w2.show();
+        QSignalSpy opened(w2.regions(), &RegionController::projectOpened);
+        w2.openPaths({project});
+        QVERIFY(opened.wait(60000));
+        QVERIFY(fxs::test::waitForLayout(w2.graphView()));
+        const auto reopened = w2.graphView()->viewState();
+        QCOMPARE(reopened->expanded, left->expanded);
+        QVERIFY(qFuzzyCompare(reopened->zoom, left->zoom));
     }
 
     void toolbarHoldsTheMainActions()
