@@ -3,6 +3,7 @@
 #include "core/graph/graph_builder.h"
 #include "core/io/export_meta.h"
 #include "core/io/graph_code_lowering.h"
+#include "core/util/json_text.h"
 #include "core/util/strings.h"
 
 #include <set>
@@ -136,7 +137,7 @@ private:
                     m_metas[name].text = m_metas[name].tensor.toString();
                 } else {
                     problem("tensor meta of '" + name + "' is not readable",
-                            "dtype, sizes, strides, device", abbreviate(meta.dump()));
+                            "dtype, sizes, strides, device", abbreviate(dumpJson(meta)));
                 }
             }
         }
@@ -246,7 +247,7 @@ Argument GraphReader::bodyArgument(const Json& v, const std::string& node)
     const Json* g = member(v, "graph");
     if (body.empty() || g == nullptr) {
         problem("node '" + node + "' has a graph argument without name or graph",
-                "{\"name\": ..., \"graph\": {...}}", abbreviate(v.dump()));
+                "{\"name\": ..., \"graph\": {...}}", abbreviate(dumpJson(v)));
         return Argument::none();
     }
     if (m_depth + 1 > kMaxBodyDepth) {
@@ -286,8 +287,8 @@ Argument GraphReader::listArgument(const std::string& kind, const Json& v,
             items.push_back(argument(item, node));
         } else {
             problem("node '" + node + "' has a malformed " + kind + " item", kind + " items",
-                    abbreviate(item.dump()));
-            items.push_back(Argument::expr(item.dump()));
+                    abbreviate(dumpJson(item)));
+            items.push_back(Argument::expr(dumpJson(item)));
         }
     }
     return Argument::list(std::move(items));
@@ -298,8 +299,8 @@ Argument GraphReader::argument(const Json& arg, const std::string& node)
     const std::string kind = unionKind(arg);
     if (kind.empty()) {
         problem("node '" + node + "' has an argument that is not a one-key union",
-                "{\"as_<kind>\": value}", abbreviate(arg.dump()));
-        return Argument::expr(arg.dump());
+                "{\"as_<kind>\": value}", abbreviate(dumpJson(arg)));
+        return Argument::expr(dumpJson(arg));
     }
     const Json& v = arg.begin().value();
     if (kind == "as_none") {
@@ -348,7 +349,7 @@ Argument GraphReader::argument(const Json& arg, const std::string& node)
         return *constant;
     }
     problem("node '" + node + "' has an argument of unsupported kind '" + kind + "'",
-            "one of the schema's Argument kinds", abbreviate(arg.dump()));
+            "one of the schema's Argument kinds", abbreviate(dumpJson(arg)));
     return Argument::expr("<" + kind + ">");
 }
 
@@ -370,7 +371,7 @@ void GraphReader::readNode(const Json& n)
     }
     if (serialized.empty()) {
         problem("a node has no target", "\"target\": \"torch.ops.<ns>.<op>.<overload>\"",
-                abbreviate(n.dump()));
+                abbreviate(dumpJson(n)));
     }
     applyMetadata(member(n, "metadata"), node);
     if (const Json* inputs = member(n, "inputs"); inputs != nullptr && inputs->is_array()) {
@@ -446,7 +447,7 @@ graph::GraphPtr readExportGraph(const Json& graph, const std::string& name,
 {
     if (!graph.is_object()) {
         ctx.problem("the graph of '" + name + "' is not an object", "a serialized Graph",
-                    abbreviate(graph.dump()));
+                    abbreviate(dumpJson(graph)));
         return nullptr;
     }
     return GraphReader(name, ctx, depth).read(graph, inputNames);

@@ -2,6 +2,7 @@
 
 #include "core/io/sympy_text.h"
 #include "core/util/diagnostics.h"
+#include "core/util/json_text.h"
 #include "core/util/strings.h"
 
 #include <array>
@@ -90,7 +91,7 @@ std::string pythonRepr(const Json& v)
     if (v.is_null()) {
         return "None";
     }
-    return v.dump();
+    return dumpJson(v);
 }
 
 } // namespace
@@ -141,7 +142,7 @@ std::string symValueText(const Json& value)
         return formatDouble(f->get<double>());
     }
     const auto s = symIntOf(value, ignored);
-    return s ? s->toString() : abbreviate(value.dump());
+    return s ? s->toString() : abbreviate(dumpJson(value));
 }
 
 double floatOf(const Json& value)

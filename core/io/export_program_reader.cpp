@@ -1,6 +1,7 @@
 #include "core/io/export_program_reader.h"
 
 #include "core/io/export_graph_reader.h"
+#include "core/util/json_text.h"
 
 #include <array>
 #include <exception>
@@ -31,7 +32,7 @@ void readVersion(const Json& root, model::ExportedProgram& p, detail::ExportRead
                                  ".x (PyTorch 2.6–2.11)";
     if (major < 0 || minor < 0) {
         ctx.problem("the program has no schema version", expected,
-                    v != nullptr ? abbreviate(v->dump()) : "none");
+                    v != nullptr ? abbreviate(dumpJson(*v)) : "none");
         return;
     }
     p.schemaMajor = static_cast<int>(major);
@@ -130,14 +131,14 @@ void readSignature(const Json& gm, model::ExportedProgram& p, detail::ExportRead
     const Json* outputs = sig != nullptr ? member(*sig, "output_specs") : nullptr;
     if (inputs == nullptr || outputs == nullptr || !inputs->is_array() || !outputs->is_array()) {
         ctx.problem("the program has no graph signature", "input_specs and output_specs",
-                    sig != nullptr ? abbreviate(sig->dump()) : "none");
+                    sig != nullptr ? abbreviate(dumpJson(*sig)) : "none");
         return;
     }
     for (const Json& spec : *inputs) {
         const SpecKind* k = specKind(spec, kInputKinds);
         if (k == nullptr) {
             ctx.problem("unsupported input spec", "one of user_input, parameter, buffer, ...",
-                        abbreviate(spec.dump()));
+                        abbreviate(dumpJson(spec)));
             continue;
         }
         const Json& body = spec.begin().value();
@@ -150,7 +151,7 @@ void readSignature(const Json& gm, model::ExportedProgram& p, detail::ExportRead
             in.persistent = persistent->get<bool>();
         }
         if (const Json* value = member(body, "value"); value != nullptr) {
-            in.value = value->dump();
+            in.value = dumpJson(*value);
         }
         p.inputs.push_back(std::move(in));
     }
@@ -158,7 +159,7 @@ void readSignature(const Json& gm, model::ExportedProgram& p, detail::ExportRead
         const SpecKind* k = specKind(spec, kOutputKinds);
         if (k == nullptr) {
             ctx.problem("unsupported output spec", "one of user_output, buffer_mutation, ...",
-                        abbreviate(spec.dump()));
+                        abbreviate(dumpJson(spec)));
             continue;
         }
         const Json& body = spec.begin().value();
