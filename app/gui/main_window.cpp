@@ -28,6 +28,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
@@ -484,7 +485,12 @@ void MainWindow::restoreSettings()
 {
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray())) {
-        resize(1400, 900);
+        resize(1400, 900); // first run
+    }
+    // Never larger than the screen (a 1280×800 laptop, or a smaller screen than last time).
+    if (const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect();
+        !screen.isEmpty() && (width() > screen.width() || height() > screen.height())) {
+        resize(std::min(width(), screen.width()), std::min(height(), screen.height()));
     }
     if (restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray())) {
         return;

@@ -26,6 +26,7 @@
 #include <QApplication>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
@@ -390,6 +391,16 @@ private Q_SLOTS:
         const auto reopened = w2.graphView()->viewState();
         QCOMPARE(reopened->expanded, left->expanded);
         QVERIFY(qFuzzyCompare(reopened->zoom, left->zoom));
+    }
+
+    void firstRunWindowFitsTheScreen()
+    {
+        MainWindow w; // the first-run size, or the size the last test left (both clamped)
+        const QRect screen = w.screen()->availableGeometry();
+        QVERIFY2(w.width() <= screen.width() && w.height() <= screen.height(),
+                 qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                                .arg(w.width()).arg(w.height())
+                                .arg(screen.width()).arg(screen.height())));
     }
 
     void toolbarHoldsTheMainActions()
