@@ -75,6 +75,8 @@ json profileJson(const profile::RuntimeProfile& p, const profile::ModuleBreakdow
     for (const auto& r : p.regions) {
         regions.push_back({{"id", r.id}, {"nodes", r.nodes}, {"eager_ms", r.eager.medianMs},
                            {"spread_ms", r.eager.spreadMs}, {"compiled_ms", optMs(r.compiledMs)},
+                           {"compiled_median_ms", r.compiled.medianMs},
+                           {"compiled_spread_ms", r.compiled.spreadMs},
                            {"compile_state", r.compileState}, {"bytes_moved", r.bytesMoved},
                            {"flops", r.flops}, {"share", r.share},
                            {"bound", profile::boundName(r.bound)}, {"efficiency", r.efficiency}});

@@ -274,12 +274,15 @@ Status RegionCompiler::Impl::timeCompiled(PreparedRegion& p, const SharedLibrary
         return failWith(out, Reason::FallbackRunFailed, warm.error());
     }
     const int n = std::max(1, options.timingRepeats);
+    out.compiledSamplesMs.clear();
     const auto t0 = Clock::now();
     for (int i = 0; i < n; ++i) {
+        const auto ti = Clock::now();
         auto r = p.runner->run(lib, p.inputs);
         if (!r) {
             return failWith(out, Reason::FallbackRunFailed, r.error());
         }
+        out.compiledSamplesMs.push_back(msSince(ti));
         compiledOut = std::move(*r);
     }
     out.compiledMs = msSince(t0) / n;

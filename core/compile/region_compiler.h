@@ -62,6 +62,7 @@ struct RegionOutcome {
     double compileMs = 0;   // build time on a miss, lookup+load on a hit
     double eagerMs = 0;     // mean over timingRepeats, LibTorch interpreter on the region
     double compiledMs = 0;  // mean over timingRepeats; equals eagerMs on fallback
+    std::vector<double> compiledSamplesMs; // each timed run of the compiled region (spread)
     double maxAbsErr = 0;   // compiled vs eager, over finite values
     std::string source;     // generated C++ (when lowering succeeded)
     std::string buildCommand;     // a failed build: the command line

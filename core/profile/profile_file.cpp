@@ -74,7 +74,8 @@ NodeProfile nodeFrom(const json& j)
 json regionJson(const RegionProfile& r)
 {
     return {{"id", r.id}, {"nodes", r.nodes}, {"eager", statJson(r.eager)},
-            {"compiled_ms", optMs(r.compiledMs)}, {"compile_state", r.compileState},
+            {"compiled_ms", optMs(r.compiledMs)}, {"compiled", statJson(r.compiled)},
+            {"compile_state", r.compileState},
             {"bytes_moved", r.bytesMoved}, {"flops", r.flops}, {"share", r.share},
             {"bound", boundName(r.bound)}, {"efficiency", r.efficiency}};
 }
@@ -86,6 +87,9 @@ RegionProfile regionFrom(const json& j)
     r.nodes = j.at("nodes").get<std::vector<std::string>>();
     r.eager = statFrom(j.at("eager"));
     r.compiledMs = optFrom(j.at("compiled_ms"));
+    if (j.contains("compiled")) { // added field: older profiles have no compiled spread
+        r.compiled = statFrom(j.at("compiled"));
+    }
     r.compileState = j.at("compile_state").get<std::string>();
     r.bytesMoved = j.at("bytes_moved").get<std::int64_t>();
     r.flops = j.at("flops").get<double>();

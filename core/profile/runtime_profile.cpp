@@ -196,6 +196,7 @@ void compileRegions(const graph::Graph& graph, const std::vector<partition::Regi
         profile.regions[i].compileState = std::string(compile::regionStateName(out.state));
         if (out.state != compile::RegionState::Fallback) {
             profile.regions[i].compiledMs = out.compiledMs;
+            profile.regions[i].compiled = timeStat(out.compiledSamplesMs);
         } else {
             profile.notes.push_back("region " + r.id + " fell back to LibTorch: " +
                                     out.headline);

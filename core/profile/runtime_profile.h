@@ -62,6 +62,7 @@ struct RegionProfile {
     double share = 0.0;
     Bound bound = Bound::Memory;      // judged on compiled ms when known, else eager
     double efficiency = 0.0;
+    TimeStat compiled; // median and range of the compiled runs (zeros: not compiled)
     bool operator==(const RegionProfile&) const = default;
 };
 

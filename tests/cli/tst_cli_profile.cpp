@@ -86,6 +86,30 @@ private Q_SLOTS:
         QCOMPARE(p.at("nodes").size(), nodes.size());
     }
 
+    void compiledRegionsCarryTheirSpread()
+    {
+        // resnet18_infer with automatic regions, compiled and timed 5 times each.
+        auto r = runCli({"profile", graphFixture("resnet18_infer"), "--auto", "--json", "--repeat",
+                         "5"});
+        QCOMPARE(r.exitCode, 0);
+        const json j = json::parse(r.out.toStdString(), nullptr, false);
+        int compiled = 0;
+        for (const auto& region : j.at("regions")) {
+            if (region.at("compiled_ms").is_null()) {
+                QCOMPARE(region.at("compiled_median_ms").get<double>(), 0.0);
+                continue;
+            }
+            ++compiled;
+            const double median = region.at("compiled_median_ms").get<double>();
+            QVERIFY(median > 0);
+            QVERIFY(region.at("compiled_spread_ms").get<double>() >= 0);
+            // The mean of the same runs is within their range around the median.
+            QVERIFY(std::abs(region.at("compiled_ms").get<double>() - median) <=
+                    region.at("compiled_spread_ms").get<double>() + 1e-9);
+        }
+        QVERIFY(compiled > 0);
+    }
+
     void textOutputWithoutRegions()
     {
         auto r = runCli({"profile", graphFixture("resnet18_infer"), "--repeat", "1"});

@@ -30,6 +30,23 @@ QString ProfileModel::timeText(const profile::TimeStat& t)
     return QStringLiteral("%1 (%2\u2013%3)").arg(msText(t.medianMs), msText(t.minMs), msText(t.maxMs));
 }
 
+// "1.17× (0.76–1.49)": eager median over compiled median, and over the compiled range.
+QString ProfileModel::speedupText(const profile::RegionProfile& r)
+{
+    const double compiled =
+        r.compiled.medianMs > 0 ? r.compiled.medianMs : r.compiledMs.value_or(0.0);
+    if (compiled <= 0) {
+        return {};
+    }
+    QString text = QString::number(r.eager.medianMs / compiled, 'f', 2) + "×";
+    if (r.compiled.minMs > 0 && r.compiled.maxMs > r.compiled.minMs) {
+        text += QStringLiteral(" (%1\u2013%2)")
+                    .arg(r.eager.medianMs / r.compiled.maxMs, 0, 'f', 2)
+                    .arg(r.eager.medianMs / r.compiled.minMs, 0, 'f', 2);
+    }
+    return text;
+}
+
 std::optional<double> ProfileModel::shownShare(int row) const
 {
     const auto nodes = static_cast<int>(m_profile.nodes.size());
@@ -87,11 +104,10 @@ QVariant ProfileModel::display(int row, int column) const
     case NameColumn: return QString::fromStdString(r.id);
     case KindColumn: return tr("region (%1 nodes)").arg(r.nodes.size());
     case EagerColumn: return timeText(r.eager);
-    case CompiledColumn: return r.compiledMs ? msText(*r.compiledMs) : QString();
-    case SpeedupColumn:
-        return r.compiledMs && *r.compiledMs > 0
-                   ? QString::number(r.eager.medianMs / *r.compiledMs, 'f', 2) + "×"
-                   : QString();
+    case CompiledColumn:
+        return r.compiled.medianMs > 0 ? timeText(r.compiled)
+                                       : (r.compiledMs ? msText(*r.compiledMs) : QString());
+    case SpeedupColumn: return speedupText(r);
     case ShareColumn: return QString::number(shownShare(row).value_or(0.0) * 100, 'f', 1) + "%";
     default: return QString::fromUtf8(profile::boundName(r.bound).data());
     }

@@ -54,6 +54,8 @@ public:
     static QString msText(double ms);
     // "0.1234 (0.1200–0.1301)": the median and, when the runs differ, their range.
     static QString timeText(const profile::TimeStat& t);
+    // "1.17× (0.76–1.49)": the speedup at the compiled median and across the compiled range.
+    static QString speedupText(const profile::RegionProfile& r);
     // The share the table shows for a row: a region's is the sum of its nodes' shares; a node
     // inside a region shows none (its region counts it), so the shown shares add up to 100 %.
     std::optional<double> shownShare(int row) const;

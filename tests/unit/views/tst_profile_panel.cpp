@@ -109,6 +109,22 @@ private Q_SLOTS:
         QCOMPARE(model.index(1, ProfileModel::EagerColumn).data().toString(), QString("2.0000"));
     }
 
+    void compiledTimesShowTheirSpread()
+    {
+        auto p = sample(1);
+        p.regions[0].eager = {0.3, 0.0, 0.3, 0.3};
+        p.regions[0].compiledMs = 0.19;
+        p.regions[0].compiled = {0.2, 0.1, 0.15, 0.25};
+        ProfileModel model;
+        model.setProfile(p);
+        const int row = 1; // n1, then the region
+        QCOMPARE(model.index(row, ProfileModel::CompiledColumn).data().toString(),
+                 QString::fromUtf8("0.2000 (0.1500\u20130.2500)"));
+        // 0.3 / 0.2 = 1.50; across the runs 0.3 / 0.25 = 1.20 to 0.3 / 0.15 = 2.00.
+        QCOMPARE(model.index(row, ProfileModel::SpeedupColumn).data().toString(),
+                 QString::fromUtf8("1.50\u00d7 (1.20\u20132.00)"));
+    }
+
     void chartLabelsFitAtANormalWidth()
     {
         ProfilePanel panel;
