@@ -87,7 +87,7 @@ void ProfilePanel::setProfile(profile::RuntimeProfile profile)
     m_model->setProfile(std::move(profile));
     m_status->setText(tr("%1 runs, median %2 ms, copy %3 GB/s")
                           .arg(m_model->profile().repeat)
-                          .arg(m_model->profile().total.medianMs, 0, 'f', 3)
+                          .arg(ProfileModel::timeText(m_model->profile().total))
                           .arg(m_model->profile().peaks.copyGBps, 0, 'f', 1));
     rebuildTopChart();
     rebuildLegend();

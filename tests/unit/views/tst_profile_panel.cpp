@@ -6,6 +6,7 @@
 #include "views/panels/bar_list.h"
 #include "views/panels/profile_panel.h"
 
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -53,6 +54,20 @@ private Q_SLOTS:
         QCOMPARE(panel.topNames().front(), QString("n12"));
         QCOMPARE(panel.topNames().back(), QString("n3"));
         QCOMPARE(panel.legendStops(), 5);
+    }
+
+    void totalTimeShowsItsSpread()
+    {
+        ProfilePanel panel;
+        auto p = sample(2);
+        p.total = {4.1, 0.4, 3.9, 4.3};
+        panel.setProfile(p);
+        bool found = false;
+        for (auto* label : panel.findChildren<QLabel*>()) {
+            found = found ||
+                    label->text().contains(QString::fromUtf8("4.1000 (3.9000\u20134.3000)"));
+        }
+        QVERIFY(found);
     }
 
     void selectionBothWays()
