@@ -348,7 +348,7 @@ bool GraphCodeReader::inPlace(Frame& f, PyParser& p, const Logical& l)
         return false;
     }
     const PyToken* op = p.peek();
-    const PyNode& target = m_ast.node(lhs);
+    const PyNode target = m_ast.node(lhs); // a copy: parsing the value grows the arena
     const bool setitem = target.kind == PyKind::Subscript && op != nullptr && isOp(*op, "=");
     if (!setitem && (target.kind != PyKind::Name || op == nullptr || !isAugmented(*op))) {
         return p.fail("not an assignment", "'=' or an in-place operator such as '+='");
