@@ -1,90 +1,42 @@
 #include "core/codegen/cpp_printer.h"
 
+#include "core/codegen/expr_table.h"
 #include "core/codegen/row_cache.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <map>
 #include <set>
 
 namespace fxs::codegen {
 namespace {
 
-// glibc vector math (libmvec) functions, by primitive: the double name (the float one adds an
-// "f") and the arity. libmvec has simd clones of both precisions for each.
-const std::map<std::string_view, std::pair<const char*, int>> kVectorMath = {
-    {"exp", {"exp", 1}},     {"exp2", {"exp2", 1}},   {"expm1", {"expm1", 1}},
-    {"log", {"log", 1}},     {"log2", {"log2", 1}},   {"log10", {"log10", 1}},
-    {"log1p", {"log1p", 1}}, {"sin", {"sin", 1}},     {"cos", {"cos", 1}},
-    {"tan", {"tan", 1}},     {"asin", {"asin", 1}},   {"acos", {"acos", 1}},
-    {"atan", {"atan", 1}},   {"sinh", {"sinh", 1}},   {"cosh", {"cosh", 1}},
-    {"asinh", {"asinh", 1}}, {"acosh", {"acosh", 1}}, {"atanh", {"atanh", 1}},
-    {"erf", {"erf", 1}},     {"erfc", {"erfc", 1}},   {"tanh", {"tanh", 1}},
-    {"pow", {"pow", 2}},     {"atan2", {"atan2", 2}}};
-
-// Templates for the floating forms; {0} {1} {2} are operands and {f} is the precision suffix
-// ("f" for float, "" for double) of literals, builtins and math functions. Primitives that call
-// vector math inside (sigmoid: exp) list the functions they need in kUses.
-const std::map<std::string_view, const char*> kFloatOps = {
-    {"add", "({0} + {1})"}, {"sub", "({0} - {1})"}, {"mul", "({0} * {1})"},
-    {"div", "({0} / {1})"}, {"neg", "(-{0})"}, {"abs", "__builtin_fabs{f}({0})"},
-    {"relu", "({0} < 0.0{f} ? 0.0{f} : {0})"},
-    {"maximum", "(({0} > {1} || {0} != {0}) ? {0} : {1})"},
-    {"minimum", "(({0} < {1} || {0} != {0}) ? {0} : {1})"},
-    {"fmax", "__builtin_fmax{f}({0}, {1})"}, {"fmin", "__builtin_fmin{f}({0}, {1})"},
-    {"clamp_lo", "({0} < {1} ? {1} : {0})"}, {"clamp_hi", "({0} > {1} ? {1} : {0})"},
-    {"sigmoid", "(1.0{f} / (1.0{f} + exp{f}(-{0})))"},
-    {"silu", "({0} / (1.0{f} + exp{f}(-{0})))"},
-    {"gelu", "(0.5{f} * {0} * (1.0{f} + erf{f}({0} * 0.70710678118654752{f})))"},
-    {"gelu_tanh", "(0.5{f} * {0} * (1.0{f} + tanh{f}(0.79788456080286536{f} * ({0} + "
-                  "0.044715{f} * {0} * {0} * {0}))))"},
-    {"sqrt", "__builtin_sqrt{f}({0})"}, {"rsqrt", "(1.0{f} / __builtin_sqrt{f}({0}))"},
-    {"reciprocal", "(1.0{f} / {0})"}, {"round_f16", "(float)(_Float16)({0})"},
-    {"round_bf16", "fxs_bf16_load(fxs_bf16_store({0}))"},
-    {"sign", "({0} > 0.0{f} ? 1.0{f} : ({0} < 0.0{f} ? -1.0{f} : {0}))"},
-    {"floor", "__builtin_floor{f}({0})"}, {"ceil", "__builtin_ceil{f}({0})"},
-    {"trunc", "__builtin_trunc{f}({0})"}, {"round", "__builtin_nearbyint{f}({0})"},
-    {"isnan", "({0} != {0})"}, {"isinf", "(__builtin_fabs{f}({0}) == __builtin_inf{f}())"},
-    {"isfinite", "(__builtin_fabs{f}({0}) < __builtin_inf{f}())"},
-    {"leaky_relu", "({0} < 0.0{f} ? {0} * {1} : {0})"},
-    {"sigmoid_backward", "({0} * (1.0{f} - {1}) * {1})"},
-    {"tanh_backward", "({0} * (1.0{f} - {1} * {1}))"},
-    {"gelu_backward", "({0} * (0.5{f} * (1.0{f} + erf{f}({1} * 0.70710678118654752{f})) + {1} * "
-                      "exp{f}(-0.5{f} * {1} * {1}) * 0.39894228040143268{f}))"}};
-const std::map<std::string_view, std::vector<const char*>> kUses = {
-    {"sigmoid", {"exp"}}, {"silu", {"exp"}}, {"gelu", {"erf"}}, {"gelu_tanh", {"tanh"}},
-    {"gelu_backward", {"erf", "exp"}}};
-// Integer and bool forms (and the comparisons/logic, which are the same for every type).
-const std::map<std::string_view, const char*> kIntOps = {
-    {"add", "({0} + {1})"}, {"sub", "({0} - {1})"}, {"mul", "({0} * {1})"},
-    {"neg", "(-{0})"}, {"abs", "({0} < 0 ? -{0} : {0})"}, {"relu", "({0} < 0 ? 0 : {0})"},
-    {"maximum", "({0} > {1} ? {0} : {1})"}, {"minimum", "({0} < {1} ? {0} : {1})"},
-    {"clamp_lo", "({0} < {1} ? {1} : {0})"}, {"clamp_hi", "({0} > {1} ? {1} : {0})"},
-    {"sign", "(({0} > 0) - ({0} < 0))"}, {"floor", "{0}"}, {"ceil", "{0}"}, {"trunc", "{0}"},
-    {"round", "{0}"}, {"isnan", "false"}, {"isinf", "false"}, {"isfinite", "true"},
-    {"bitwise_not", "(~{0})"}, {"bitwise_and", "({0} & {1})"}, {"bitwise_or", "({0} | {1})"},
-    {"bitwise_xor", "({0} ^ {1})"}};
-const std::map<std::string_view, const char*> kAnyOps = {
-    {"eq", "({0} == {1})"}, {"ne", "({0} != {1})"}, {"lt", "({0} < {1})"},
-    {"le", "({0} <= {1})"}, {"gt", "({0} > {1})"}, {"ge", "({0} >= {1})"},
-    {"logical_and", "({0} && {1})"}, {"logical_or", "({0} || {1})"},
-    {"logical_xor", "({0} != {1})"}, {"logical_not", "(!{0})"},
-    {"where", "({0} ? {1} : {2})"}};
-
-const char* computeName(ComputeType t)
+// The C++ spelling of the expression table's dialect tokens (g++ builtins: no <math.h>).
+const detail::Dialect& cppDialect()
 {
-    switch (t) {
-    case ComputeType::Float: return "float";
-    case ComputeType::Double: return "double";
-    case ComputeType::Int64: return "int64_t";
-    case ComputeType::Bool: return "bool";
-    }
-    return "void";
+    static const detail::Dialect d{{{"$fabsf", "__builtin_fabsf"},
+                                    {"$fabs", "__builtin_fabs"},
+                                    {"$fmaxf", "__builtin_fmaxf"},
+                                    {"$fmax", "__builtin_fmax"},
+                                    {"$fminf", "__builtin_fminf"},
+                                    {"$fmin", "__builtin_fmin"},
+                                    {"$sqrtf", "__builtin_sqrtf"},
+                                    {"$sqrt", "__builtin_sqrt"},
+                                    {"$floorf", "__builtin_floorf"},
+                                    {"$floor", "__builtin_floor"},
+                                    {"$ceilf", "__builtin_ceilf"},
+                                    {"$ceil", "__builtin_ceil"},
+                                    {"$truncf", "__builtin_truncf"},
+                                    {"$trunc", "__builtin_trunc"},
+                                    {"$nearbyintf", "__builtin_nearbyintf"},
+                                    {"$nearbyint", "__builtin_nearbyint"},
+                                    {"$inff", "__builtin_inff()"},
+                                    {"$inf", "__builtin_inf()"},
+                                    {"$nanf", "__builtin_nanf(\"\")"},
+                                    {"$nan", "__builtin_nan(\"\")"},
+                                    {"$round_f16", "(float)(_Float16)"}}};
+    return d;
 }
 
-// The suffix of float math ("expf", "1.0f", "__builtin_inff") or of double math ("").
-const char* suffixOf(ComputeType t) { return t == ComputeType::Double ? "" : "f"; }
+using detail::computeName;
 
 const char* storageName(ScalarType t)
 {
@@ -99,60 +51,8 @@ const char* storageName(ScalarType t)
     return "void";
 }
 
-std::string fill(std::string_view tmpl, const std::vector<std::string>& args,
-                 std::string_view suffix = "f")
-{
-    std::string out;
-    for (std::size_t i = 0; i < tmpl.size(); ++i) {
-        if (tmpl[i] == '{' && i + 2 < tmpl.size() && tmpl[i + 2] == '}') {
-            if (tmpl[i + 1] == 'f') {
-                out += suffix;
-            } else {
-                out += args.at(std::size_t(tmpl[i + 1] - '0'));
-            }
-            i += 2;
-        } else {
-            out += tmpl[i];
-        }
-    }
-    return out;
-}
-
-std::string constText(double v, ComputeType t)
-{
-    if (t == ComputeType::Bool) {
-        return v != 0 ? "true" : "false";
-    }
-    if (t == ComputeType::Int64) {
-        return "INT64_C(" + std::to_string(static_cast<long long>(v)) + ")";
-    }
-    const std::string f = suffixOf(t);
-    if (std::isnan(v)) {
-        return "__builtin_nan" + f + "(\"\")";
-    }
-    if (std::isinf(v)) {
-        return v > 0 ? "__builtin_inf" + f + "()" : "(-__builtin_inf" + f + "())";
-    }
-    char buf[40];
-    std::snprintf(buf, sizeof buf, t == ComputeType::Double ? "%.17g" : "%.9g", v);
-    std::string s = buf;
-    if (s.find_first_of(".e") == std::string::npos) {
-        s += ".0";
-    }
-    return "(" + s + f + ")";
-}
-
-std::vector<std::int64_t> prefixProducts(const std::vector<std::int64_t>& dims)
-{
-    std::vector<std::int64_t> p(dims.size(), 1);
-    for (std::size_t i = dims.size(); i-- > 1;) {
-        p[i - 1] = p[i] * dims[i];
-    }
-    return p;
-}
-
 // The libmvec functions a translation unit calls: base name ("exp") and precision.
-using VectorMathUses = std::set<std::pair<std::string, ComputeType>>;
+using VectorMathUses = detail::MathCalls;
 
 // "__attribute__((simd(...))) double exp(double);" lines, sorted by function name.
 std::string vectorMathDeclarations(const VectorMathUses& uses)
@@ -160,9 +60,10 @@ std::string vectorMathDeclarations(const VectorMathUses& uses)
     std::set<std::string> lines;
     for (const auto& [base, type] : uses) {
         const std::string t = computeName(type);
-        const bool two = kVectorMath.at(base).second == 2;
-        lines.insert(base + suffixOf(type) + "\t__attribute__((simd(\"notinbranch\"))) " + t + " " +
-                     base + suffixOf(type) + (two ? "(" + t + ", " + t + ");\n" : "(" + t + ");\n"));
+        const std::string name = detail::mathCallName({base, type});
+        const bool two = detail::mathCallArity({base, type}) == 2;
+        lines.insert(name + "\t__attribute__((simd(\"notinbranch\"))) " + t + " " + name +
+                     (two ? "(" + t + ", " + t + ");\n" : "(" + t + ");\n"));
     }
     std::string out;
     for (const auto& l : lines) {
@@ -186,7 +87,6 @@ private:
     detail::RowCachePlan m_cache;
     std::string m_out;
 
-    int outerDims() const { return int(m_k.shape.size()) - m_k.innerDims; }
     std::string rowBase(const Access& a) const;
     std::string innerIndex(const Access& a) const;
     std::string exprText(const Expr& e, int id);
@@ -199,68 +99,11 @@ private:
 
 std::string Printer::rowBase(const Access& a) const
 {
-    if (m_k.flat) {
-        const bool broadcast = std::all_of(a.strides.begin(), a.strides.end(),
-                                           [](auto s) { return s == 0; });
-        return std::to_string(a.offset) + (broadcast ? "" : " + lo");
-    }
-    const std::vector<std::int64_t> outer(m_k.shape.begin(), m_k.shape.begin() + outerDims());
-    const auto prod = prefixProducts(outer);
-    std::string s = std::to_string(a.offset);
-    for (int d = 0; d < outerDims(); ++d) {
-        if (a.strides[std::size_t(d)] == 0 || outer[std::size_t(d)] == 1) {
-            continue;
-        }
-        std::string idx = "r";
-        if (prod[std::size_t(d)] != 1) {
-            idx = "(r / " + std::to_string(prod[std::size_t(d)]) + ")";
-        }
-        if (d > 0) {
-            idx = "(" + idx + " % " + std::to_string(outer[std::size_t(d)]) + ")";
-        }
-        s += " + " + idx + " * " + std::to_string(a.strides[std::size_t(d)]);
-    }
-    return s;
+    const bool moves = !detail::innerIndexText(m_k, a).empty();
+    return detail::rowBaseText(m_k, a) + (m_k.flat && moves ? " + lo" : "");
 }
 
-// "" when the access does not move along the inner range; else the index term in c.
-std::string Printer::innerIndex(const Access& a) const
-{
-    if (m_k.flat) {
-        return std::all_of(a.strides.begin(), a.strides.end(), [](auto s) { return s == 0; })
-                   ? ""
-                   : "c";
-    }
-    const std::size_t first = std::size_t(outerDims());
-    const std::vector<std::int64_t> inner(m_k.shape.begin() + std::ptrdiff_t(first), m_k.shape.end());
-    const auto prod = prefixProducts(inner);
-    bool zero = true;
-    bool contiguous = true;
-    for (std::size_t j = 0; j < inner.size(); ++j) {
-        const std::int64_t s = a.strides[first + j];
-        zero = zero && (s == 0 || inner[j] == 1);
-        contiguous = contiguous && (inner[j] == 1 || s == prod[j]);
-    }
-    if (zero) {
-        return "";
-    }
-    if (contiguous) {
-        return "c";
-    }
-    std::string s;
-    for (std::size_t j = 0; j < inner.size(); ++j) {
-        const std::int64_t st = a.strides[first + j];
-        if (st == 0 || inner[j] == 1) {
-            continue;
-        }
-        std::string idx = prod[j] == 1 ? "c" : "(c / " + std::to_string(prod[j]) + ")";
-        if (j > 0) {
-            idx = "(" + idx + " % " + std::to_string(inner[j]) + ")";
-        }
-        s += (s.empty() ? "" : " + ") + idx + " * " + std::to_string(st);
-    }
-    return s;
-}
+std::string Printer::innerIndex(const Access& a) const { return detail::innerIndexText(m_k, a); }
 
 std::string Printer::exprText(const Expr& e, int id)
 {
@@ -269,7 +112,7 @@ std::string Printer::exprText(const Expr& e, int id)
         a.push_back("t" + std::to_string(x));
     }
     switch (e.kind) {
-    case ExprKind::Const: return constText(e.value, e.type);
+    case ExprKind::Const: return detail::constText(e.value, e.type, cppDialect());
     case ExprKind::RowRef: return "red" + std::to_string(e.index);
     case ExprKind::Load: {
         const Load& l = m_k.loads.at(std::size_t(e.index));
@@ -283,38 +126,8 @@ std::string Printer::exprText(const Expr& e, int id)
     }
     case ExprKind::Op: break;
     }
-    if (e.op == "cast") {
-        const ComputeType from = m_k.exprs.at(std::size_t(e.args[0])).type;
-        if (e.type == ComputeType::Bool && from != ComputeType::Bool) {
-            return "(" + a[0] + " != 0)";
-        }
-        return std::string("(") + computeName(e.type) + ")(" + a[0] + ")";
-    }
-    if (auto it = kAnyOps.find(e.op); it != kAnyOps.end()) {
-        return fill(it->second, a);
-    }
-    // The precision of a floating op: its own type, or its operand's for predicates (isnan).
-    const ComputeType ft = isFloating(e.type) || e.args.empty()
-                               ? e.type
-                               : m_k.exprs.at(std::size_t(e.args[0])).type;
-    if (isFloating(ft)) {
-        const std::string f = suffixOf(ft);
-        if (auto vm = kVectorMath.find(e.op); vm != kVectorMath.end()) {
-            m_vmath.insert({vm->second.first, ft});
-            return std::string(vm->second.first) + f + "(" + a[0] +
-                   (a.size() > 1 ? ", " + a[1] : "") + ")";
-        }
-        if (auto it = kFloatOps.find(e.op); it != kFloatOps.end()) {
-            if (auto u = kUses.find(e.op); u != kUses.end()) {
-                for (const char* fn : u->second) {
-                    m_vmath.insert({fn, ft});
-                }
-            }
-            return fill(it->second, a, f);
-        }
-    }
-    if (auto it = kIntOps.find(e.op); it != kIntOps.end()) {
-        return fill(it->second, a);
+    if (auto text = detail::opText(m_k, e, a, cppDialect(), m_vmath)) {
+        return *text;
     }
     return "/* unknown op " + e.op + " */ 0";
 }
@@ -379,14 +192,14 @@ void Printer::emitReduction(int index, const std::string& in)
     const std::string nan = "nan" + std::to_string(index);
     const std::string v = "t" + std::to_string(r.operand);
     const bool isFloat = isFloating(r.type);
-    const std::string f = suffixOf(r.type);
+    const std::string inf = isFloat ? detail::infinityText(r.type, cppDialect()) : "";
     const char* type = computeName(r.type);
     std::string init = "0";
     std::string clause = "reduction(+:" + red + ")";
     std::string combine = red + " += " + v + ";";
     if (r.kind != ReduceKind::Sum) {
         const bool mx = r.kind == ReduceKind::Max;
-        init = isFloat ? (mx ? "-__builtin_inf" + f + "()" : "__builtin_inf" + f + "()")
+        init = isFloat ? (mx ? "-" + inf : inf)
                        : (mx ? "INT64_MIN" : "INT64_MAX");
         clause = std::string("reduction(") + (mx ? "max:" : "min:") + red + ")";
         combine = red + " = " + red + (mx ? " > " : " < ") + v + " ? " + red + " : " + v + ";";
@@ -406,9 +219,8 @@ void Printer::emitReduction(int index, const std::string& in)
     emitExprs({r.operand}, in + "    ", index);
     m_out += in + "    " + combine + "\n" + in + "}\n";
     if (needsNan) {
-        m_out += in + "if (" + nan + ") {\n" + in + "    " + red + " = __builtin_nan" + f +
-                 "(\"\");\n" +
-                 in + "}\n";
+        m_out += in + "if (" + nan + ") {\n" + in + "    " + red + " = " +
+                 detail::nanText(r.type, cppDialect()) + ";\n" + in + "}\n";
     }
 }
 
