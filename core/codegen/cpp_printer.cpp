@@ -139,20 +139,7 @@ void Printer::emitExprs(const std::vector<int>& roots, const std::string& indent
     const std::set<int> none;
     const std::set<int>& reads = loop >= 0 && m_cache.enabled ? m_cache.reads[std::size_t(loop)]
                                                               : none;
-    std::vector<bool> need(m_k.exprs.size(), false);
-    std::vector<int> stack(roots);
-    while (!stack.empty()) {
-        const int id = stack.back();
-        stack.pop_back();
-        if (need[std::size_t(id)]) {
-            continue;
-        }
-        need[std::size_t(id)] = true;
-        if (reads.count(id) == 0) {
-            const auto& args = m_k.exprs[std::size_t(id)].args;
-            stack.insert(stack.end(), args.begin(), args.end());
-        }
-    }
+    const std::vector<bool> need = detail::neededExprs(m_k, roots, reads);
     for (std::size_t id = 0; id < need.size(); ++id) {
         if (!need[id]) {
             continue;

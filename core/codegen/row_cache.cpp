@@ -41,6 +41,26 @@ std::vector<bool> varyingExprs(const Kernel& k)
     return v;
 }
 
+std::vector<bool> neededExprs(const Kernel& k, const std::vector<int>& roots,
+                              const std::set<int>& stopAt)
+{
+    std::vector<bool> need(k.exprs.size(), false);
+    std::vector<int> stack(roots);
+    while (!stack.empty()) {
+        const int id = stack.back();
+        stack.pop_back();
+        if (need[std::size_t(id)]) {
+            continue;
+        }
+        need[std::size_t(id)] = true;
+        if (stopAt.count(id) == 0) {
+            const auto& args = k.exprs[std::size_t(id)].args;
+            stack.insert(stack.end(), args.begin(), args.end());
+        }
+    }
+    return need;
+}
+
 RowCachePlan planRowCache(const Kernel& k)
 {
     RowCachePlan plan;

@@ -21,6 +21,11 @@ struct RowCachePlan {
 // Whether an expression changes along the inner range (depends on a load that moves with c).
 std::vector<bool> varyingExprs(const Kernel& k);
 
+// The expressions the roots need (by id), stopping at expressions in `stopAt` (values a loop
+// reads from a row buffer instead of recomputing them: they are needed, their operands not).
+std::vector<bool> neededExprs(const Kernel& k, const std::vector<int>& roots,
+                              const std::set<int>& stopAt);
+
 // Empty (disabled) plan for flat kernels, kernels without reductions, or rows too long to
 // buffer on the stack.
 RowCachePlan planRowCache(const Kernel& k);

@@ -1,0 +1,471 @@
+#include "core/codegen/cuda_element.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace fxs::codegen::detail {
+namespace {
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+// The text of element `v` of a chunk whose words (32-bit, or 16-bit when `half`) are w[0..].
+std::string fromWords(ScalarType t, int v, const std::vector<std::string>& w, bool half)
+{
+    const int bits = half ? 16 : 32;
+    switch (scalarTypeSize(t)) {
+    case 8: {
+        const std::string bits64 =
+            "(((uint64_t)" + w[std::size_t(2 * v + 1)] + " << 32) | " + w[std::size_t(2 * v)] + ")";
+        return t == ScalarType::Float64 ? "__longlong_as_double((long long)" + bits64 + ")"
+                                        : "(int64_t)" + bits64;
+    }
+    case 4: return "__uint_as_float(" + w[std::size_t(v)] + ")";
+    case 2: {
+        const int per = bits / 16;
+        const std::string word = w[std::size_t(v / per)];
+        const int shift = (v % per) * 16;
+        return "(uint16_t)(" + word + (shift ? " >> " + str(shift) : "") + ")";
+    }
+    default: {
+        const int per = bits / 8;
+        const int shift = (v % per) * 8;
+        return "(((" + w[std::size_t(v / per)] + (shift ? " >> " + str(shift) : "") +
+               ") & 0xffu) != 0)";
+    }
+    }
+}
+
+// The word `i` (32-bit, or 16-bit when `half`) of a chunk of values o[0..V) of type t.
+std::string toWord(ScalarType t, int i, const std::string& o, bool half)
+{
+    const int bytes = half ? 2 : 4;
+    const int size = scalarTypeSize(t);
+    const std::string cast = half ? "(uint16_t)" : "(uint32_t)";
+    if (size == 8) {
+        const std::string e = o + "[" + str(i / 2) + "]";
+        const std::string v =
+            "(uint64_t)" + (t == ScalarType::Float64 ? "__double_as_longlong(" + e + ")" : e);
+        return i % 2 ? cast + "(" + v + " >> 32)" : cast + v;
+    }
+    if (size == 4) {
+        return "__float_as_uint(" + o + "[" + str(i) + "])";
+    }
+    std::string s;
+    const int per = bytes / size;
+    for (int k = 0; k < per; ++k) {
+        const std::string e = cast + o + "[" + str(i * per + k) + "]";
+        s += (k ? " | " : "") + (k ? "(" + e + " << " + str(k * size * 8) + ")" : e);
+    }
+    return per > 1 ? "(" + s + ")" : s;
+}
+
+// The unit of a vector access of `bytes` bytes: CUDA type, bytes, 32-bit words (or 16-bit).
+struct Unit {
+    const char* type;
+    int bytes;
+    std::vector<const char*> fields;
+};
+
+Unit unitFor(int bytes)
+{
+    if (bytes >= 16) {
+        return {"uint4", 16, {".x", ".y", ".z", ".w"}};
+    }
+    if (bytes == 8) {
+        return {"uint2", 8, {".x", ".y"}};
+    }
+    if (bytes == 4) {
+        return {"uint32_t", 4, {""}};
+    }
+    return {"uint16_t", 2, {""}};
+}
+
+std::string loadValue(ScalarType t, const std::string& raw)
+{
+    switch (t) {
+    case ScalarType::BFloat16: return "fxs_bf16_load(" + raw + ")";
+    case ScalarType::Float16: return "fxs_f16_load(" + raw + ")";
+    default: return raw;
+    }
+}
+
+std::string storeValue(ScalarType t, const std::string& v)
+{
+    switch (t) {
+    case ScalarType::BFloat16: return "fxs_bf16_store(" + v + ")";
+    case ScalarType::Float16: return "fxs_f16_store(" + v + ")";
+    default: return v;
+    }
+}
+
+std::string storageDecl(ScalarType t)
+{
+    return t == ScalarType::BFloat16 || t == ScalarType::Float16 ? "uint16_t" : cudaStorageName(t);
+}
+
+} // namespace
+
+const Dialect& cudaDialect()
+{
+    static const Dialect d{{{"$fabsf", "fabsf"},
+                            {"$fabs", "fabs"},
+                            {"$fmaxf", "fmaxf"},
+                            {"$fmax", "fmax"},
+                            {"$fminf", "fminf"},
+                            {"$fmin", "fmin"},
+                            {"$sqrtf", "sqrtf"},
+                            {"$sqrt", "sqrt"},
+                            {"$floorf", "floorf"},
+                            {"$floor", "floor"},
+                            {"$ceilf", "ceilf"},
+                            {"$ceil", "ceil"},
+                            {"$truncf", "truncf"},
+                            {"$trunc", "trunc"},
+                            {"$nearbyintf", "rintf"},
+                            {"$nearbyint", "rint"},
+                            {"$inff", "__int_as_float(0x7f800000)"},
+                            {"$inf", "__longlong_as_double(0x7ff0000000000000LL)"},
+                            {"$nanf", "__int_as_float(0x7fc00000)"},
+                            {"$nan", "__longlong_as_double(0x7ff8000000000000LL)"},
+                            {"$round_f16", "fxs_f16_round"}}};
+    return d;
+}
+
+const char* cudaStorageName(ScalarType t)
+{
+    switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::Int64: return "int64_t";
+    case ScalarType::Float16:
+    case ScalarType::BFloat16: return "uint16_t";
+    case ScalarType::Float32: return "float";
+    case ScalarType::Float64: return "double";
+    }
+    return "void";
+}
+
+AccessShape accessShape(const Kernel& k, const Access& a)
+{
+    const std::string inner = innerIndexText(k, a);
+    return inner.empty() ? AccessShape::Broadcast
+                         : inner == "c" ? AccessShape::Contiguous : AccessShape::Gather;
+}
+
+bool isRowStore(const Kernel& k, const Store& s)
+{
+    return s.perRow || accessShape(k, s.access) == AccessShape::Broadcast;
+}
+
+int vectorWidth(const Kernel& k, std::int64_t limit)
+{
+    int minSize = 16;
+    std::vector<std::pair<const Access*, int>> contiguous;
+    for (const auto& l : k.loads) {
+        if (accessShape(k, l.access) == AccessShape::Contiguous) {
+            contiguous.push_back({&l.access, scalarTypeSize(l.type)});
+        }
+    }
+    for (const auto& s : k.stores) {
+        if (!isRowStore(k, s) && accessShape(k, s.access) == AccessShape::Contiguous) {
+            contiguous.push_back({&s.access, scalarTypeSize(s.type)});
+        }
+    }
+    for (const auto& [a, size] : contiguous) {
+        minSize = std::min(minSize, size);
+    }
+    if (contiguous.empty()) {
+        return 1;
+    }
+    const std::size_t outer = k.flat ? 0 : k.shape.size() - std::size_t(k.innerDims);
+    auto allows = [&](std::int64_t v) {
+        if (v > limit || (!k.flat && k.inner() % v != 0)) {
+            return false;
+        }
+        for (const auto& [a, size] : contiguous) {
+            if (a->offset % v != 0) {
+                return false;
+            }
+            for (std::size_t d = 0; d < outer; ++d) {
+                if (k.shape[d] != 1 && a->strides[d] % v != 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    };
+    int v = std::min(8, 16 / minSize);
+    while (v > 1 && !allows(v)) {
+        v /= 2;
+    }
+    return v;
+}
+
+bool fitsInt32(const Kernel& k)
+{
+    constexpr std::int64_t kLimit = std::int64_t(1) << 30; // headroom for i + grid step
+    std::int64_t total = 1;
+    for (auto d : k.shape) {
+        total *= d;
+    }
+    bool fits = total < kLimit;
+    auto check = [&](const Access& a) {
+        std::int64_t hi = std::llabs(a.offset);
+        for (std::size_t d = 0; d < k.shape.size(); ++d) {
+            hi += (k.shape[d] - 1) * std::llabs(a.strides[d]);
+        }
+        fits = fits && hi < kLimit;
+    };
+    for (const auto& l : k.loads) {
+        check(l.access);
+    }
+    for (const auto& s : k.stores) {
+        check(s.access);
+    }
+    return fits;
+}
+
+ElementWriter::ElementWriter(const Kernel& k, int v, bool rowCache)
+    : m_k(k), m_v(v), m_varying(varyingExprs(k))
+{
+    if (rowCache) {
+        m_cache = planRowCache(k);
+    }
+}
+
+std::vector<int> ElementWriter::loopRoots(int loop) const
+{
+    if (loop < int(m_k.reductions.size())) {
+        return {m_k.reductions[std::size_t(loop)].operand};
+    }
+    std::vector<int> roots;
+    for (const auto& s : m_k.stores) {
+        if (!isRowStore(m_k, s)) {
+            roots.push_back(s.expr);
+        }
+    }
+    return roots;
+}
+
+std::set<int> ElementWriter::loadsOf(int loop) const
+{
+    const std::vector<int> roots = loopRoots(loop);
+    const std::set<int> none;
+    const std::set<int>& reads = loop >= 0 && m_cache.enabled ? m_cache.reads[std::size_t(loop)]
+                                                              : none;
+    const std::vector<bool> need = neededExprs(m_k, roots, reads);
+    std::set<int> loads;
+    for (std::size_t id = 0; id < need.size(); ++id) {
+        const Expr& e = m_k.exprs[id];
+        if (need[id] && !reads.count(int(id)) && e.kind == ExprKind::Load && m_varying[id]) {
+            loads.insert(e.index);
+        }
+    }
+    return loads;
+}
+
+std::string ElementWriter::rowPrologue(const std::string& idx, const std::string& in) const
+{
+    std::string out;
+    for (std::size_t l = 0; l < m_k.loads.size(); ++l) {
+        out += in + "const " + idx + " b" + str(std::int64_t(l)) + " = " +
+               rowBaseText(m_k, m_k.loads[l].access) + ";\n";
+    }
+    for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+        out += in + "const " + idx + " s" + str(std::int64_t(s)) + " = " +
+               rowBaseText(m_k, m_k.stores[s].access) + ";\n";
+    }
+    for (std::size_t l = 0; l < m_k.loads.size(); ++l) {
+        const Load& ld = m_k.loads[l];
+        if (accessShape(m_k, ld.access) == AccessShape::Broadcast) {
+            const std::string id = str(std::int64_t(l));
+            out += in + "const " + computeName(computeTypeOf(ld.type)) + " l" + id + " = " +
+                   loadValue(ld.type, "in" + str(ld.access.buffer) + "[b" + id + "]") + ";\n";
+        }
+    }
+    return out;
+}
+
+std::string ElementWriter::arrays(const std::set<int>& loads, bool cached, int slots,
+                                  const std::string& in) const
+{
+    std::string out;
+    const std::string n = "[" + str(slots) + "];\n";
+    for (int l : loads) {
+        out += in + computeName(computeTypeOf(m_k.loads[std::size_t(l)].type)) + " l" + str(l) + n;
+    }
+    if (cached && m_cache.enabled) {
+        for (int id : m_cache.cached) {
+            out += in + computeName(m_k.exprs[std::size_t(id)].type) + " rc" + str(id) + n;
+        }
+    }
+    return out;
+}
+
+std::string ElementWriter::fillChunk(int load, const std::string& first, const std::string& idx,
+                                     const std::string& in) const
+{
+    const Load& ld = m_k.loads[std::size_t(load)];
+    const std::string id = str(load);
+    const std::string arr = "l" + id + "[" + (first.empty() ? "" : first + " + ");
+    const std::string base = "in" + str(ld.access.buffer);
+    const AccessShape shape = accessShape(m_k, ld.access);
+    if (shape == AccessShape::Gather || m_v == 1) {
+        const std::string inner = innerIndexText(m_k, ld.access);
+        std::string out = in + "#pragma unroll\n" + in + "for (int v = 0; v < " + str(m_v) +
+                          "; ++v) {\n" + in + "    const " + idx + " c = c0 + v;\n";
+        out += in + "    " + arr + "v] = " +
+               loadValue(ld.type, base + "[b" + id + " + " + inner + "]") + ";\n" + in + "}\n";
+        return out;
+    }
+    const int bytes = m_v * scalarTypeSize(ld.type);
+    const Unit u = unitFor(bytes);
+    std::vector<std::string> words;
+    std::string out = in + "{\n";
+    const std::string ptr = "reinterpret_cast<const " + std::string(u.type) + "*>(" + base +
+                            " + b" + id + " + c0)";
+    for (int i = 0; i < bytes / u.bytes; ++i) {
+        const std::string w = "w" + str(i);
+        out += in + "    const " + u.type + " " + w + " = " + ptr + "[" + str(i) + "];\n";
+        for (const char* f : u.fields) {
+            words.push_back(w + f);
+        }
+    }
+    for (int v = 0; v < m_v; ++v) {
+        out += in + "    " + arr + str(v) + "] = " +
+               loadValue(ld.type, fromWords(ld.type, v, words, u.bytes == 2)) + ";\n";
+    }
+    return out + in + "}\n";
+}
+
+std::string ElementWriter::exprText(const Expr& e, const std::string& el)
+{
+    std::vector<std::string> a;
+    for (int x : e.args) {
+        a.push_back("t" + str(x));
+    }
+    switch (e.kind) {
+    case ExprKind::Const: return constText(e.value, e.type, cudaDialect());
+    case ExprKind::RowRef: return "red" + str(e.index);
+    case ExprKind::Load: {
+        const Load& l = m_k.loads.at(std::size_t(e.index));
+        const bool row = accessShape(m_k, l.access) == AccessShape::Broadcast;
+        return "l" + str(e.index) + (row ? "" : "[" + el + "]");
+    }
+    case ExprKind::Op: break;
+    }
+    if (auto text = opText(m_k, e, a, cudaDialect(), m_calls)) {
+        return *text;
+    }
+    return "/* unknown op " + e.op + " */ 0";
+}
+
+std::string ElementWriter::exprs(const std::vector<int>& roots, int loop, const std::string& e,
+                                 const std::string& in)
+{
+    const std::set<int> none;
+    const bool cache = loop >= 0 && m_cache.enabled;
+    const std::set<int>& reads = cache ? m_cache.reads[std::size_t(loop)] : none;
+    const std::vector<bool> need = neededExprs(m_k, roots, reads);
+    std::string out;
+    for (std::size_t id = 0; id < need.size(); ++id) {
+        if (!need[id]) {
+            continue;
+        }
+        const Expr& x = m_k.exprs[id];
+        const std::string t = "t" + str(std::int64_t(id));
+        const std::string buf = "rc" + str(std::int64_t(id)) + "[" + e + "]";
+        const bool read = reads.count(int(id)) != 0;
+        out += in + "const " + computeName(x.type) + " " + t + " = " +
+               (read ? buf : exprText(x, e)) + ";\n";
+        if (!read && cache && m_cache.cached.count(int(id)) && m_cache.loopOf[id] == loop) {
+            out += in + buf + " = " + t + ";\n";
+        }
+    }
+    return out;
+}
+
+std::string ElementWriter::element(int loop, const std::string& e, const std::string& slot,
+                                   const std::string& in)
+{
+    std::string out = exprs(loopRoots(loop), loop, e, in);
+    if (loop == int(m_k.reductions.size())) {
+        for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+            const Store& st = m_k.stores[s];
+            if (!isRowStore(m_k, st)) {
+                out += in + "o" + str(std::int64_t(s)) + "[" + slot + "] = " +
+                       storeValue(st.type, "t" + str(st.expr)) + ";\n";
+            }
+        }
+    }
+    return out;
+}
+
+std::string ElementWriter::storeChunk(const std::string& idx, const std::string& guard,
+                                      const std::string& in) const
+{
+    std::string body;
+    const std::string in2 = guard.empty() ? in : in + "    ";
+    for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+        const Store& st = m_k.stores[s];
+        if (isRowStore(m_k, st)) {
+            continue;
+        }
+        const std::string id = str(std::int64_t(s));
+        const std::string base = "out" + str(st.access.buffer);
+        const std::string o = "o" + id;
+        if (accessShape(m_k, st.access) != AccessShape::Contiguous || m_v == 1) {
+            body += in2 + "#pragma unroll\n" + in2 + "for (int v = 0; v < " + str(m_v) +
+                    "; ++v) {\n" + in2 + "    const " + idx + " c = c0 + v;\n" + in2 + "    " +
+                    base + "[s" + id + " + " + innerIndexText(m_k, st.access) + "] = " + o +
+                    "[v];\n" + in2 + "}\n";
+            continue;
+        }
+        const int bytes = m_v * scalarTypeSize(st.type);
+        const Unit u = unitFor(bytes);
+        const std::string ptr = "reinterpret_cast<" + std::string(u.type) + "*>(" + base + " + s" +
+                                id + " + c0)";
+        const int per = int(u.fields.size());
+        for (int i = 0; i < bytes / u.bytes; ++i) {
+            body += in2 + "{\n" + in2 + "    " + u.type + " w;\n";
+            for (int f = 0; f < per; ++f) {
+                body += in2 + "    w" + u.fields[std::size_t(f)] + " = " +
+                        toWord(st.type, i * per + f, o, u.bytes == 2) + ";\n";
+            }
+            body += in2 + "    " + ptr + "[" + str(i) + "] = w;\n" + in2 + "}\n";
+        }
+    }
+    if (guard.empty() || body.empty()) {
+        return body;
+    }
+    return in + "if (" + guard + ") {\n" + body + in + "}\n";
+}
+
+std::string ElementWriter::rowStores(const std::string& in)
+{
+    std::string out;
+    for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+        const Store& st = m_k.stores[s];
+        if (!isRowStore(m_k, st)) {
+            continue;
+        }
+        out += in + "{\n" + exprs({st.expr}, -1, "0", in + "    ");
+        out += in + "    out" + str(st.access.buffer) + "[s" + str(std::int64_t(s)) + "] = " +
+               storeValue(st.type, "t" + str(st.expr)) + ";\n" + in + "}\n";
+    }
+    return out;
+}
+
+std::string ElementWriter::outputArrays(const std::string& in) const
+{
+    std::string out;
+    for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+        const Store& st = m_k.stores[s];
+        if (!isRowStore(m_k, st)) {
+            out += in + storageDecl(st.type) + " o" + str(std::int64_t(s)) + "[" + str(m_v) +
+                   "];\n";
+        }
+    }
+    return out;
+}
+
+} // namespace fxs::codegen::detail

@@ -1,0 +1,540 @@
+#include "core/codegen/cuda_printer.h"
+
+#include "core/codegen/cuda_element.h"
+
+#include <algorithm>
+#include <set>
+
+namespace fxs::codegen {
+namespace {
+
+using detail::ElementWriter;
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::int64_t nextPow2(std::int64_t v)
+{
+    std::int64_t p = 1;
+    while (p < v) {
+        p *= 2;
+    }
+    return p;
+}
+
+constexpr std::int64_t kMaxGrid = 2147483647;
+constexpr std::int64_t kRowBlock = 128;     // threads per block when rows share a block
+constexpr std::int64_t kMaxRowThreads = 1024;
+constexpr std::int64_t kMaxRegisterRow = 32; // elements per thread a row keeps in registers
+
+std::string shapeText(const std::vector<std::int64_t>& v)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        s += (i ? ", " : "") + str(v[i]);
+    }
+    return s + "]";
+}
+
+std::string joinNames(const std::vector<std::string>& names)
+{
+    std::string s;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        s += (i ? ", " : "") + names[i];
+    }
+    return s;
+}
+
+// Prints the device functions and entries of one kernel and chooses its launch.
+class KernelPrinter {
+public:
+    KernelPrinter(const Kernel& k, const RegionProgram& prog, const CudaTuning& tuning)
+        : m_k(k), m_prog(prog), m_tune(tuning), m_idx(detail::fitsInt32(k) ? "int" : "int64_t")
+    {
+        for (auto d : k.shape) {
+            m_total *= d;
+        }
+    }
+
+    std::string print();
+    const CudaLaunch& launch() const { return m_launch; }
+    const detail::MathCalls& calls() const { return m_calls; }
+
+private:
+    const Kernel& m_k;
+    const RegionProgram& m_prog;
+    const CudaTuning& m_tune;
+    const std::string m_idx;
+    std::int64_t m_total = 1;
+    CudaLaunch m_launch;
+    detail::MathCalls m_calls;
+    // Row reductions: threads per row, rows per block.
+    std::int64_t m_threads = 1;
+    std::int64_t m_rowsPerBlock = 1;
+
+    std::string params() const;
+    std::string args() const;
+    std::string header() const;
+    std::string pointwiseChunk(int v);
+    std::string pointwiseEntry(const std::string& name, int v) const;
+    std::string rowFunction(int v);
+    std::string rowLoop(ElementWriter& w, int loop, std::int64_t chunks, bool registers,
+                        const std::string& in);
+    std::string rowEntry(const std::string& name, int v) const;
+    std::string combine(int reduction) const;
+};
+
+std::string KernelPrinter::params() const
+{
+    std::string s;
+    for (std::size_t i = 0; i < m_prog.inputs.size(); ++i) {
+        s += std::string(i ? ", " : "") + "const " + detail::cudaStorageName(m_prog.inputs[i].type) +
+             "* __restrict__ in" + str(std::int64_t(i));
+    }
+    for (std::size_t i = 0; i < m_prog.outputs.size(); ++i) {
+        s += std::string(i || !m_prog.inputs.empty() ? ", " : "") +
+             detail::cudaStorageName(m_prog.outputs[i].type) + "* __restrict__ out" +
+             str(std::int64_t(i));
+    }
+    return s;
+}
+
+std::string KernelPrinter::args() const
+{
+    std::string s;
+    for (std::size_t i = 0; i < m_prog.inputs.size(); ++i) {
+        s += (i ? ", in" : "in") + str(std::int64_t(i));
+    }
+    for (std::size_t i = 0; i < m_prog.outputs.size(); ++i) {
+        s += (i || !m_prog.inputs.empty() ? ", out" : "out") + str(std::int64_t(i));
+    }
+    return s;
+}
+
+std::string KernelPrinter::header() const
+{
+    std::string s = "// " + m_k.name + ": covers FX nodes " + joinNames(m_k.nodes) + "\n";
+    s += "// index space " + shapeText(m_k.shape) +
+         (m_k.flat ? ", flat" : ", rows " + str(m_k.rows()) + " x inner " + str(m_k.inner())) +
+         ", " + str(std::int64_t(m_k.reductions.size())) + " row reduction(s)";
+    if (!m_k.reductions.empty()) {
+        s += ", " + str(m_threads) + " thread(s) per row";
+    }
+    return s + "\n";
+}
+
+// Elements e .. e+V-1 (one row) of a pointwise kernel.
+std::string KernelPrinter::pointwiseChunk(int v)
+{
+    ElementWriter w(m_k, v, false);
+    const std::string in = "    ";
+    const int loop = int(m_k.reductions.size());
+    std::string s = "static __device__ __forceinline__ void " + m_k.name + "_chunk" + str(v) + "(" +
+                    params() + ", const " + m_idx + " e)\n{\n";
+    if (m_k.flat) {
+        s += in + "const " + m_idx + " c0 = e;\n";
+    } else {
+        s += in + "const " + m_idx + " r = e / " + str(m_k.inner()) + ";\n";
+        s += in + "const " + m_idx + " c0 = e - r * " + str(m_k.inner()) + ";\n";
+    }
+    s += w.rowPrologue(m_idx, in);
+    const std::set<int> loads = w.loadsOf(loop);
+    s += w.arrays(loads, false, v, in) + w.outputArrays(in);
+    for (int l : loads) {
+        s += w.fillChunk(l, "", m_idx, in);
+    }
+    s += in + "#pragma unroll\n" + in + "for (int v = 0; v < " + str(v) + "; ++v) {\n";
+    s += in + "    const " + m_idx + " c = c0 + v;\n" + in + "    (void)c;\n";
+    s += w.element(loop, "v", "v", in + "    ") + in + "}\n";
+    s += w.storeChunk(m_idx, "", in);
+    const std::string rows = w.rowStores(in + "    ");
+    if (!rows.empty()) {
+        s += in + "if (c0 == 0) {\n" + rows + in + "}\n";
+    }
+    m_calls.insert(w.calls().begin(), w.calls().end());
+    return s + "}\n";
+}
+
+std::string KernelPrinter::pointwiseEntry(const std::string& name, int v) const
+{
+    const std::int64_t block = m_tune.block;
+    const std::int64_t step = block * m_tune.unroll;
+    const std::int64_t chunks = m_total / v;
+    const std::int64_t tail = m_total % v;
+    std::string s = "extern \"C\" __global__ void __launch_bounds__(" + str(block) + ") " + name +
+                    "(" + params() + ")\n{\n";
+    s += "    for (" + m_idx + " i = (" + m_idx + ")blockIdx.x * " + str(step) + " + (" + m_idx + ")threadIdx.x; i < " +
+         str(chunks) + "; i += (" + m_idx + ")gridDim.x * " + str(step) + ") {\n";
+    s += "        #pragma unroll\n        for (int u = 0; u < " + str(m_tune.unroll) +
+         "; ++u) {\n";
+    s += "            const " + m_idx + " q = i + u * " + str(block) + ";\n";
+    s += "            if (q < " + str(chunks) + ") {\n";
+    s += "                " + m_k.name + "_chunk" + str(v) + "(" + args() + ", q * " + str(v) +
+         ");\n            }\n        }\n    }\n";
+    if (tail) {
+        s += "    if (blockIdx.x == 0 && threadIdx.x < " + str(tail) + ") {\n        " + m_k.name +
+             "_chunk1(" + args() + ", " + str(chunks * v) + " + threadIdx.x);\n    }\n";
+    }
+    return s + "}\n";
+}
+
+// The reduction's operator object ("fxs_max()").
+std::string KernelPrinter::combine(int reduction) const
+{
+    switch (m_k.reductions[std::size_t(reduction)].kind) {
+    case ReduceKind::Sum: return "fxs_sum()";
+    case ReduceKind::Max: return "fxs_max()";
+    case ReduceKind::Min: return "fxs_min()";
+    }
+    return "fxs_sum()";
+}
+
+// One loop over the row: a reduction phase (loop < reductions) or the epilogue.
+std::string KernelPrinter::rowLoop(ElementWriter& w, int loop, std::int64_t chunks, bool registers,
+                                   const std::string& in)
+{
+    const int v = w.vector();
+    const bool epilogue = loop == int(m_k.reductions.size());
+    const bool tail = m_k.inner() % (m_threads * v) != 0;
+    const std::string j = registers ? "j * " + str(v) + " + v" : "v";
+    std::string s = in + (registers ? "#pragma unroll\n" : "#pragma unroll 1\n");
+    s += in + "for (int j = 0; j < " + str(chunks) + "; ++j) {\n";
+    const std::string in2 = in + "    ";
+    s += in2 + "const " + m_idx + " c0 = ((" + m_idx + ")j * " + str(m_threads) + " + t) * " +
+         str(v) + ";\n";
+    std::string body;
+    if (!registers) {
+        for (int l : w.loadsOf(loop)) {
+            body += w.fillChunk(l, "", m_idx, in2);
+        }
+    }
+    body += in2 + "#pragma unroll\n" + in2 + "for (int v = 0; v < " + str(v) + "; ++v) {\n";
+    body += in2 + "    const " + m_idx + " c = c0 + v;\n" + in2 + "    (void)c;\n";
+    body += w.element(loop, j, "v", in2 + "    ");
+    if (!epilogue) {
+        const std::string red = "red" + str(loop);
+        const std::string op = "t" + str(m_k.reductions[std::size_t(loop)].operand);
+        body += in2 + "    " + red + " = " + combine(loop) + "(" + red + ", " + op + ");\n";
+    }
+    body += in2 + "}\n";
+    if (epilogue) {
+        body += w.storeChunk(m_idx, "live", in2);
+    }
+    if (tail) {
+        std::string indented;
+        std::size_t pos = 0;
+        while (pos < body.size()) {
+            const std::size_t nl = body.find('\n', pos);
+            indented += "    " + body.substr(pos, nl - pos + 1);
+            pos = nl + 1;
+        }
+        s += in2 + "if (c0 < " + str(m_k.inner()) + ") {\n" + indented + in2 + "}\n";
+    } else {
+        s += body;
+    }
+    return s + in + "}\n";
+}
+
+std::string reductionInit(const Reduction& r)
+{
+    const bool isFloat = isFloating(r.type);
+    const std::string inf = isFloat ? detail::infinityText(r.type, detail::cudaDialect()) : "";
+    switch (r.kind) {
+    case ReduceKind::Sum: return isFloat ? (r.type == ComputeType::Double ? "0.0" : "0.0f") : "0";
+    case ReduceKind::Max: return isFloat ? "-" + inf : "INT64_MIN";
+    case ReduceKind::Min: return isFloat ? inf : "INT64_MAX";
+    }
+    return "0";
+}
+
+// The shared-memory scratch of a row group's reduction of type t.
+const char* scratchOf(ComputeType t)
+{
+    return t == ComputeType::Float ? "smf" : t == ComputeType::Double ? "smd" : "smi";
+}
+
+// One row of a row-reduction kernel, by the group's thread t.
+std::string KernelPrinter::rowFunction(int v)
+{
+    const std::int64_t chunks = ceilDiv(m_k.inner(), m_threads * v);
+    const bool registers = chunks * v <= kMaxRegisterRow;
+    ElementWriter w(m_k, v, registers);
+    const std::string in = "    ";
+    std::string s = "static __device__ __forceinline__ void " + m_k.name + "_row" + str(v) + "(" +
+                    params() + ", const " + m_idx + " r, const " + m_idx +
+                    " t, const bool live, float* smf, double* smd, int64_t* smi)\n{\n";
+    s += in + "(void)smf;\n" + in + "(void)smd;\n" + in + "(void)smi;\n";
+    s += w.rowPrologue(m_idx, in);
+    const int loops = int(m_k.reductions.size());
+    std::set<int> early;
+    for (int l = 0; l < loops; ++l) {
+        const std::set<int> used = w.loadsOf(l);
+        early.insert(used.begin(), used.end());
+    }
+    std::set<int> late;
+    for (int l : w.loadsOf(loops)) {
+        if (!early.count(l)) {
+            late.insert(l);
+        }
+    }
+    const std::int64_t slots = registers ? chunks * v : v;
+    if (registers) {
+        s += w.arrays(early, true, int(slots), in);
+        s += in + "// the row's values in registers\n";
+        s += in + "#pragma unroll\n" + in + "for (int j = 0; j < " + str(chunks) + "; ++j) {\n";
+        s += in + "    const " + m_idx + " c0 = ((" + m_idx + ")j * " + str(m_threads) + " + t) * " +
+             str(v) + ";\n";
+        s += in + "    if (c0 < " + str(m_k.inner()) + ") {\n";
+        for (int l : early) {
+            s += w.fillChunk(l, "j * " + str(v), m_idx, in + "        ");
+        }
+        s += in + "    }\n" + in + "}\n";
+    } else {
+        std::set<int> all = early;
+        all.insert(late.begin(), late.end());
+        s += w.arrays(all, false, v, in);
+    }
+    for (int l = 0; l < loops; ++l) {
+        const Reduction& r = m_k.reductions[std::size_t(l)];
+        const std::string red = "red" + str(l);
+        s += in + "// phase " + str(l) + ": row reduction\n";
+        s += in + detail::computeName(r.type) + " " + red + " = " + reductionInit(r) + ";\n";
+        s += rowLoop(w, l, chunks, registers, in);
+        s += in + red + " = fxs_group<" + str(m_threads) + ">(" + red + ", " + combine(l) +
+             ", " + scratchOf(r.type) + ");\n";
+    }
+    s += in + "// epilogue\n";
+    if (registers && !late.empty()) {
+        s += w.arrays(late, false, int(slots), in);
+        s += in + "#pragma unroll\n" + in + "for (int j = 0; j < " + str(chunks) + "; ++j) {\n";
+        s += in + "    const " + m_idx + " c0 = ((" + m_idx + ")j * " + str(m_threads) + " + t) * " +
+             str(v) + ";\n" + in + "    if (c0 < " + str(m_k.inner()) + ") {\n";
+        for (int l : late) {
+            s += w.fillChunk(l, "j * " + str(v), m_idx, in + "        ");
+        }
+        s += in + "    }\n" + in + "}\n";
+    }
+    s += w.outputArrays(in);
+    s += rowLoop(w, loops, chunks, registers, in);
+    const std::string rows = w.rowStores(in + "    ");
+    if (!rows.empty()) {
+        s += in + "if (live && t == 0) {\n" + rows + in + "}\n";
+    }
+    m_calls.insert(w.calls().begin(), w.calls().end());
+    return s + "}\n";
+}
+
+std::string KernelPrinter::rowEntry(const std::string& name, int v) const
+{
+    const std::int64_t block = m_threads * m_rowsPerBlock;
+    std::string s = "extern \"C\" __global__ void __launch_bounds__(" + str(block) + ") " + name +
+                    "(" + params() + ")\n{\n";
+    std::set<std::string> scratch;
+    for (const auto& r : m_k.reductions) {
+        scratch.insert(scratchOf(r.type));
+    }
+    const bool shared = m_threads > 32;
+    const std::pair<const char*, const char*> kinds[] = {
+        {"smf", "float"}, {"smd", "double"}, {"smi", "int64_t"}};
+    for (const auto& [name, type] : kinds) {
+        s += shared && scratch.count(name)
+                 ? "    __shared__ " + std::string(type) + " " + name + "[32];\n"
+                 : "    " + std::string(type) + "* " + name + " = nullptr;\n";
+    }
+    s += "    const " + m_idx + " t = threadIdx.x % " + str(m_threads) + ";\n";
+    s += "    const " + m_idx + " g = threadIdx.x / " + str(m_threads) + ";\n";
+    s += "    for (" + m_idx + " r0 = (" + m_idx + ")blockIdx.x * " + str(m_rowsPerBlock) + "; r0 < " +
+         str(m_k.rows()) + "; r0 += (" + m_idx + ")gridDim.x * " + str(m_rowsPerBlock) + ") {\n";
+    s += "        const bool live = r0 + g < " + str(m_k.rows()) + ";\n";
+    s += "        // Every thread of a group takes part in its shuffles: spare groups redo the last "
+         "row and store nothing.\n";
+    s += "        const " + m_idx + " r = live ? r0 + g : " + str(m_k.rows() - 1) + ";\n";
+    s += "        " + m_k.name + "_row" + str(v) + "(" + args() + ", r, t, live, smf, smd, smi);\n";
+    return s + "    }\n}\n";
+}
+
+std::string KernelPrinter::print()
+{
+    const bool reduction = !m_k.reductions.empty();
+    std::string s;
+    m_launch.kernel = m_k.name;
+    if (!reduction) {
+        const int v = detail::vectorWidth(m_k, m_total);
+        m_launch.block = m_tune.block;
+        const std::int64_t step = std::int64_t(m_tune.block) * m_tune.unroll;
+        m_launch.grid = std::min(kMaxGrid, ceilDiv(m_total, step));
+        s = header() + pointwiseChunk(1) + "\n" + pointwiseEntry(m_k.name, 1);
+        if (v > 1) {
+            m_launch.vectorKernel = m_k.name + "_v";
+            m_launch.vector = v;
+            m_launch.vectorGrid = std::min(kMaxGrid, ceilDiv(m_total / v, step));
+            s += "\n" + pointwiseChunk(v) + "\n" + pointwiseEntry(m_launch.vectorKernel, v);
+        }
+        return s;
+    }
+    m_threads = std::clamp(nextPow2(ceilDiv(m_k.inner(), std::max(1, m_tune.rowElements))),
+                           std::int64_t(1), kMaxRowThreads);
+    m_rowsPerBlock = std::max<std::int64_t>(1, kRowBlock / m_threads);
+    m_launch.block = int(m_threads * m_rowsPerBlock);
+    m_launch.grid = m_k.inner() == 0 ? 0 : std::min(kMaxGrid, ceilDiv(m_k.rows(), m_rowsPerBlock));
+    const int v = detail::vectorWidth(m_k, ceilDiv(m_k.inner(), m_threads));
+    s = header() + rowFunction(1) + "\n" + rowEntry(m_k.name, 1);
+    if (v > 1) {
+        m_launch.vectorKernel = m_k.name + "_v";
+        m_launch.vector = v;
+        m_launch.vectorGrid = m_launch.grid;
+        s += "\n" + rowFunction(v) + "\n" + rowEntry(m_launch.vectorKernel, v);
+    }
+    return s;
+}
+
+// The prelude: NVRTC has no standard headers, so the fixed-width types are typedef'd; the
+// float16 conversions are single PTX instructions on the device (__CUDA_ARCH__) and portable
+// integer code elsewhere, so the source also compiles as host C++.
+const char* kPrelude = R"cu(#if defined(__CUDACC_RTC__)
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+typedef unsigned int uint32_t;
+typedef unsigned short uint16_t;
+#define INT64_C(c) c##LL
+#define INT64_MAX 9223372036854775807LL
+#define INT64_MIN (-INT64_MAX - 1)
+#endif
+
+__device__ __forceinline__ float fxs_bf16_load(uint16_t v)
+{
+    return __uint_as_float((uint32_t)v << 16);
+}
+__device__ __forceinline__ uint16_t fxs_bf16_store(float f)
+{
+    uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        return 0x7fc0; // NaN
+    }
+    u += 0x7fffu + ((u >> 16) & 1u); // round to nearest even
+    return (uint16_t)(u >> 16);
+}
+#if defined(__CUDA_ARCH__)
+__device__ __forceinline__ float fxs_f16_load(uint16_t h)
+{
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ uint16_t fxs_f16_store(float f)
+{
+    uint16_t h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+#else
+__device__ __forceinline__ float fxs_f16_load(uint16_t h)
+{
+    return (float)*reinterpret_cast<const _Float16*>(&h);
+}
+__device__ __forceinline__ uint16_t fxs_f16_store(float f)
+{
+    const _Float16 h = (_Float16)f;
+    return *reinterpret_cast<const uint16_t*>(&h);
+}
+#endif
+__device__ __forceinline__ float fxs_f16_round(float f)
+{
+    return fxs_f16_load(fxs_f16_store(f));
+}
+
+// Reduction operators: max/min propagate NaN like eager.
+struct fxs_sum {
+    template <typename X> __device__ __forceinline__ X operator()(X a, X b) const { return a + b; }
+};
+struct fxs_max {
+    __device__ __forceinline__ float operator()(float a, float b) const
+    {
+        return (a != a || a > b) ? a : b;
+    }
+    __device__ __forceinline__ double operator()(double a, double b) const
+    {
+        return (a != a || a > b) ? a : b;
+    }
+    __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const { return a > b ? a : b; }
+};
+struct fxs_min {
+    __device__ __forceinline__ float operator()(float a, float b) const
+    {
+        return (a != a || a < b) ? a : b;
+    }
+    __device__ __forceinline__ double operator()(double a, double b) const
+    {
+        return (a != a || a < b) ? a : b;
+    }
+    __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const { return a < b ? a : b; }
+};
+
+// Reduces v over a row's group of T threads (T a power of two; groups of T < 32 lanes are
+// aligned within a warp; T > 32 is the whole block). Every thread of the group gets the result.
+template <int T, typename X, typename Op>
+__device__ __forceinline__ X fxs_group(X v, Op op, X* sm)
+{
+#pragma unroll
+    for (int o = (T < 32 ? T : 32) / 2; o > 0; o /= 2) {
+        v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    }
+    if constexpr (T > 32) {
+        const int lane = threadIdx.x & 31;
+        __syncthreads(); // the previous reduction's partials have been read
+        if (lane == 0) {
+            sm[threadIdx.x >> 5] = v;
+        }
+        __syncthreads();
+        v = sm[lane % (T / 32)];
+#pragma unroll
+        for (int o = T / 64; o > 0; o /= 2) {
+            v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+        }
+    }
+    return v;
+}
+)cu";
+
+} // namespace
+
+std::string CudaTuning::text() const
+{
+    return "block=" + str(block) + " unroll=" + str(unroll) + " row_elements=" + str(rowElements);
+}
+
+std::string CudaLaunch::text() const
+{
+    std::string s = kernel + " grid=" + str(grid) + " block=" + str(block);
+    if (!vectorKernel.empty()) {
+        s += " | " + vectorKernel + " grid=" + str(vectorGrid) + " vector=" + str(vector);
+    }
+    return s;
+}
+
+CudaSchedule printCudaSchedule(const std::vector<RegionProgram>& programs, const CudaTuning& tuning)
+{
+    CudaSchedule out;
+    std::string kernels;
+    for (const auto& prog : programs) {
+        out.launches.emplace_back();
+        for (const auto& k : prog.kernels) {
+            KernelPrinter p(k, prog, tuning);
+            kernels += "\n" + p.print();
+            out.launches.back().push_back(p.launch());
+        }
+    }
+    const std::string region = programs.empty() ? std::string("?") : programs.front().region;
+    out.source = "// Generated by fxscope for region " + region +
+                 ". CUDA C++ for NVRTC; no headers.\n";
+    if (programs.size() > 1) {
+        out.source += "// " + str(std::int64_t(programs.size())) +
+                      " programs, one per generated step of the region's schedule; the steps "
+                      "between them are LibTorch calls made by the host.\n";
+    }
+    out.source += kPrelude + kernels;
+    return out;
+}
+
+} // namespace fxs::codegen

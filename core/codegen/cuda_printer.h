@@ -1,0 +1,51 @@
+// Prints lowered region programs as one CUDA C++ translation unit for NVRTC (no headers: the
+// prelude typedefs what it needs) and says how to launch each kernel. Pointwise kernels run a
+// grid-stride loop over chunks of elements; row reductions give each row a group of threads
+// (warp shuffles within a warp, shared memory across warps) and keep the row in registers when it
+// fits. Every kernel has an entry for any alignment and, where the accesses allow, one with
+// 128-bit vector loads and stores that the host picks when every buffer is 16-byte aligned.
+// float16/bfloat16 are stored as such and computed in float, float64 in double. Not the build
+// (core/cuda compiles with NVRTC) nor the launch (core/compile): pure text and numbers, no CUDA
+// needed.
+#pragma once
+
+#include "core/codegen/loop_ir.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fxs::codegen {
+
+// Launch parameters the printer chooses from (part of the cache key through CudaLaunch::text).
+struct CudaTuning {
+    int block = 256;       // threads per block of pointwise kernels (a multiple of 32, ≤ 1024)
+    int unroll = 2;        // chunks each thread of a pointwise kernel takes per grid step
+    int rowElements = 8;   // elements of a row each thread of a row reduction aims to hold
+    std::string text() const; // "block=256 unroll=2 row_elements=8"
+};
+
+// How the host launches one kernel (x dimensions only; no dynamic shared memory).
+struct CudaLaunch {
+    std::string kernel;        // entry symbol valid for any alignment ("kernel0")
+    std::int64_t grid = 0;     // blocks; 0 for an empty index space (nothing to launch)
+    int block = 0;             // threads per block
+    std::string vectorKernel;  // entry with vector accesses ("kernel0_v"); "" when none
+    std::int64_t vectorGrid = 0;
+    int vector = 1;            // elements per vector access of vectorKernel
+    std::string text() const;  // "kernel0 grid=65536 block=256 | kernel0_v grid=16384 vector=4"
+};
+
+struct CudaSchedule {
+    std::string source; // one translation unit for every program
+    // Per program (in the order given), its kernels' launches in the order they run.
+    std::vector<std::vector<CudaLaunch>> launches;
+};
+
+// The programs' kernels must have names unique across the programs (as for printSchedule).
+// Every kernel takes (inputs..., outputs...) of its program as device pointers, in slot order;
+// outputs are contiguous buffers the host allocates (RegionProgram::outputs).
+CudaSchedule printCudaSchedule(const std::vector<RegionProgram>& programs,
+                               const CudaTuning& tuning = {});
+
+} // namespace fxs::codegen

@@ -1,0 +1,139 @@
+// Test support: regions that exercise every kernel shape of the CUDA printer, written as graph
+// code (the whole graph is the region). Shared by the printer's CPU-emulated run and the NVRTC
+// compile test. Each case lowers to one program whose kernel names are prefixed by the case
+// name, so all cases print into one translation unit.
+#pragma once
+
+#include "core/codegen/lowering.h"
+#include "core/io/graph_code_parser.h"
+
+#include <string>
+#include <vector>
+
+namespace fxs::testing {
+
+struct CudaCase {
+    const char* name;
+    const char* code;
+};
+
+inline const std::vector<CudaCase>& cudaCases()
+{
+    static const std::vector<CudaCase> cases = {
+        // Flat pointwise, 1003 elements: a vector body and a scalar tail.
+        {"chain", R"(def forward(self, x: "f32[1003][1]cuda:0", y: "f32[1003][1]cuda:0"):
+    sin: "f32[1003][1]cuda:0" = torch.ops.aten.sin.default(x)
+    mul: "f32[1003][1]cuda:0" = torch.ops.aten.mul.Tensor(sin, y)
+    add: "f32[1003][1]cuda:0" = torch.ops.aten.add.Tensor(mul, 1.0)
+    relu: "f32[1003][1]cuda:0" = torch.ops.aten.relu.default(add)
+    neg: "f32[1003][1]cuda:0" = torch.ops.aten.neg.default(relu)
+    exp: "f32[1003][1]cuda:0" = torch.ops.aten.exp.default(neg)
+    tanh: "f32[1003][1]cuda:0" = torch.ops.aten.tanh.default(y)
+    add_1: "f32[1003][1]cuda:0" = torch.ops.aten.add.Tensor(exp, tanh)
+    sigmoid: "f32[1003][1]cuda:0" = torch.ops.aten.sigmoid.default(add_1)
+    mul_1: "f32[1003][1]cuda:0" = torch.ops.aten.mul.Tensor(sigmoid, x)
+    return (mul_1,)
+)"},
+        // bfloat16 in, bfloat16 and float16 out: 16-bit words.
+        {"halves", R"(def forward(self, x: "bf16[1000][1]cuda:0"):
+    erf: "bf16[1000][1]cuda:0" = torch.ops.aten.erf.default(x)
+    _to_copy: "f16[1000][1]cuda:0" = torch.ops.aten._to_copy.default(erf, dtype = torch.float16)
+    return (erf, _to_copy)
+)"},
+        // float32 in, bool out: 8 elements a chunk, the bool store is one 64-bit word.
+        {"bools", R"(def forward(self, x: "f32[64][1]cuda:0", y: "f32[64][1]cuda:0"):
+    gt: "b8[64][1]cuda:0" = torch.ops.aten.gt.Tensor(x, y)
+    where: "f32[64][1]cuda:0" = torch.ops.aten.where.self(gt, x, y)
+    return (gt, where)
+)"},
+        {"int64", R"(def forward(self, x: "i64[40][1]cuda:0", y: "i64[40][1]cuda:0"):
+    add: "i64[40][1]cuda:0" = torch.ops.aten.add.Tensor(x, y)
+    mul: "i64[40][1]cuda:0" = torch.ops.aten.mul.Tensor(add, 3)
+    return (mul,)
+)"},
+        // Rows of 33 with a broadcast row vector: a row pointwise kernel without vectors.
+        {"rowbias", R"(def forward(self, x: "f32[7, 33][33, 1]cuda:0", b: "f32[33][1]cuda:0"):
+    add: "f32[7, 33][33, 1]cuda:0" = torch.ops.aten.add.Tensor(x, b)
+    gelu: "f32[7, 33][33, 1]cuda:0" = torch.ops.aten.gelu.default(add)
+    return (gelu,)
+)"},
+        // A transposed input: gathered loads.
+        {"gather", R"(def forward(self, x: "f32[8, 12][12, 1]cuda:0", y: "f32[12, 8][8, 1]cuda:0"):
+    permute: "f32[12, 8][1, 12]cuda:0" = torch.ops.aten.permute.default(x, [1, 0])
+    add: "f32[12, 8][8, 1]cuda:0" = torch.ops.aten.add.Tensor(permute, y)
+    return (add,)
+)"},
+        // Short rows: one thread per row, 128 rows a block.
+        {"smallrows", R"(def forward(self, x: "f32[300, 8][8, 1]cuda:0", w: "f32[8][1]cuda:0"):
+    _softmax: "f32[300, 8][8, 1]cuda:0" = torch.ops.aten._softmax.default(x, -1, False)
+    mul: "f32[300, 8][8, 1]cuda:0" = torch.ops.aten.mul.Tensor(_softmax, w)
+    return (mul,)
+)"},
+        // Rows of 1000: a block of 128 threads per row, chunks past the row's end.
+        {"softmax_ln", R"(def forward(self, x: "f32[5, 1000][1000, 1]cuda:0", w: "f32[1000][1]cuda:0", b: "f32[1000][1]cuda:0"):
+    _softmax: "f32[5, 1000][1000, 1]cuda:0" = torch.ops.aten._softmax.default(x, -1, False)
+    add: "f32[5, 1000][1000, 1]cuda:0" = torch.ops.aten.add.Tensor(_softmax, x)
+    native_layer_norm = torch.ops.aten.native_layer_norm.default(add, [1000], w, b, 1e-05)
+    getitem: "f32[5, 1000][1000, 1]cuda:0" = native_layer_norm[0]
+    getitem_1: "f32[5, 1][1, 1]cuda:0" = native_layer_norm[1]
+    getitem_2: "f32[5, 1][1, 1]cuda:0" = native_layer_norm[2]
+    return (getitem, getitem_1, getitem_2)
+)"},
+        // Rows of 96 in a warp-sized group, amax and a sum with per-row outputs.
+        {"rowstats", R"(def forward(self, x: "f32[9, 96][96, 1]cuda:0"):
+    amax: "f32[9, 1][1, 1]cuda:0" = torch.ops.aten.amax.default(x, [-1], True)
+    sum_1: "f32[9, 1][1, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(x, [-1], True)
+    sub: "f32[9, 96][96, 1]cuda:0" = torch.ops.aten.sub.Tensor(x, amax)
+    return (amax, sum_1, sub)
+)"},
+        // float16 rows: vectors of 8 halves.
+        {"halfrows", R"(def forward(self, x: "f16[4, 256][256, 1]cuda:0"):
+    _log_softmax: "f16[4, 256][256, 1]cuda:0" = torch.ops.aten._log_softmax.default(x, -1, False)
+    return (_log_softmax,)
+)"},
+        // float64: two doubles a 128-bit vector, double math, a double row reduction across warps.
+        {"doubles", R"(def forward(self, x: "f64[3, 600][600, 1]cuda:0", y: "f64[600][1]cuda:0"):
+    mul: "f64[3, 600][600, 1]cuda:0" = torch.ops.aten.mul.Tensor(x, y)
+    exp: "f64[3, 600][600, 1]cuda:0" = torch.ops.aten.exp.default(mul)
+    _softmax: "f64[3, 600][600, 1]cuda:0" = torch.ops.aten._softmax.default(exp, -1, False)
+    amax: "f64[3, 1][1, 1]cuda:0" = torch.ops.aten.amax.default(mul, [-1], True)
+    return (_softmax, amax)
+)"},
+        // Rows of 40000: too long for registers, every phase streams the row again.
+        {"longrows", R"(def forward(self, x: "f32[2, 40000][40000, 1]cuda:0"):
+    _softmax: "f32[2, 40000][40000, 1]cuda:0" = torch.ops.aten._softmax.default(x, -1, False)
+    return (_softmax,)
+)"},
+    };
+    return cases;
+}
+
+// Lowers a case (every call of the graph in one region); kernels are renamed <case>_kernelN.
+inline Result<codegen::RegionProgram> lowerCase(const CudaCase& c, graph::GraphPtr& keep)
+{
+    auto parsed = io::parseGraphCode(c.code, std::string(c.name) + ".txt");
+    if (!parsed.graph) {
+        return makeError(ErrorCode::Invalid, std::string("cannot parse case ") + c.name);
+    }
+    keep = parsed.graph;
+    const graph::Graph& g = *keep;
+    codegen::LoweringRequest req;
+    req.graph = &g;
+    req.regionId = c.name;
+    req.inputs = g.placeholders();
+    req.outputs = g.returnedNodes();
+    for (graph::NodeId id = 0; id < g.size(); ++id) {
+        if (g.node(id).op == graph::OpKind::CallFunction) {
+            req.order.push_back(id);
+        }
+    }
+    auto p = codegen::lowerRegion(req);
+    if (p) {
+        for (auto& k : p->kernels) {
+            k.name = std::string(c.name) + "_" + k.name;
+        }
+    }
+    return p;
+}
+
+} // namespace fxs::testing

@@ -1,0 +1,363 @@
+// CUDA printer: golden text for a small fused region (checked by hand once), launch choices, and
+// every kernel shape of tests/unit/codegen/cuda_cases.h run on the CPU (cuda_emulation.h: one
+// std::thread per CUDA thread) through both entries, scalar and vector, compared with the C++
+// printer's kernels on the same inputs. The generated CUDA compiles with NVRTC in
+// tests/unit/cuda; it runs on a GPU in tests/unit/compile (label gpu).
+#include "core/codegen/cpp_printer.h"
+#include "core/codegen/cuda_printer.h"
+#include "tests/unit/codegen/cuda_cases.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <dlfcn.h>
+#include <random>
+
+using namespace fxs;
+using namespace fxs::codegen;
+
+namespace {
+
+std::string golden(const char* name)
+{
+    QFile f(QStringLiteral(GOLDEN_DIR "/") + name);
+    if (!f.open(QIODevice::ReadOnly)) {
+        return "<missing golden " + std::string(name) + ">";
+    }
+    return f.readAll().toStdString();
+}
+
+const testing::CudaCase& findCase(const char* name)
+{
+    for (const auto& c : testing::cudaCases()) {
+        if (std::strcmp(c.name, name) == 0) {
+            return c;
+        }
+    }
+    return testing::cudaCases().front();
+}
+
+RegionProgram lowered(const char* name)
+{
+    graph::GraphPtr keep;
+    auto p = testing::lowerCase(findCase(name), keep);
+    return p ? *p : RegionProgram{};
+}
+
+// Compiles C++ text into a shared object; "" on success, else the compiler's output.
+std::string buildSharedObject(const std::string& source, const QString& stem, bool emulate)
+{
+    QFile f(stem + ".cpp");
+    if (!f.open(QIODevice::WriteOnly)) {
+        return "cannot write " + stem.toStdString();
+    }
+    f.write(source.data(), qint64(source.size()));
+    f.close();
+    QStringList args{"-std=c++20", "-O1", "-fPIC", "-shared", "-w", "-pthread"};
+    if (emulate) {
+        args << "-include" << QStringLiteral(EMULATION_HEADER);
+    }
+    args << stem + ".cpp" << "-o" << stem + ".so" << "-lm";
+    QProcess cc;
+    cc.setProcessChannelMode(QProcess::MergedChannels);
+    cc.start(qEnvironmentVariable("FXSCOPE_CXX", "c++"), args);
+    if (!cc.waitForFinished(300000) || cc.exitCode() != 0) {
+        return "compiler failed: " + cc.readAll().toStdString();
+    }
+    return {};
+}
+
+// One buffer's bytes and its elements decoded to double for comparison.
+struct Buffer {
+    ScalarType type = ScalarType::Float32;
+    std::vector<unsigned char> bytes;
+    std::int64_t elements = 0;
+
+    double at(std::int64_t i) const
+    {
+        const unsigned char* p = bytes.data() + i * scalarTypeSize(type);
+        switch (type) {
+        case ScalarType::Bool: return *p ? 1.0 : 0.0;
+        case ScalarType::Int64: {
+            std::int64_t v;
+            std::memcpy(&v, p, 8);
+            return double(v);
+        }
+        case ScalarType::Float32: {
+            float v;
+            std::memcpy(&v, p, 4);
+            return v;
+        }
+        case ScalarType::Float64: {
+            double v;
+            std::memcpy(&v, p, 8);
+            return v;
+        }
+        case ScalarType::Float16: {
+            _Float16 v;
+            std::memcpy(&v, p, 2);
+            return double(v);
+        }
+        case ScalarType::BFloat16: {
+            std::uint16_t h;
+            std::memcpy(&h, p, 2);
+            const std::uint32_t u = std::uint32_t(h) << 16;
+            float v;
+            std::memcpy(&v, &u, 4);
+            return v;
+        }
+        }
+        return 0;
+    }
+};
+
+Buffer makeBuffer(ScalarType t, std::int64_t elements)
+{
+    Buffer b{t, std::vector<unsigned char>(std::size_t(elements * scalarTypeSize(t)), 0xcd),
+             elements};
+    return b;
+}
+
+Buffer randomInput(const BufferSpec& spec, std::mt19937& rng)
+{
+    std::int64_t span = 1;
+    for (std::size_t d = 0; d < spec.sizes.size(); ++d) {
+        span += (spec.sizes[d] - 1) * spec.strides[d];
+    }
+    Buffer b = makeBuffer(spec.type, span);
+    std::uniform_real_distribution<float> real(-3.0f, 3.0f);
+    for (std::int64_t i = 0; i < span; ++i) {
+        unsigned char* p = b.bytes.data() + i * scalarTypeSize(spec.type);
+        const float f = real(rng);
+        switch (spec.type) {
+        case ScalarType::Bool: *p = f > 0; break;
+        case ScalarType::Int64: {
+            const std::int64_t v = std::int64_t(f * 20);
+            std::memcpy(p, &v, 8);
+            break;
+        }
+        case ScalarType::Float32: std::memcpy(p, &f, 4); break;
+        case ScalarType::Float64: {
+            const double d = f;
+            std::memcpy(p, &d, 8);
+            break;
+        }
+        case ScalarType::Float16: {
+            const _Float16 h = _Float16(f);
+            std::memcpy(p, &h, 2);
+            break;
+        }
+        case ScalarType::BFloat16: {
+            std::uint32_t u;
+            std::memcpy(&u, &f, 4);
+            const std::uint16_t h = std::uint16_t(u >> 16);
+            std::memcpy(p, &h, 2);
+            break;
+        }
+        }
+    }
+    return b;
+}
+
+std::int64_t elementsOf(const BufferSpec& s)
+{
+    std::int64_t n = 1;
+    for (auto d : s.sizes) {
+        n *= d;
+    }
+    return n;
+}
+
+// First difference between two outputs beyond the type's tolerance, "" when none.
+std::string compare(const Buffer& got, const Buffer& want)
+{
+    const bool half = want.type == ScalarType::Float16 || want.type == ScalarType::BFloat16;
+    const double rtol = half                                ? 1e-2
+                        : want.type == ScalarType::Float32 ? 1e-5
+                        : want.type == ScalarType::Float64 ? 1e-12
+                                                           : 0;
+    for (std::int64_t i = 0; i < want.elements; ++i) {
+        const double a = got.at(i);
+        const double b = want.at(i);
+        if (std::isnan(b) ? !std::isnan(a) : std::fabs(a - b) > rtol * (1 + std::fabs(b))) {
+            return "element " + std::to_string(i) + ": " + std::to_string(a) + " vs " +
+                   std::to_string(b);
+        }
+    }
+    return {};
+}
+
+using Entry = int (*)(void* const*, void* const*, const std::int64_t*, std::int64_t);
+using Emulate = int (*)(void*, unsigned, unsigned, void* const*, int);
+
+} // namespace
+
+class TestCudaPrinter : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::vector<RegionProgram> m_programs;
+    CudaSchedule m_cuda;
+    void* m_ref = nullptr;
+    void* m_emu = nullptr;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        for (const auto& c : testing::cudaCases()) {
+            graph::GraphPtr keep;
+            auto p = testing::lowerCase(c, keep);
+            QVERIFY2(p.ok(), p.ok() ? "" : (std::string(c.name) + ": " + p.error().toString()).c_str());
+            QCOMPARE(p->kernels.size(), std::size_t(1));
+            m_programs.push_back(*p);
+        }
+        m_cuda = printCudaSchedule(m_programs);
+        const std::string ref = buildSharedObject(printSchedule(m_programs), m_dir.filePath("ref"),
+                                                  false);
+        QVERIFY2(ref.empty(), ref.c_str());
+        const std::string emu = buildSharedObject(m_cuda.source, m_dir.filePath("emu"), true);
+        QVERIFY2(emu.empty(), emu.c_str());
+        m_ref = ::dlopen(m_dir.filePath("ref.so").toUtf8().constData(), RTLD_NOW | RTLD_LOCAL);
+        m_emu = ::dlopen(m_dir.filePath("emu.so").toUtf8().constData(), RTLD_NOW | RTLD_LOCAL);
+        QVERIFY(m_ref && m_emu);
+    }
+
+    void goldenSoftmaxMul()
+    {
+        graph::GraphPtr keep;
+        auto p = testing::lowerCase({"r0", R"(def forward(self, x: "f32[3, 8][8, 1]cuda:0", w: "f32[8][1]cuda:0"):
+    _softmax: "f32[3, 8][8, 1]cuda:0" = torch.ops.aten._softmax.default(x, -1, False)
+    mul: "f32[3, 8][8, 1]cuda:0" = torch.ops.aten.mul.Tensor(_softmax, w)
+    return (mul,)
+)"},
+                                    keep);
+        QVERIFY(p.ok());
+        QCOMPARE(printCudaSchedule({*p}).source, golden("softmax_mul.cu"));
+    }
+
+    void launchesFollowTheShape()
+    {
+        // 1003 floats: 250 chunks of 4 (+3 scalar), 512 chunks a block per grid step.
+        const CudaLaunch flat = printCudaSchedule({lowered("chain")}).launches[0][0];
+        QCOMPARE(flat.block, 256);
+        QCOMPARE(flat.grid, std::int64_t(2));
+        QCOMPARE(flat.vector, 4);
+        QCOMPARE(flat.vectorGrid, std::int64_t(1));
+        QCOMPARE(flat.vectorKernel, std::string("chain_kernel0_v"));
+        // Rows of 1000 floats: 128 threads a row (8 elements each), one row a block.
+        const CudaLaunch rows = printCudaSchedule({lowered("softmax_ln")}).launches[0][0];
+        QCOMPARE(rows.block, 128);
+        QCOMPARE(rows.grid, std::int64_t(5));
+        QCOMPARE(rows.vector, 4);
+        // Rows of 33 cannot be read in aligned vectors.
+        QVERIFY(printCudaSchedule({lowered("rowbias")}).launches[0][0].vectorKernel.empty());
+        // Rows of 8: one thread a row, 128 rows a block.
+        const CudaLaunch small = printCudaSchedule({lowered("smallrows")}).launches[0][0];
+        QCOMPARE(small.block, 128);
+        QCOMPARE(small.grid, std::int64_t(3));
+        // The tuning is part of the launch.
+        CudaTuning t;
+        t.block = 128;
+        t.unroll = 4;
+        QCOMPARE(printCudaSchedule({lowered("chain")}, t).launches[0][0].grid, std::int64_t(2));
+        QCOMPARE(t.text(), std::string("block=128 unroll=4 row_elements=8"));
+    }
+
+    void wordsOfEachWidth()
+    {
+        const std::string src = printCudaSchedule({lowered("bools"), lowered("halves")}).source;
+        // Eight floats are two 128-bit loads; eight bools one 64-bit store.
+        QVERIFY(src.find("reinterpret_cast<const uint4*>(in0 + b0 + c0)[1]") != std::string::npos);
+        QVERIFY(src.find("reinterpret_cast<uint2*>(out0 + s0 + c0)[0] = w;") != std::string::npos);
+        QVERIFY(src.find("l0[7] = __uint_as_float(w1.w);") != std::string::npos);
+        // bfloat16 loads unpack 16-bit halves of each word and compute in float.
+        QVERIFY(src.find("l0[1] = fxs_bf16_load((uint16_t)(w0.x >> 16));") != std::string::npos);
+        QVERIFY(src.find("fxs_f16_store(") != std::string::npos);
+        QVERIFY(src.find("#include") == std::string::npos);
+        // Two doubles a 128-bit word pair; double math and a double row group across warps.
+        const std::string f64 = printCudaSchedule({lowered("doubles")}).source;
+        QVERIFY(f64.find("l0[j * 2 + 1] = __longlong_as_double((long long)(((uint64_t)w0.w << "
+                         "32) | w0.z));") != std::string::npos);
+        QVERIFY(f64.find("w.w = (uint32_t)((uint64_t)__double_as_longlong(o0[1]) >> 32);") !=
+                std::string::npos);
+        QVERIFY(f64.find("= exp(t") != std::string::npos);
+        QVERIFY(f64.find("__shared__ double smd[32];") != std::string::npos);
+        QVERIFY(f64.find("expf(") == std::string::npos);
+    }
+
+    void emulatedRunsMatchTheCppKernels_data()
+    {
+        QTest::addColumn<int>("index");
+        QTest::addColumn<bool>("vector");
+        for (std::size_t i = 0; i < testing::cudaCases().size() && i < m_cuda.launches.size(); ++i) {
+            const char* name = testing::cudaCases()[i].name;
+            QTest::newRow((std::string(name) + "/scalar").c_str()) << int(i) << false;
+            if (!m_cuda.launches[i].at(0).vectorKernel.empty()) {
+                QTest::newRow((std::string(name) + "/vector").c_str()) << int(i) << true;
+            }
+        }
+    }
+
+    void emulatedRunsMatchTheCppKernels()
+    {
+        QFETCH(int, index);
+        QFETCH(bool, vector);
+        const RegionProgram& prog = m_programs.at(std::size_t(index));
+        const CudaLaunch& launch = m_cuda.launches.at(std::size_t(index)).at(0);
+        std::mt19937 rng(1234 + unsigned(index));
+        std::vector<Buffer> in;
+        std::vector<void*> inPtr;
+        for (const auto& spec : prog.inputs) {
+            in.push_back(randomInput(spec, rng));
+        }
+        for (auto& b : in) {
+            inPtr.push_back(b.bytes.data());
+        }
+        std::vector<Buffer> want;
+        std::vector<Buffer> got;
+        std::vector<void*> wantPtr;
+        std::vector<void*> args = inPtr;
+        for (const auto& spec : prog.outputs) {
+            want.push_back(makeBuffer(spec.type, elementsOf(spec)));
+            got.push_back(makeBuffer(spec.type, elementsOf(spec)));
+        }
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            wantPtr.push_back(want[i].bytes.data());
+            args.push_back(got[i].bytes.data());
+        }
+        auto entry = reinterpret_cast<Entry>(::dlsym(m_ref, entrySymbol(index).c_str()));
+        auto emulate = reinterpret_cast<Emulate>(::dlsym(m_emu, "fxs_emulate"));
+        QVERIFY(entry && emulate);
+        const auto dims = entryDims(prog.inputs);
+        QCOMPARE(entry(inPtr.data(), wantPtr.data(), dims.data(), std::int64_t(dims.size())), 0);
+        const std::string name = vector ? launch.vectorKernel : launch.kernel;
+        void* kernel = ::dlsym(m_emu, name.c_str());
+        QVERIFY2(kernel, name.c_str());
+        const std::int64_t grid = vector ? launch.vectorGrid : launch.grid;
+        QCOMPARE(emulate(kernel, unsigned(grid), unsigned(launch.block), args.data(),
+                         int(args.size())),
+                 0);
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            const std::string diff = compare(got[i], want[i]);
+            QVERIFY2(diff.empty(), ("output " + std::to_string(i) + ", " + diff).c_str());
+        }
+    }
+
+    void cleanupTestCase()
+    {
+        if (m_ref) {
+            ::dlclose(m_ref);
+        }
+        if (m_emu) {
+            ::dlclose(m_emu);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCudaPrinter)
+#include "tst_cuda_printer.moc"
