@@ -30,17 +30,29 @@ if(FXSCOPE_WITH_GRAPHVIZ AND NOT FXSCOPE_FUZZ_ONLY)
     endif()
 endif()
 
+# CUDA: the backend loads NVRTC and the driver at run time and needs nothing to build.
+# FXSCOPE_HAVE_CUDA: the CUDA Toolkit (NVRTC) was found here, so its tests must find NVRTC too;
+# its library directory is a fallback search place at run time. OFF disables the backend.
 set(FXSCOPE_HAVE_CUDA OFF)
+set(FXSCOPE_TORCH_CUDA OFF)
 if(NOT FXSCOPE_ENABLE_CUDA STREQUAL "OFF" AND NOT FXSCOPE_FUZZ_ONLY)
-    include(CheckLanguage)
-    check_language(CUDA)
-    if(CMAKE_CUDA_COMPILER)
+    find_package(CUDAToolkit QUIET)
+    if(CUDAToolkit_FOUND AND TARGET CUDA::nvrtc)
         set(FXSCOPE_HAVE_CUDA ON)
+        set(FXSCOPE_CUDA_TOOLKIT_LIBDIR "${CUDAToolkit_LIBRARY_DIR}")
     elseif(FXSCOPE_ENABLE_CUDA STREQUAL "ON")
-        message(FATAL_ERROR "FXSCOPE_ENABLE_CUDA=ON but no CUDA compiler was found")
+        message(FATAL_ERROR "FXSCOPE_ENABLE_CUDA=ON but no CUDA Toolkit with NVRTC was found")
+    endif()
+    # LibTorch built with CUDA (a PyTorch wheel): kernels launch on its current stream.
+    if(TORCH_INSTALL_PREFIX AND CUDAToolkit_FOUND)
+        find_library(FXSCOPE_C10_CUDA c10_cuda HINTS "${TORCH_INSTALL_PREFIX}/lib" NO_DEFAULT_PATH)
+        if(FXSCOPE_C10_CUDA)
+            set(FXSCOPE_TORCH_CUDA ON)
+        endif()
     endif()
 endif()
 message(STATUS "fxscope: Graphviz=${FXSCOPE_HAVE_GRAPHVIZ} CUDA=${FXSCOPE_HAVE_CUDA} "
+               "torch-CUDA=${FXSCOPE_TORCH_CUDA} "
                "GUI=${FXSCOPE_BUILD_GUI}")
 
 set(FXSCOPE_HAVE_QT OFF)

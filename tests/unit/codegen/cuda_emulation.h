@@ -16,6 +16,7 @@
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
 #define __restrict__ __restrict
 #define __launch_bounds__(n)
 #define __shared__ static

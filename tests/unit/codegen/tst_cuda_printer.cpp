@@ -201,9 +201,9 @@ class TestCudaPrinter : public QObject {
 
     QTemporaryDir m_dir;
     std::vector<RegionProgram> m_programs;
-    CudaSchedule m_cuda;
+    CudaSchedule m_cuda[2]; // default tuning; small blocks, unrolled, short row slices
     void* m_ref = nullptr;
-    void* m_emu = nullptr;
+    void* m_emu[2] = {nullptr, nullptr};
 
 private Q_SLOTS:
     void initTestCase()
@@ -216,15 +216,24 @@ private Q_SLOTS:
             QCOMPARE(p->kernels.size(), std::size_t(1));
             m_programs.push_back(*p);
         }
-        m_cuda = printCudaSchedule(m_programs);
+        CudaTuning small;
+        small.block = 64;
+        small.unroll = 3;
+        small.rowElements = 3;
+        m_cuda[0] = printCudaSchedule(m_programs);
+        m_cuda[1] = printCudaSchedule(m_programs, small);
         const std::string ref = buildSharedObject(printSchedule(m_programs), m_dir.filePath("ref"),
                                                   false);
         QVERIFY2(ref.empty(), ref.c_str());
-        const std::string emu = buildSharedObject(m_cuda.source, m_dir.filePath("emu"), true);
-        QVERIFY2(emu.empty(), emu.c_str());
         m_ref = ::dlopen(m_dir.filePath("ref.so").toUtf8().constData(), RTLD_NOW | RTLD_LOCAL);
-        m_emu = ::dlopen(m_dir.filePath("emu.so").toUtf8().constData(), RTLD_NOW | RTLD_LOCAL);
-        QVERIFY(m_ref && m_emu);
+        QVERIFY(m_ref);
+        for (int t = 0; t < 2; ++t) {
+            const QString stem = m_dir.filePath("emu" + QString::number(t));
+            const std::string emu = buildSharedObject(m_cuda[t].source, stem, true);
+            QVERIFY2(emu.empty(), emu.c_str());
+            m_emu[t] = ::dlopen((stem + ".so").toUtf8().constData(), RTLD_NOW | RTLD_LOCAL);
+            QVERIFY(m_emu[t]);
+        }
     }
 
     void goldenSoftmaxMul()
@@ -242,10 +251,10 @@ private Q_SLOTS:
 
     void launchesFollowTheShape()
     {
-        // 1003 floats: 250 chunks of 4 (+3 scalar), 512 chunks a block per grid step.
+        // 1003 floats: 250 chunks of 4 (+3 scalar), 256 chunks a block per grid step.
         const CudaLaunch flat = printCudaSchedule({lowered("chain")}).launches[0][0];
         QCOMPARE(flat.block, 256);
-        QCOMPARE(flat.grid, std::int64_t(2));
+        QCOMPARE(flat.grid, std::int64_t(4));
         QCOMPARE(flat.vector, 4);
         QCOMPARE(flat.vectorGrid, std::int64_t(1));
         QCOMPARE(flat.vectorKernel, std::string("chain_kernel0_v"));
@@ -265,6 +274,7 @@ private Q_SLOTS:
         t.block = 128;
         t.unroll = 4;
         QCOMPARE(printCudaSchedule({lowered("chain")}, t).launches[0][0].grid, std::int64_t(2));
+        QCOMPARE(printCudaSchedule({lowered("chain")}, t).launches[0][0].vectorGrid, std::int64_t(1));
         QCOMPARE(t.text(), std::string("block=128 unroll=4 row_elements=8"));
     }
 
@@ -294,11 +304,15 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("index");
         QTest::addColumn<bool>("vector");
-        for (std::size_t i = 0; i < testing::cudaCases().size() && i < m_cuda.launches.size(); ++i) {
-            const char* name = testing::cudaCases()[i].name;
-            QTest::newRow((std::string(name) + "/scalar").c_str()) << int(i) << false;
-            if (!m_cuda.launches[i].at(0).vectorKernel.empty()) {
-                QTest::newRow((std::string(name) + "/vector").c_str()) << int(i) << true;
+        QTest::addColumn<int>("tuning");
+        for (int t = 0; t < 2; ++t) {
+            const std::string tuning = t ? "/small" : "";
+            for (std::size_t i = 0; i < m_cuda[t].launches.size(); ++i) {
+                const std::string name = testing::cudaCases()[i].name + tuning;
+                QTest::newRow((name + "/scalar").c_str()) << int(i) << false << t;
+                if (!m_cuda[t].launches[i].at(0).vectorKernel.empty()) {
+                    QTest::newRow((name + "/vector").c_str()) << int(i) << true << t;
+                }
             }
         }
     }
@@ -307,8 +321,9 @@ private Q_SLOTS:
     {
         QFETCH(int, index);
         QFETCH(bool, vector);
+        QFETCH(int, tuning);
         const RegionProgram& prog = m_programs.at(std::size_t(index));
-        const CudaLaunch& launch = m_cuda.launches.at(std::size_t(index)).at(0);
+        const CudaLaunch& launch = m_cuda[tuning].launches.at(std::size_t(index)).at(0);
         std::mt19937 rng(1234 + unsigned(index));
         std::vector<Buffer> in;
         std::vector<void*> inPtr;
@@ -331,12 +346,13 @@ private Q_SLOTS:
             args.push_back(got[i].bytes.data());
         }
         auto entry = reinterpret_cast<Entry>(::dlsym(m_ref, entrySymbol(index).c_str()));
-        auto emulate = reinterpret_cast<Emulate>(::dlsym(m_emu, "fxs_emulate"));
+        void* emu = m_emu[tuning];
+        auto emulate = reinterpret_cast<Emulate>(::dlsym(emu, "fxs_emulate"));
         QVERIFY(entry && emulate);
         const auto dims = entryDims(prog.inputs);
         QCOMPARE(entry(inPtr.data(), wantPtr.data(), dims.data(), std::int64_t(dims.size())), 0);
         const std::string name = vector ? launch.vectorKernel : launch.kernel;
-        void* kernel = ::dlsym(m_emu, name.c_str());
+        void* kernel = ::dlsym(emu, name.c_str());
         QVERIFY2(kernel, name.c_str());
         const std::int64_t grid = vector ? launch.vectorGrid : launch.grid;
         QCOMPARE(emulate(kernel, unsigned(grid), unsigned(launch.block), args.data(),
@@ -353,8 +369,10 @@ private Q_SLOTS:
         if (m_ref) {
             ::dlclose(m_ref);
         }
-        if (m_emu) {
-            ::dlclose(m_emu);
+        for (void* emu : m_emu) {
+            if (emu) {
+                ::dlclose(emu);
+            }
         }
     }
 };
