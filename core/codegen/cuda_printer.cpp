@@ -130,8 +130,10 @@ std::string KernelPrinter::pointwiseChunk(int v)
     ElementWriter w(m_k, v, false);
     const std::string in = "    ";
     const int loop = int(m_k.reductions.size());
-    std::string s = "static __device__ __forceinline__ void " + m_k.name + "_chunk" + str(v) + "(" +
-                    params() + ", const " + m_idx + " e)\n{\n";
+    // The scalar chunk serves the scalar entry and the vector entry's tail: one copy of its code.
+    const char* inlining = v == 1 ? "__noinline__" : "__forceinline__";
+    std::string s = "static __device__ " + std::string(inlining) + " void " + m_k.name + "_chunk" +
+                    str(v) + "(" + params() + ", const " + m_idx + " e)\n{\n";
     if (m_k.flat) {
         s += in + "const " + m_idx + " c0 = e;\n";
     } else {

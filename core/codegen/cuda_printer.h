@@ -20,9 +20,9 @@ namespace fxs::codegen {
 // Launch parameters the printer chooses from (part of the cache key through CudaLaunch::text).
 struct CudaTuning {
     int block = 256;       // threads per block of pointwise kernels (a multiple of 32, ≤ 1024)
-    int unroll = 2;        // chunks each thread of a pointwise kernel takes per grid step
+    int unroll = 1;        // chunks each thread of a pointwise kernel takes per grid step
     int rowElements = 8;   // elements of a row each thread of a row reduction aims to hold
-    std::string text() const; // "block=256 unroll=2 row_elements=8"
+    std::string text() const; // "block=256 unroll=1 row_elements=8"
 };
 
 // How the host launches one kernel (x dimensions only; no dynamic shared memory).
