@@ -78,11 +78,10 @@ set(core_deps_export util graph model io exec)
 set(core_deps_codegen util graph)
 set(core_deps_partition util graph codegen)
 set(core_deps_cache util graph explain) # explain/component_change.h: the one diff type
-set(core_deps_compile util graph cache codegen exec partition)
+set(core_deps_compile util graph cache codegen cuda exec partition)
 set(core_deps_profile util graph model exec partition compile structure)
 set(core_deps_layout util graph)
 set(core_deps_diagnose util graph model io explain profile)
-# Domains being added on other branches (their includes today); adjust when they land.
 set(core_deps_cuda util)
 set(core_deps_structure util graph model)
 file(GLOB core_domains LIST_DIRECTORIES true RELATIVE "${ROOT}/core" "${ROOT}/core/*")

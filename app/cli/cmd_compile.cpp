@@ -8,6 +8,7 @@
 #include "app/cli/region_source.h"
 #include "core/cache/cache_store.h"
 #include "core/compile/graph_compile.h"
+#include "core/cuda/device.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,12 +31,22 @@ struct CompileCliOptions {
     std::uint64_t seed = 0;
     std::string inputs; // --inputs: real inputs file
     std::string dump;   // --dump: where each region's schedule, IR, source and pass times go
+    std::string device = "auto";
+    bool noRun = false;
+    std::string arch;   // --arch sm_90
+    std::string tuning; // --cuda-tuning
 };
 
 int fail(const std::string& what)
 {
     std::cerr << "fxscope-cli compile: " << what << "\n";
     return 1;
+}
+
+int usage(const std::string& what)
+{
+    std::cerr << "fxscope-cli compile: " << what << "\n";
+    return 2;
 }
 
 json outcomeJson(const compile::RegionOutcome& r)
@@ -51,7 +62,15 @@ json outcomeJson(const compile::RegionOutcome& r)
             {"compile_ms", r.compileMs},
             {"eager_ms", r.eagerMs},
             {"compiled_ms", r.compiledMs},
-            {"max_abs_err", r.maxAbsErr}};
+            {"max_abs_err", r.maxAbsErr},
+            {"device", r.device},
+            {"target", r.target},
+            {"timing", r.timing},
+            {"eager_spread_ms", r.eagerSpreadMs},
+            {"compiled_spread_ms", r.compiledSpreadMs},
+            {"bytes_moved", r.bytesMoved},
+            {"achieved_GBps", r.compiledMs > 0 ? double(r.bytesMoved) / (r.compiledMs * 1e6) : 0.0},
+            {"resources", r.resources}};
 }
 
 void printHuman(const std::vector<compile::RegionOutcome>& outs, double eager, double compiled)
@@ -85,6 +104,25 @@ int runCompile(const CompileCliOptions& o)
         return fail(store.error().toString());
     }
     compile::GraphCompileOptions co;
+    const auto choice = o.device == "cuda" ? compile::DeviceChoice::Cuda
+                        : o.device == "cpu" ? compile::DeviceChoice::Cpu
+                                            : compile::DeviceChoice::Auto;
+    co.compile.device = compile::resolveDevice(g, choice);
+    co.compile.buildOnly = o.noRun;
+    if (!o.arch.empty()) {
+        co.compile.cudaArch = cuda::parseArch(o.arch);
+        if (co.compile.cudaArch == 0) {
+            return usage("--arch: expected an architecture such as sm_90, found '" + o.arch + "'");
+        }
+    }
+    if (!o.tuning.empty()) {
+        auto t = codegen::CudaTuning::parse(o.tuning);
+        if (!t) {
+            return usage("--cuda-tuning: expected e.g. 'block=256 unroll=1 row_elements=8', found '" +
+                         o.tuning + "'");
+        }
+        co.compile.cudaTuning = *t;
+    }
     co.compile.store = store->get();
     co.compile.timingRepeats = o.repeat;
     co.compile.dumpDir = o.dump;
@@ -111,7 +149,8 @@ int runCompile(const CompileCliOptions& o)
         list.push_back(outcomeJson(r));
     }
     if (o.json) {
-        printJson({{"regions", list},
+        printJson({{"device", std::string(compile::targetDeviceName(co.compile.device))},
+                   {"regions", list},
                    {"total_eager_ms", eager},
                    {"total_compiled_ms", compiled}});
     } else {
@@ -141,6 +180,17 @@ void addCompileCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--dump", o->dump,
                     "Write each region's schedule, loop IR, C++ source and pass times to DIR "
                     "(also: $FXSCOPE_DUMP_CODEGEN)");
+    cmd->add_option("--device", o->device,
+                    "cuda, cpu or auto (default: CUDA when the graph was recorded on CUDA and "
+                    "a GPU is present)")
+        ->check(CLI::IsMember({"cuda", "cpu", "auto"}));
+    cmd->add_flag("--no-run", o->noRun,
+                  "Generate, build and cache only (no eager run, no verification); regions "
+                  "report state 'built'. Works for --device cuda without a GPU");
+    cmd->add_option("--arch", o->arch, "CUDA architecture to build for (default: the GPU's, "
+                                       "else sm_90)");
+    cmd->add_option("--cuda-tuning", o->tuning,
+                    "CUDA launch parameters, e.g. 'block=256 unroll=1 row_elements=8'");
     cmd->callback([o, &exitCode] {
         try {
             exitCode = runCompile(*o);

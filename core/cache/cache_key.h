@@ -23,6 +23,10 @@ inline constexpr std::string_view kLabelCompiler = "compiler";
 inline constexpr std::string_view kLabelTorch = "libtorch_version";
 inline constexpr std::string_view kLabelIsa = "cpu_isa";
 inline constexpr std::string_view kLabelSchedule = "schedule"; // generated vs LibTorch steps
+inline constexpr std::string_view kLabelDevice = "device";          // "cuda" (CUDA keys only)
+inline constexpr std::string_view kLabelCudaArch = "cuda_arch";     // "sm_90"
+inline constexpr std::string_view kLabelNvrtc = "nvrtc_version";    // "13.0"
+inline constexpr std::string_view kLabelLaunch = "launch";          // grids, blocks, tuning
 std::string inputLabel(int index); // "input[3]"
 
 struct KeyComponent {

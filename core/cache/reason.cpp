@@ -67,6 +67,14 @@ const std::vector<ReasonInfo> kReasons = {
     {Reason::FallbackCacheError, C::Fallback, "fallback_cache_error",
      "the cache failed while building the region"},
     {Reason::FallbackInternal, C::Fallback, "fallback_internal", "an internal error in fxscope"},
+    {Reason::MissTargetDevice, C::Miss, "miss_target_device",
+     "the device kind the region is built for changed"},
+    {Reason::MissCudaArch, C::Miss, "miss_cuda_arch", "the GPU architecture changed"},
+    {Reason::MissNvrtcVersion, C::Miss, "miss_nvrtc_version", "the NVRTC version changed"},
+    {Reason::MissCudaLaunch, C::Miss, "miss_cuda_launch",
+     "the CUDA launch configuration changed"},
+    {Reason::FallbackCudaUnavailable, C::Fallback, "fallback_cuda_unavailable",
+     "CUDA is not available here (no NVRTC, driver or GPU)"},
 };
 
 const ReasonInfo kNone{Reason::None, C::None, "none", ""};
@@ -93,7 +101,9 @@ Reason reasonOfChange(const ComponentChange& c)
         {kLabelRegion, Reason::MissRegion},   {kLabelOptions, Reason::MissOptions},
         {kLabelCompiler, Reason::MissCompiler}, {kLabelTorch, Reason::MissLibtorch},
         {kLabelCodegen, Reason::MissCodegenVersion}, {kLabelIsa, Reason::MissCpuIsa},
-        {kLabelSchedule, Reason::MissSchedule}};
+        {kLabelSchedule, Reason::MissSchedule}, {kLabelDevice, Reason::MissTargetDevice},
+        {kLabelCudaArch, Reason::MissCudaArch}, {kLabelNvrtc, Reason::MissNvrtcVersion},
+        {kLabelLaunch, Reason::MissCudaLaunch}};
     for (const auto& [label, reason] : kByLabel) {
         if (c.component == label) {
             return reason;

@@ -55,6 +55,12 @@ enum class Reason : std::uint16_t {
     FallbackDiskFull = 34,
     FallbackCacheError = 35,
     FallbackInternal = 36,
+    // The CUDA backend (issue 14).
+    MissTargetDevice = 37,  // built for another device kind (cpu vs cuda)
+    MissCudaArch = 38,      // built for another GPU architecture ("sm_80 -> sm_90")
+    MissNvrtcVersion = 39,
+    MissCudaLaunch = 40,    // grids, blocks or the printer's tuning changed
+    FallbackCudaUnavailable = 41, // no NVRTC, driver or GPU for a CUDA region
 };
 
 enum class ReasonCategory : std::uint8_t { None, Hit, Miss, Bypass, Fallback };

@@ -506,6 +506,42 @@ std::string CudaTuning::text() const
     return "block=" + str(block) + " unroll=" + str(unroll) + " row_elements=" + str(rowElements);
 }
 
+std::optional<CudaTuning> CudaTuning::parse(std::string_view text)
+{
+    CudaTuning t;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t end = std::min(text.find_first_of(" ,", pos), text.size());
+        const std::string_view field = text.substr(pos, end - pos);
+        pos = end + 1;
+        if (field.empty()) {
+            continue;
+        }
+        const std::size_t eq = field.find('=');
+        if (eq == std::string_view::npos) {
+            return std::nullopt;
+        }
+        const std::string name(field.substr(0, eq));
+        int value = 0;
+        for (char ch : field.substr(eq + 1)) {
+            if (ch < '0' || ch > '9' || value > 100000) {
+                return std::nullopt;
+            }
+            value = value * 10 + (ch - '0');
+        }
+        if (name == "block" && value >= 32 && value <= 1024 && value % 32 == 0) {
+            t.block = value;
+        } else if (name == "unroll" && value >= 1 && value <= 16) {
+            t.unroll = value;
+        } else if (name == "row_elements" && value >= 1 && value <= 64) {
+            t.rowElements = value;
+        } else {
+            return std::nullopt;
+        }
+    }
+    return t;
+}
+
 std::string CudaLaunch::text() const
 {
     std::string s = kernel + " grid=" + str(grid) + " block=" + str(block);

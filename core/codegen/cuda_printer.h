@@ -12,7 +12,9 @@
 #include "core/codegen/loop_ir.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fxs::codegen {
@@ -23,6 +25,9 @@ struct CudaTuning {
     int unroll = 1;        // chunks each thread of a pointwise kernel takes per grid step
     int rowElements = 8;   // elements of a row each thread of a row reduction aims to hold
     std::string text() const; // "block=256 unroll=1 row_elements=8"
+    // Reads text() back; fields may be left out (defaults) and separated by spaces or commas.
+    // nullopt for an unknown field or a value out of range.
+    static std::optional<CudaTuning> parse(std::string_view text);
 };
 
 // How the host launches one kernel (x dimensions only; no dynamic shared memory).

@@ -253,24 +253,12 @@ Result<std::vector<BufferSpec>> inputSpecsFromMeta(const LoweringRequest& req)
     std::vector<BufferSpec> specs;
     for (graph::NodeId id : req.inputs) {
         const graph::Node& n = req.graph->node(id);
-        const graph::TensorMeta* m = n.tensorMeta();
-        auto t = m ? scalarTypeOf(m->dtype) : std::nullopt;
-        if (!m || !t || m->hasSymbolicSizes()) {
+        auto b = bufferSpecFromMeta(n);
+        if (!b) {
             return makeError(ErrorCode::Unsupported, "input has no concrete tensor meta of a "
                                                      "supported dtype", req.regionId + ":" + n.name);
         }
-        BufferSpec b{n.name, *t, {}, {}};
-        for (const auto& s : m->sizes) {
-            b.sizes.push_back(s.value);
-        }
-        if (m->strides) {
-            for (const auto& s : *m->strides) {
-                b.strides.push_back(s.value);
-            }
-        } else {
-            b.strides = detail::contiguousStrides(b.sizes);
-        }
-        specs.push_back(std::move(b));
+        specs.push_back(std::move(*b));
     }
     return specs;
 }
@@ -465,6 +453,27 @@ Result<RegionProgram> lowerRegion(const LoweringRequest& req)
     chooseLoopShape(lw.kernel);
     prog.kernels.push_back(std::move(lw.kernel));
     return prog;
+}
+
+std::optional<BufferSpec> bufferSpecFromMeta(const graph::Node& n)
+{
+    const graph::TensorMeta* m = n.tensorMeta();
+    auto t = m ? scalarTypeOf(m->dtype) : std::nullopt;
+    if (!m || !t || m->hasSymbolicSizes()) {
+        return std::nullopt;
+    }
+    BufferSpec b{n.name, *t, {}, {}};
+    for (const auto& s : m->sizes) {
+        b.sizes.push_back(s.value);
+    }
+    if (m->strides) {
+        for (const auto& s : *m->strides) {
+            b.strides.push_back(s.value);
+        }
+    } else {
+        b.strides = detail::contiguousStrides(b.sizes);
+    }
+    return b;
 }
 
 std::optional<ScalarType> scalarTypeOf(graph::DType t)

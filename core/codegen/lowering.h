@@ -59,6 +59,10 @@ std::optional<Refusal> nodeRefusal(const graph::Graph& graph, graph::NodeId id);
 // eager, so a schedule leaves one that only feeds LibTorch calls to LibTorch.
 bool isViewNode(const graph::Node& node);
 
+// The buffer a node's meta describes (dtype, concrete sizes, strides; contiguous when none are
+// printed), or nullopt when the node has no concrete tensor meta of a supported dtype.
+std::optional<BufferSpec> bufferSpecFromMeta(const graph::Node& node);
+
 // dtype of a graph tensor as a kernel scalar type; nullopt for types kernels do not handle.
 std::optional<ScalarType> scalarTypeOf(graph::DType t);
 

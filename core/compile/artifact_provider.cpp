@@ -2,16 +2,11 @@
 
 #include "core/cache/cache_explain.h"
 #include "core/cache/cache_paths.h"
-#include "core/compile/host_compiler.h"
-#include "core/util/file_reader.h"
 
 #include <chrono>
 
 namespace fxs::compile::detail {
 namespace {
-
-// Artifacts are read as stored (a file that starts like gzip is not inflated).
-const ReadOptions kRawBytes{kDefaultMaxFileBytes, false};
 
 using Clock = std::chrono::steady_clock;
 using cache::Reason;
@@ -26,6 +21,16 @@ Reason buildFailureReason(const Error& e)
     return e.code == ErrorCode::Io ? Reason::FallbackCacheError : Reason::FallbackInternal;
 }
 
+// Why a build that ran failed: the compiler rejected the source or timed out; NVRTC missing.
+Reason compilerFailureReason(const Error& e, const BuiltArtifact& failed)
+{
+    if (failed.timedOut) {
+        return Reason::FallbackCompilerTimeout;
+    }
+    return e.code == ErrorCode::Runtime ? Reason::FallbackBuildFailed
+                                        : Reason::FallbackCompilerMissing;
+}
+
 } // namespace
 
 Result<ArtifactProvider::Loaded> ArtifactProvider::obtain(PreparedRegion& p, RegionOutcome& out)
@@ -33,21 +38,46 @@ Result<ArtifactProvider::Loaded> ArtifactProvider::obtain(PreparedRegion& p, Reg
     if (!m_options.store) {
         out.reason = Reason::BypassNoCache;
         out.headline = cache::headline(out.reason);
-        return build(p, out);
+        return build(p, out, true);
     }
-    auto cached = fromCache(p, out);
+    auto cached = fromCache(p, out, true);
     if (!cached) {
         return cached.error();
     }
     if (*cached) {
-        return Loaded{*cached, false, {}};
+        return std::move(**cached);
     }
-    return build(p, out);
+    return build(p, out, true);
 }
 
-// A hit loads the stored artifact; a miss explains itself and returns null.
-Result<std::shared_ptr<SharedLibrary>> ArtifactProvider::fromCache(PreparedRegion& p,
-                                                                   RegionOutcome& out)
+Status ArtifactProvider::buildOnly(PreparedRegion& p, RegionOutcome& out)
+{
+    if (!m_options.store) {
+        out.reason = Reason::BypassNoCache;
+        out.headline = cache::headline(out.reason);
+    } else {
+        auto cached = fromCache(p, out, false);
+        if (!cached) {
+            return cached.error();
+        }
+        if (*cached) {
+            return {};
+        }
+    }
+    auto built = build(p, out, false);
+    if (!built) {
+        return built.error();
+    }
+    store(p, out, p.code->artifact(std::move(built->binary)), cache::EntryStatus::Unverified,
+          "built without running (--no-run)");
+    out.state = RegionState::Built;
+    out.headline = "built, not run or verified; " + out.headline;
+    return {};
+}
+
+// A hit loads the stored artifact from the file the store materializes; a miss explains itself.
+Result<std::optional<ArtifactProvider::Loaded>>
+ArtifactProvider::fromCache(PreparedRegion& p, RegionOutcome& out, bool load)
 {
     const auto t0 = Clock::now();
     cache::CacheStore& store = *m_options.store;
@@ -63,34 +93,42 @@ Result<std::shared_ptr<SharedLibrary>> ArtifactProvider::fromCache(PreparedRegio
                                       "the cached artifact failed verification before (" +
                                           e.statusReason + "); it is never used"));
         }
-        auto path = store.materialize(*r->entry, cache::ArtifactKind::SharedObject);
-        if (!path) {
-            return failWith(out, Reason::FallbackLoadFailed, path.error());
+        Loaded loaded;
+        if (load) {
+            auto path = store.materialize(*r->entry, p.code->binaryKind());
+            if (!path) {
+                return failWith(out, Reason::FallbackLoadFailed, path.error());
+            }
+            auto code = p.code->loadFile(*path);
+            if (!code) {
+                return failWith(out, Reason::FallbackLoadFailed, code.error());
+            }
+            loaded.code = *code;
         }
-        auto lib = SharedLibrary::load(*path, int(p.schedule.programs.size()));
-        if (!lib) {
-            return failWith(out, Reason::FallbackLoadFailed, lib.error());
+        if (e.status == cache::EntryStatus::Unverified) {
+            loaded.unverified = r->entry->artifact;
         }
         out.state = RegionState::Hit;
         out.reason = Reason::Hit;
         out.headline = cache::hitHeadline(e);
         out.compileMs = msSince(t0);
-        return lib;
+        return std::optional<Loaded>(std::move(loaded));
     }
     if (r->state == cache::LookupState::Corrupt) {
         out.reason = Reason::MissCorruptEntry;
         out.headline = cache::headline(out.reason, "the cached entry was corrupt (" + r->problem +
                                                        "); rebuilt");
-        return std::shared_ptr<SharedLibrary>();
+        return std::optional<Loaded>();
     }
     auto why = cache::explainMiss(store, p.key.components());
     const cache::MissCause cause = why ? cache::missCause(*why) : cache::MissCause{};
     out.reason = cause.reason;
     out.headline = cache::headline(cause.reason, cause.detail);
-    return std::shared_ptr<SharedLibrary>();
+    return std::optional<Loaded>();
 }
 
-Result<ArtifactProvider::Loaded> ArtifactProvider::build(PreparedRegion& p, RegionOutcome& out)
+Result<ArtifactProvider::Loaded> ArtifactProvider::build(PreparedRegion& p, RegionOutcome& out,
+                                                         bool load)
 {
     out.state = RegionState::Miss;
     // The store owns the build directory (gc removes it if this process dies); without a
@@ -102,37 +140,29 @@ Result<ArtifactProvider::Loaded> ArtifactProvider::build(PreparedRegion& p, Regi
     if (!dir) {
         return failWith(out, buildFailureReason(dir.error()), dir.error());
     }
-    const std::string stem = dir->path() + "/region";
-    if (Status s = cache::writePrivateFile(stem + ".cpp", p.source); !s) {
-        return failWith(out, buildFailureReason(s.error()), s.error());
-    }
-    auto b = buildSharedObject(m_options.compiler, stem + ".cpp", stem + ".so");
+    BuiltArtifact failed;
+    auto b = p.code->build(dir->path(), failed);
     if (!b) {
-        return failWith(out, Reason::FallbackCompilerMissing, b.error());
+        out.compileMs = failed.ms;
+        out.buildCommand = failed.command;
+        out.buildDiagnostics = failed.diagnostics;
+        const bool io = b.error().code == ErrorCode::Io;
+        return failWith(out, io ? buildFailureReason(b.error())
+                                : compilerFailureReason(b.error(), failed),
+                        b.error());
     }
     out.compileMs = b->ms;
-    if (!b->ok) {
-        out.buildCommand = b->command;
-        out.buildDiagnostics = b->diagnostics;
-        return failWith(out,
-                        b->timedOut ? Reason::FallbackCompilerTimeout : Reason::FallbackBuildFailed,
-                        makeError(ErrorCode::Runtime,
-                                  b->timedOut ? "the host compiler timed out"
-                                              : "the host compiler failed (exit " +
-                                                    std::to_string(b->exitCode) + ")"));
-    }
+    out.buildDiagnostics = b->diagnostics;
     Loaded loaded;
     loaded.built = true;
-    auto bytes = readFile(stem + ".so", kRawBytes);
-    if (!bytes) {
-        return failWith(out, Reason::FallbackLoadFailed, bytes.error());
+    if (load) {
+        auto code = p.code->loadBuilt(*b);
+        if (!code) {
+            return failWith(out, Reason::FallbackLoadFailed, code.error());
+        }
+        loaded.code = *code;
     }
-    loaded.soBytes = std::move(*bytes);
-    auto lib = SharedLibrary::load(stem + ".so", int(p.schedule.programs.size()));
-    if (!lib) {
-        return failWith(out, Reason::FallbackLoadFailed, lib.error());
-    }
-    loaded.lib = *lib;
+    loaded.binary = std::move(b->bytes);
     return loaded;
 }
 
@@ -147,19 +177,34 @@ void ArtifactProvider::record(PreparedRegion& p, RegionOutcome& out, const Loade
     if (!loaded.built) {
         if (!verdict.ok) {
             (void)store->markBad(out.key, Reason::FallbackVerifyFailed, verdict.problem);
+        } else if (loaded.unverified) {
+            // Built without running (build-only); this run verified it.
+            (void)store->remove(out.key);
+            this->store(p, out, *loaded.unverified, cache::EntryStatus::Verified, "");
         }
+        return;
+    }
+    this->store(p, out, p.code->artifact(loaded.binary),
+                verdict.ok ? cache::EntryStatus::Verified : cache::EntryStatus::Bad,
+                verdict.problem);
+}
+
+void ArtifactProvider::store(PreparedRegion& p, RegionOutcome& out, cache::Artifact artifact,
+                             cache::EntryStatus status, const std::string& reason)
+{
+    if (!m_options.store) {
         return;
     }
     cache::EntryInfo e;
     e.key = out.key;
     e.components = p.key.components();
     e.regionDigest = cache::regionDigest(e.components);
-    e.title = out.id + " (" + std::to_string(out.nodes) + " nodes)";
+    e.title = out.id + " (" + std::to_string(out.nodes) + " nodes, " + p.code->target() + ")";
     e.compileMs = out.compileMs;
-    e.status = verdict.ok ? cache::EntryStatus::Verified : cache::EntryStatus::Bad;
-    e.statusCode = verdict.ok ? Reason::None : Reason::FallbackVerifyFailed;
-    e.statusReason = verdict.problem;
-    (void)store->insert(e, cache::Artifact::hostBuild(loaded.soBytes, p.source));
+    e.status = status;
+    e.statusCode = status == cache::EntryStatus::Bad ? Reason::FallbackVerifyFailed : Reason::None;
+    e.statusReason = reason;
+    (void)m_options.store->insert(e, artifact);
 }
 
 } // namespace fxs::compile::detail

@@ -17,22 +17,51 @@ Error unsupportedError(const exec::RunReport& run)
                      "the eager engine cannot run this graph (unsupported ops: " + names + ")");
 }
 
+GraphCompileReport compileEach(const graph::Graph& graph,
+                               const std::vector<partition::Region>& regions,
+                               RegionCompiler& compiler, const exec::ValueStore& kept,
+                               const CancelToken& cancel, const ProgressSink& progress,
+                               GraphCompileReport& report)
+{
+    const double steps = static_cast<double>(regions.size()) + 1.0;
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        if (cancel.isCancelled()) {
+            report.cancelled = true;
+            break;
+        }
+        const auto& r = regions[i];
+        reportProgress(progress, (1.0 + static_cast<double>(i)) / steps,
+                       r.id + " (" + std::to_string(i + 1) + "/" +
+                           std::to_string(regions.size()) + ")");
+        report.regions.push_back(compiler.compileAndRun(graph, {r.id, r.nodes, r.options}, kept));
+        report.totalEagerMs += report.regions.back().eagerMs;
+        report.totalCompiledMs += report.regions.back().compiledMs;
+    }
+    reportProgress(progress, 1.0, report.cancelled ? "cancelled" : "done");
+    return report;
+}
+
 Result<GraphCompileReport> compileAll(const graph::Graph& graph,
                                       const std::vector<partition::Region>& regions,
                                       const GraphCompileOptions& options,
                                       const CancelToken& cancel, const ProgressSink& progress)
 {
     GraphCompileReport report;
-    const double steps = static_cast<double>(regions.size()) + 1.0;
-    reportProgress(progress, 0.0, "eager run");
+    reportProgress(progress, 0.0, options.compile.buildOnly ? "building" : "eager run");
     if (cancel.isCancelled()) {
         report.cancelled = true;
         return report;
+    }
+    RegionCompiler compiler(options.compile);
+    if (options.compile.buildOnly) {
+        return compileEach(graph, regions, compiler, {}, cancel, progress, report);
     }
     // One eager run of the whole graph gives every region its inputs.
     exec::RunOptions ro = options.run;
     ro.perNodeTiming = false;
     ro.keep = partition::regionInputNames(graph, regions);
+    ro.device = options.compile.device == TargetDevice::Cuda ? exec::DevicePref::Cuda
+                                                             : exec::DevicePref::Cpu;
     auto run = exec::Interpreter::run(graph, ro, cancel);
     if (!run) {
         if (run.error().code == ErrorCode::Cancelled) {
@@ -44,26 +73,31 @@ Result<GraphCompileReport> compileAll(const graph::Graph& graph,
     if (!run->ok) {
         return unsupportedError(*run);
     }
-    RegionCompiler compiler(options.compile);
-    for (std::size_t i = 0; i < regions.size(); ++i) {
-        if (cancel.isCancelled()) {
-            report.cancelled = true;
-            break;
+    return compileEach(graph, regions, compiler, run->kept, cancel, progress, report);
+}
+
+bool recordedOnCuda(const graph::Graph& g)
+{
+    for (const auto& n : g.nodes()) {
+        const auto* m = n.tensorMeta();
+        if (m && m->device && m->device->type == "cuda") {
+            return true;
         }
-        const auto& r = regions[i];
-        reportProgress(progress, (1.0 + static_cast<double>(i)) / steps,
-                       r.id + " (" + std::to_string(i + 1) + "/" +
-                           std::to_string(regions.size()) + ")");
-        report.regions.push_back(compiler.compileAndRun(graph, {r.id, r.nodes, r.options},
-                                                        run->kept));
-        report.totalEagerMs += report.regions.back().eagerMs;
-        report.totalCompiledMs += report.regions.back().compiledMs;
     }
-    reportProgress(progress, 1.0, report.cancelled ? "cancelled" : "done");
-    return report;
+    return false;
 }
 
 } // namespace
+
+TargetDevice resolveDevice(const graph::Graph& graph, DeviceChoice choice)
+{
+    switch (choice) {
+    case DeviceChoice::Cpu: return TargetDevice::Cpu;
+    case DeviceChoice::Cuda: return TargetDevice::Cuda;
+    case DeviceChoice::Auto: break;
+    }
+    return recordedOnCuda(graph) && cudaRunnable() ? TargetDevice::Cuda : TargetDevice::Cpu;
+}
 
 Result<GraphCompileReport> compileGraphRegions(const graph::Graph& graph,
                                                const std::vector<partition::Region>& regions,

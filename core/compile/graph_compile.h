@@ -16,8 +16,15 @@
 
 namespace fxs::compile {
 
+enum class DeviceChoice : std::uint8_t { Cpu, Cuda, Auto };
+// Auto: CUDA when the graph was recorded on CUDA (a node's meta says cuda) and CUDA can run
+// here (cudaRunnable); else the CPU.
+TargetDevice resolveDevice(const graph::Graph& graph, DeviceChoice choice);
+
 struct GraphCompileOptions {
-    CompileOptions compile; // compiler, cache store (null: no cache), timed runs per region
+    // compiler, target device, cache store (null: no cache), timed runs per region, build-only.
+    // The eager run uses the target device (CUDA: exec::DevicePref::Cuda).
+    CompileOptions compile;
     // Inputs of the eager run (seed, sizes, device, inputs file). `keep` and `perNodeTiming`
     // are set by compileGraphRegions.
     exec::RunOptions run;
@@ -31,7 +38,7 @@ struct GraphCompileReport {
 };
 
 // Runs the whole graph once on the eager engine (keeping every region input), then compiles
-// and runs each region. Progress: the eager run, then one step per region ("r0 (1/3)").
+// and runs each region (build-only: no eager run; each region is generated, built and cached). Progress: the eager run, then one step per region ("r0 (1/3)").
 // Cancellation is checked before the eager run and between regions (a region being compiled
 // finishes). Errors: the engine cannot run the graph (unsupported ops are named) or the eager
 // run failed. Region failures are not errors: those regions fall back (state Fallback).

@@ -1,9 +1,11 @@
-// INTERNAL to core/compile (LibTorch): calls a loaded region entry on tensors and compares its
-// outputs with eager ones. Not a public header: it names at::Tensor.
+// INTERNAL to core/compile (LibTorch): calls a loaded region entry on tensors (HostCode: the
+// generated steps of a schedule through a shared object's entries) and compares outputs with
+// eager ones. Not a public header: it names at::Tensor.
 #pragma once
 
 #include "core/codegen/loop_ir.h"
 #include "core/compile/region_compiler.h"
+#include "core/compile/schedule_runner.h"
 #include "core/compile/shared_library.h"
 
 #include <ATen/ATen.h>
@@ -13,6 +15,20 @@ namespace fxs::compile::detail {
 // Allocates the outputs (contiguous, as the program says) and runs the entry once.
 Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::RegionProgram& prog,
                                            const std::vector<at::Tensor>& inputs);
+
+// The generated steps of a schedule as entries of a loaded shared object (entry i: program i).
+class HostCode : public GeneratedCode {
+public:
+    explicit HostCode(std::shared_ptr<SharedLibrary> lib) : m_lib(std::move(lib)) {}
+    Result<std::vector<at::Tensor>> run(int program, const codegen::RegionProgram& prog,
+                                        const std::vector<at::Tensor>& inputs) const override
+    {
+        return callRegion(m_lib->entry(program), prog, inputs);
+    }
+
+private:
+    std::shared_ptr<SharedLibrary> m_lib;
+};
 
 struct Comparison {
     bool ok = true;

@@ -1,6 +1,6 @@
 // INTERNAL to core/compile (LibTorch): what is known about one region while it is compiled —
-// its canonical signature, input tensors, schedule and runner, generated source, cache key,
-// pass times — and the helpers that record a failure with its numbered reason. Shared by
+// its canonical signature, input tensors and their device, schedule and runner, generated code
+// for its target, cache key, pass times — and the helpers that record a failure with its numbered reason. Shared by
 // region_compiler.cpp (the passes) and artifact_provider.cpp (cache and builds).
 #pragma once
 
@@ -10,6 +10,7 @@
 #include "core/compile/region_compiler.h"
 #include "core/compile/region_schedule.h"
 #include "core/compile/schedule_runner.h"
+#include "core/compile/target_code.h"
 
 #include <ATen/ATen.h>
 
@@ -25,13 +26,15 @@ struct PreparedRegion {
     const graph::Graph* graph = nullptr;
     cache::RegionSignature sig;
     std::vector<at::Tensor> inputs;
+    c10::Device device = c10::Device(c10::kCPU); // the inputs' device
+    int cudaDevice = -1; // ordinal of the inputs' GPU, or the GPU a build-only run targets
     std::string unsupportedInput; // why the kernels cannot run here (eager still runs)
     std::map<graph::NodeId, KernelInput> inputSpecs; // region inputs as kernels see them
     RegionSchedule schedule;
     std::unique_ptr<ScheduleRunner> runner;
     exec::ValueStore probed; // values extern steps make, from one eager run (when needed)
     bool probeRan = false;
-    std::string source;
+    std::unique_ptr<TargetCode> code; // generated source and how to build and load it
     cache::KeyBuilder key;
     graph::GraphPtr regionGraph;
     std::string options;

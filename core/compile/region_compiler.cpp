@@ -8,6 +8,7 @@
 #include "core/compile/prepared_region.h"
 #include "core/compile/region_dump.h"
 #include "core/compile/region_graph.h"
+#include "core/cuda/device.h"
 #include "core/exec/interpreter.h"
 #include "core/exec/torch_bridge.h"
 #include "core/util/json_text.h"
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -48,15 +50,24 @@ std::string deviceText(const at::Tensor& t)
     return t.is_cuda() ? "cuda:" + std::to_string(t.get_device()) : "cpu";
 }
 
+// Why kernels for the target cannot take a tensor on t's device ("" when they can).
+std::string deviceMismatch(const std::string& name, const at::Tensor& t, bool cudaTarget)
+{
+    if (t.is_cuda() == cudaTarget) {
+        return {};
+    }
+    return name + " is on " + deviceText(t) +
+           (cudaTarget ? "; the CUDA kernels need CUDA tensors"
+                       : "; generated kernels run on the CPU");
+}
+
 // A tensor as kernels take it, or the cause that they cannot (its dtype, its device).
 KernelInput kernelInput(const std::string& name, const at::Tensor& t, graph::DType dtype,
                         const std::vector<std::int64_t>& sizes,
-                        const std::vector<std::int64_t>& strides)
+                        const std::vector<std::int64_t>& strides, bool cudaTarget)
 {
-    if (t.is_cuda()) {
-        return {std::nullopt, {codegen::RefusalKind::Shape,
-                               name + " is on " + deviceText(t) +
-                                   "; generated kernels run on the CPU"}};
+    if (std::string why = deviceMismatch(name, t, cudaTarget); !why.empty()) {
+        return {std::nullopt, {codegen::RefusalKind::Shape, why}};
     }
     auto type = codegen::scalarTypeOf(dtype);
     if (!type) {
@@ -65,6 +76,52 @@ KernelInput kernelInput(const std::string& name, const at::Tensor& t, graph::DTy
                                    ", which the code generator does not support"}};
     }
     return {codegen::BufferSpec{name, *type, sizes, strides}, {}};
+}
+
+std::int64_t bytesOf(const std::vector<at::Tensor>& ts)
+{
+    std::int64_t n = 0;
+    for (const auto& t : ts) {
+        n += std::int64_t(t.nbytes());
+    }
+    return n;
+}
+
+// The generated steps of a schedule that has none (the eager schedule of a region).
+class NoCode : public detail::GeneratedCode {
+public:
+    Result<std::vector<at::Tensor>> run(int, const codegen::RegionProgram& prog,
+                                        const std::vector<at::Tensor>&) const override
+    {
+        return makeError(ErrorCode::Internal, "an eager schedule has no generated step",
+                         prog.region);
+    }
+};
+
+// The whole region as one extern step: eager through the same lean execution plan the
+// compiled schedule's extern steps use, so both sides are timed alike on the GPU.
+detail::RegionSchedule eagerSchedule(const cache::RegionSignature& sig)
+{
+    detail::RegionSchedule s;
+    detail::ScheduleStep step;
+    step.nodes = sig.order;
+    step.inputs = sig.inputs;
+    step.outputs = sig.outputs;
+    s.steps.push_back(step);
+    s.externNodes = int(sig.order.size());
+    return s;
+}
+
+// The region falls back: its reason (a fallback reason recorded by failWith, else internal)
+// and the headline made from it and the error.
+void markFallback(RegionOutcome& out, const Error& e)
+{
+    out.state = RegionState::Fallback;
+    if (cache::reasonCategory(out.reason) != cache::ReasonCategory::Fallback) {
+        out.reason = Reason::FallbackInternal;
+    }
+    out.headline =
+        cache::headline(out.reason, e.message + (e.where.empty() ? "" : " (" + e.where + ")"));
 }
 
 Reason reasonOf(codegen::RefusalKind kind)
@@ -85,8 +142,14 @@ std::string_view regionStateName(RegionState s)
     case RegionState::Hit: return "hit";
     case RegionState::Miss: return "miss";
     case RegionState::Fallback: return "fallback";
+    case RegionState::Built: return "built";
     }
     return "?";
+}
+
+std::string_view targetDeviceName(TargetDevice d)
+{
+    return d == TargetDevice::Cuda ? "cuda" : "cpu";
 }
 
 Tolerance toleranceFor(graph::DType t)
@@ -102,23 +165,32 @@ Tolerance toleranceFor(graph::DType t)
 
 std::string libtorchVersion() { return TORCH_VERSION; }
 
+bool cudaRunnable() { return at::hasCUDA() && cuda::available(); }
+
 struct RegionCompiler::Impl {
     CompileOptions options;
 
+    bool cuda() const { return options.device == TargetDevice::Cuda; }
     Status prepareInputs(const graph::Graph& g, const RegionSpec& r,
                          const exec::ValueStore& values, PreparedRegion& p, RegionOutcome& out);
+    Status prepareFromMeta(const graph::Graph& g, const RegionSpec& r, PreparedRegion& p,
+                           RegionOutcome& out);
     Status prepareKernel(PreparedRegion& p, RegionOutcome& out, detail::PassClock& clock);
     KernelInput specOf(PreparedRegion& p, graph::NodeId id);
     void run(const graph::Graph& g, const RegionSpec& r, const exec::ValueStore& values,
              RegionOutcome& out);
     void runPasses(const graph::Graph& g, const RegionSpec& r, const exec::ValueStore& values,
                    PreparedRegion& p, RegionOutcome& out);
+    void buildOnly(const graph::Graph& g, const RegionSpec& r, PreparedRegion& p,
+                   RegionOutcome& out);
     Status compiled(PreparedRegion& p, RegionOutcome& out,
                     const std::vector<at::Tensor>& eagerOut, detail::PassClock& clock);
     Result<exec::RunReport> runEager(PreparedRegion& p, int repeat,
                                      const std::vector<std::string>& keep);
     Status timeEager(PreparedRegion& p, RegionOutcome& out, std::vector<at::Tensor>& eagerOut);
-    Status timeCompiled(PreparedRegion& p, const SharedLibrary& lib, RegionOutcome& out,
+    Status timeEagerCuda(PreparedRegion& p, RegionOutcome& out,
+                         std::vector<at::Tensor>& eagerOut);
+    Status timeCompiled(PreparedRegion& p, const detail::GeneratedCode& code, RegionOutcome& out,
                         std::vector<at::Tensor>& compiledOut);
 };
 
@@ -139,12 +211,15 @@ Status RegionCompiler::Impl::prepareInputs(const graph::Graph& g, const RegionSp
         }
         const at::Tensor& t = exec::tensorOf(*h);
         p.inputs.push_back(t);
-        if (t.is_cuda() && p.unsupportedInput.empty()) {
-            p.unsupportedInput = "input " + n.name + " is on " + deviceText(t) +
-                                 "; generated kernels run on the CPU";
+        if (t.is_cuda()) {
+            p.device = t.device();
+            p.cudaDevice = t.get_device();
+        }
+        if (p.unsupportedInput.empty()) {
+            p.unsupportedInput = deviceMismatch("input " + n.name, t, cuda());
         }
         p.inputSpecs[p.sig.inputs[i]] =
-            kernelInput("input " + n.name, t, h->dtype(), h->sizes(), h->strides());
+            kernelInput("input " + n.name, t, h->dtype(), h->sizes(), h->strides(), cuda());
         p.key.add(cache::inputLabel(int(i)),
                   cache::canonicalTensorMeta(graph::dtypeTorchName(h->dtype()), h->sizes(),
                                              h->strides(), deviceText(t)));
@@ -154,6 +229,33 @@ Status RegionCompiler::Impl::prepareInputs(const graph::Graph& g, const RegionSp
         return failWith(out, Reason::FallbackInternal, rg.error());
     }
     p.regionGraph = *rg;
+    return {};
+}
+
+// Build-only: the graph's meta stands for the tensors (sizes, strides, dtype, device).
+Status RegionCompiler::Impl::prepareFromMeta(const graph::Graph& g, const RegionSpec& r,
+                                             PreparedRegion& p, RegionOutcome& out)
+{
+    p.graph = &g;
+    p.sig = cache::canonicalizeRegion(g, r.nodes);
+    p.key.add(cache::kLabelRegion, p.sig.text);
+    for (std::size_t i = 0; i < p.sig.inputs.size(); ++i) {
+        const graph::Node& n = g.node(p.sig.inputs[i]);
+        const graph::TensorMeta* m = n.tensorMeta();
+        auto spec = codegen::bufferSpecFromMeta(n);
+        if (!m || !spec) {
+            return failWith(out, Reason::FallbackInputNotTensor,
+                            makeError(ErrorCode::Unsupported,
+                                      "input " + n.name +
+                                          " has no concrete tensor meta to build from",
+                                      r.id));
+        }
+        p.inputSpecs[p.sig.inputs[i]] = KernelInput{*spec, {}};
+        p.key.add(cache::inputLabel(int(i)), cache::canonicalTensorMeta(*m));
+    }
+    if (cuda() && cuda::available()) {
+        p.cudaDevice = 0; // builds for this GPU's architecture unless one is asked for
+    }
     return {};
 }
 
@@ -180,33 +282,46 @@ Status RegionCompiler::Impl::prepareKernel(PreparedRegion& p, RegionOutcome& out
         return failWith(out, reasonOf(p.schedule.externKind),
                         makeError(ErrorCode::Unsupported, "no node is generated: " + why));
     }
-    auto runner = detail::ScheduleRunner::create(*p.graph, p.schedule, p.sig.inputs, p.sig.outputs);
-    if (!runner) {
-        return failWith(out, Reason::FallbackEagerFailed, runner.error());
+    if (!options.buildOnly) {
+        auto runner = detail::ScheduleRunner::create(*p.graph, p.schedule, p.sig.inputs,
+                                                     p.sig.outputs, p.device);
+        if (!runner) {
+            return failWith(out, Reason::FallbackEagerFailed, runner.error());
+        }
+        p.runner = std::move(*runner);
     }
-    p.runner = std::move(*runner);
-    p.source = codegen::printSchedule(p.schedule.programs);
+    auto code = detail::TargetCode::create(options, p.cudaDevice, p.schedule);
+    if (!code) {
+        return failWith(out, cuda() ? Reason::FallbackCudaUnavailable
+                                    : Reason::FallbackCompilerMissing,
+                        code.error());
+    }
+    p.code = std::move(*code);
     clock.mark("print");
-    auto id = identifyCompiler(options.compiler);
-    if (!id) {
-        return failWith(out, Reason::FallbackCompilerMissing, id.error());
-    }
     p.key.add(cache::kLabelOptions, canonicalOptions(p.options))
         .add(cache::kLabelCodegen, cache::kCodegenVersion)
-        .add(cache::kLabelCompiler, id->keyText())
         .add(cache::kLabelTorch, libtorchVersion())
-        .add(cache::kLabelIsa, id->isa)
         .add(cache::kLabelSchedule, detail::scheduleText(p.schedule, p.sig.order));
+    p.code->addKeyComponents(p.key);
     clock.mark("key");
     return {};
 }
 
 // Buffers of values extern steps make come from one eager run of the region that keeps every
-// value (run once, only when a generated step reads such a value).
+// value (run once, only when a generated step reads such a value); when building only, from
+// the graph's meta.
 KernelInput RegionCompiler::Impl::specOf(PreparedRegion& p, graph::NodeId id)
 {
     if (auto it = p.inputSpecs.find(id); it != p.inputSpecs.end()) {
         return it->second;
+    }
+    if (options.buildOnly) {
+        const graph::Node& n = p.graph->node(id);
+        if (auto spec = codegen::bufferSpecFromMeta(n)) {
+            return {*spec, {}};
+        }
+        return {std::nullopt,
+                {codegen::RefusalKind::Shape, n.name + " has no concrete tensor meta"}};
     }
     const std::string& name = p.graph->node(id).name;
     if (!p.probeRan) {
@@ -223,7 +338,7 @@ KernelInput RegionCompiler::Impl::specOf(PreparedRegion& p, graph::NodeId id)
     if (!h || !h->defined()) {
         return {std::nullopt, {codegen::RefusalKind::Shape, name + " is not a tensor"}};
     }
-    return kernelInput(name, exec::tensorOf(*h), h->dtype(), h->sizes(), h->strides());
+    return kernelInput(name, exec::tensorOf(*h), h->dtype(), h->sizes(), h->strides(), cuda());
 }
 
 Result<exec::RunReport> RegionCompiler::Impl::runEager(PreparedRegion& p, int repeat,
@@ -239,13 +354,16 @@ Result<exec::RunReport> RegionCompiler::Impl::runEager(PreparedRegion& p, int re
     o.repeat = repeat;
     o.keep = keep;
     o.perNodeTiming = false;
-    o.device = exec::DevicePref::Cpu;
+    o.device = p.device.is_cuda() ? exec::DevicePref::Cuda : exec::DevicePref::Cpu;
     return exec::Interpreter::run(*p.regionGraph, o);
 }
 
 Status RegionCompiler::Impl::timeEager(PreparedRegion& p, RegionOutcome& out,
                                        std::vector<at::Tensor>& eagerOut)
 {
+    if (p.device.is_cuda()) {
+        return timeEagerCuda(p, out, eagerOut);
+    }
     auto run = runEager(p, std::max(1, options.timingRepeats), {});
     if (!run || !run->ok) {
         return failWith(out, Reason::FallbackEagerFailed,
@@ -254,6 +372,7 @@ Status RegionCompiler::Impl::timeEager(PreparedRegion& p, RegionOutcome& out,
                             : run.error());
     }
     out.eagerMs = run->totalMs;
+    out.timing = "wall mean";
     for (std::size_t i = 0; i < p.sig.outputs.size(); ++i) {
         const exec::TensorHandle* h = run->kept.find("output." + std::to_string(i));
         if (!h) {
@@ -266,10 +385,54 @@ Status RegionCompiler::Impl::timeEager(PreparedRegion& p, RegionOutcome& out,
     return {};
 }
 
-Status RegionCompiler::Impl::timeCompiled(PreparedRegion& p, const SharedLibrary& lib,
+Status RegionCompiler::Impl::timeEagerCuda(PreparedRegion& p, RegionOutcome& out,
+                                           std::vector<at::Tensor>& eagerOut)
+{
+    const detail::RegionSchedule schedule = eagerSchedule(p.sig);
+    auto runner = detail::ScheduleRunner::create(*p.graph, schedule, p.sig.inputs, p.sig.outputs,
+                                                 p.device);
+    if (!runner) {
+        return failWith(out, Reason::FallbackEagerFailed, runner.error());
+    }
+    const NoCode none;
+    auto t = detail::timeOnStream(p.cudaDevice, options.timingRepeats, [&]() -> Status {
+        auto r = (*runner)->run(none, p.inputs);
+        if (!r) {
+            return r.error();
+        }
+        eagerOut = std::move(*r);
+        return {};
+    });
+    if (!t) {
+        return failWith(out, Reason::FallbackEagerFailed, t.error());
+    }
+    out.eagerMs = t->medianMs;
+    out.eagerSpreadMs = t->spreadMs;
+    out.timing = "cuda events median";
+    return {};
+}
+
+Status RegionCompiler::Impl::timeCompiled(PreparedRegion& p, const detail::GeneratedCode& code,
                                           RegionOutcome& out, std::vector<at::Tensor>& compiledOut)
 {
-    auto warm = p.runner->run(lib, p.inputs);
+    if (p.device.is_cuda()) {
+        auto t = detail::timeOnStream(p.cudaDevice, options.timingRepeats, [&]() -> Status {
+            auto r = p.runner->run(code, p.inputs);
+            if (!r) {
+                return r.error();
+            }
+            compiledOut = std::move(*r);
+            return {};
+        });
+        if (!t) {
+            return failWith(out, Reason::FallbackRunFailed, t.error());
+        }
+        out.compiledMs = t->medianMs;
+        out.compiledSpreadMs = t->spreadMs;
+        out.compiledSamplesMs = t->samplesMs;
+        return {};
+    }
+    auto warm = p.runner->run(code, p.inputs);
     if (!warm) {
         return failWith(out, Reason::FallbackRunFailed, warm.error());
     }
@@ -278,7 +441,7 @@ Status RegionCompiler::Impl::timeCompiled(PreparedRegion& p, const SharedLibrary
     const auto t0 = Clock::now();
     for (int i = 0; i < n; ++i) {
         const auto ti = Clock::now();
-        auto r = p.runner->run(lib, p.inputs);
+        auto r = p.runner->run(code, p.inputs);
         if (!r) {
             return failWith(out, Reason::FallbackRunFailed, r.error());
         }
@@ -311,20 +474,23 @@ Status RegionCompiler::Impl::compiled(PreparedRegion& p, RegionOutcome& out,
     }
     out.key = p.key.key();
     out.transcript = p.key.transcript();
-    out.source = p.source;
+    out.source = p.code->source();
+    out.target = p.code->target();
     detail::ArtifactProvider provider(options);
     auto loaded = provider.obtain(p, out);
     if (!loaded) {
         return loaded.error();
     }
     clock.mark(loaded->built ? "build" : "lookup");
+    out.resources = p.code->resources();
     std::vector<at::Tensor> got;
-    if (Status s = timeCompiled(p, *loaded->lib, out, got); !s) {
+    if (Status s = timeCompiled(p, *loaded->code, out, got); !s) {
         return s;
     }
     clock.mark("run_compiled");
     const detail::Comparison c = detail::compareOutputs(got, eagerOut, p.inputs);
     out.maxAbsErr = c.maxAbsErr;
+    out.bytesMoved = bytesOf(p.inputs) + bytesOf(got);
     provider.record(p, out, *loaded, c);
     clock.mark("verify");
     if (!c.ok) {
@@ -343,7 +509,11 @@ void RegionCompiler::Impl::run(const graph::Graph& g, const RegionSpec& r,
                                const exec::ValueStore& values, RegionOutcome& out)
 {
     PreparedRegion p;
-    runPasses(g, r, values, p, out);
+    if (options.buildOnly) {
+        buildOnly(g, r, p, out);
+    } else {
+        runPasses(g, r, values, p, out);
+    }
     if (!options.dumpDir.empty()) {
         // A dump that cannot be written costs the dump, not the region.
         (void)detail::dumpRegion(options.dumpDir, p, out);
@@ -357,18 +527,14 @@ void RegionCompiler::Impl::runPasses(const graph::Graph& g, const RegionSpec& r,
     p.options = r.options;
     detail::PassClock clock(out.passes);
     auto fallback = [&](const Error& e) {
-        out.state = RegionState::Fallback;
-        if (cache::reasonCategory(out.reason) != cache::ReasonCategory::Fallback) {
-            out.reason = Reason::FallbackInternal;
-        }
-        out.headline = cache::headline(out.reason, e.message + (e.where.empty() ? "" : " (" +
-                                                                                         e.where +
-                                                                                         ")"));
+        markFallback(out, e);
         out.compiledMs = out.eagerMs;
+        out.compiledSpreadMs = out.eagerSpreadMs;
     };
     if (Status s = prepareInputs(g, r, values, p, out); !s) {
         return fallback(s.error());
     }
+    out.device = p.device.str();
     for (graph::NodeId id : p.sig.outputs) {
         out.outputNames.push_back(g.node(id).name);
     }
@@ -378,12 +544,36 @@ void RegionCompiler::Impl::runPasses(const graph::Graph& g, const RegionSpec& r,
         return fallback(s.error());
     }
     clock.mark("eager");
+    out.bytesMoved = bytesOf(p.inputs) + bytesOf(eagerOut);
     for (const auto& t : eagerOut) {
         out.outputs.push_back(exec::makeHandle(t));
     }
     if (Status s = compiled(p, out, eagerOut, clock); !s) {
         fallback(s.error());
     }
+}
+
+void RegionCompiler::Impl::buildOnly(const graph::Graph& g, const RegionSpec& r,
+                                     PreparedRegion& p, RegionOutcome& out)
+{
+    p.options = r.options;
+    detail::PassClock clock(out.passes);
+    if (Status s = prepareFromMeta(g, r, p, out); !s) {
+        return markFallback(out, s.error());
+    }
+    clock.mark("canonicalize");
+    if (Status s = prepareKernel(p, out, clock); !s) {
+        return markFallback(out, s.error());
+    }
+    out.key = p.key.key();
+    out.transcript = p.key.transcript();
+    out.source = p.code->source();
+    out.target = p.code->target();
+    detail::ArtifactProvider provider(options);
+    if (Status s = provider.buildOnly(p, out); !s) {
+        return markFallback(out, s.error());
+    }
+    clock.mark(out.state == RegionState::Built ? "build" : "lookup");
 }
 
 RegionOutcome RegionCompiler::compileAndRun(const graph::Graph& graph, const RegionSpec& region,

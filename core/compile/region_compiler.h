@@ -1,12 +1,15 @@
 // The region compiler: for one region of a graph and the tensors it will run on, lowers and
-// prints C++ (core/codegen), looks the artifact up in the cache (core/cache), else builds it with
-// the host compiler, loads it, verifies it against the eager interpreter the first time (a
-// mismatch marks the entry bad for good) and times both. Whatever fails, the region falls back to
-// LibTorch and the caller's run goes on. Synchronous; never throws.
+// prints C++ or CUDA (core/codegen), looks the artifact up in the cache (core/cache), else builds
+// it (host compiler: a shared object; NVRTC: a cubin), loads it, verifies it against the eager
+// engine the first time (a mismatch marks the entry bad for good) and times both (CPU: wall
+// clock; CUDA: events on LibTorch's stream). Whatever fails, the region falls back to LibTorch
+// and the caller's run goes on. A build-only mode generates and caches without running (no GPU
+// needed for CUDA). Synchronous; never throws.
 #pragma once
 
 #include "core/cache/cache_store.h"
 #include "core/cache/reason.h"
+#include "core/codegen/cuda_printer.h"
 #include "core/compile/host_compiler.h"
 #include "core/exec/tensor_handle.h"
 #include "core/graph/graph.h"
@@ -23,15 +26,26 @@ struct RegionSpec {
     std::string options;              // region options text (part of the key)
 };
 
+// Where generated kernels run (RegionCompiler and compileGraphRegions).
+enum class TargetDevice : std::uint8_t { Cpu, Cuda };
+std::string_view targetDeviceName(TargetDevice d); // "cpu", "cuda"
+
 struct CompileOptions {
     CompilerConfig compiler;
+    TargetDevice device = TargetDevice::Cpu;
+    int cudaArch = 0;               // SM to build for (90); 0: the GPU's, else sm_90
+    codegen::CudaTuning cudaTuning; // launch parameters of the CUDA printer
+    // Generate, build and cache only: no eager run, no verification, no timing; inputs from the
+    // graph's meta. Regions end Built (or Hit when the cache has them) and their entries are
+    // stored unverified: the first run that hits one verifies it.
+    bool buildOnly = false;
     cache::CacheStore* store = nullptr; // null: no cache (always build, artifacts in a temp dir)
     // Timed runs of eager and compiled (after one warm-up). Outputs are compared with eager on
     // every run: a first build that mismatches is stored as bad, a hit that mismatches is
     // marked bad; either way the region falls back.
     int timingRepeats = 5;
     // Where each region's schedule, loop IR, generated source and pass times are written
-    // (<dir>/<region id>.schedule.txt, .ir.txt, .cpp, .passes.txt). Empty: the directory in
+    // (<dir>/<region id>.schedule.txt, .ir.txt, .cpp or .cu, .passes.txt). Empty: the directory in
     // $FXSCOPE_DUMP_CODEGEN when it is set, else no dump (Halide's HL_DEBUG_CODEGEN is the
     // model).
     std::string dumpDir;
@@ -43,8 +57,8 @@ struct PassTime {
     double ms = 0;
 };
 
-enum class RegionState : std::uint8_t { Hit, Miss, Fallback };
-std::string_view regionStateName(RegionState s); // "hit", "miss", "fallback"
+enum class RegionState : std::uint8_t { Hit, Miss, Fallback, Built };
+std::string_view regionStateName(RegionState s); // "hit", "miss", "fallback", "built"
 
 struct RegionOutcome {
     std::string id;
@@ -60,11 +74,22 @@ struct RegionOutcome {
     std::string key;      // cache key (empty when lowering failed)
     std::string transcript; // the key's components, readable
     double compileMs = 0;   // build time on a miss, lookup+load on a hit
-    double eagerMs = 0;     // mean over timingRepeats, LibTorch interpreter on the region
-    double compiledMs = 0;  // mean over timingRepeats; equals eagerMs on fallback
+    // CPU: means over timingRepeats (eager: the LibTorch interpreter on the region); CUDA:
+    // medians of CUDA event times. compiledMs equals eagerMs on fallback.
+    double eagerMs = 0;
+    double compiledMs = 0;
     std::vector<double> compiledSamplesMs; // each timed run of the compiled region (spread)
     double maxAbsErr = 0;   // compiled vs eager, over finite values
-    std::string source;     // generated C++ (when lowering succeeded)
+    std::string device;     // where it ran: "cpu", "cuda:0" ("" when not run)
+    std::string target;     // what the code was built for: "host" or "sm_90"
+    // "wall mean" (CPU: host clock over the runs) or "cuda events median" (one event pair per
+    // run on the stream, after a warm-up); spreads are max - min over the runs (CUDA only).
+    std::string timing;
+    double eagerSpreadMs = 0;
+    double compiledSpreadMs = 0;
+    std::int64_t bytesMoved = 0; // the region's inputs read once plus outputs written once
+    std::string resources;       // CUDA: registers and local bytes per kernel
+    std::string source;     // generated C++ or CUDA (when lowering succeeded)
     std::string buildCommand;     // a failed build: the command line
     std::string buildDiagnostics; // a failed build: the compiler's output
     // The region's outputs (compiled, or eager on fallback) in canonical order: region nodes
@@ -86,7 +111,8 @@ public:
     explicit RegionCompiler(CompileOptions options);
     ~RegionCompiler();
 
-    // values: tensors by node name holding every region input (e.g. RunReport::kept).
+    // values: tensors by node name holding every region input (e.g. RunReport::kept). In
+    // build-only mode they are not read (the graph's meta describes the inputs).
     RegionOutcome compileAndRun(const graph::Graph& graph, const RegionSpec& region,
                                 const exec::ValueStore& values);
 
@@ -97,5 +123,8 @@ private:
 
 // The LibTorch version the engine runs ("1.13.0"), a cache key component.
 std::string libtorchVersion();
+
+// True when this LibTorch has CUDA and the driver sees a GPU: CUDA regions can run here.
+bool cudaRunnable();
 
 } // namespace fxs::compile

@@ -79,8 +79,8 @@ Status dumpRegion(const std::string& dir, const PreparedRegion& p, const RegionO
         }
         files.emplace_back(stem + ".ir.txt", ir);
     }
-    if (!p.source.empty()) {
-        files.emplace_back(stem + ".cpp", p.source);
+    if (p.code) {
+        files.emplace_back(stem + (p.code->cuda() ? ".cu" : ".cpp"), p.code->source());
     }
     files.emplace_back(stem + ".passes.txt", passesReport(out));
     for (const auto& [path, text] : files) {

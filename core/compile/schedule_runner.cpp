@@ -1,6 +1,5 @@
 #include "core/compile/schedule_runner.h"
 
-#include "core/compile/kernel_call.h"
 #include "core/compile/region_graph.h"
 // The extern steps reuse the eager engine's compiled plans: the interpreter's public run()
 // would rebuild the plan and summarise outputs on every call, which the timing must not pay.
@@ -30,7 +29,8 @@ ScheduleRunner::~ScheduleRunner() = default;
 
 Result<std::unique_ptr<ScheduleRunner>> ScheduleRunner::create(
     const graph::Graph& graph, const RegionSchedule& schedule,
-    const std::vector<graph::NodeId>& inputs, const std::vector<graph::NodeId>& outputs)
+    const std::vector<graph::NodeId>& inputs, const std::vector<graph::NodeId>& outputs,
+    c10::Device device)
 {
     std::unique_ptr<ScheduleRunner> r(new ScheduleRunner());
     r->m_impl->schedule = &schedule;
@@ -45,7 +45,7 @@ Result<std::unique_ptr<ScheduleRunner>> ScheduleRunner::create(
         if (!sub) {
             return sub.error();
         }
-        ExternStep ext{*sub, exec::detail::buildPlan(**sub, c10::Device(c10::kCPU))};
+        ExternStep ext{*sub, exec::detail::buildPlan(**sub, device)};
         if (!ext.plan.unsupported.empty()) {
             const auto& u = ext.plan.unsupported.front();
             return makeError(ErrorCode::Unsupported,
@@ -80,7 +80,7 @@ Status ScheduleRunner::Impl::runExtern(const ScheduleStep& step, const ExternSte
     return {};
 }
 
-Result<std::vector<at::Tensor>> ScheduleRunner::run(const SharedLibrary& lib,
+Result<std::vector<at::Tensor>> ScheduleRunner::run(const GeneratedCode& code,
                                                     const std::vector<at::Tensor>& inputs) const
 {
     c10::InferenceMode inference;
@@ -101,7 +101,7 @@ Result<std::vector<at::Tensor>> ScheduleRunner::run(const SharedLibrary& lib,
         for (graph::NodeId id : step.inputs) {
             in.push_back(values.at(id));
         }
-        auto out = callRegion(lib.entry(step.program), s.programs.at(std::size_t(step.program)), in);
+        auto out = code.run(step.program, s.programs.at(std::size_t(step.program)), in);
         if (!out) {
             return out.error();
         }

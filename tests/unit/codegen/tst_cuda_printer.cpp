@@ -276,6 +276,11 @@ private Q_SLOTS:
         QCOMPARE(printCudaSchedule({lowered("chain")}, t).launches[0][0].grid, std::int64_t(2));
         QCOMPARE(printCudaSchedule({lowered("chain")}, t).launches[0][0].vectorGrid, std::int64_t(1));
         QCOMPARE(t.text(), std::string("block=128 unroll=4 row_elements=8"));
+        QCOMPARE(CudaTuning::parse(t.text())->text(), t.text());
+        QCOMPARE(CudaTuning::parse("unroll=2,block=64")->text(),
+                 std::string("block=64 unroll=2 row_elements=8"));
+        QVERIFY(!CudaTuning::parse("block=100"));
+        QVERIFY(!CudaTuning::parse("warps=4"));
     }
 
     void wordsOfEachWidth()

@@ -1,0 +1,134 @@
+#include "core/compile/cuda_code.h"
+
+#include "core/compile/cuda_stream.h"
+#include "core/exec/torch_bridge.h"
+
+#include <cstdint>
+
+namespace fxs::compile::detail {
+namespace {
+
+at::ScalarType atType(codegen::ScalarType t)
+{
+    switch (t) {
+    case codegen::ScalarType::Bool: return at::kBool;
+    case codegen::ScalarType::Int64: return at::kLong;
+    case codegen::ScalarType::Float16: return at::kHalf;
+    case codegen::ScalarType::BFloat16: return at::kBFloat16;
+    case codegen::ScalarType::Float32: return at::kFloat;
+    }
+    return at::kFloat;
+}
+
+Status checkInput(const at::Tensor& t, const codegen::BufferSpec& spec, const std::string& region)
+{
+    if (!t.is_cuda()) {
+        return makeError(ErrorCode::Runtime, "input " + spec.node + " is not on a CUDA device",
+                         region);
+    }
+    if (t.scalar_type() != atType(spec.type) || !t.sizes().equals(spec.sizes) ||
+        !t.strides().equals(spec.strides)) {
+        return makeError(ErrorCode::Runtime,
+                         "the kernels were specialised on other input dtypes, sizes or strides",
+                         region);
+    }
+    return {};
+}
+
+} // namespace
+
+Result<std::unique_ptr<CudaCode>> CudaCode::load(int device, std::string_view image,
+                                                 const codegen::CudaSchedule& kernels)
+{
+    auto module = cuda::Module::load(device, image);
+    if (!module) {
+        return module.error();
+    }
+    std::unique_ptr<CudaCode> code(new CudaCode());
+    code->m_module = std::move(*module);
+    for (const auto& program : kernels.launches) {
+        code->m_programs.emplace_back();
+        for (const auto& l : program) {
+            Launch launch{l, -1, -1};
+            auto k = code->m_module->kernel(l.kernel);
+            if (!k) {
+                return k.error();
+            }
+            launch.kernel = *k;
+            if (!l.vectorKernel.empty()) {
+                auto v = code->m_module->kernel(l.vectorKernel);
+                if (!v) {
+                    return v.error();
+                }
+                launch.vectorKernel = *v;
+            }
+            code->m_programs.back().push_back(launch);
+        }
+    }
+    return code;
+}
+
+Result<std::vector<at::Tensor>> CudaCode::run(int program, const codegen::RegionProgram& prog,
+                                              const std::vector<at::Tensor>& inputs) const
+{
+    if (inputs.size() != prog.inputs.size()) {
+        return makeError(ErrorCode::Internal, "input count differs from the program", prog.region);
+    }
+    std::vector<void*> pointers;
+    bool aligned = true;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        if (Status s = checkInput(inputs[i], prog.inputs[i], prog.region); !s) {
+            return s.error();
+        }
+        pointers.push_back(const_cast<void*>(inputs[i].data_ptr()));
+    }
+    const auto device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(m_module->device()));
+    std::vector<at::Tensor> outs;
+    for (const auto& spec : prog.outputs) {
+        outs.push_back(at::empty(spec.sizes, at::TensorOptions().dtype(atType(spec.type)).device(device)));
+        pointers.push_back(outs.back().data_ptr());
+    }
+    for (void* p : pointers) {
+        aligned = aligned && reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+    }
+    std::vector<void*> args;
+    for (void*& p : pointers) {
+        args.push_back(&p);
+    }
+    void* stream = currentCudaStream(m_module->device());
+    for (const Launch& l : m_programs.at(std::size_t(program))) {
+        const bool vector = aligned && l.vectorKernel >= 0;
+        const std::int64_t grid = vector ? l.launch.vectorGrid : l.launch.grid;
+        if (grid == 0) {
+            continue; // an empty index space
+        }
+        if (Status s = m_module->launch(vector ? l.vectorKernel : l.kernel, grid, l.launch.block,
+                                        stream, args.data());
+            !s) {
+            return s.error();
+        }
+    }
+    return outs;
+}
+
+std::string CudaCode::resources() const
+{
+    std::string s;
+    for (const auto& program : m_programs) {
+        for (const auto& l : program) {
+            for (int k : {l.kernel, l.vectorKernel}) {
+                if (k < 0) {
+                    continue;
+                }
+                const cuda::KernelAttributes a = m_module->attributes(k);
+                s += (s.empty() ? "" : "; ") +
+                     (k == l.kernel ? l.launch.kernel : l.launch.vectorKernel) + ": " +
+                     std::to_string(a.registers) + " registers, " + std::to_string(a.localBytes) +
+                     " local bytes";
+            }
+        }
+    }
+    return s;
+}
+
+} // namespace fxs::compile::detail

@@ -1,0 +1,86 @@
+#include "core/compile/cuda_target.h"
+
+#include "core/compile/cuda_stream.h"
+#include "core/cuda/device.h"
+#include "core/cuda/module.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace fxs::compile::detail {
+
+Result<CudaTarget> cudaTarget(int device, int arch, const codegen::CudaTuning& tuning)
+{
+    CudaTarget t;
+    t.device = device;
+    t.tuning = tuning;
+    auto nvrtc = cuda::Nvrtc::get();
+    if (!nvrtc) {
+        return nvrtc.error();
+    }
+    t.nvrtc = *nvrtc;
+    t.arch = arch;
+    if (device >= 0) {
+        auto info = cuda::device(device);
+        if (!info) {
+            return info.error();
+        }
+        t.arch = arch ? arch : info->sm();
+    }
+    if (t.arch == 0) {
+        t.arch = 90; // building without a GPU and without --arch: Hopper
+    }
+    return t;
+}
+
+void addCudaKeyComponents(cache::KeyBuilder& key, const CudaTarget& target,
+                          const codegen::CudaSchedule& kernels)
+{
+    std::string launch = target.tuning.text();
+    for (const auto& program : kernels.launches) {
+        for (const auto& l : program) {
+            launch += "\n" + l.text();
+        }
+    }
+    key.add(cache::kLabelDevice, "cuda")
+        .add(cache::kLabelCudaArch, "sm_" + std::to_string(target.arch))
+        .add(cache::kLabelNvrtc, target.nvrtc->version())
+        .add(cache::kLabelLaunch, launch);
+}
+
+Result<Timing> timeOnStream(int device, int repeats, const std::function<Status()>& run)
+{
+    auto timer = cuda::EventTimer::create(device);
+    if (!timer) {
+        return timer.error();
+    }
+    void* stream = currentCudaStream(device);
+    std::vector<double> ms;
+    for (int i = -1; i < std::max(1, repeats); ++i) { // i == -1: warm-up
+        if (Status s = (*timer)->start(stream); !s) {
+            return s.error();
+        }
+        if (Status s = run(); !s) {
+            return s.error();
+        }
+        if (Status s = (*timer)->stop(stream); !s) {
+            return s.error();
+        }
+        auto t = (*timer)->elapsedMs();
+        if (!t) {
+            return t.error();
+        }
+        if (i >= 0) {
+            ms.push_back(*t);
+        }
+    }
+    Timing t;
+    t.samplesMs = ms;
+    std::sort(ms.begin(), ms.end());
+    const std::size_t n = ms.size();
+    t.medianMs = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    t.spreadMs = ms.back() - ms.front();
+    return t;
+}
+
+} // namespace fxs::compile::detail
