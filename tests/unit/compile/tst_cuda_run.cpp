@@ -1,0 +1,85 @@
+// CUDA regions on a GPU (label gpu): the chain runs eagerly on cuda:0, compiles to a cubin,
+// verifies against eager on the GPU, is timed with CUDA events, and hits the cache the second
+// time; a build-only entry is verified by its first run. Skipped, with the reason, where this
+// LibTorch has no CUDA or the driver sees no GPU (a skip is reported as such, never as a pass).
+#include "core/exec/interpreter.h"
+#include "tests/unit/compile/compile_test_support.h"
+#include "tests/unit/compile/cuda_test_support.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace fxs;
+
+class TestCudaRun : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<cache::CacheStore> m_store;
+
+    compile::CompileOptions options(bool buildOnly)
+    {
+        compile::CompileOptions o = test::compileOptions(m_store.get(), 5);
+        o.device = compile::TargetDevice::Cuda;
+        o.buildOnly = buildOnly;
+        return o;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (!compile::cudaRunnable()) {
+            QSKIP("no GPU here (or a LibTorch without CUDA): CUDA regions are only built, in "
+                  "tst_cuda_build");
+        }
+        QVERIFY(m_dir.isValid());
+        m_store = test::openStore(m_dir.path().toStdString());
+        QVERIFY(m_store);
+    }
+
+    void compilesVerifiesAndHits()
+    {
+        const test::CudaRegion c = test::cudaChain("f32", 1 << 20);
+        exec::RunOptions ro;
+        ro.device = exec::DevicePref::Cuda;
+        ro.keep = {"x", "y"};
+        ro.perNodeTiming = false;
+        auto run = exec::Interpreter::run(*c.graph, ro);
+        QVERIFY(run && run->ok);
+        compile::RegionCompiler rc(options(false));
+        const compile::RegionOutcome miss = rc.compileAndRun(*c.graph, {"r0", c.nodes, ""}, run->kept);
+        QCOMPARE(compile::regionStateName(miss.state), std::string_view("miss"));
+        QCOMPARE(miss.device, std::string("cuda:0"));
+        QCOMPARE(miss.timing, std::string("cuda events median"));
+        QVERIFY(miss.compiledMs > 0 && miss.eagerMs > 0);
+        QVERIFY(miss.maxAbsErr < 1e-4);
+        QCOMPARE(miss.bytesMoved, std::int64_t(3) * 4 * (1 << 20));
+        const compile::RegionOutcome hit = rc.compileAndRun(*c.graph, {"r0", c.nodes, ""}, run->kept);
+        QCOMPARE(compile::regionStateName(hit.state), std::string_view("hit"));
+        QVERIFY(hit.compileMs < 50); // lookup and module load
+    }
+
+    void firstRunVerifiesABuildOnlyEntry()
+    {
+        const test::CudaRegion c = test::cudaChain("bf16", 5000);
+        const compile::RegionOutcome built =
+            compile::RegionCompiler(options(true)).compileAndRun(*c.graph, {"r0", c.nodes, ""}, {});
+        QCOMPARE(compile::regionStateName(built.state), std::string_view("built"));
+        exec::RunOptions ro;
+        ro.device = exec::DevicePref::Cuda;
+        ro.keep = {"x", "y"};
+        ro.perNodeTiming = false;
+        auto run = exec::Interpreter::run(*c.graph, ro);
+        QVERIFY(run && run->ok);
+        const compile::RegionOutcome hit =
+            compile::RegionCompiler(options(false)).compileAndRun(*c.graph, {"r0", c.nodes, ""}, run->kept);
+        QCOMPARE(compile::regionStateName(hit.state), std::string_view("hit"));
+        QCOMPARE(hit.key, built.key);
+        auto entry = m_store->info(hit.key);
+        QVERIFY(entry && entry->has_value());
+        QCOMPARE(int((*entry)->status), int(cache::EntryStatus::Verified));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCudaRun)
+#include "tst_cuda_run.moc"
