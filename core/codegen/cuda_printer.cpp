@@ -166,7 +166,8 @@ std::string KernelPrinter::pointwiseEntry(const std::string& name, int v) const
     const std::int64_t tail = m_total % v;
     std::string s = "extern \"C\" __global__ void __launch_bounds__(" + str(block) + ") " + name +
                     "(" + params() + ")\n{\n";
-    s += "    for (" + m_idx + " i = (" + m_idx + ")blockIdx.x * " + str(step) + " + (" + m_idx + ")threadIdx.x; i < " +
+    s += "    for (" + m_idx + " i = (" + m_idx + ")blockIdx.x * " + str(step) + " + (" + m_idx +
+         ")threadIdx.x; i < " +
          str(chunks) + "; i += (" + m_idx + ")gridDim.x * " + str(step) + ") {\n";
     s += "        #pragma unroll\n        for (int u = 0; u < " + str(m_tune.unroll) +
          "; ++u) {\n";

@@ -1,6 +1,7 @@
 #include "core/compile/cuda_code.h"
 
 #include "core/compile/cuda_stream.h"
+#include "core/compile/kernel_call.h"
 #include "core/exec/torch_bridge.h"
 
 #include <cstdint>
@@ -8,25 +9,13 @@
 namespace fxs::compile::detail {
 namespace {
 
-at::ScalarType atType(codegen::ScalarType t)
-{
-    switch (t) {
-    case codegen::ScalarType::Bool: return at::kBool;
-    case codegen::ScalarType::Int64: return at::kLong;
-    case codegen::ScalarType::Float16: return at::kHalf;
-    case codegen::ScalarType::BFloat16: return at::kBFloat16;
-    case codegen::ScalarType::Float32: return at::kFloat;
-    }
-    return at::kFloat;
-}
-
 Status checkInput(const at::Tensor& t, const codegen::BufferSpec& spec, const std::string& region)
 {
     if (!t.is_cuda()) {
         return makeError(ErrorCode::Runtime, "input " + spec.node + " is not on a CUDA device",
                          region);
     }
-    if (t.scalar_type() != atType(spec.type) || !t.sizes().equals(spec.sizes) ||
+    if (t.scalar_type() != atScalarType(spec.type) || !t.sizes().equals(spec.sizes) ||
         !t.strides().equals(spec.strides)) {
         return makeError(ErrorCode::Runtime,
                          "the kernels were specialised on other input dtypes, sizes or strides",
@@ -85,7 +74,8 @@ Result<std::vector<at::Tensor>> CudaCode::run(int program, const codegen::Region
     const auto device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(m_module->device()));
     std::vector<at::Tensor> outs;
     for (const auto& spec : prog.outputs) {
-        outs.push_back(at::empty(spec.sizes, at::TensorOptions().dtype(atType(spec.type)).device(device)));
+        const auto options = at::TensorOptions().dtype(atScalarType(spec.type)).device(device);
+        outs.push_back(at::empty(spec.sizes, options));
         pointers.push_back(outs.back().data_ptr());
     }
     for (void* p : pointers) {

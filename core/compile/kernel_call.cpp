@@ -6,19 +6,6 @@
 namespace fxs::compile::detail {
 namespace {
 
-at::ScalarType atType(codegen::ScalarType t)
-{
-    switch (t) {
-    case codegen::ScalarType::Bool: return at::kBool;
-    case codegen::ScalarType::Int64: return at::kLong;
-    case codegen::ScalarType::Float16: return at::kHalf;
-    case codegen::ScalarType::BFloat16: return at::kBFloat16;
-    case codegen::ScalarType::Float32: return at::kFloat;
-    case codegen::ScalarType::Float64: return at::kDouble;
-    }
-    return at::kFloat;
-}
-
 std::string dims(const at::Tensor& t)
 {
     std::string s;
@@ -78,6 +65,19 @@ Comparison compareOne(const at::Tensor& got, const at::Tensor& want, std::size_t
 
 } // namespace
 
+at::ScalarType atScalarType(codegen::ScalarType t)
+{
+    switch (t) {
+    case codegen::ScalarType::Bool: return at::kBool;
+    case codegen::ScalarType::Int64: return at::kLong;
+    case codegen::ScalarType::Float16: return at::kHalf;
+    case codegen::ScalarType::BFloat16: return at::kBFloat16;
+    case codegen::ScalarType::Float32: return at::kFloat;
+    case codegen::ScalarType::Float64: return at::kDouble;
+    }
+    return at::kFloat;
+}
+
 Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::RegionProgram& prog,
                                            const std::vector<at::Tensor>& inputs)
 {
@@ -92,7 +92,7 @@ Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::Reg
     std::vector<at::Tensor> outs;
     std::vector<void*> out;
     for (const auto& spec : prog.outputs) {
-        outs.push_back(at::empty(spec.sizes, at::TensorOptions().dtype(atType(spec.type))));
+        outs.push_back(at::empty(spec.sizes, at::TensorOptions().dtype(atScalarType(spec.type))));
         out.push_back(outs.back().data_ptr());
     }
     if (entry(in.data(), out.data(), dims.data(), std::int64_t(dims.size())) != 0) {

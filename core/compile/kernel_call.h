@@ -12,6 +12,9 @@
 
 namespace fxs::compile::detail {
 
+// The ATen type of a kernel buffer's element type.
+at::ScalarType atScalarType(codegen::ScalarType t);
+
 // Allocates the outputs (contiguous, as the program says) and runs the entry once.
 Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::RegionProgram& prog,
                                            const std::vector<at::Tensor>& inputs);

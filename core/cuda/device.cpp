@@ -30,11 +30,13 @@ Result<DeviceInfo> device(int ordinal)
     a.deviceGetName(name, int(sizeof name) - 1, dev);
     info.name = name;
     int l2 = 0;
-    const Status s[] = {check(a, a.deviceGetAttribute(&info.major, kAttrMajor, dev), "cuDeviceGetAttribute"),
-                        check(a, a.deviceGetAttribute(&info.minor, kAttrMinor, dev), "cuDeviceGetAttribute"),
-                        check(a, a.deviceGetAttribute(&info.multiprocessors, kAttrMultiprocessors, dev),
-                              "cuDeviceGetAttribute"),
-                        check(a, a.deviceGetAttribute(&l2, kAttrL2Bytes, dev), "cuDeviceGetAttribute")};
+    const char* what = "cuDeviceGetAttribute";
+    const Status s[] = {check(a, a.deviceGetAttribute(&info.major, kAttrMajor, dev), what),
+                        check(a, a.deviceGetAttribute(&info.minor, kAttrMinor, dev), what),
+                        check(a, a.deviceGetAttribute(&info.multiprocessors,
+                                                      kAttrMultiprocessors, dev),
+                              what),
+                        check(a, a.deviceGetAttribute(&l2, kAttrL2Bytes, dev), what)};
     for (const auto& st : s) {
         if (!st) {
             return st.error();

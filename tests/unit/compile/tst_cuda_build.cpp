@@ -69,7 +69,8 @@ private Q_SLOTS:
         auto looked = m_store->lookup(r.key, false);
         QVERIFY(looked && looked->entry);
         const cache::Artifact& a = looked->entry->artifact;
-        QVERIFY(a.bytesOf(cache::ArtifactKind::Cubin) && a.bytesOf(cache::ArtifactKind::CudaSource));
+        QVERIFY(a.bytesOf(cache::ArtifactKind::Cubin));
+        QVERIFY(a.bytesOf(cache::ArtifactKind::CudaSource));
         QCOMPARE(*a.bytesOf(cache::ArtifactKind::CudaSource), r.source);
         auto path = m_store->materialize(*looked->entry, cache::ArtifactKind::Cubin);
         QVERIFY(path);

@@ -17,6 +17,20 @@ class TestCudaRun : public QObject {
     QTemporaryDir m_dir;
     std::unique_ptr<cache::CacheStore> m_store;
 
+    // The region's inputs from an eager run of the whole graph on cuda:0.
+    static exec::RunReport eagerOnGpu(const test::CudaRegion& c)
+    {
+        exec::RunOptions ro;
+        ro.device = exec::DevicePref::Cuda;
+        ro.keep = {"x", "y"};
+        ro.perNodeTiming = false;
+        auto run = exec::Interpreter::run(*c.graph, ro);
+        if (!run || !run->ok) {
+            qFatal("eager run on the GPU failed");
+        }
+        return std::move(*run);
+    }
+
     compile::CompileOptions options(bool buildOnly)
     {
         compile::CompileOptions o = test::compileOptions(m_store.get(), 5);
@@ -40,21 +54,16 @@ private Q_SLOTS:
     void compilesVerifiesAndHits()
     {
         const test::CudaRegion c = test::cudaChain("f32", 1 << 20);
-        exec::RunOptions ro;
-        ro.device = exec::DevicePref::Cuda;
-        ro.keep = {"x", "y"};
-        ro.perNodeTiming = false;
-        auto run = exec::Interpreter::run(*c.graph, ro);
-        QVERIFY(run && run->ok);
+        const exec::RunReport run = eagerOnGpu(c);
         compile::RegionCompiler rc(options(false));
-        const compile::RegionOutcome miss = rc.compileAndRun(*c.graph, {"r0", c.nodes, ""}, run->kept);
+        const compile::RegionOutcome miss = rc.compileAndRun(*c.graph, {"r0", c.nodes, ""}, run.kept);
         QCOMPARE(compile::regionStateName(miss.state), std::string_view("miss"));
         QCOMPARE(miss.device, std::string("cuda:0"));
         QCOMPARE(miss.timing, std::string("cuda events median"));
         QVERIFY(miss.compiledMs > 0 && miss.eagerMs > 0);
         QVERIFY(miss.maxAbsErr < 1e-4);
         QCOMPARE(miss.bytesMoved, std::int64_t(3) * 4 * (1 << 20));
-        const compile::RegionOutcome hit = rc.compileAndRun(*c.graph, {"r0", c.nodes, ""}, run->kept);
+        const compile::RegionOutcome hit = rc.compileAndRun(*c.graph, {"r0", c.nodes, ""}, run.kept);
         QCOMPARE(compile::regionStateName(hit.state), std::string_view("hit"));
         QVERIFY(hit.compileMs < 50); // lookup and module load
     }
@@ -65,14 +74,9 @@ private Q_SLOTS:
         const compile::RegionOutcome built =
             compile::RegionCompiler(options(true)).compileAndRun(*c.graph, {"r0", c.nodes, ""}, {});
         QCOMPARE(compile::regionStateName(built.state), std::string_view("built"));
-        exec::RunOptions ro;
-        ro.device = exec::DevicePref::Cuda;
-        ro.keep = {"x", "y"};
-        ro.perNodeTiming = false;
-        auto run = exec::Interpreter::run(*c.graph, ro);
-        QVERIFY(run && run->ok);
+        const exec::RunReport run = eagerOnGpu(c);
         const compile::RegionOutcome hit =
-            compile::RegionCompiler(options(false)).compileAndRun(*c.graph, {"r0", c.nodes, ""}, run->kept);
+            compile::RegionCompiler(options(false)).compileAndRun(*c.graph, {"r0", c.nodes, ""}, run.kept);
         QCOMPARE(compile::regionStateName(hit.state), std::string_view("hit"));
         QCOMPARE(hit.key, built.key);
         auto entry = m_store->info(hit.key);
