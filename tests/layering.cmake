@@ -79,7 +79,7 @@ set(core_deps_codegen util graph)
 set(core_deps_partition util graph codegen)
 set(core_deps_cache util graph explain) # explain/component_change.h: the one diff type
 set(core_deps_compile util graph cache codegen cuda exec partition)
-set(core_deps_profile util graph model exec partition compile structure)
+set(core_deps_profile util graph model exec partition compile cuda structure)
 set(core_deps_layout util graph)
 set(core_deps_diagnose util graph model io explain profile)
 set(core_deps_cuda util)

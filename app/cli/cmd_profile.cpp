@@ -73,13 +73,17 @@ json profileJson(const profile::RuntimeProfile& p, const profile::ModuleBreakdow
     }
     json regions = json::array();
     for (const auto& r : p.regions) {
+        const double ms = r.compiledMs.value_or(r.eager.medianMs);
+        const double gbps = ms > 0 ? double(r.bytesMoved) / (ms * 1e6) : 0.0;
         regions.push_back({{"id", r.id}, {"nodes", r.nodes}, {"eager_ms", r.eager.medianMs},
                            {"spread_ms", r.eager.spreadMs}, {"compiled_ms", optMs(r.compiledMs)},
                            {"compiled_median_ms", r.compiled.medianMs},
                            {"compiled_spread_ms", r.compiled.spreadMs},
                            {"compile_state", r.compileState}, {"bytes_moved", r.bytesMoved},
                            {"flops", r.flops}, {"share", r.share},
-                           {"bound", profile::boundName(r.bound)}, {"efficiency", r.efficiency}});
+                           {"bound", profile::boundName(r.bound)}, {"efficiency", r.efficiency},
+                           {"achieved_GBps", gbps},
+                           {"copy_share", p.peaks.copyGBps > 0 ? gbps / p.peaks.copyGBps : 0.0}});
     }
     return {{"graph", p.graph}, {"device", p.device}, {"repeat", p.repeat},
             {"total_ms", p.total.medianMs}, {"peak_bytes", p.peakBytes}, {"nodes", nodes},

@@ -10,9 +10,11 @@
 
 #if FXSCOPE_HAVE_COMPILE
 #include "core/compile/region_compiler.h"
+#include "core/cuda/device.h"
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -181,6 +183,28 @@ void applyRoofline(RuntimeProfile& profile)
 
 namespace {
 
+// On a GPU, memory-bound work is measured against the GPU's device-to-device copy bandwidth
+// (measured once per device and process), not the host's memcpy.
+void useGpuCopyBandwidth(RuntimeProfile& p)
+{
+#if FXSCOPE_HAVE_COMPILE
+    if (p.device.rfind("cuda", 0) != 0) {
+        return;
+    }
+    const auto colon = p.device.find(':');
+    const int ordinal = colon == std::string::npos ? 0 : std::atoi(p.device.c_str() + colon + 1);
+    if (auto gbps = cuda::copyBandwidth(ordinal)) {
+        p.peaks.copyGBps = *gbps;
+        applyRoofline(p);
+    } else {
+        p.notes.push_back("the GPU's copy bandwidth could not be measured: " +
+                          gbps.error().message);
+    }
+#else
+    (void)p;
+#endif
+}
+
 void compileRegions(const graph::Graph& graph, const std::vector<partition::Region>& regions,
                     const ProfileOptions& options, const exec::ValueStore& kept,
                     RuntimeProfile& profile, const CancelToken& cancel)
@@ -189,6 +213,9 @@ void compileRegions(const graph::Graph& graph, const std::vector<partition::Regi
     compile::CompileOptions co;
     co.store = options.store;
     co.timingRepeats = std::max(1, options.repeat);
+    // Regions run where the profile ran: CUDA kernels timed with events on a GPU.
+    co.device = profile.device.rfind("cuda", 0) == 0 ? compile::TargetDevice::Cuda
+                                                      : compile::TargetDevice::Cpu;
     compile::RegionCompiler compiler(co);
     for (std::size_t i = 0; i < regions.size() && !cancel.isCancelled(); ++i) {
         const auto& r = regions[i];
@@ -284,6 +311,7 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
     p.device = warm->device;
     p.peakBytes = warm->peakBytes;
     p.notes = warm->notes;
+    useGpuCopyBandwidth(p);
     if (options.compileRegions && !regions.empty()) {
         reportProgress(progress, (2.0 + repeat) / steps, "compiling regions");
         compileRegions(graph, regions, options, warm->kept, p, cancel);
