@@ -211,6 +211,36 @@ private Q_SLOTS:
         }
     }
 
+    void noRunBuildsForCudaWithoutRunning()
+    {
+        // Needs NVRTC, not a GPU: generate, build a cubin for sm_90 and cache it unverified.
+        const QString g = write("gcuda.txt", graphText("f32").replace("cpu\"", "cuda:0\""));
+        const QString cache = m_dir.path() + "/cuda/cache.db";
+        const QStringList args{"compile", g, "--auto", "--device", "cuda", "--no-run",
+                               "--arch", "sm_90", "--cache", cache, "--json"};
+        const Cli c = runCli(args);
+        QVERIFY2(c.exitCode == 0, c.err.constData());
+        const json a = json::parse(c.out.toStdString());
+        QCOMPARE(a["device"].get<std::string>(), std::string("cuda"));
+        const json& r0 = a["regions"][0];
+        if (r0["state"] == "fallback" &&
+            r0["headline"].get<std::string>().find("NVRTC") != std::string::npos) {
+            QSKIP("no NVRTC on this machine");
+        }
+        for (const auto& r : a["regions"]) {
+            QCOMPARE(r["state"].get<std::string>(), std::string("built"));
+            QCOMPARE(r["target"].get<std::string>(), std::string("sm_90"));
+            QCOMPARE(r["device"].get<std::string>(), std::string()); // nothing ran
+        }
+        const Cli again = runCli(args);
+        QCOMPARE(again.exitCode, 0);
+        for (const auto& r : json::parse(again.out.toStdString())["regions"]) {
+            QCOMPARE(r["state"].get<std::string>(), std::string("hit"));
+        }
+        const Cli bad = runCli({"compile", g, "--device", "cuda", "--no-run", "--arch", "90"});
+        QCOMPARE(bad.exitCode, 2);
+    }
+
     void humanOutputHasTotals()
     {
         const QString g = write("g32b.txt", graphText("f32"));

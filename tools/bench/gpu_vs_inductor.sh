@@ -6,7 +6,8 @@
 # tools/bench/gpu_inductor.py: chain8 and softmax+layer_norm at 16M and 64M elements in float32
 # and bfloat16, fxscope and Inductor interleaved for ROUNDS rounds, medians and spread, the
 # device named. Usage, from the repository root: tools/bench/gpu_vs_inductor.sh [OUTDIR]
-#   FXSCOPE_CLI=path skips the build; ROUNDS (default 3) and REPEAT (default 50) tune the runs.
+#   FXSCOPE_CLI=path skips the build; BUILD_ONLY=1 stops after it; ROUNDS (default 3) and
+#   REPEAT (default 50) tune the runs.
 set -u
 OUT=${OUT:-${1:-/tmp/gpu_vs_inductor}}
 mkdir -p "$OUT"
@@ -33,6 +34,7 @@ if [ -z "$CLI" ]; then
   echo "fxscope-cli built in ${SECONDS}s"
   CLI=$B/app/cli/fxscope-cli
 fi
+[ -n "${BUILD_ONLY:-}" ] && exit 0
 nvidia-smi -L
 G=tools/bench
 C="$OUT/checks"
