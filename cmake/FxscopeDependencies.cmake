@@ -14,6 +14,8 @@ if(NOT FXSCOPE_FUZZ_ONLY)
     find_package(CLI11 REQUIRED)
     find_package(fmt REQUIRED)
     pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
+    # The remote tier of the artifact cache (core/remote): Debian libhiredis-dev.
+    pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
     # Torch's exported targets carry flags; wrap them in one target of ours.
     add_library(fxscope_torch INTERFACE)
     target_link_libraries(fxscope_torch INTERFACE ${TORCH_LIBRARIES})

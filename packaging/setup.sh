@@ -16,6 +16,7 @@ packages=(
     libtorch-dev libgraphviz-dev libsqlite3-dev libssl-dev
     libbenchmark-dev nlohmann-json3-dev libsimdjson-dev libxxhash-dev libzip-dev
     libcli11-dev libfmt-dev libsleef-dev
+    libhiredis-dev redis-server
 )
 if [ "$mode" = app ]; then
     packages+=(qt6-qpa-plugins fonts-dejavu-core)

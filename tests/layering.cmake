@@ -78,7 +78,8 @@ set(core_deps_export util graph model io exec)
 set(core_deps_codegen util graph)
 set(core_deps_partition util graph codegen)
 set(core_deps_cache util graph explain) # explain/component_change.h: the one diff type
-set(core_deps_compile util graph cache codegen cuda exec partition)
+set(core_deps_remote util graph explain cache) # cache's types; explain via cache's headers
+set(core_deps_compile util graph cache remote codegen cuda exec partition)
 set(core_deps_profile util graph model exec partition compile cuda structure)
 set(core_deps_layout util graph)
 set(core_deps_diagnose util graph model io explain profile)

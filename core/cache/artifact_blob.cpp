@@ -81,3 +81,14 @@ bool unpackArtifact(const std::string& blob, Artifact& out)
 }
 
 } // namespace fxs::cache::detail
+
+namespace fxs::cache {
+
+std::string serializeArtifact(const Artifact& artifact) { return detail::packArtifact(artifact); }
+
+bool deserializeArtifact(const std::string& bytes, Artifact& out)
+{
+    return detail::unpackArtifact(bytes, out);
+}
+
+} // namespace fxs::cache

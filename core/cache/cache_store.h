@@ -49,6 +49,10 @@ struct Artifact {
     // What a host C++ build produces: the shared object and its source.
     static Artifact hostBuild(std::string sharedObject, std::string cppSource);
 };
+// The artifact as one byte string (the store's blob layout) and back, for another tier to keep
+// (core/remote). False when the bytes have no known layout or their sizes do not add up.
+std::string serializeArtifact(const Artifact& artifact);
+bool deserializeArtifact(const std::string& bytes, Artifact& out);
 
 // Entry metadata without the blob (what ls/show/explain need).
 struct EntryInfo {

@@ -75,6 +75,14 @@ const std::vector<ReasonInfo> kReasons = {
      "the CUDA launch configuration changed"},
     {Reason::FallbackCudaUnavailable, C::Fallback, "fallback_cuda_unavailable",
      "CUDA is not available here (no NVRTC, driver or GPU)"},
+    {Reason::RemoteHit, C::Hit, "remote_hit",
+     "a remote entry passed its checksum and HMAC, was stored locally and loaded"},
+    {Reason::MissRemoteChecksum, C::Miss, "miss_remote_checksum",
+     "the remote entry failed its checksum: rebuilt, never loaded"},
+    {Reason::MissRemoteHmac, C::Miss, "miss_remote_hmac",
+     "the remote entry's HMAC does not match the team key: rebuilt, never loaded"},
+    {Reason::MissRemoteNoKey, C::Miss, "miss_remote_no_key",
+     "a remote entry exists, but without a team key remote artifacts are never loaded"},
 };
 
 const ReasonInfo kNone{Reason::None, C::None, "none", ""};

@@ -61,6 +61,11 @@ enum class Reason : std::uint16_t {
     MissNvrtcVersion = 39,
     MissCudaLaunch = 40,    // grids, blocks or the printer's tuning changed
     FallbackCudaUnavailable = 41, // no NVRTC, driver or GPU for a CUDA region
+    // The remote tier (core/remote, issue 17).
+    RemoteHit = 42,          // a checked remote entry was stored locally and loaded
+    MissRemoteChecksum = 43, // the remote entry failed its checksum (or was incomplete): rebuilt
+    MissRemoteHmac = 44,     // the remote entry's HMAC did not match the team key: rebuilt
+    MissRemoteNoKey = 45,    // a remote entry exists, but without a team key it is never loaded
 };
 
 enum class ReasonCategory : std::uint8_t { None, Hit, Miss, Bypass, Fallback };

@@ -2,8 +2,12 @@
 
 #include "core/cache/cache_explain.h"
 #include "core/cache/cache_paths.h"
+#include "core/remote/remote_tier.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <tuple>
 
 namespace fxs::compile::detail {
 namespace {
@@ -75,44 +79,29 @@ Status ArtifactProvider::buildOnly(PreparedRegion& p, RegionOutcome& out)
     return {};
 }
 
-// A hit loads the stored artifact from the file the store materializes; a miss explains itself.
+// A hit loads the stored artifact from the file the store materializes; a miss looks at the
+// remote tier, then explains itself.
 Result<std::optional<ArtifactProvider::Loaded>>
 ArtifactProvider::fromCache(PreparedRegion& p, RegionOutcome& out, bool load)
 {
     const auto t0 = Clock::now();
-    cache::CacheStore& store = *m_options.store;
-    auto r = store.lookup(out.key);
+    auto r = m_options.store->lookup(out.key);
     if (!r) {
         return failWith(out, Reason::FallbackCacheError, r.error());
     }
     if (r->state == cache::LookupState::Hit) {
-        const cache::EntryInfo& e = r->entry->info;
-        if (e.status == cache::EntryStatus::Bad) {
-            return failWith(out, Reason::FallbackKnownBad,
-                            makeError(ErrorCode::Runtime,
-                                      "the cached artifact failed verification before (" +
-                                          e.statusReason + "); it is never used"));
-        }
-        Loaded loaded;
-        if (load) {
-            auto path = store.materialize(*r->entry, p.code->binaryKind());
-            if (!path) {
-                return failWith(out, Reason::FallbackLoadFailed, path.error());
-            }
-            auto code = p.code->loadFile(*path);
-            if (!code) {
-                return failWith(out, Reason::FallbackLoadFailed, code.error());
-            }
-            loaded.code = *code;
-        }
-        if (e.status == cache::EntryStatus::Unverified) {
-            loaded.unverified = r->entry->artifact;
-        }
-        out.state = RegionState::Hit;
-        out.reason = Reason::Hit;
-        out.headline = cache::hitHeadline(e);
+        auto hit = localHit(p, out, *r->entry, load);
         out.compileMs = msSince(t0);
-        return std::optional<Loaded>(std::move(loaded));
+        return hit;
+    }
+    if (m_options.remote) {
+        auto remote = fromRemote(p, out, load);
+        if (!remote || *remote || out.reason != Reason::None) {
+            if (remote && *remote) {
+                out.compileMs = msSince(t0);
+            }
+            return remote;
+        }
     }
     if (r->state == cache::LookupState::Corrupt) {
         out.reason = Reason::MissCorruptEntry;
@@ -120,11 +109,130 @@ ArtifactProvider::fromCache(PreparedRegion& p, RegionOutcome& out, bool load)
                                                        "); rebuilt");
         return std::optional<Loaded>();
     }
-    auto why = cache::explainMiss(store, p.key.components());
-    const cache::MissCause cause = why ? cache::missCause(*why) : cache::MissCause{};
+    explainMiss(p, out);
+    return std::optional<Loaded>();
+}
+
+Result<std::optional<ArtifactProvider::Loaded>>
+ArtifactProvider::localHit(PreparedRegion& p, RegionOutcome& out, const cache::Entry& entry,
+                           bool load)
+{
+    const cache::EntryInfo& e = entry.info;
+    if (e.status == cache::EntryStatus::Bad) {
+        return failWith(out, Reason::FallbackKnownBad,
+                        makeError(ErrorCode::Runtime,
+                                  "the cached artifact failed verification before (" +
+                                      e.statusReason + "); it is never used"));
+    }
+    Loaded loaded;
+    if (load) {
+        auto path = m_options.store->materialize(entry, p.code->binaryKind());
+        if (!path) {
+            return failWith(out, Reason::FallbackLoadFailed, path.error());
+        }
+        auto code = p.code->loadFile(*path);
+        if (!code) {
+            return failWith(out, Reason::FallbackLoadFailed, code.error());
+        }
+        loaded.code = *code;
+    }
+    if (e.status == cache::EntryStatus::Unverified) {
+        loaded.unverified = entry.artifact;
+    }
+    out.state = RegionState::Hit;
+    out.reason = Reason::Hit;
+    out.headline = cache::hitHeadline(e);
+    return std::optional<Loaded>(std::move(loaded));
+}
+
+ArtifactProvider::~ArtifactProvider()
+{
+    if (!m_remoteLock.empty()) {
+        m_options.remote->unlock(m_remoteLock);
+    }
+}
+
+Result<std::optional<ArtifactProvider::Loaded>>
+ArtifactProvider::fromRemote(PreparedRegion& p, RegionOutcome& out, bool load)
+{
+    remote::RemoteTier& tier = *m_options.remote;
+    auto f = tier.fetch(out.key);
+    if (f.state == remote::FetchState::Miss && tier.hasKey()) {
+        // One process builds; the others wait for its entry (the lock expires if it dies).
+        const std::int64_t patienceMs = m_options.compiler.timeoutMs + 30000;
+        if (tier.tryLock(out.key, patienceMs)) {
+            m_remoteLock = out.key;
+        } else {
+            f = tier.waitFor(out.key, patienceMs);
+        }
+    }
+    if (f.state == remote::FetchState::Rejected || f.state == remote::FetchState::NoKey) {
+        m_replaceRemote = f.state == remote::FetchState::Rejected;
+        out.reason = f.reason;
+        out.headline = cache::headline(f.reason, "remote entry at " + tier.url() + " refused (" +
+                                                     f.problem + "); rebuilt");
+        return std::optional<Loaded>();
+    }
+    if (f.state != remote::FetchState::Hit) {
+        return std::optional<Loaded>();
+    }
+    // Stored locally first: the local store owns the file that is loaded.
+    const cache::EntryInfo info = f.entry->info;
+    auto inserted = m_options.store->insert(info, f.entry->artifact);
+    auto r = inserted ? m_options.store->lookup(out.key) : Result<cache::LookupResult>(
+                                                               inserted.error());
+    if (!r || r->state != cache::LookupState::Hit) {
+        return std::optional<Loaded>(); // the local store refused it: built like a miss
+    }
+    auto hit = localHit(p, out, *r->entry, load);
+    if (hit && *hit) {
+        out.reason = Reason::RemoteHit;
+        out.headline = cache::headline(
+            Reason::RemoteHit, "remote hit (" + tier.url() + "), entry " + info.key.substr(0, 12) +
+                                   " (" + std::string(cache::entryStatusName(info.status)) +
+                                   ", saves " + std::to_string(std::llround(info.compileMs)) +
+                                   " ms of compile)");
+    }
+    return hit;
+}
+
+// Against the nearest entry, local or remote: same region first, else any.
+void ArtifactProvider::explainMiss(PreparedRegion& p, RegionOutcome& out)
+{
+    const auto& wanted = p.key.components();
+    const std::string digest = cache::regionDigest(wanted);
+    remote::RemoteTier* tier = m_options.remote && m_options.remote->online() ? m_options.remote
+                                                                               : nullptr;
+    auto gather = [&](bool sameRegion) {
+        std::vector<cache::EntryInfo> all;
+        auto local = sameRegion ? m_options.store->entriesOfRegion(digest)
+                                : m_options.store->list();
+        if (local) {
+            all = std::move(*local);
+        }
+        const std::size_t nLocal = all.size();
+        if (tier) {
+            auto far = sameRegion ? tier->entriesOfRegion(digest) : tier->list();
+            if (far) {
+                all.insert(all.end(), far->begin(), far->end());
+            }
+        }
+        return std::pair(std::move(all), nLocal);
+    };
+    auto [candidates, nLocal] = gather(true);
+    if (candidates.empty()) {
+        std::tie(candidates, nLocal) = gather(false);
+    }
+    const cache::MissExplanation why = cache::explainMiss(wanted, candidates);
+    const cache::MissCause cause = cache::missCause(why);
     out.reason = cause.reason;
     out.headline = cache::headline(cause.reason, cause.detail);
-    return std::optional<Loaded>();
+    const auto nearest =
+        std::find_if(candidates.begin(), candidates.end(),
+                     [&](const cache::EntryInfo& e) { return e.key == why.nearestKey; });
+    if (!why.cold && nearest - candidates.begin() >= static_cast<std::ptrdiff_t>(nLocal)) {
+        out.headline += " (nearest entry: " + tier->url() + ")";
+    }
 }
 
 Result<ArtifactProvider::Loaded> ArtifactProvider::build(PreparedRegion& p, RegionOutcome& out,
@@ -205,6 +313,12 @@ void ArtifactProvider::store(PreparedRegion& p, RegionOutcome& out, cache::Artif
     e.statusCode = status == cache::EntryStatus::Bad ? Reason::FallbackVerifyFailed : Reason::None;
     e.statusReason = reason;
     (void)m_options.store->insert(e, artifact);
+    // A bad entry stays local: other machines find out for themselves. A verified one replaces
+    // an unverified or refused remote value.
+    if (m_options.remote && status != cache::EntryStatus::Bad) {
+        (void)m_options.remote->publish(e, artifact,
+                                        m_replaceRemote || status == cache::EntryStatus::Verified);
+    }
 }
 
 } // namespace fxs::compile::detail

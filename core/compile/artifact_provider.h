@@ -5,7 +5,11 @@
 // a build is stored verified or bad, a hit that failed verification is marked bad, a hit on an
 // unverified (build-only) entry that passed is stored verified. Build-only: looks up, else
 // builds and stores the entry unverified. Sets the outcome's state, reason, headline and
-// compile time; failures carry their reason (failWith). Never writes elsewhere.
+// compile time; failures carry their reason (failWith). With a remote tier: looked up after a
+// local miss (a checked hit is stored locally, then loaded like a local one), the miss
+// explained against the nearest local or remote entry, new entries written to both, and one
+// process of several that want the same key builds it (the tier's lock, released when the
+// provider goes). Never writes elsewhere.
 #pragma once
 
 #include "core/compile/kernel_call.h"
@@ -20,6 +24,9 @@ namespace fxs::compile::detail {
 class ArtifactProvider {
 public:
     explicit ArtifactProvider(const CompileOptions& options) : m_options(options) {}
+    ~ArtifactProvider();
+    ArtifactProvider(const ArtifactProvider&) = delete;
+    ArtifactProvider& operator=(const ArtifactProvider&) = delete;
 
     struct Loaded {
         std::shared_ptr<GeneratedCode> code;
@@ -38,11 +45,20 @@ public:
 private:
     // A hit (loaded when `load`), or nullopt on a miss (explained).
     Result<std::optional<Loaded>> fromCache(PreparedRegion& p, RegionOutcome& out, bool load);
+    // A local hit (Hit or Bad entry) loaded when `load`.
+    Result<std::optional<Loaded>> localHit(PreparedRegion& p, RegionOutcome& out,
+                                           const cache::Entry& entry, bool load);
+    // After a local miss: a checked remote hit stored locally and loaded, else nullopt with
+    // out.reason set when the remote entry was refused (None: a plain remote miss).
+    Result<std::optional<Loaded>> fromRemote(PreparedRegion& p, RegionOutcome& out, bool load);
+    void explainMiss(PreparedRegion& p, RegionOutcome& out);
     Result<Loaded> build(PreparedRegion& p, RegionOutcome& out, bool load);
     void store(PreparedRegion& p, RegionOutcome& out, cache::Artifact artifact,
                cache::EntryStatus status, const std::string& reason);
 
     const CompileOptions& m_options;
+    std::string m_remoteLock;    // the key this provider holds the remote build lock of
+    bool m_replaceRemote = false; // the remote value was refused: overwrite it with ours
 };
 
 } // namespace fxs::compile::detail

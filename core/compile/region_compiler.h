@@ -18,6 +18,10 @@
 #include <string>
 #include <vector>
 
+namespace fxs::remote {
+class RemoteTier; // core/remote/remote_tier.h
+}
+
 namespace fxs::compile {
 
 struct RegionSpec {
@@ -40,6 +44,9 @@ struct CompileOptions {
     // stored unverified: the first run that hits one verifies it.
     bool buildOnly = false;
     cache::CacheStore* store = nullptr; // null: no cache (always build, artifacts in a temp dir)
+    // The remote tier behind the store (null: none; ignored without a store). Looked up after a
+    // local miss; a checked hit is stored locally, then loaded; new entries go to both.
+    remote::RemoteTier* remote = nullptr;
     // Timed runs of eager and compiled (after one warm-up). Outputs are compared with eager on
     // every run: a first build that mismatches is stored as bad, a hit that mismatches is
     // marked bad; either way the region falls back.

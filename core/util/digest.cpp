@@ -1,5 +1,7 @@
 #include "core/util/digest.h"
 
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/md5.h>
 #include <openssl/sha.h>
@@ -87,6 +89,46 @@ Sha256 Sha256Builder::finish()
     unsigned int n = 0;
     EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(m_ctx), out.data(), &n);
     return out;
+}
+
+HmacSha256Builder::HmacSha256Builder(std::string_view key)
+{
+    EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+    auto* ctx = EVP_MAC_CTX_new(mac);
+    EVP_MAC_free(mac); // the context keeps its own reference
+    char digest[] = "SHA256";
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                           OSSL_PARAM_construct_end()};
+    EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(key.data()), key.size(), params);
+    m_ctx = ctx;
+}
+
+HmacSha256Builder::~HmacSha256Builder() { EVP_MAC_CTX_free(static_cast<EVP_MAC_CTX*>(m_ctx)); }
+
+void HmacSha256Builder::update(std::string_view data)
+{
+    EVP_MAC_update(static_cast<EVP_MAC_CTX*>(m_ctx),
+                   reinterpret_cast<const unsigned char*>(data.data()), data.size());
+}
+
+Sha256 HmacSha256Builder::finish()
+{
+    Sha256 out{};
+    std::size_t n = 0;
+    EVP_MAC_final(static_cast<EVP_MAC_CTX*>(m_ctx), out.data(), &n, out.size());
+    return out;
+}
+
+Sha256 hmacSha256(std::string_view key, std::string_view data)
+{
+    HmacSha256Builder b(key);
+    b.update(data);
+    return b.finish();
+}
+
+bool digestsEqual(const Sha256& a, const Sha256& b)
+{
+    return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 } // namespace fxs

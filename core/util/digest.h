@@ -1,5 +1,6 @@
 // Digests over byte strings: MD5 (TORCH_TRACE payload checks), SHA-256 (artifact integrity,
-// cache keys) and XXH3 (fast in-memory hashing). Thin wrappers over OpenSSL and xxHash.
+// cache keys), HMAC-SHA-256 (remote cache values) and XXH3 (fast in-memory hashing). Thin
+// wrappers over OpenSSL and xxHash.
 #pragma once
 
 #include <array>
@@ -39,5 +40,24 @@ public:
 private:
     void* m_ctx;
 };
+
+// HMAC-SHA-256 (RFC 2104) for data that arrives in pieces: authenticates what a shared key's
+// holders wrote (the remote cache tier's values).
+class HmacSha256Builder {
+public:
+    explicit HmacSha256Builder(std::string_view key);
+    ~HmacSha256Builder();
+    HmacSha256Builder(const HmacSha256Builder&) = delete;
+    HmacSha256Builder& operator=(const HmacSha256Builder&) = delete;
+    void update(std::string_view data);
+    Sha256 finish();
+
+private:
+    void* m_ctx;
+};
+Sha256 hmacSha256(std::string_view key, std::string_view data);
+
+// Compares two digests in constant time (for MACs: no timing hints to a forger).
+bool digestsEqual(const Sha256& a, const Sha256& b);
 
 } // namespace fxs

@@ -1,0 +1,204 @@
+#include "core/remote/remote_tier.h"
+
+#include "core/remote/remote_tier_impl.h"
+#include "core/remote/remote_value.h"
+#include "core/remote/team_key.h"
+
+#include <chrono>
+#include <thread>
+#include <unistd.h>
+
+namespace fxs::remote {
+namespace {
+
+using cache::Reason;
+
+std::int64_t nowMs()
+{
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+} // namespace
+
+RemoteTier::RemoteTier(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+RemoteTier::~RemoteTier() = default;
+
+Result<std::unique_ptr<RemoteTier>> RemoteTier::open(const RemoteOptions& options)
+{
+    auto url = parseRedisUrl(options.url);
+    if (!url) {
+        return url.error();
+    }
+    auto impl = std::make_unique<Impl>();
+    impl->options = options;
+    impl->url = *url;
+    impl->urlText = url->text();
+    if (options.teamKey) {
+        impl->teamKey = options.teamKey;
+    } else {
+        auto key = teamKeyFromEnvironment();
+        if (!key) {
+            return key.error();
+        }
+        impl->teamKey = *key;
+    }
+    auto client = RedisClient::connect(*url, options.timeouts);
+    if (client) {
+        impl->client = std::move(*client);
+    } else {
+        impl->failed(client.error());
+    }
+    if (!impl->teamKey) {
+        impl->warnOnce(impl->urlText +
+                       ": no team key (FXSCOPE_CACHE_KEY or FXSCOPE_CACHE_KEY_FILE): remote "
+                       "metadata is read, remote artifacts are never loaded and nothing is "
+                       "written");
+    }
+    return std::unique_ptr<RemoteTier>(new RemoteTier(std::move(impl)));
+}
+
+const std::string& RemoteTier::url() const { return m_impl->urlText; }
+bool RemoteTier::hasKey() const { return m_impl->teamKey.has_value(); }
+bool RemoteTier::online() const { return m_impl->online(); }
+const std::vector<std::string>& RemoteTier::warnings() const { return m_impl->warnings; }
+
+FetchResult RemoteTier::fetch(const std::string& key)
+{
+    FetchResult r;
+    if (!m_impl->online()) {
+        r.state = FetchState::Unavailable;
+        return r;
+    }
+    const std::string metaKey = m_impl->keyOf("meta", key);
+    if (!m_impl->teamKey) {
+        // Metadata only: the blob is never downloaded.
+        auto meta = m_impl->client->get(metaKey);
+        if (!meta) {
+            m_impl->failed(meta.error());
+            r.state = FetchState::Unavailable;
+            return r;
+        }
+        const auto split = *meta ? detail::splitMetadata(**meta) : std::nullopt;
+        r.info = split ? detail::parseMetadata(split->text) : std::nullopt;
+        if (r.info) {
+            r.state = FetchState::NoKey;
+            r.reason = Reason::MissRemoteNoKey;
+            r.problem = "no team key: remote artifacts are never loaded";
+        }
+        return r;
+    }
+    auto values = m_impl->client->mget({metaKey, m_impl->keyOf("blob", key)});
+    if (!values) {
+        m_impl->failed(values.error());
+        r.state = FetchState::Unavailable;
+        return r;
+    }
+    if (!(*values)[0] && !(*values)[1]) {
+        return r;
+    }
+    auto checked = detail::checkValue(key, m_impl->teamKey, (*values)[0], (*values)[1]);
+    if (!checked.entry) {
+        r.state = FetchState::Rejected;
+        r.reason = checked.reason;
+        r.problem = std::move(checked.problem);
+        return r;
+    }
+    r.state = FetchState::Hit;
+    r.info = checked.entry->info;
+    r.entry = std::move(checked.entry);
+    {
+        auto t = m_impl->client->set(m_impl->keyOf("atime", key), std::to_string(nowMs()));
+        if (!t) {
+            m_impl->failed(t.error());
+        }
+    }
+    return r;
+}
+
+bool RemoteTier::publish(const cache::EntryInfo& info, const cache::Artifact& artifact,
+                         bool replace)
+{
+    if (!m_impl->teamKey || !m_impl->online()) {
+        return false;
+    }
+    cache::EntryInfo e = info;
+    const std::string blob = cache::serializeArtifact(artifact);
+    e.blobSha256 = toHex(sha256(blob));
+    e.blobBytes = static_cast<std::int64_t>(blob.size());
+    e.soBytes = 0;
+    e.sourceBytes = 0;
+    for (const auto& f : artifact.files) {
+        (cache::isSourceKind(f.kind) ? e.sourceBytes : e.soBytes) +=
+            static_cast<std::int64_t>(f.bytes.size());
+    }
+    e.createdMs = e.createdMs ? e.createdMs : nowMs();
+    e.lastHitMs = 0;
+    e.hitCount = 0;
+    const std::string text = detail::metadataText(e);
+    const auto mac = detail::valueMac(*m_impl->teamKey, e.key, text, blob);
+    const std::vector<std::pair<std::string, std::string>> pairs = {
+        {m_impl->keyOf("meta", e.key), detail::joinMetadata(mac, text)},
+        {m_impl->keyOf("blob", e.key), blob}};
+    if (replace) {
+        auto s = m_impl->client->setAll(pairs);
+        if (!s) {
+            m_impl->failed(s.error());
+        }
+        return s.ok();
+    }
+    auto s = m_impl->client->setAllIfAbsent(pairs);
+    if (!s) {
+        m_impl->failed(s.error());
+        return false;
+    }
+    return *s;
+}
+
+bool RemoteTier::tryLock(const std::string& key, std::int64_t ttlMs)
+{
+    if (!m_impl->teamKey || !m_impl->online()) {
+        return false;
+    }
+    const std::string owner = std::to_string(::getpid());
+    auto r = m_impl->client->setIfAbsent(m_impl->keyOf("lock", key), owner, ttlMs);
+    if (!r) {
+        m_impl->failed(r.error());
+        return false;
+    }
+    return *r;
+}
+
+void RemoteTier::unlock(const std::string& key)
+{
+    if (m_impl->online()) {
+        auto r = m_impl->client->del({m_impl->keyOf("lock", key)});
+        if (!r) {
+            m_impl->failed(r.error());
+        }
+    }
+}
+
+FetchResult RemoteTier::waitFor(const std::string& key, std::int64_t timeoutMs)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    while (true) {
+        FetchResult r = fetch(key);
+        if (r.state != FetchState::Miss) {
+            return r;
+        }
+        auto held = m_impl->client->get(m_impl->keyOf("lock", key));
+        if (!held) {
+            m_impl->failed(held.error());
+            r.state = FetchState::Unavailable;
+            return r;
+        }
+        if (!*held || std::chrono::steady_clock::now() >= deadline) {
+            // The builder finished without publishing (its build failed) or takes too long.
+            return fetch(key);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+} // namespace fxs::remote

@@ -1,0 +1,104 @@
+// The optional remote tier of the artifact cache: entries kept in a Redis server shared by a
+// team, behind each machine's local SQLite store (core/cache). Values carry the artifact's
+// SHA-256 and an HMAC-SHA-256 with the team key, so that whoever can write to Redis cannot make
+// fxscope load code: a value failing either check is a miss with its reason, never loaded.
+// Without a team key the tier reads metadata only (explain, ls) and never loads or writes.
+// Faults degrade, never stop a run: a server down or gone mid-run turns the tier offline with
+// one warning, and every later call returns at once (local only); the next run reconnects.
+// Typical use: open(), then fetch() after a local miss and publish() after a build.
+// Not thread-safe: one tier per compile job. Not the local store, not the lookup order
+// (core/compile/artifact_provider.cpp).
+#pragma once
+
+#include "core/cache/cache_store.h"
+#include "core/cache/reason.h"
+#include "core/remote/redis_client.h"
+#include "core/util/result.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fxs::remote {
+
+struct RemoteOptions {
+    std::string url; // redis://host:port[/db]
+    RedisTimeouts timeouts;
+    // The team key. Unset: teamKeyFromEnvironment() ($FXSCOPE_CACHE_KEY, else the file in
+    // $FXSCOPE_CACHE_KEY_FILE).
+    std::optional<std::string> teamKey;
+    std::string prefix = "fxscope:"; // namespace of fxscope's keys in the database
+};
+
+enum class FetchState : std::uint8_t {
+    Hit,         // verified (checksum and HMAC): `entry` holds the artifact
+    Miss,        // no entry under the key
+    Rejected,    // the value failed a check: `reason` and `problem` say which; never load it
+    NoKey,       // the entry exists, but without a team key its artifact is never loaded
+    Unavailable, // the tier is offline (see warnings())
+};
+
+struct FetchResult {
+    FetchState state = FetchState::Miss;
+    std::optional<cache::Entry> entry; // Hit
+    std::optional<cache::EntryInfo> info; // Hit and NoKey: the metadata
+    cache::Reason reason = cache::Reason::None; // Rejected: MissRemoteChecksum/Hmac; NoKey
+    std::string problem;
+};
+
+class RemoteTier {
+public:
+    // Errors: the URL does not parse; the key file is refused or unreadable. A server that
+    // cannot be reached is not an error: the tier starts offline, with its warning.
+    static Result<std::unique_ptr<RemoteTier>> open(const RemoteOptions& options);
+    ~RemoteTier();
+    RemoteTier(const RemoteTier&) = delete;
+    RemoteTier& operator=(const RemoteTier&) = delete;
+
+    const std::string& url() const; // "redis://host:port[/db]"
+    bool hasKey() const;
+    bool online() const;
+    // What went wrong or is limited, each said once, in order (offline, no key).
+    const std::vector<std::string>& warnings() const;
+
+    // Metadata and blob of one key, checked. A hit refreshes the entry's access time (gc).
+    FetchResult fetch(const std::string& key);
+    // Writes an entry (metadata and blob at once). Not written: no key, offline, or the key
+    // exists and !replace. True when written.
+    bool publish(const cache::EntryInfo& info, const cache::Artifact& artifact,
+                 bool replace = false);
+
+    // A build lock so that one process builds what several want at once: true when this call
+    // took it (it expires after ttlMs if its holder dies).
+    bool tryLock(const std::string& key, std::int64_t ttlMs);
+    void unlock(const std::string& key);
+    // After another process took the lock: polls until the entry appears (Hit or a check
+    // failure), the lock goes (Miss), the tier goes offline, or timeoutMs passes (Miss).
+    FetchResult waitFor(const std::string& key, std::int64_t timeoutMs);
+
+    // Metadata of every entry (unchecked without a key: for explaining and listing only).
+    // Errors: offline (Error::Io), a server error.
+    Result<std::vector<cache::EntryInfo>> list();
+    Result<std::vector<cache::EntryInfo>> entriesOfRegion(const std::string& regionDigest);
+    Result<std::optional<cache::EntryInfo>> info(const std::string& key);
+    // A key from a unique prefix (at least 4 hex characters).
+    Result<std::string> resolvePrefix(const std::string& prefix);
+    Status remove(const std::string& key);
+    // Bytes the entries occupy (metadata and blobs).
+    Result<std::int64_t> totalBytes();
+    // Evicts the least recently used entries (last hit, else creation) until the entries
+    // occupy at most maxBytes; removes blobs without metadata and metadata without blobs.
+    Result<cache::GcReport> gc(std::int64_t maxBytes);
+    // Checks every entry's checksum, and its HMAC when there is a key (`integrity` says
+    // "ok", or that HMACs were not checked); removes nothing.
+    Result<cache::VerifyReport> verify();
+
+    struct Impl; // remote_tier_impl.h: shared by the tier's source files only
+
+private:
+    explicit RemoteTier(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace fxs::remote
