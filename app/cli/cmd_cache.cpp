@@ -1,7 +1,8 @@
-// fxscope-cli cache [--cache DB] ls | show KEY | diff KEY1 KEY2 | gc [--max-bytes N] | stats |
-// verify: inspect and maintain the region compiler's SQLite artifact store. Output is JSON
-// (README).
+// fxscope-cli cache [--cache DB] [--remote URL] ls | show KEY | diff KEY1 KEY2 |
+// gc [--max-bytes N] | stats | verify: inspect and maintain the region compiler's SQLite artifact
+// store, or with --remote its Redis tier (cmd_cache_remote.cpp). Output is JSON (README).
 #include "app/cli/commands.h"
+#include "app/cli/cache_cli.h"
 #include "app/cli/json_output.h"
 #include "core/cache/cache_explain.h"
 #include "core/cache/cache_store.h"
@@ -11,18 +12,10 @@
 #include <iostream>
 
 namespace fxs::cli {
-namespace {
 
 using nlohmann::json;
 
-struct CacheOptions {
-    std::string db;
-    std::string key1;
-    std::string key2;
-    std::int64_t maxBytes = -1;
-};
-
-json entryJson(const cache::EntryInfo& e, bool withComponents)
+json cacheEntryJson(const cache::EntryInfo& e, bool withComponents)
 {
     json j = {{"key", e.key},
               {"region_digest", e.regionDigest},
@@ -48,6 +41,49 @@ json entryJson(const cache::EntryInfo& e, bool withComponents)
     }
     return j;
 }
+
+json gcJson(const cache::GcReport& r)
+{
+    return {{"removed", r.removed},
+            {"bytes_before", r.bytesBefore},
+            {"bytes_after", r.bytesAfter},
+            {"files_removed", r.filesRemoved},
+            {"build_dirs_removed", r.buildDirsRemoved}};
+}
+
+int printVerify(const cache::VerifyReport& r)
+{
+    json corrupt = json::array();
+    for (const auto& [key, problem] : r.corrupt) {
+        corrupt.push_back({{"key", key}, {"problem", problem}});
+    }
+    // The remote tier says "ok (checksums only: ...)" without a team key.
+    const bool ok = r.corrupt.empty() && r.integrity.rfind("ok", 0) == 0;
+    printJson({{"checked", r.checked},
+               {"corrupt", corrupt},
+               {"integrity", r.integrity},
+               {"ok", ok}});
+    return ok ? 0 : 3;
+}
+
+json componentChangesJson(const std::vector<cache::KeyComponent>& a,
+                          const std::vector<cache::KeyComponent>& b)
+{
+    json changes = json::array();
+    for (const auto& c : cache::diffComponents(a, b)) {
+        changes.push_back({{"label", c.component},
+                           {"kind", c.change == cache::ChangeKind::Changed ? "changed"
+                                    : c.change == cache::ChangeKind::OnlyB ? "added"
+                                                                           : "removed"},
+                           {"field", c.field},
+                           {"before", c.a},
+                           {"after", c.b},
+                           {"description", c.summary}});
+    }
+    return changes;
+}
+
+namespace {
 
 int fail(const Error& e)
 {
@@ -88,7 +124,7 @@ int runLs(cache::CacheStore& store)
     json list = json::array();
     std::int64_t bytes = 0;
     for (const auto& e : *entries) {
-        list.push_back(entryJson(e, false));
+        list.push_back(cacheEntryJson(e, false));
         bytes += e.blobBytes;
     }
     auto disk = store.totalBytes();
@@ -108,7 +144,7 @@ int runShow(cache::CacheStore& store, const CacheOptions& o)
     if (!e) {
         return fail(e.error());
     }
-    printJson(entryJson(*e, true));
+    printJson(cacheEntryJson(*e, true));
     return 0;
 }
 
@@ -119,21 +155,10 @@ int runDiff(cache::CacheStore& store, const CacheOptions& o)
     if (!a || !b) {
         return fail(!a ? a.error() : b.error());
     }
-    json changes = json::array();
-    for (const auto& c : cache::diffComponents(a->components, b->components)) {
-        changes.push_back({{"label", c.component},
-                           {"kind", c.change == cache::ChangeKind::Changed ? "changed"
-                                    : c.change == cache::ChangeKind::OnlyB ? "added"
-                                                                           : "removed"},
-                           {"field", c.field},
-                           {"before", c.a},
-                           {"after", c.b},
-                           {"description", c.summary}});
-    }
     printJson({{"key1", a->key},
                {"key2", b->key},
                {"same_region", a->regionDigest == b->regionDigest},
-               {"changes", changes}});
+               {"changes", componentChangesJson(a->components, b->components)}});
     return 0;
 }
 
@@ -143,11 +168,7 @@ int runGc(cache::CacheStore& store, const CacheOptions& o)
     if (!r) {
         return fail(r.error());
     }
-    printJson({{"removed", r->removed},
-                      {"bytes_before", r->bytesBefore},
-                      {"bytes_after", r->bytesAfter},
-                      {"files_removed", r->filesRemoved},
-                      {"build_dirs_removed", r->buildDirsRemoved}});
+    printJson(gcJson(*r));
     return 0;
 }
 
@@ -157,16 +178,7 @@ int runVerify(cache::CacheStore& store)
     if (!r) {
         return fail(r.error());
     }
-    json corrupt = json::array();
-    for (const auto& [key, problem] : r->corrupt) {
-        corrupt.push_back({{"key", key}, {"problem", problem}});
-    }
-    const bool ok = r->corrupt.empty() && r->integrity == "ok";
-    printJson({{"checked", r->checked},
-               {"corrupt", corrupt},
-               {"integrity", r->integrity},
-               {"ok", ok}});
-    return ok ? 0 : 3;
+    return printVerify(*r);
 }
 
 std::string_view categoryName(cache::ReasonCategory c)
@@ -199,10 +211,15 @@ int runStats(cache::CacheStore& store)
     return 0;
 }
 
-// Opens the store and runs one subcommand; exit codes: 0 ok, 1 error, 3 verify found damage.
+// Opens the store (or with --remote the tier) and runs one subcommand; exit codes: 0 ok,
+// 1 error, 3 verify found damage.
 template <class F>
 void withStore(const CacheOptions& o, int& exitCode, F&& f)
 {
+    if (!o.remote.url.empty()) {
+        exitCode = runRemoteCache(o);
+        return;
+    }
     auto store = openStore(o);
     exitCode = store ? f(**store) : fail(store.error());
 }
@@ -215,34 +232,41 @@ void addCacheCommand(CLI::App& app, int& exitCode)
     auto* cmd = app.add_subcommand("cache", "Inspect and maintain the region compiler's cache");
     cmd->add_option("--cache", opts->db, "Cache database (default: $FXSCOPE_CACHE_DIR/cache.db, "
                                          "$XDG_CACHE_HOME/fxscope/cache.db, ~/.cache/...)");
+    addRemoteOptions(cmd, opts->remote);
     cmd->require_subcommand(1);
     auto* ls = cmd->add_subcommand("ls", "List entries, most recently hit first");
     ls->callback([opts, &exitCode] {
+        opts->subcommand = "ls";
         withStore(*opts, exitCode, [](cache::CacheStore& s) { return runLs(s); });
     });
     auto* show = cmd->add_subcommand("show", "Show one entry and its key components");
     show->add_option("KEY", opts->key1, "Key or unique prefix")->required();
     show->callback([opts, &exitCode] {
+        opts->subcommand = "show";
         withStore(*opts, exitCode, [&](cache::CacheStore& s) { return runShow(s, *opts); });
     });
     auto* diff = cmd->add_subcommand("diff", "Component diff of two entries");
     diff->add_option("KEY1", opts->key1, "Key or unique prefix")->required();
     diff->add_option("KEY2", opts->key2, "Key or unique prefix")->required();
     diff->callback([opts, &exitCode] {
+        opts->subcommand = "diff";
         withStore(*opts, exitCode, [&](cache::CacheStore& s) { return runDiff(s, *opts); });
     });
     auto* gc = cmd->add_subcommand("gc", "Evict least recently hit entries beyond a size");
     gc->add_option("--max-bytes", opts->maxBytes,
                    "Bytes to keep: database plus artifact files (default 2 GiB)");
     gc->callback([opts, &exitCode] {
+        opts->subcommand = "gc";
         withStore(*opts, exitCode, [&](cache::CacheStore& s) { return runGc(s, *opts); });
     });
     auto* stats = cmd->add_subcommand("stats", "How often each numbered reason ended a compile");
     stats->callback([opts, &exitCode] {
+        opts->subcommand = "stats";
         withStore(*opts, exitCode, [](cache::CacheStore& s) { return runStats(s); });
     });
     auto* verify = cmd->add_subcommand("verify", "Check every row and blob checksum");
     verify->callback([opts, &exitCode] {
+        opts->subcommand = "verify";
         withStore(*opts, exitCode, [](cache::CacheStore& s) { return runVerify(s); });
     });
 }

@@ -1,11 +1,12 @@
-// fxscope-cli compile GRAPH [--project P | --auto] [--cache DB] [--json] [--dump DIR]: compiles
-// the graph's regions with fxscope's code generator (through the artifact cache), runs them next
-// to the eager engine and reports per region hit / miss / fallback with timings and its numbered
+// fxscope-cli compile GRAPH [--project P | --auto] [--cache DB] [--remote URL] [--json]
+// [--dump DIR]: compiles the graph's regions with fxscope's code generator (through the artifact
+// cache, and its remote tier when given), runs them next to the eager engine and reports per region hit / miss / fallback with timings and its numbered
 // reason. Contract: README.
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
+#include "app/cli/remote_option.h"
 #include "core/cache/cache_store.h"
 #include "core/compile/graph_compile.h"
 #include "core/cuda/device.h"
@@ -35,6 +36,7 @@ struct CompileCliOptions {
     bool noRun = false;
     std::string arch;   // --arch sm_90
     std::string tuning; // --cuda-tuning
+    RemoteCliOptions remote;
 };
 
 int fail(const std::string& what)
@@ -103,7 +105,12 @@ int runCompile(const CompileCliOptions& o)
     if (!store) {
         return fail(store.error().toString());
     }
+    auto tier = openRemote(o.remote);
+    if (!tier) {
+        return fail(tier.error().toString());
+    }
     compile::GraphCompileOptions co;
+    co.compile.remote = tier->get();
     const auto choice = o.device == "cuda" ? compile::DeviceChoice::Cuda
                         : o.device == "cpu" ? compile::DeviceChoice::Cpu
                                             : compile::DeviceChoice::Auto;
@@ -148,11 +155,18 @@ int runCompile(const CompileCliOptions& o)
     for (const auto& r : outs) {
         list.push_back(outcomeJson(r));
     }
+    if (*tier) {
+        printRemoteWarnings("compile", **tier);
+    }
     if (o.json) {
-        printJson({{"device", std::string(compile::targetDeviceName(co.compile.device))},
-                   {"regions", list},
-                   {"total_eager_ms", eager},
-                   {"total_compiled_ms", compiled}});
+        json j = {{"device", std::string(compile::targetDeviceName(co.compile.device))},
+                  {"regions", list},
+                  {"total_eager_ms", eager},
+                  {"total_compiled_ms", compiled}};
+        if (*tier) {
+            j["remote"] = remoteJson(**tier);
+        }
+        printJson(j);
     } else {
         printHuman(outs, eager, compiled);
     }
@@ -191,6 +205,7 @@ void addCompileCommand(CLI::App& app, int& exitCode)
                                        "else sm_90)");
     cmd->add_option("--cuda-tuning", o->tuning,
                     "CUDA launch parameters, e.g. 'block=256 unroll=1 row_elements=8'");
+    addRemoteOptions(cmd, o->remote);
     cmd->callback([o, &exitCode] {
         try {
             exitCode = runCompile(*o);

@@ -1,10 +1,11 @@
 // fxscope-cli profile GRAPH [--project P | --auto] [--repeat N] [--trace out.json] [--csv F]
-// [--save F] [--eager-only] [--json]: run-time profile of a graph (per node and per region:
+// [--save F] [--eager-only] [--remote URL] [--json]: run-time profile of a graph (per node and per region:
 // eager/compiled time, bytes, roofline bound). The JSON shape is a contract (README).
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
+#include "app/cli/remote_option.h"
 #include "core/cache/cache_store.h"
 #include "core/profile/chrome_trace.h"
 #include "core/profile/module_profile.h"
@@ -37,6 +38,7 @@ struct ProfileCliOptions {
     std::string cache;
     bool eagerOnly = false;
     bool json = false;
+    RemoteCliOptions remote;
 };
 
 int fail(const std::string& what, int code)
@@ -178,6 +180,15 @@ int runProfile(const ProfileCliOptions& o)
     po.run.inputsFile = o.inputs;
     po.compileRegions = !o.eagerOnly;
     std::unique_ptr<cache::CacheStore> store;
+    std::unique_ptr<remote::RemoteTier> tier;
+    if (po.compileRegions && !regions->empty()) {
+        auto opened = openRemote(o.remote);
+        if (!opened) {
+            return fail(opened.error().toString(), 2);
+        }
+        tier = std::move(*opened);
+        po.remote = tier.get();
+    }
     if (po.compileRegions && !regions->empty()) {
         cache::StoreOptions so;
         so.path = o.cache;
@@ -202,8 +213,15 @@ int runProfile(const ProfileCliOptions& o)
     }
     const profile::ModuleBreakdown byModule =
         tree ? profile::profileByModule(*p, g, *tree) : profile::ModuleBreakdown{};
+    if (tier) {
+        printRemoteWarnings("profile", *tier);
+    }
     if (o.json) {
-        printJson(profileJson(*p, byModule));
+        json j = profileJson(*p, byModule);
+        if (tier) {
+            j["remote"] = remoteJson(*tier);
+        }
+        printJson(j);
     } else {
         printHuman(*p);
         printModules(byModule);
@@ -234,6 +252,7 @@ void addProfileCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--cache", o->cache, "Region compiler cache database");
     cmd->add_flag("--eager-only", o->eagerOnly, "Do not compile regions (compiled_ms null)");
     cmd->add_flag("--json", o->json, "Print the JSON contract instead of text");
+    addRemoteOptions(cmd, o->remote);
     cmd->callback([o, &exitCode] { exitCode = runProfile(*o); });
 }
 

@@ -212,6 +212,7 @@ void compileRegions(const graph::Graph& graph, const std::vector<partition::Regi
 #if FXSCOPE_HAVE_COMPILE
     compile::CompileOptions co;
     co.store = options.store;
+    co.remote = options.remote;
     co.timingRepeats = std::max(1, options.repeat);
     // Regions run where the profile ran: CUDA kernels timed with events on a GPU.
     co.device = profile.device.rfind("cuda", 0) == 0 ? compile::TargetDevice::Cuda

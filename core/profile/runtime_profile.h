@@ -20,6 +20,10 @@ namespace fxs::cache {
 class CacheStore;
 }
 
+namespace fxs::remote {
+class RemoteTier; // core/remote/remote_tier.h
+}
+
 namespace fxs::profile {
 
 struct TraceEvent;
@@ -85,6 +89,7 @@ struct ProfileOptions {
     std::optional<MachinePeaks> peaks; // given peaks; nullopt: measure them
     bool compileRegions = false;   // time regions with the region compiler when it is built
     cache::CacheStore* store = nullptr; // region compiler cache (null: build in a temp dir)
+    remote::RemoteTier* remote = nullptr; // its remote tier (null: none)
 };
 
 // Whether this build has the region compiler (fxscope_compile).

@@ -209,7 +209,8 @@ Result<cache::VerifyReport> RemoteTier::verify()
             report.corrupt.emplace_back(key, std::move(checked.problem));
         }
     }
-    report.integrity = m_impl->teamKey ? "ok" : "checksums only: no team key, HMACs not checked";
+    report.integrity =
+        m_impl->teamKey ? "ok" : "ok (checksums only: no team key, HMACs not checked)";
     return report;
 }
 

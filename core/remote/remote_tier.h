@@ -90,8 +90,8 @@ public:
     // Evicts the least recently used entries (last hit, else creation) until the entries
     // occupy at most maxBytes; removes blobs without metadata and metadata without blobs.
     Result<cache::GcReport> gc(std::int64_t maxBytes);
-    // Checks every entry's checksum, and its HMAC when there is a key (`integrity` says
-    // "ok", or that HMACs were not checked); removes nothing.
+    // Checks every entry's checksum, and its HMAC when there is a key (`integrity`: "ok", or
+    // "ok (checksums only: ...)" without a key); removes nothing.
     Result<cache::VerifyReport> verify();
 
     struct Impl; // remote_tier_impl.h: shared by the tier's source files only
