@@ -1,6 +1,7 @@
 // Region compiler benchmarks: generated kernels vs LibTorch eager vs a memory-bound floor (a
 // generated out = x + y over the same inputs/outputs), all in one run; cold compile; cache hit
-// (lookup + write + dlopen); lookup among 10,000 entries.
+// (lookup + write + dlopen); a remote hit from a redis-server on localhost (download, checksum
+// and HMAC, stored locally, write, dlopen); lookup among 10,000 entries.
 // Run: bench_codegen --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include "core/cache/cache_paths.h"
 #include "core/cache/cache_store.h"
@@ -9,6 +10,7 @@
 #include "core/compile/host_compiler.h"
 #include "core/compile/shared_library.h"
 #include "core/graph/graph_builder.h"
+#include "core/remote/remote_tier.h"
 #include "core/util/file_reader.h"
 
 #include <ATen/ATen.h>
@@ -16,8 +18,16 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
 #include <memory>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
+
+extern char** environ;
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -302,6 +312,95 @@ void BM_Hit_LookupAndLoad(benchmark::State& state)
     }
 }
 
+// A redis-server on localhost for the remote benchmarks, stopped at exit; null when
+// redis-server is not installed or does not answer.
+class RedisProcess {
+public:
+    static RedisProcess* instance()
+    {
+        static std::unique_ptr<RedisProcess> r = start();
+        return r.get();
+    }
+    ~RedisProcess()
+    {
+        ::kill(m_pid, SIGKILL);
+        ::waitpid(m_pid, nullptr, 0);
+    }
+    std::string url() const { return "redis://127.0.0.1:" + std::to_string(m_port); }
+
+private:
+    static std::unique_ptr<RedisProcess> start()
+    {
+        auto r = std::make_unique<RedisProcess>();
+        r->m_port = 20000 + ::getpid() % 20000;
+        const std::string port = std::to_string(r->m_port);
+        const std::string dir = workDir();
+        const char* argv[] = {"redis-server", "--port", port.c_str(), "--bind", "127.0.0.1",
+                              "--save", "", "--appendonly", "no", "--dir", dir.c_str(),
+                              "--loglevel", "warning", nullptr};
+        posix_spawn_file_actions_t quiet;
+        posix_spawn_file_actions_init(&quiet);
+        posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+        const int rc = ::posix_spawnp(&r->m_pid, "redis-server", &quiet, nullptr,
+                                      const_cast<char* const*>(argv), environ);
+        posix_spawn_file_actions_destroy(&quiet);
+        if (rc != 0) {
+            return nullptr;
+        }
+        for (int i = 0; i < 250; ++i) {
+            if (remote::RedisClient::connect({"127.0.0.1", r->m_port, 0}).ok()) {
+                return r;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return nullptr;
+    }
+    pid_t m_pid = 0;
+    int m_port = 0;
+};
+
+// What a remote hit costs a machine that lacks the entry, as the compile flow does it: MGET of
+// metadata and blob, SHA-256 and HMAC checks, unpack, insert into the local store, lookup,
+// write the .so, dlopen. The local entry is removed between iterations (untimed).
+void BM_RemoteHit_FetchVerifyLoad(benchmark::State& state)
+{
+    RedisProcess* redis = RedisProcess::instance();
+    if (!redis) {
+        state.SkipWithError("redis-server is not installed or does not start");
+        return;
+    }
+    static const Chain c = chainGraph();
+    static const Built k = build(*c.graph, c.order, c.in, c.out, "hit_src");
+    const auto so = readFile(workDir() + "/hit_src.so");
+    remote::RemoteOptions ro;
+    ro.url = redis->url();
+    ro.teamKey = "bench team key";
+    auto tier = remote::RemoteTier::open(ro);
+    auto store = openStore("remote_hit");
+    const cache::EntryInfo e = entryFor("chain8", "dtype=float32");
+    (void)(*tier)->publish(e, cache::Artifact::hostBuild(*so, k.source), true);
+    for (auto _ : state) {
+        auto f = (*tier)->fetch(e.key);
+        if (f.state != remote::FetchState::Hit || !store->insert(f.entry->info, f.entry->artifact)) {
+            state.SkipWithError("remote fetch failed");
+            break;
+        }
+        auto r = store->lookup(e.key);
+        auto path = store->materialize(*r->entry, cache::ArtifactKind::SharedObject);
+        auto lib = path ? compile::SharedLibrary::load(*path) : path.error();
+        if (!lib) {
+            state.SkipWithError("load failed");
+            break;
+        }
+        benchmark::DoNotOptimize(lib->get());
+        state.PauseTiming();
+        lib->reset();
+        (void)store->remove(e.key);
+        state.ResumeTiming();
+    }
+    state.counters["artifact_bytes"] = static_cast<double>(so->size() + k.source.size());
+}
+
 void BM_Lookup_10000(benchmark::State& state)
 {
     static std::unique_ptr<cache::CacheStore> store = [] {
@@ -336,6 +435,7 @@ BENCHMARK(BM_SoftmaxLn_Compiled)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SoftmaxLn_Floor)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ColdCompile_Chain8)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK(BM_Hit_LookupAndLoad)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RemoteHit_FetchVerifyLoad)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Lookup_10000)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 BENCHMARK_MAIN();
