@@ -286,6 +286,25 @@ cache::EntryInfo entryFor(const std::string& region, const std::string& input)
     return e;
 }
 
+// The local half of a hit: lookup (blob read and checked), materialize, dlopen; the library
+// is unloaded untimed. False (and the benchmark skipped) when it fails.
+bool lookupAndLoad(benchmark::State& state, cache::CacheStore& store, const std::string& key)
+{
+    auto r = store.lookup(key);
+    auto path = r && r->entry ? store.materialize(*r->entry, cache::ArtifactKind::SharedObject)
+                              : Result<std::string>(makeError(ErrorCode::Io, "no entry"));
+    auto lib = path ? compile::SharedLibrary::load(*path) : path.error();
+    if (!lib) {
+        state.SkipWithError("load failed");
+        return false;
+    }
+    benchmark::DoNotOptimize(lib->get());
+    state.PauseTiming();
+    lib->reset();
+    state.ResumeTiming();
+    return true;
+}
+
 // A hit as a fresh process sees it: read and checksum the row, write the .so, dlopen.
 void BM_Hit_LookupAndLoad(benchmark::State& state)
 {
@@ -298,17 +317,9 @@ void BM_Hit_LookupAndLoad(benchmark::State& state)
     for (auto _ : state) {
         // What a hit costs: read and check the blob, materialize (the file is there: compared,
         // not written), dlopen.
-        auto r = store->lookup(e.key);
-        auto path = store->materialize(*r->entry, cache::ArtifactKind::SharedObject);
-        auto lib = path ? compile::SharedLibrary::load(*path) : path.error();
-        if (!lib) {
-            state.SkipWithError("load failed");
+        if (!lookupAndLoad(state, *store, e.key)) {
             break;
         }
-        benchmark::DoNotOptimize(lib->get());
-        state.PauseTiming();
-        lib->reset();
-        state.ResumeTiming();
     }
 }
 
@@ -385,16 +396,10 @@ void BM_RemoteHit_FetchVerifyLoad(benchmark::State& state)
             state.SkipWithError("remote fetch failed");
             break;
         }
-        auto r = store->lookup(e.key);
-        auto path = store->materialize(*r->entry, cache::ArtifactKind::SharedObject);
-        auto lib = path ? compile::SharedLibrary::load(*path) : path.error();
-        if (!lib) {
-            state.SkipWithError("load failed");
+        if (!lookupAndLoad(state, *store, e.key)) {
             break;
         }
-        benchmark::DoNotOptimize(lib->get());
         state.PauseTiming();
-        lib->reset();
         (void)store->remove(e.key);
         state.ResumeTiming();
     }
