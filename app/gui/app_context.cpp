@@ -49,6 +49,22 @@ void AppContext::setCachePath(const QString& path)
     Q_EMIT cachePathChanged(resolved);
 }
 
+void AppContext::setRemoteUrl(const QString& url)
+{
+    m_remoteUrl = url.trimmed();
+    Q_EMIT remoteUrlChanged(m_remoteUrl);
+}
+
+Result<std::unique_ptr<remote::RemoteTier>> AppContext::openRemote(const std::string& url)
+{
+    if (url.empty()) {
+        return std::unique_ptr<remote::RemoteTier>();
+    }
+    remote::RemoteOptions options;
+    options.url = url;
+    return remote::RemoteTier::open(options);
+}
+
 Result<std::unique_ptr<cache::CacheStore>> AppContext::openCache(const std::string& path)
 {
     cache::StoreOptions options;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/cache/cache_store.h"
+#include "core/remote/remote_tier.h"
 #include "core/graph/graph.h"
 #include "core/structure/module_tree.h"
 #include "views/models/workspace.h"
@@ -62,6 +63,13 @@ public:
     void setCachePath(const QString& path);
     // Opens the database at cachePath() (any thread; the store is the caller's).
     static Result<std::unique_ptr<cache::CacheStore>> openCache(const std::string& path);
+    // The remote tier of the cache (redis://host:port[/db]; empty: none), for compiling and
+    // profiling; the Cache browser edits it. Emits remoteUrlChanged.
+    QString remoteUrl() const { return m_remoteUrl; }
+    void setRemoteUrl(const QString& url);
+    // Opens the tier at url (any thread; null when url is empty). Errors: a bad URL, a refused
+    // key file. An unreachable server is not an error (the tier's warnings say so).
+    static Result<std::unique_ptr<remote::RemoteTier>> openRemote(const std::string& url);
     // A job wrote to the cache database (emits cacheWritten, e.g. the browser reloads).
     void notifyCacheWritten() { Q_EMIT cacheWritten(); }
 
@@ -87,6 +95,7 @@ Q_SIGNALS:
     void currentGraphChanged(fxs::views::GraphRef ref);
     void currentDocumentChanged(fxs::views::RegionDocument* document);
     void cachePathChanged(const QString& path);
+    void remoteUrlChanged(const QString& url);
     void cacheWritten();
     void statusShown(const QString& text, int timeoutMs);
     void graphRequested(fxs::views::GraphRef ref);
@@ -105,6 +114,7 @@ private:
     views::GraphRef m_structureRef;
     std::shared_ptr<const structure::ModuleTree> m_structure;
     QString m_cachePath;
+    QString m_remoteUrl;
 };
 
 } // namespace fxs::app

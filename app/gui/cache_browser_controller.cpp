@@ -47,6 +47,9 @@ CacheBrowserController::CacheBrowserController(AppContext* context)
         m_dock->raise();
     });
     m_panel->showDatabasePath(context->cachePath());
+    m_panel->showRemoteUrl(context->remoteUrl());
+    connect(context, &AppContext::remoteUrlChanged, m_panel,
+            &views::CacheBrowserPanel::showRemoteUrl);
     // The browser reads the database the first time it is shown.
     connect(m_dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (visible && !m_live) {
@@ -71,6 +74,7 @@ void CacheBrowserController::connectPanel()
 {
     using views::CacheBrowserPanel;
     connect(m_panel, &CacheBrowserPanel::databasePathEdited, m_context, &AppContext::setCachePath);
+    connect(m_panel, &CacheBrowserPanel::remoteUrlEdited, m_context, &AppContext::setRemoteUrl);
     connect(m_panel, &CacheBrowserPanel::reloadRequested, this, &CacheBrowserController::reload);
     connect(m_panel, &CacheBrowserPanel::verifyRequested, this, &CacheBrowserController::verify);
     connect(m_panel, &CacheBrowserPanel::collectRequested, this, &CacheBrowserController::collect);

@@ -21,9 +21,11 @@ struct CompileController::Job {
     graph::GraphPtr graph;
     std::vector<partition::Region> regions;
     std::string cachePath;
+    std::string remoteUrl;
     int repeats = 3;
     compile::GraphCompileReport report;
     QString error;
+    QStringList remoteWarnings;
 };
 
 CompileController::CompileController(AppContext* context)
@@ -129,6 +131,7 @@ bool CompileController::compileRegions()
     job->graph = doc->graph();
     job->regions = doc->regions();
     job->cachePath = cachePath().toStdString();
+    job->remoteUrl = m_context->remoteUrl().toStdString();
     job->repeats = m_repeats;
     showRunning(true);
     m_results->setStatusText(tr("Compiling %1 regions…").arg(job->regions.size()));
@@ -142,8 +145,14 @@ bool CompileController::compileRegions()
                 job->error = QString::fromStdString(store.error().toString());
                 return job;
             }
+            auto tier = AppContext::openRemote(job->remoteUrl);
+            if (!tier) {
+                job->error = QString::fromStdString(tier.error().toString());
+                return job;
+            }
             compile::GraphCompileOptions o;
             o.compile.store = store->get();
+            o.compile.remote = tier->get();
             o.compile.timingRepeats = job->repeats;
             auto report = compile::compileGraphRegions(*job->graph, job->regions, o, token, sink);
             if (!report) {
@@ -151,6 +160,9 @@ bool CompileController::compileRegions()
                 return job;
             }
             job->report = std::move(*report);
+            for (const auto& w : *tier ? (*tier)->warnings() : std::vector<std::string>{}) {
+                job->remoteWarnings << QString::fromStdString(w);
+            }
             for (auto& r : job->report.regions) {
                 r.outputs.clear(); // the app shows numbers and source, not tensors
             }
@@ -196,7 +208,12 @@ void CompileController::onFinished(const std::shared_ptr<Job>& job)
     m_resultsDock->show();
     m_resultsDock->raise();
     m_context->notifyCacheWritten();
-    m_context->showStatus(m_results->summaryText(), 8000);
+    // The remote tier's warnings (offline, no team key) are said once per run.
+    const QString remote = job->remoteWarnings.join(QStringLiteral("; "));
+    m_context->showStatus(remote.isEmpty() ? m_results->summaryText()
+                                           : m_results->summaryText() + QStringLiteral(" — ") +
+                                                 remote,
+                          8000);
     Q_EMIT finished(m_report.cancelled);
 }
 

@@ -25,6 +25,8 @@ struct ProfileController::Job {
     std::vector<partition::Region> regions;
     profile::ProfileOptions options;
     std::string cachePath;
+    std::string remoteUrl;
+    QStringList remoteWarnings;
     profile::RuntimeProfile result;
     QString error;
     bool cancelled = false;
@@ -92,13 +94,22 @@ bool ProfileController::profileGraph()
     job->options.repeat = m_repeat;
     job->options.compileRegions = m_compileRegions && !job->regions.empty();
     job->cachePath = m_context->cachePath().toStdString();
+    job->remoteUrl = m_context->remoteUrl().toStdString();
     m_panel->setBusy(true);
     m_dock->show();
     m_dock->raise();
     m_jobs.start(
         [job](const CancelToken& token, const ProgressSink& sink) {
             std::unique_ptr<cache::CacheStore> store;
+            std::unique_ptr<remote::RemoteTier> tier;
             if (job->options.compileRegions) {
+                auto remote = AppContext::openRemote(job->remoteUrl);
+                if (!remote) {
+                    job->error = QString::fromStdString(remote.error().toString());
+                    return job;
+                }
+                tier = std::move(*remote);
+                job->options.remote = tier.get();
                 auto opened = AppContext::openCache(job->cachePath);
                 if (!opened) {
                     job->error = QString::fromStdString(opened.error().toString());
@@ -108,7 +119,11 @@ bool ProfileController::profileGraph()
                 job->options.store = store.get();
             }
             auto p = profile::profileGraph(*job->graph, job->regions, job->options, token, sink);
-            job->options.store = nullptr; // the store closes with this scope
+            job->options.store = nullptr; // the store and tier close with this scope
+            job->options.remote = nullptr;
+            for (const auto& w : tier ? tier->warnings() : std::vector<std::string>{}) {
+                job->remoteWarnings << QString::fromStdString(w);
+            }
             if (p) {
                 job->result = std::move(*p);
             } else {
@@ -142,6 +157,9 @@ void ProfileController::onFinished(const std::shared_ptr<Job>& job)
     m_graph = job->graph;
     m_regions = job->regions;
     showProfile(std::move(job->result));
+    if (!job->remoteWarnings.isEmpty()) {
+        m_context->showStatus(job->remoteWarnings.join(QStringLiteral("; ")), 8000);
+    }
     Q_EMIT finished(false);
 }
 

@@ -176,8 +176,10 @@ ArtifactProvider::fromRemote(PreparedRegion& p, RegionOutcome& out, bool load)
     if (f.state != remote::FetchState::Hit) {
         return std::optional<Loaded>();
     }
-    // Stored locally first: the local store owns the file that is loaded.
-    const cache::EntryInfo info = f.entry->info;
+    // Stored locally first (the local store owns the file that is loaded), with its origin in
+    // the title for the Cache browser and `cache ls`.
+    cache::EntryInfo info = f.entry->info;
+    info.title += " (from " + tier.url() + ")";
     auto inserted = m_options.store->insert(info, f.entry->artifact);
     auto r = inserted ? m_options.store->lookup(out.key) : Result<cache::LookupResult>(
                                                                inserted.error());

@@ -29,6 +29,7 @@ QString qs(const std::string& s)
 CacheBrowserPanel::CacheBrowserPanel(QWidget* parent)
     : QWidget(parent), m_model(new CacheEntryModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_diff(new ComponentDiffModel(this)), m_path(new QLineEdit(this)),
+      m_remote(new QLineEdit(this)),
       m_search(new QLineEdit(this)), m_maxMb(new QSpinBox(this)), m_view(new QTableView(this)),
       m_diffView(new QTableView(this)), m_headline(new QLabel(this)), m_status(new QLabel(this))
 {
@@ -50,6 +51,11 @@ CacheBrowserPanel::CacheBrowserPanel(QWidget* parent)
     m_diffView->horizontalHeader()->setStretchLastSection(true);
     m_diff->setSideNames(tr("A (first selected)"), tr("B (second)"));
     m_path->setPlaceholderText(tr("cache database"));
+    m_remote->setObjectName(QStringLiteral("remoteUrlEdit"));
+    m_remote->setPlaceholderText(tr("remote: redis://host:port[/db]"));
+    m_remote->setToolTip(tr("Remote cache tier shared by a team (optional). Compile and profile "
+                            "look there after a local miss; team key: FXSCOPE_CACHE_KEY or "
+                            "FXSCOPE_CACHE_KEY_FILE"));
     m_search->setPlaceholderText(tr("Search key, region, state…"));
     m_search->setClearButtonEnabled(true);
     m_maxMb->setRange(0, 1 << 20);
@@ -65,6 +71,7 @@ CacheBrowserPanel::CacheBrowserPanel(QWidget* parent)
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Database:"), this));
     bar->addWidget(m_path, 2);
+    bar->addWidget(m_remote, 1);
     bar->addWidget(reload);
     bar->addWidget(m_search, 2);
     bar->addWidget(verifyButton);
@@ -92,6 +99,12 @@ CacheBrowserPanel::CacheBrowserPanel(QWidget* parent)
             Q_EMIT databasePathEdited(m_path->text());
         }
     });
+    connect(m_remote, &QLineEdit::editingFinished, this, [this] {
+        if (m_remote->isModified()) {
+            m_remote->setModified(false);
+            Q_EMIT remoteUrlEdited(m_remote->text());
+        }
+    });
     connect(reload, &QPushButton::clicked, this, &CacheBrowserPanel::reload);
     connect(verifyButton, &QPushButton::clicked, this, &CacheBrowserPanel::verify);
     connect(gcButton, &QPushButton::clicked, this,
@@ -111,6 +124,16 @@ void CacheBrowserPanel::showDatabasePath(const QString& path)
 QString CacheBrowserPanel::databasePath() const
 {
     return m_path->text();
+}
+
+void CacheBrowserPanel::showRemoteUrl(const QString& url)
+{
+    m_remote->setText(url);
+}
+
+QString CacheBrowserPanel::remoteUrl() const
+{
+    return m_remote->text();
 }
 
 void CacheBrowserPanel::reload()

@@ -32,6 +32,10 @@ public:
     // The database shown (the app's cache path); editing it emits databasePathEdited.
     void showDatabasePath(const QString& path);
     QString databasePath() const;
+    // The remote tier's URL (the app's setting; empty: none); editing it emits remoteUrlEdited.
+    // This panel lists the local store; compile and profile use the remote tier behind it.
+    void showRemoteUrl(const QString& url);
+    QString remoteUrl() const;
     // Requests (answered by the app): re-read the entries; check every entry; evict least
     // recently hit entries until the blobs fit in maxBytes.
     void reload();
@@ -61,6 +65,7 @@ public:
 
 Q_SIGNALS:
     void databasePathEdited(const QString& path);
+    void remoteUrlEdited(const QString& url);
     void reloadRequested();
     void verifyRequested();
     void collectRequested(qint64 maxBytes);
@@ -80,6 +85,7 @@ private:
     QSortFilterProxyModel* m_proxy;
     ComponentDiffModel* m_diff;
     QLineEdit* m_path;
+    QLineEdit* m_remote;
     QLineEdit* m_search;
     QSpinBox* m_maxMb;
     QTableView* m_view;

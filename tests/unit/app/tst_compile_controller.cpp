@@ -3,10 +3,12 @@
 // hand from the `# Annotation:` lines) → Compile results has two rows, miss then (second run)
 // hit, hulls tinted by state; a row selects the region's nodes and shows its C++, a node
 // selects its row; cancelling at r0 stops before r1; the Cache browser lists what was built.
+#include "app/gui/app_context.h"
 #include "app/gui/cache_browser_controller.h"
 #include "app/gui/compile_controller.h"
 #include "app/gui/main_window.h"
 #include "tests/unit/app/main_window_waits.h"
+#include "tests/unit/remote/redis_server.h"
 #include "app/gui/region_controller.h"
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_scene.h"
@@ -17,6 +19,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -142,6 +145,42 @@ private Q_SLOTS:
         browser->reload();
         QVERIFY(loaded.wait(10000));
         QCOMPARE(browser->model()->rowCount(), 2);
+    }
+
+    // The Cache browser's remote field is the app's setting: compile on one database builds
+    // and writes to Redis; on a fresh database (another machine) both regions are remote hits.
+    void remoteTierFromTheCacheBrowser()
+    {
+        if (test::RedisServer::executable().isEmpty()) {
+            QSKIP("redis-server is not installed (Debian package redis-server)");
+        }
+        test::RedisServer redis;
+        QString error;
+        QVERIFY2(redis.start(error), qPrintable(error));
+        qputenv("FXSCOPE_CACHE_KEY", "team key");
+        QTemporaryDir first;
+        QTemporaryDir second;
+        MainWindow w;
+        openFixture(w, first);
+        auto* edit = w.cacheBrowser()->panel()->findChild<QLineEdit*>("remoteUrlEdit");
+        QVERIFY(edit != nullptr);
+        const QString url = QString::fromStdString(redis.urlText());
+        edit->setText(url);
+        edit->setModified(true);
+        Q_EMIT edit->editingFinished();
+        QCOMPARE(w.context()->remoteUrl(), url);
+        QVERIFY(compileAndWait(w));
+        CompileResultsPanel* panel = w.compile()->resultsPanel();
+        QCOMPARE(states(panel), (QStringList{"miss", "miss"}));
+        w.compile()->setCachePath(second.path() + "/cache.db");
+        QVERIFY(compileAndWait(w));
+        QCOMPARE(states(panel), (QStringList{"hit", "hit"}));
+        for (int r = 0; r < 2; ++r) {
+            const QString headline =
+                panel->model()->index(r, CompileResultsModel::HeadlineColumn).data().toString();
+            QVERIFY2(headline.startsWith("hit: remote hit (" + url + ")"), qPrintable(headline));
+        }
+        qunsetenv("FXSCOPE_CACHE_KEY");
     }
 
     void rowsAndGraphSelectionFollowEachOther()
