@@ -85,6 +85,7 @@ set(core_deps_layout util graph)
 set(core_deps_diagnose util graph model io explain profile)
 set(core_deps_cuda util)
 set(core_deps_structure util graph model)
+set(core_deps_about util cuda layout) # layout: the Graphviz it loaded, when built with it
 file(GLOB core_domains LIST_DIRECTORIES true RELATIVE "${ROOT}/core" "${ROOT}/core/*")
 foreach(domain IN LISTS core_domains)
     if(NOT IS_DIRECTORY "${ROOT}/core/${domain}")

@@ -84,7 +84,8 @@ public:
     DiagnosisController* diagnosis() const { return m_diagnosis; }
     StructureController* structure() const { return m_structure; }
 
-    // "Qt 6.4.2 · LibTorch 1.13.1 · Graphviz 2.43.0", as the About box shows it.
+    // "Qt 6.4.2 · LibTorch 1.13.0 · Graphviz 2.43.0 · SQLite 3.40.1 [· CUDA driver 12.4 · NVRTC
+    // 12.4]", as the About box shows it (core/about's list with Qt in front).
     static QString versionsText();
     // The run a load opens on: the newest with misses an earlier run explains, else the newest
     // that holds anything ("" when none). earlierRunsLoaded: the workspace already had runs.

@@ -10,6 +10,7 @@
 #include "app/gui/profile_controller.h"
 #include "app/gui/recent_files.h"
 #include "app/gui/region_controller.h"
+#include "core/about/versions.h"
 #include "views/graph/graph_view.h"
 
 #include <QApplication>
@@ -20,13 +21,6 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
-
-#ifndef FXSCOPE_TORCH_VERSION
-#define FXSCOPE_TORCH_VERSION "unknown"
-#endif
-#ifndef FXSCOPE_GRAPHVIZ_VERSION
-#define FXSCOPE_GRAPHVIZ_VERSION "unknown"
-#endif
 
 namespace fxs::app {
 
@@ -235,9 +229,12 @@ void MainWindow::exportView(bool svg)
 
 QString MainWindow::versionsText()
 {
-    return tr("Qt %1 · LibTorch %2 · Graphviz %3")
-        .arg(QString::fromLatin1(qVersion()), QStringLiteral(FXSCOPE_TORCH_VERSION),
-             QStringLiteral(FXSCOPE_GRAPHVIZ_VERSION));
+    QString qt = QStringLiteral("Qt ") + QString::fromLatin1(qVersion());
+    if (QLatin1String(qVersion()) != QLatin1String(QT_VERSION_STR)) {
+        qt += tr(" (built with %1)").arg(QStringLiteral(QT_VERSION_STR));
+    }
+    return qt + QStringLiteral(" · ") +
+           QString::fromStdString(about::versionsLine(about::componentVersions()));
 }
 
 void MainWindow::showGettingStarted()
@@ -256,7 +253,7 @@ void MainWindow::about()
     QMessageBox::about(
         this, tr("About fxscope"),
         tr("<h3>fxscope %1</h3><p>A graph inspector and compiler for PyTorch programs: graphs "
-           "from torch.compile, compile-cache hits and misses explained.</p><p>Built with %2.</p>")
+           "from torch.compile, compile-cache hits and misses explained.</p><p>Built with and running on %2.</p>")
             .arg(QStringLiteral(FXSCOPE_VERSION), versionsText().toHtmlEscaped()));
 }
 

@@ -24,14 +24,8 @@ add_library(fxscope_app STATIC
 )
 target_link_libraries(fxscope_app PUBLIC fxscope_views Qt6::Widgets
     PRIVATE fxscope_warnings)
-# Versions for the About box: views/app never include torch headers, so CMake passes them.
-set(fxscope_graphviz_version "${GRAPHVIZ_libgvc_VERSION}")
-if(NOT fxscope_graphviz_version)
-    set(fxscope_graphviz_version "${GRAPHVIZ_VERSION}")
-endif()
-target_compile_definitions(fxscope_app PRIVATE
-    FXSCOPE_TORCH_VERSION="${Torch_VERSION}"
-    FXSCOPE_GRAPHVIZ_VERSION="${fxscope_graphviz_version}")
+# The About box's library versions come from core (fxscope_about); Qt's from Qt itself.
+target_link_libraries(fxscope_app PRIVATE fxscope_about)
 
 add_executable(fxscope main.cpp)
 target_link_libraries(fxscope PRIVATE fxscope_app fxscope_torchscript fxscope_settings

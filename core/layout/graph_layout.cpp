@@ -362,4 +362,11 @@ Status renderWithGraphviz(const ViewGraph& view, const LayoutOptions& options,
     return {};
 }
 
+std::string graphvizVersion()
+{
+    std::lock_guard lock(graphvizMutex());
+    const char* version = gvcVersion(graphvizContext());
+    return version ? version : "";
+}
+
 } // namespace fxs::layout

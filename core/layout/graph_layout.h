@@ -98,6 +98,9 @@ Result<LayoutResult> layoutViewGraph(const ViewGraph& view, const LayoutOptions&
 Status renderWithGraphviz(const ViewGraph& view, const LayoutOptions& options,
                           const std::string& format, const std::string& path);
 
+// The version of the Graphviz library this process loaded ("2.43.0"), asked under the lock.
+std::string graphvizVersion();
+
 // Size of an item's box for its two label lines.
 ItemBox measureItem(const VisibleItem& item, const LayoutOptions& options);
 
