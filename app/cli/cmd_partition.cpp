@@ -1,7 +1,8 @@
 // fxscope-cli partition GRAPH [--graph SEL] [--project P | --auto] [--json] [--plan out.json]:
 // the regions of a graph (graph code, TorchScript .pt, one graph of a TORCH_TRACE) from its
 // annotations, a project file or the automatic proposal, what was left out and why, and
-// optionally the region plan for tools/python/fxscope_regions.py.
+// optionally the region plan for tools/python/fxscope_regions.py. With --nested PLAN instead:
+// the nested-region plan of its repeated blocks for tools/python/fxscope_nested.py.
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
@@ -9,6 +10,7 @@
 #include "core/partition/partitioner.h"
 #include "core/partition/project_file.h"
 #include "core/partition/region_plan.h"
+#include "core/structure/nested_plan.h"
 #include "core/util/file_reader.h"
 #include "core/util/strings.h"
 
@@ -34,6 +36,7 @@ struct PartitionOptions {
     bool json = false;
     std::string plan;
     std::string saveProject;
+    std::string nested; // --nested: the nested-region plan to write
     std::vector<std::string> exclude;
     int minNodes = 2;
 };
@@ -230,11 +233,80 @@ void printRematch(const partition::Rematch& m)
     }
 }
 
+// The --json summary: the plan file's regions (without notes) and skipped groups.
+json nestedSummary(const PartitionOptions& o, const structure::NestedPlan& plan,
+                   const std::string& planText)
+{
+    const json file = json::parse(planText, nullptr, false);
+    json regions = json::array();
+    for (const auto& r : file.at("regions")) {
+        regions.push_back({{"id", r.at("id")},
+                           {"instances", r.at("instances")},
+                           {"module_class", r.at("module_class")},
+                           {"nodes_each", r.at("nodes_each")}});
+    }
+    return {{"mode", "nested"},
+            {"graph", o.graph},
+            {"plan", o.nested},
+            {"structure_source", std::string(structure::sourceName(plan.source))},
+            {"region_count", plan.regions.size()},
+            {"instance_count", plan.instanceCount()},
+            {"regions", std::move(regions)},
+            {"skipped", file.at("skipped")}};
+}
+
+void printNested(const structure::NestedPlan& plan, const std::string& path)
+{
+    for (const auto& r : plan.regions) {
+        std::printf("%s  %zu x %zu nodes  %s ... %s  class %s\n", r.id.c_str(),
+                    r.instances.size(), r.nodesEach, r.instances.front().c_str(),
+                    r.instances.back().c_str(),
+                    r.moduleClass.empty() ? "unknown" : r.moduleClass.c_str());
+    }
+    for (const auto& s : plan.skipped) {
+        const std::string code(structure::nestedSkipCode(s.reason));
+        std::printf("skipped [%s] %s%s%s\n", code.c_str(), join(s.modules, ", ").c_str(),
+                    s.modules.empty() ? "" : ": ", s.message.c_str());
+    }
+    std::printf("%zu nested region(s), %zu instance(s); plan written to %s\n",
+                plan.regions.size(), plan.instanceCount(), path.c_str());
+}
+
+// --nested: the module tree's repeated blocks as a nested-region plan.
+int runNested(const PartitionOptions& o, const LoadedGraph& loaded)
+{
+    auto tree = structureOf(loaded);
+    if (!tree) {
+        return fail(tree.error().toString());
+    }
+    const structure::NestedPlan plan = structure::planNestedRegions(*loaded.graph, *tree);
+    const std::string text = structure::nestedPlanJson(
+        plan, *loaded.graph, {o.graph, o.selector, loaded.sourceBytes});
+    if (auto s = writeFile(o.nested, text); !s) {
+        return fail(s.error().toString());
+    }
+    if (o.json) {
+        json out = nestedSummary(o, plan, text);
+        json warnings = json::array();
+        for (const auto& d : loaded.diagnostics.items()) {
+            warnings.push_back(d.toString());
+        }
+        out["warnings"] = std::move(warnings);
+        printJson(out);
+    } else {
+        printNested(plan, o.nested);
+    }
+    return 0;
+}
+
 int runPartition(const PartitionOptions& o)
 {
     auto loaded = loadGraphInput(o.graph, o.selector);
     if (!loaded) {
         return fail(loaded.error().toString());
+    }
+    if (!o.nested.empty()) {
+        return runNested(o, *loaded);
     }
     const graph::Graph& g = *loaded->graph;
     const std::string& text = loaded->sourceBytes;
@@ -287,8 +359,14 @@ void addPartitionCommand(CLI::App& app, int& exitCode)
                                    "Propose regions of supported ops instead of annotations");
     project->excludes(proposal);
     cmd->add_flag("--json", opts->json, "Print the JSON contract documented in README");
-    cmd->add_option("--plan", opts->plan, "Write a region plan for fxscope_regions.py");
-    cmd->add_option("--save-project", opts->saveProject, "Write the regions as a .fxscope project");
+    auto* plan =
+        cmd->add_option("--plan", opts->plan, "Write a region plan for fxscope_regions.py");
+    auto* save = cmd->add_option("--save-project", opts->saveProject,
+                                 "Write the regions as a .fxscope project");
+    auto* nested = cmd->add_option(
+        "--nested", opts->nested,
+        "Write a nested-region plan of the repeated blocks for fxscope_nested.py instead");
+    nested->excludes(project)->excludes(proposal)->excludes(plan)->excludes(save);
     cmd->add_option("--exclude", opts->exclude, "With --auto: node names to keep out")
         ->needs(proposal);
     cmd->add_option("--min-nodes", opts->minNodes, "With --auto: smallest region kept (2)")
