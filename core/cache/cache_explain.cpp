@@ -206,4 +206,13 @@ std::string hitHeadline(const EntryInfo& e)
            " ms of compile)";
 }
 
+std::string remoteHitHeadline(const EntryInfo& e, const std::string& url)
+{
+    return headline(Reason::RemoteHit,
+                    "remote hit (" + url + "), entry " + e.key.substr(0, 12) + " (" +
+                        std::string(entryStatusName(e.status)) + ", saves " +
+                        std::to_string(static_cast<long long>(std::llround(e.compileMs))) +
+                        " ms of compile)");
+}
+
 } // namespace fxs::cache

@@ -43,4 +43,7 @@ Result<MissExplanation> explainMiss(CacheStore& store, const std::vector<KeyComp
 // "hit: entry 1a2b3c4d5e6f (verified, hit 3×, saves 412 ms of compile)".
 std::string hitHeadline(const EntryInfo& entry);
 
+// "hit: remote hit (redis://host:6379), entry 1a2b3c4d5e6f (verified, saves 412 ms of compile)".
+std::string remoteHitHeadline(const EntryInfo& entry, const std::string& url);
+
 } // namespace fxs::cache

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <tuple>
 
 namespace fxs::compile::detail {
@@ -156,15 +155,11 @@ Result<std::optional<ArtifactProvider::Loaded>>
 ArtifactProvider::fromRemote(PreparedRegion& p, RegionOutcome& out, bool load)
 {
     remote::RemoteTier& tier = *m_options.remote;
-    auto f = tier.fetch(out.key);
-    if (f.state == remote::FetchState::Miss && tier.hasKey()) {
-        // One process builds; the others wait for its entry (the lock expires if it dies).
-        const std::int64_t patienceMs = m_options.compiler.timeoutMs + 30000;
-        if (tier.tryLock(out.key, patienceMs)) {
-            m_remoteLock = out.key;
-        } else {
-            f = tier.waitFor(out.key, patienceMs);
-        }
+    // One process builds; the others wait for its entry (the lock expires if it dies).
+    bool locked = false;
+    const auto f = tier.fetchOrLock(out.key, m_options.compiler.timeoutMs + 30000, locked);
+    if (locked) {
+        m_remoteLock = out.key;
     }
     if (f.state == remote::FetchState::Rejected || f.state == remote::FetchState::NoKey) {
         m_replaceRemote = f.state == remote::FetchState::Rejected;
@@ -189,11 +184,7 @@ ArtifactProvider::fromRemote(PreparedRegion& p, RegionOutcome& out, bool load)
     auto hit = localHit(p, out, *r->entry, load);
     if (hit && *hit) {
         out.reason = Reason::RemoteHit;
-        out.headline = cache::headline(
-            Reason::RemoteHit, "remote hit (" + tier.url() + "), entry " + info.key.substr(0, 12) +
-                                   " (" + std::string(cache::entryStatusName(info.status)) +
-                                   ", saves " + std::to_string(std::llround(info.compileMs)) +
-                                   " ms of compile)");
+        out.headline = cache::remoteHitHeadline(info, tier.url());
     }
     return hit;
 }

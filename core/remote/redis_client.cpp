@@ -107,6 +107,8 @@ Result<std::unique_ptr<RedisClient>> RedisClient::connect(const RedisUrl& url,
                                                           const RedisTimeouts& timeouts)
 {
     auto impl = std::make_unique<Impl>();
+    // The timeout bounds the TCP connect; a host name is resolved before it (getaddrinfo), so
+    // teams whose resolver may hang give an address.
     impl->ctx = redisConnectWithTimeout(url.host.c_str(), url.port, toTimeval(timeouts.connectMs));
     if (!impl->ctx) {
         return makeError(ErrorCode::Io, "cannot allocate a Redis connection", url.text());

@@ -26,6 +26,32 @@ bool parseNumber(std::string_view s, int lo, int hi, int& out)
     return r.ec == std::errc() && r.ptr == s.data() + s.size() && out >= lo && out <= hi;
 }
 
+// host[:port] or [v6][:port] into host and port text (empty: the default port).
+Status splitHostPort(std::string_view url, std::string_view rest, std::string& host,
+                     std::string_view& portText)
+{
+    if (!rest.empty() && rest.front() == '[') {
+        const auto close = rest.find(']');
+        if (close == std::string_view::npos) {
+            return urlError(url, "']' closing the IPv6 address", rest);
+        }
+        host = std::string(rest.substr(1, close - 1));
+        rest = rest.substr(close + 1);
+        if (!rest.empty() && rest.front() != ':') {
+            return urlError(url, "':' and a port after the IPv6 address", rest);
+        }
+        portText = rest.empty() ? std::string_view() : rest.substr(1);
+        return {};
+    }
+    const auto colon = rest.find(':');
+    host = std::string(rest.substr(0, colon));
+    portText = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    if (colon != std::string_view::npos && portText.empty()) {
+        return urlError(url, "a port after ':'", portText);
+    }
+    return {};
+}
+
 } // namespace
 
 std::string RedisUrl::text() const
@@ -53,24 +79,8 @@ Result<RedisUrl> parseRedisUrl(std::string_view text)
         return urlError(text, "host:port without credentials", rest);
     }
     std::string_view portText;
-    if (!rest.empty() && rest.front() == '[') {
-        const auto close = rest.find(']');
-        if (close == std::string_view::npos) {
-            return urlError(text, "']' closing the IPv6 address", rest);
-        }
-        url.host = std::string(rest.substr(1, close - 1));
-        rest = rest.substr(close + 1);
-        if (!rest.empty() && rest.front() != ':') {
-            return urlError(text, "':' and a port after the IPv6 address", rest);
-        }
-        portText = rest.empty() ? std::string_view() : rest.substr(1);
-    } else {
-        const auto colon = rest.find(':');
-        url.host = std::string(rest.substr(0, colon));
-        portText = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
-        if (colon != std::string_view::npos && portText.empty()) {
-            return urlError(text, "a port after ':'", portText);
-        }
+    if (Status s = splitHostPort(text, rest, url.host, portText); !s) {
+        return s.error();
     }
     if (url.host.empty()) {
         return urlError(text, "a host name or address", url.host);

@@ -24,25 +24,16 @@ std::string cacheKeyOf(const std::string& redisKey, std::size_t prefixLen)
     return redisKey.substr(prefixLen);
 }
 
-// Every entry's parsed metadata with its last access (atime), in key order. Values that do not
-// parse are left out (verify reports them).
-Result<std::vector<Row>> readRows(RemoteTier::Impl& impl)
+// The parsed metadata and last access (atime) of these cache keys, in their order. Keys
+// without metadata, and values that do not parse, are left out (verify reports the latter).
+Result<std::vector<Row>> rowsOf(RemoteTier::Impl& impl, const std::vector<std::string>& keys)
 {
-    if (!impl.online()) {
-        return impl.offlineError();
-    }
-    const std::string metaPrefix = impl.options.prefix + "meta:";
-    auto keys = impl.client->keys(metaPrefix + "*");
-    if (!keys) {
-        impl.failed(keys.error());
-        return keys.error();
-    }
     std::vector<Row> rows;
-    for (std::size_t i = 0; i < keys->size(); i += kBatch) {
+    for (std::size_t i = 0; i < keys.size(); i += kBatch) {
         std::vector<std::string> batch;
-        for (std::size_t j = i; j < std::min(keys->size(), i + kBatch); ++j) {
-            batch.push_back((*keys)[j]);
-            batch.push_back(impl.keyOf("atime", cacheKeyOf((*keys)[j], metaPrefix.size())));
+        for (std::size_t j = i; j < std::min(keys.size(), i + kBatch); ++j) {
+            batch.push_back(impl.keyOf("meta", keys[j]));
+            batch.push_back(impl.keyOf("atime", keys[j]));
         }
         auto values = impl.client->mget(batch);
         if (!values) {
@@ -65,6 +56,24 @@ Result<std::vector<Row>> readRows(RemoteTier::Impl& impl)
     return rows;
 }
 
+// Every entry (SCAN of the metadata keys).
+Result<std::vector<Row>> readRows(RemoteTier::Impl& impl)
+{
+    if (!impl.online()) {
+        return impl.offlineError();
+    }
+    const std::string metaPrefix = impl.options.prefix + "meta:";
+    auto keys = impl.client->keys(metaPrefix + "*");
+    if (!keys) {
+        impl.failed(keys.error());
+        return keys.error();
+    }
+    for (auto& k : *keys) {
+        k = cacheKeyOf(k, metaPrefix.size());
+    }
+    return rowsOf(impl, *keys);
+}
+
 } // namespace
 
 Result<std::vector<cache::EntryInfo>> RemoteTier::list()
@@ -80,14 +89,33 @@ Result<std::vector<cache::EntryInfo>> RemoteTier::list()
     return out;
 }
 
+// Through the region's index set (publish adds to it), so a miss reads only its region's
+// entries.
 Result<std::vector<cache::EntryInfo>> RemoteTier::entriesOfRegion(const std::string& digest)
 {
-    auto all = list();
-    if (!all) {
-        return all.error();
+    if (!m_impl->online()) {
+        return m_impl->offlineError();
     }
-    std::erase_if(*all, [&](const cache::EntryInfo& e) { return e.regionDigest != digest; });
-    return all;
+    auto members = m_impl->client->command({"SMEMBERS", m_impl->keyOf("region", digest)});
+    if (!members) {
+        m_impl->failed(members.error());
+        return members.error();
+    }
+    std::vector<std::string> keys;
+    for (auto& m : members->elements) {
+        keys.push_back(std::move(m.text));
+    }
+    auto rows = rowsOf(*m_impl, keys);
+    if (!rows) {
+        return rows.error();
+    }
+    std::vector<cache::EntryInfo> out;
+    for (auto& r : *rows) {
+        if (r.info.regionDigest == digest) {
+            out.push_back(std::move(r.info));
+        }
+    }
+    return out;
 }
 
 Result<std::optional<cache::EntryInfo>> RemoteTier::info(const std::string& key)
@@ -133,11 +161,23 @@ Status RemoteTier::remove(const std::string& key)
     if (!m_impl->online()) {
         return m_impl->offlineError();
     }
+    auto entry = info(key); // for its region's index set
+    if (!entry) {
+        return entry.error();
+    }
     auto r = m_impl->client->del({m_impl->keyOf("meta", key), m_impl->keyOf("blob", key),
                                   m_impl->keyOf("atime", key)});
     if (!r) {
         m_impl->failed(r.error());
         return r.error();
+    }
+    if (*entry) {
+        const std::string region = m_impl->keyOf("region", (*entry)->regionDigest);
+        auto s = m_impl->client->command({"SREM", region, key});
+        if (!s) {
+            m_impl->failed(s.error());
+            return s.error();
+        }
     }
     return {};
 }

@@ -21,6 +21,26 @@ std::int64_t nowMs()
 
 } // namespace
 
+// Without a team key: the metadata only (the blob is never downloaded). NoKey when it exists.
+static FetchResult fetchMetadataOnly(RemoteTier::Impl& impl, const std::string& key)
+{
+    FetchResult r;
+    auto meta = impl.client->get(impl.keyOf("meta", key));
+    if (!meta) {
+        impl.failed(meta.error());
+        r.state = FetchState::Unavailable;
+        return r;
+    }
+    const auto split = *meta ? detail::splitMetadata(**meta) : std::nullopt;
+    r.info = split ? detail::parseMetadata(split->text) : std::nullopt;
+    if (r.info) {
+        r.state = FetchState::NoKey;
+        r.reason = Reason::MissRemoteNoKey;
+        r.problem = "no team key: remote artifacts are never loaded";
+    }
+    return r;
+}
+
 RemoteTier::RemoteTier(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 RemoteTier::~RemoteTier() = default;
 
@@ -70,25 +90,10 @@ FetchResult RemoteTier::fetch(const std::string& key)
         r.state = FetchState::Unavailable;
         return r;
     }
-    const std::string metaKey = m_impl->keyOf("meta", key);
     if (!m_impl->teamKey) {
-        // Metadata only: the blob is never downloaded.
-        auto meta = m_impl->client->get(metaKey);
-        if (!meta) {
-            m_impl->failed(meta.error());
-            r.state = FetchState::Unavailable;
-            return r;
-        }
-        const auto split = *meta ? detail::splitMetadata(**meta) : std::nullopt;
-        r.info = split ? detail::parseMetadata(split->text) : std::nullopt;
-        if (r.info) {
-            r.state = FetchState::NoKey;
-            r.reason = Reason::MissRemoteNoKey;
-            r.problem = "no team key: remote artifacts are never loaded";
-        }
-        return r;
+        return fetchMetadataOnly(*m_impl, key);
     }
-    auto values = m_impl->client->mget({metaKey, m_impl->keyOf("blob", key)});
+    auto values = m_impl->client->mget({m_impl->keyOf("meta", key), m_impl->keyOf("blob", key)});
     if (!values) {
         m_impl->failed(values.error());
         r.state = FetchState::Unavailable;
@@ -140,19 +145,23 @@ bool RemoteTier::publish(const cache::EntryInfo& info, const cache::Artifact& ar
     const std::vector<std::pair<std::string, std::string>> pairs = {
         {m_impl->keyOf("meta", e.key), detail::joinMetadata(mac, text)},
         {m_impl->keyOf("blob", e.key), blob}};
+    Result<bool> written = false;
     if (replace) {
-        auto s = m_impl->client->setAll(pairs);
-        if (!s) {
-            m_impl->failed(s.error());
-        }
-        return s.ok();
+        Status s = m_impl->client->setAll(pairs);
+        written = s ? Result<bool>(true) : Result<bool>(s.error());
+    } else {
+        written = m_impl->client->setAllIfAbsent(pairs);
     }
-    auto s = m_impl->client->setAllIfAbsent(pairs);
-    if (!s) {
-        m_impl->failed(s.error());
+    if (written && *written) {
+        // The region's index, so that a miss reads only its region's entries.
+        auto r = m_impl->client->command({"SADD", m_impl->keyOf("region", e.regionDigest), e.key});
+        written = r ? written : Result<bool>(r.error());
+    }
+    if (!written) {
+        m_impl->failed(written.error());
         return false;
     }
-    return *s;
+    return *written;
 }
 
 bool RemoteTier::tryLock(const std::string& key, std::int64_t ttlMs)
@@ -177,6 +186,26 @@ void RemoteTier::unlock(const std::string& key)
             m_impl->failed(r.error());
         }
     }
+}
+
+FetchResult RemoteTier::fetchOrLock(const std::string& key, std::int64_t patienceMs,
+                                    bool& locked)
+{
+    locked = false;
+    FetchResult f = fetch(key);
+    if (f.state != FetchState::Miss || !m_impl->teamKey) {
+        return f;
+    }
+    if (!tryLock(key, patienceMs)) {
+        return waitFor(key, patienceMs);
+    }
+    f = fetch(key);
+    if (f.state == FetchState::Miss) {
+        locked = true;
+    } else {
+        unlock(key);
+    }
+    return f;
 }
 
 FetchResult RemoteTier::waitFor(const std::string& key, std::int64_t timeoutMs)

@@ -73,6 +73,10 @@ public:
     // took it (it expires after ttlMs if its holder dies).
     bool tryLock(const std::string& key, std::int64_t ttlMs);
     void unlock(const std::string& key);
+    // What the compile flow calls: fetch; on a miss either take the build lock (`locked` set:
+    // the caller builds, publishes and unlocks) or wait for the holder's entry (waitFor). The
+    // fetch is repeated once the lock is taken, in case the holder finished in between.
+    FetchResult fetchOrLock(const std::string& key, std::int64_t patienceMs, bool& locked);
     // After another process took the lock: polls until the entry appears (Hit or a check
     // failure), the lock goes (Miss), the tier goes offline, or timeoutMs passes (Miss).
     FetchResult waitFor(const std::string& key, std::int64_t timeoutMs);

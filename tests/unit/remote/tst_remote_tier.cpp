@@ -136,6 +136,9 @@ private Q_SLOTS:
         QVERIFY(all && all->size() == 1);
         QCOMPARE(all->front().soBytes, 8192);
         QVERIFY(all->front().lastHitMs > 0); // the hit refreshed its access time
+        auto region = tier->entriesOfRegion(e.regionDigest);
+        QVERIFY(region && region->size() == 1 && region->front().key == e.key);
+        QVERIFY(tier->entriesOfRegion(entryInfo(2).regionDigest)->empty());
         auto key = tier->resolvePrefix(e.key.substr(0, 6));
         QVERIFY(key && *key == e.key);
         auto v = tier->verify();
@@ -328,6 +331,7 @@ private Q_SLOTS:
         QCOMPARE(tier->fetch(entryInfo(2).key).state, FetchState::Miss); // the oldest went
         QCOMPARE(tier->fetch(entryInfo(1).key).state, FetchState::Hit);
         QVERIFY(tier->remove(entryInfo(3).key));
+        QVERIFY(tier->entriesOfRegion(entryInfo(3).regionDigest)->empty());
         auto all = tier->gc(0);
         QVERIFY(all && all->removed == 1 && all->bytesAfter == 0);
         QVERIFY(tier->list()->empty());
