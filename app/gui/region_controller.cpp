@@ -102,6 +102,8 @@ void RegionController::createActions()
     add(tr("&Delete Region"), {}, &RegionController::deleteSelected);
     add(tr("Create per &Module Matching…"), {}, &RegionController::createPerModuleAsked)
         ->setObjectName(QStringLiteral("createPerModuleAction"));
+    add(tr("Plan &Nested Regions…"), {}, &RegionController::writeNestedPlanAsked)
+        ->setObjectName(QStringLiteral("planNestedAction"));
     m_menu->addSeparator();
     add(tr("&Auto-propose Regions"), {}, &RegionController::autoPropose)
         ->setStatusTip(tr("Add maximal acyclic regions of supported ops outside the regions"));

@@ -73,6 +73,12 @@ public:
     // not known yet, the pattern is invalid or matches nothing (said on the status line).
     bool createPerModule(const QString& pattern);
 
+    // Regions › Plan Nested Regions…: writes the nested-region plan of the current graph's
+    // repeated blocks (core/structure/nested_plan.h) to path and says on the status line how
+    // many regions and instances it has; refused when the graph's module tree is not known yet
+    // or the file cannot be written (said on the status line).
+    bool writeNestedPlan(const QString& path);
+
     // Writes the current graph's regions as a `.fxscope` project. Errors go to the status bar.
     bool saveProject(const QString& path);
     // Loads the project's source (if not open yet), shows its graph and restores its regions.
@@ -114,6 +120,7 @@ private:
     void clearRefusal();
     void updateActions();
     void createPerModuleAsked();
+    void writeNestedPlanAsked();
     // Ids of the regions to act on: those picked in the panel, else those holding selected
     // nodes (document order).
     QStringList targetRegions() const;

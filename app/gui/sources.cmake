@@ -18,6 +18,7 @@ add_library(fxscope_app STATIC
     profile_controller.cpp
     recent_files.cpp
     region_controller.cpp
+    region_controller_nested.cpp
     region_controller_project.cpp
     shutdown.cpp
     structure_controller.cpp
