@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up fxscope on Debian 12: installs what is missing (apt), configures and builds with
-# ccache, then either opens the app on the bundled sample ("app") or runs every test ("test").
-#   packaging/setup.sh app    # install, build, open the app on resources/samples
-#   packaging/setup.sh test   # install, build, run the whole CTest suite
+# ccache, then opens the app on the bundled sample ("app"), runs every test ("test") or builds
+# the Debian package from the binaries just built ("package").
+#   packaging/setup.sh app      # install, build, open the app on resources/samples
+#   packaging/setup.sh test     # install, build, run the whole CTest suite
+#   packaging/setup.sh package  # install, build, then build/fxscope_<version>_amd64.deb
 set -euo pipefail
 mode="${1:-app}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,6 +19,8 @@ packages=(
     libbenchmark-dev nlohmann-json3-dev libsimdjson-dev libxxhash-dev libzip-dev
     libcli11-dev libfmt-dev libsleef-dev
     libhiredis-dev redis-server
+    # the .deb (CPack, dpkg-shlibdeps, PNG icons) and its test (validators, lintian)
+    dpkg-dev librsvg2-bin shared-mime-info desktop-file-utils appstream lintian
 )
 if [ "$mode" = app ]; then
     packages+=(qt6-qpa-plugins fonts-dejavu-core)
@@ -49,8 +53,12 @@ test)
     cd "$build"
     ctest --output-on-failure -j "$(nproc)" --timeout 900
     ;;
+package)
+    cmake --build "$build" --target package
+    ls "$build"/fxscope_*.deb
+    ;;
 *)
-    echo "usage: packaging/setup.sh app|test" >&2
+    echo "usage: packaging/setup.sh app|test|package" >&2
     exit 2
     ;;
 esac

@@ -21,6 +21,7 @@ add_library(fxscope_app STATIC
     region_controller_nested.cpp
     region_controller_project.cpp
     shutdown.cpp
+    smoke_test.cpp
     structure_controller.cpp
 )
 target_link_libraries(fxscope_app PUBLIC fxscope_views Qt6::Widgets
