@@ -81,7 +81,7 @@ set(core_deps_cache util graph explain) # explain/component_change.h: the one di
 set(core_deps_remote util graph explain cache) # cache's types; explain via cache's headers
 set(core_deps_compile util graph cache remote codegen cuda exec partition)
 set(core_deps_profile util graph model exec partition compile cuda structure)
-set(core_deps_layout util graph)
+set(core_deps_layout util graph structure) # structure: module groups (module_tree.h)
 set(core_deps_diagnose util graph model io explain profile)
 set(core_deps_cuda util)
 set(core_deps_structure util graph model)

@@ -1,13 +1,16 @@
-// fxscope-cli render GRAPH --out x.svg|x.png [--expand-all] [--kind K | --graph N]: draws one
-// graph (a graph-code file, or a graph of a TORCH_TRACE log/directory) as the GUI's graph view
-// would open it — large graphs collapsed by source scope — and prints a JSON summary. SVG comes
+// fxscope-cli render GRAPH --out x.svg|x.png [--expand-all] [--module PATH] [--kind K | --graph N]:
+// draws one graph (a graph-code file, or a graph of a TORCH_TRACE log/directory) as the GUI's
+// graph view would open it — grouped by the model's modules (source scopes when it names none),
+// large graphs collapsed — and prints a JSON summary with the top-level items drawn. SVG comes
 // from fxscope's own writer, PNG from Graphviz's renderer. Contract: README "fxscope-cli render".
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "core/io/loader.h"
+#include "core/structure/structure.h"
 
 #ifdef FXSCOPE_HAVE_GRAPHVIZ
 #include "core/layout/graph_layout.h"
+#include "core/layout/layout_cache.h"
 #include "core/layout/svg_writer.h"
 #endif
 
@@ -32,6 +35,15 @@ struct RenderOptions {
     int index = -1;
     bool expandAll = false;
     int collapseAbove = 300;
+    std::string module;           // draw only this module
+    std::string groupBy = "modules"; // or "source"
+};
+
+// A parsed graph and, for a graph of a run, the run and its index there (for the structure).
+struct Pick {
+    const model::GraphArtifact* artifact = nullptr;
+    const model::Run* run = nullptr;
+    std::size_t index = 0;
 };
 
 std::string extensionOf(const std::string& path)
@@ -54,18 +66,18 @@ int fail(int code, const std::string& message)
 }
 
 // Graphs in load order that parsed; standalone files first, then each run's graphs.
-std::vector<const model::GraphArtifact*> parsedGraphs(const io::LoadResult& loaded)
+std::vector<Pick> parsedGraphs(const io::LoadResult& loaded)
 {
-    std::vector<const model::GraphArtifact*> out;
+    std::vector<Pick> out;
     for (const auto& g : loaded.graphs) {
         if (g.graph) {
-            out.push_back(&g);
+            out.push_back({&g, nullptr, 0});
         }
     }
     for (const auto& run : loaded.runs) {
-        for (const auto& g : run.graphs) {
-            if (g.graph) {
-                out.push_back(&g);
+        for (std::size_t i = 0; i < run.graphs.size(); ++i) {
+            if (run.graphs[i].graph) {
+                out.push_back({&run.graphs[i], &run, i});
             }
         }
     }
@@ -73,32 +85,53 @@ std::vector<const model::GraphArtifact*> parsedGraphs(const io::LoadResult& load
 }
 
 // Picks the graph by --graph INDEX, else the first of --kind, else the first one.
-const model::GraphArtifact* pickGraph(const std::vector<const model::GraphArtifact*>& graphs,
-                                      const RenderOptions& o, std::string& error)
+std::optional<Pick> pickGraph(const std::vector<Pick>& graphs, const RenderOptions& o,
+                              std::string& error)
 {
     if (o.index >= 0) {
         if (static_cast<std::size_t>(o.index) >= graphs.size()) {
             error = "--graph " + std::to_string(o.index) + " is out of range (" +
                     std::to_string(graphs.size()) + " graphs)";
-            return nullptr;
+            return std::nullopt;
         }
         return graphs[static_cast<std::size_t>(o.index)];
     }
-    for (const auto* g : graphs) {
-        if (o.kind.empty() || g->kind == o.kind) {
+    for (const Pick& g : graphs) {
+        if (o.kind.empty() || g.artifact->kind == o.kind) {
             return g;
         }
     }
     error = o.kind.empty() ? "no graph found in " + o.path
                            : "no graph of kind '" + o.kind + "' in " + o.path;
-    return nullptr;
+    return std::nullopt;
 }
 
 #ifdef FXSCOPE_HAVE_GRAPHVIZ
 
+// The top-level items drawn: the focused group's children (the whole graph's by default).
+json itemsJson(const layout::ViewGraph& view)
+{
+    json items = json::array();
+    for (const layout::ViewChild& c : view.group(view.focus()).children) {
+        if (!c.isGroup) {
+            items.push_back({{"label", view.titleOf(view.graph().node(c.index))},
+                             {"kind", "node"},
+                             {"nodes", 1}});
+            continue;
+        }
+        const layout::Group& g = view.group(c.index);
+        items.push_back({{"label", g.label},
+                         {"kind", layout::groupKindName(g.kind)},
+                         {"nodes", g.nodeCount()},
+                         {"detail", g.detail},
+                         {"expanded", view.isExpanded(g.id)}});
+    }
+    return items;
+}
+
 json summary(const RenderOptions& o, const std::string& format, const model::GraphArtifact& g,
              const layout::ViewGraph& view, const layout::VisibleGraph& vis,
-             const std::optional<layout::Rect>& bbox)
+             const std::optional<layout::Rect>& bbox, double seconds)
 {
     json j{{"output", o.out},
            {"format", format},
@@ -111,9 +144,57 @@ json summary(const RenderOptions& o, const std::string& format, const model::Gra
            {"expanded_groups", view.expandedCount()},
            {"visible_items", vis.items.size()},
            {"visible_edges", vis.edges.size()}};
+    j["grouped_by"] = view.modules() ? std::string(structure::sourceName(view.modules()->source))
+                                     : std::string("source");
+    j["module"] = o.module.empty() ? json() : json(o.module);
     j["width"] = bbox ? json(bbox->width()) : json();
     j["height"] = bbox ? json(bbox->height()) : json();
+    j["layout_seconds"] = seconds;
+    j["items"] = itemsJson(view);
     return j;
+}
+
+// The module tree of the picked graph; null when asked for source groups or when recovery fails
+// (the view then groups by source scope).
+std::shared_ptr<const structure::ModuleTree> modulesOf(const Pick& p, const RenderOptions& o)
+{
+    if (o.groupBy != "modules") {
+        return nullptr;
+    }
+    auto tree = p.run ? structure::recoverRunGraphStructure(*p.run, p.index)
+                      : structure::recoverStructure(*p.artifact->graph);
+    if (!tree) {
+        std::cerr << "fxscope-cli render: module structure: " << tree.error().toString()
+                  << " (grouping by source)\n";
+        return nullptr;
+    }
+    return std::make_shared<const structure::ModuleTree>(std::move(*tree));
+}
+
+// Focuses the view on one module: its group (expanded, with everything inside when small).
+Status focusModule(layout::ViewGraph& view, const RenderOptions& o)
+{
+    const auto& tree = view.modules();
+    const auto module = tree ? tree->find(o.module) : std::nullopt;
+    const layout::GroupId group = module ? view.groupOfModule(*module) : layout::kNoGroup;
+    if (group == layout::kNoGroup) {
+        return makeError(ErrorCode::Invalid,
+                         "--module " + o.module + ": no such module in this graph" +
+                             (tree ? "" : " (it names no modules)") +
+                             "; `fxscope-cli structure` lists them");
+    }
+    view.setFocus(group);
+    const bool small = view.group(group).nodeCount() <= static_cast<std::size_t>(o.collapseAbove);
+    for (const layout::Group& g : view.groups()) {
+        bool inside = false;
+        for (layout::GroupId a = g.id; a != layout::kNoGroup; a = view.group(a).parent) {
+            inside = inside || a == group;
+        }
+        if (inside && (small || o.expandAll || g.id == group)) {
+            view.setExpanded(g.id, true);
+        }
+    }
+    return {};
 }
 
 int render(const RenderOptions& o)
@@ -124,22 +205,29 @@ int render(const RenderOptions& o)
     }
     const io::LoadResult loaded = io::loadPaths({o.path});
     std::string error;
-    const model::GraphArtifact* g = pickGraph(parsedGraphs(loaded), o, error);
-    if (g == nullptr) {
+    const std::optional<Pick> picked = pickGraph(parsedGraphs(loaded), o, error);
+    if (!picked) {
         for (const auto& d : loaded.diagnostics.items()) {
             std::cerr << d.toString() << "\n";
         }
         const bool usage = o.index >= 0 || !o.kind.empty();
         return fail(usage && loaded.readSomething() ? kUsageError : kInputError, error);
     }
+    const model::GraphArtifact* g = picked->artifact;
     layout::GroupingOptions grouping;
     grouping.collapseAbove = o.collapseAbove;
-    layout::ViewGraph view(g->graph, grouping);
-    if (o.expandAll) {
+    layout::ViewGraph view(g->graph, modulesOf(*picked, o), grouping);
+    if (!o.module.empty()) {
+        if (Status s = focusModule(view, o); !s.ok()) {
+            return fail(kUsageError, s.error().toString());
+        }
+    } else if (o.expandAll) {
         view.expandAll();
     }
-    const layout::LayoutOptions options;
+    layout::LayoutOptions options;
+    options.cache = std::make_shared<layout::LayoutCache>();
     std::optional<layout::Rect> bbox;
+    double seconds = 0;
     if (format == "svg") {
         auto laid = layout::layoutViewGraph(view, options);
         if (!laid.ok()) {
@@ -149,10 +237,11 @@ int render(const RenderOptions& o)
             return fail(kRenderError, s.error().toString());
         }
         bbox = laid->bbox;
+        seconds = laid->seconds;
     } else if (Status s = layout::renderWithGraphviz(view, options, "png", o.out); !s.ok()) {
         return fail(kRenderError, s.error().toString());
     }
-    printJson(summary(o, format, *g, view, view.visible(), bbox));
+    printJson(summary(o, format, *g, view, view.visible(), bbox, seconds));
     return kOk;
 }
 
@@ -171,11 +260,16 @@ void addRenderCommand(CLI::App& app, int& exitCode)
 {
     auto opts = std::make_shared<RenderOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "render", "Draw a graph as SVG or PNG (large graphs collapsed by source scope)");
+        "render", "Draw a graph as SVG or PNG (grouped by modules; large graphs collapsed)");
     cmd->add_option("GRAPH", opts->path, "Graph-code file, TORCH_TRACE log or directory")
         ->required();
     cmd->add_option("--out,-o", opts->out, "Output file: .svg or .png")->required();
-    cmd->add_flag("--expand-all", opts->expandAll, "Expand every group (slow on large graphs)");
+    cmd->add_flag("--expand-all", opts->expandAll, "Expand every group");
+    cmd->add_option("--module", opts->module,
+                    "Draw only this module (a path `fxscope-cli structure` lists)");
+    cmd->add_option("--group-by", opts->groupBy, "modules (default; source scopes when the graph "
+                                                 "names none) or source")
+        ->check(CLI::IsMember({"modules", "source"}));
     CLI::Option* kind = cmd->add_option(
         "--kind", opts->kind, "For traces: the first graph of this kind (e.g. aot_forward_graph)");
     cmd->add_option("--graph", opts->index, "The N-th parsed graph (0-based), load order")

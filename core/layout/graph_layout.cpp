@@ -1,6 +1,8 @@
 #include "core/layout/graph_layout.h"
 
 #include "core/graph/op_category.h"
+#include "core/layout/dot_level.h"
+#include "core/layout/hierarchical_layout.h"
 #include "core/layout/palette.h"
 #include "core/layout/region_hulls.h"
 
@@ -161,6 +163,7 @@ void addClusters(GvGraph& gv, const ViewGraph& view, const VisibleGraph& vis,
                  const Symbols& sym, std::unordered_map<GroupId, Agraph_t*>& byGroup)
 {
     byGroup[kRootGroup] = gv.get();
+    byGroup[view.focus()] = gv.get();
     for (GroupId id : vis.clusters) {
         const Group& grp = view.group(id);
         Agraph_t* parent = byGroup.at(grp.parent);
@@ -210,21 +213,6 @@ Point toPoint(pointf p)
     return {p.x, p.y};
 }
 
-// The point of a cubic bezier path at its middle segment's t = 0.5, for count labels.
-Point midpoint(const std::vector<Point>& pts)
-{
-    if (pts.size() < 4) {
-        return pts.empty() ? Point{} : pts.front();
-    }
-    const std::size_t segments = (pts.size() - 1) / 3;
-    const std::size_t s = (segments - 1) / 2 * 3;
-    const Point& a = pts[s];
-    const Point& b = pts[s + 1];
-    const Point& c = pts[s + 2];
-    const Point& d = pts[s + 3];
-    return {(a.x + 3 * b.x + 3 * c.x + d.x) / 8.0, (a.y + 3 * b.y + 3 * c.y + d.y) / 8.0};
-}
-
 EdgePath readEdge(Agedge_t* e, const VisibleEdge& ve, const LayoutOptions& o)
 {
     EdgePath path;
@@ -244,7 +232,7 @@ EdgePath readEdge(Agedge_t* e, const VisibleEdge& ve, const LayoutOptions& o)
     if (o.edgeCountLabels && ve.count > 1) {
         path.hasLabel = true;
         path.label = "×" + std::to_string(ve.count);
-        path.labelPos = midpoint(path.points);
+        path.labelPos = detail::pathMidpoint(path.points);
     }
     return path;
 }
@@ -304,8 +292,67 @@ ItemBox measureItem(const VisibleItem& item, const LayoutOptions& o)
     return {{}, w, lines * o.lineHeight + 2 * o.paddingY};
 }
 
+namespace detail {
+
+// The point of a cubic bezier path at its middle segment's t = 0.5, for count labels.
+Point pathMidpoint(const std::vector<Point>& pts)
+{
+    if (pts.size() < 4) {
+        return pts.empty() ? Point{} : pts.front();
+    }
+    const std::size_t segments = (pts.size() - 1) / 3;
+    const std::size_t s = (segments - 1) / 2 * 3;
+    const Point& a = pts[s];
+    const Point& b = pts[s + 1];
+    const Point& c = pts[s + 2];
+    const Point& d = pts[s + 3];
+    return {(a.x + 3 * b.x + 3 * c.x + d.x) / 8.0, (a.y + 3 * b.y + 3 * c.y + d.y) / 8.0};
+}
+
+Result<LevelLayout> layoutLevel(const LevelInput& level, const LayoutOptions& options)
+{
+    LevelLayout out;
+    std::lock_guard lock(graphvizMutex());
+    CLocaleScope cLocale;
+    graphvizErrors().clear();
+    agseterrf(collectGraphvizError);
+    GvGraph gv(graphvizContext());
+    const Symbols sym = declareAttributes(gv.get(), options, false);
+    for (std::size_t i = 0; i < level.sizes.size(); ++i) {
+        const std::string name = "n" + std::to_string(i);
+        Agnode_t* n = agnode(gv.get(), cstr(name.c_str()), 1);
+        agxset(n, sym.width, cstr(number(level.sizes[i].first / 72.0).c_str()));
+        agxset(n, sym.height, cstr(number(level.sizes[i].second / 72.0).c_str()));
+        gv.nodes.push_back(n);
+    }
+    for (const auto& [from, to] : level.edges) {
+        gv.edges.push_back(agedge(gv.get(), gv.nodes[from], gv.nodes[to], nullptr, 1));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    if (!gv.layout()) {
+        return graphvizError(ErrorCode::Runtime, "Graphviz dot layout failed");
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const boxf bb = GD_bb(gv.get());
+    out.bbox = {bb.LL.x, bb.LL.y, bb.UR.x, bb.UR.y};
+    for (Agnode_t* n : gv.nodes) {
+        out.centers.push_back(toPoint(ND_coord(n)));
+    }
+    LayoutOptions plain = options;
+    plain.edgeCountLabels = false;
+    for (Agedge_t* e : gv.edges) {
+        out.edges.push_back(readEdge(e, VisibleEdge{}, plain));
+    }
+    return out;
+}
+
+} // namespace detail
+
 Result<LayoutResult> layoutViewGraph(const ViewGraph& view, const LayoutOptions& options)
 {
+    if (view.graph().size() > options.hierarchicalAbove || view.modules()) {
+        return layoutHierarchical(view, options);
+    }
     LayoutResult out;
     out.visible = view.visible();
     if (options.cancel.isCancelled()) {

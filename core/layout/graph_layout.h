@@ -1,5 +1,8 @@
 // Lays out the visible part of a ViewGraph with Graphviz `dot` and returns plain data: item
 // boxes, edge splines as Graphviz gives them, expanded-group (cluster) frames, region hulls.
+// Small graphs grouped by source are one dot run with clusters; graphs grouped by modules and
+// large ones (LayoutOptions::hierarchicalAbove) are laid out level by level — each expanded group's interior on its own, composed bottom-up, with
+// levels cached by content (layout_cache.h) — so no dot run sees more than one group's children.
 // Coordinates are Graphviz points with y growing UP; drawers flip y. No Graphviz types leak out.
 // Threading: callable from any thread; every Graphviz call is serialised by one global mutex.
 #pragma once
@@ -9,11 +12,14 @@
 #include "core/util/result.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace fxs::layout {
+
+class LayoutCache;
 
 struct Point {
     double x = 0;
@@ -70,6 +76,9 @@ struct LayoutResult {
     std::vector<RegionHull> regions;
     Rect bbox;
     double seconds = 0; // time spent in Graphviz
+    // Hierarchical layouts: levels laid out now and levels taken from the cache.
+    int levelsLaidOut = 0;
+    int levelsCached = 0;
 };
 
 struct LayoutOptions {
@@ -89,6 +98,14 @@ struct LayoutOptions {
     double mclimit = 0.5;
     int searchsize = 30;
     CancelToken cancel = CancelToken::none();
+    // Graphs with more nodes than this, and module views, are laid out level by level
+    // (hierarchical_layout.h).
+    std::size_t hierarchicalAbove = 300;
+    // Levels laid out before (shared between layouts of one graph, or of several); null: none.
+    std::shared_ptr<LayoutCache> cache;
+    // Space around a level inside its group's frame, and the frame's header.
+    double clusterPadding = 10.0;
+    double clusterHeader = 20.0;
 };
 
 Result<LayoutResult> layoutViewGraph(const ViewGraph& view, const LayoutOptions& options = {});

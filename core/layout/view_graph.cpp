@@ -84,6 +84,24 @@ ViewGraph::ViewGraph(graph::GraphPtr graph, const GroupingOptions& options)
     : m_graph(std::move(graph))
 {
     build(options);
+    initState(options);
+}
+
+ViewGraph::ViewGraph(graph::GraphPtr graph, std::shared_ptr<const structure::ModuleTree> modules,
+                     const GroupingOptions& options)
+    : m_graph(std::move(graph))
+{
+    if (modules && !modules->modules.empty() && modules->moduleOf.size() == m_graph->size()) {
+        m_modules = std::move(modules);
+        buildFromModules(options);
+    } else {
+        build(options);
+    }
+    initState(options);
+}
+
+void ViewGraph::initState(const GroupingOptions& options)
+{
     const bool collapsed = m_graph->size() > static_cast<std::size_t>(options.collapseAbove);
     m_expanded.assign(m_groups.size(), collapsed ? 0 : 1);
     m_expanded[kRootGroup] = 1;
@@ -94,6 +112,39 @@ ViewGraph::ViewGraph(graph::GraphPtr graph, const GroupingOptions& options)
             m_regionValues.push_back(std::move(r));
         }
     }
+}
+
+std::string_view groupKindName(GroupKind kind)
+{
+    switch (kind) {
+    case GroupKind::Root: return "root";
+    case GroupKind::Inputs: return "inputs";
+    case GroupKind::File: return "file";
+    case GroupKind::Scope: return "scope";
+    case GroupKind::NoSource: return "no_source";
+    case GroupKind::Chunk: return "chunk";
+    case GroupKind::Module: return "module";
+    case GroupKind::Repeated: return "repeated";
+    }
+    return "unknown";
+}
+
+GroupId ViewGraph::groupOfModule(structure::ModuleId module) const
+{
+    for (const Group& g : m_groups) {
+        if (module != structure::kNoModule && g.module == module) {
+            return g.id;
+        }
+    }
+    return kNoGroup;
+}
+
+std::string ViewGraph::titleOf(const Node& node) const
+{
+    if (const auto it = m_inputTitles.find(node.id); it != m_inputTitles.end()) {
+        return it->second;
+    }
+    return nodeTitle(node);
 }
 
 GroupId ViewGraph::addGroup(GroupId parent, GroupKind kind, std::string label, NodeId first)
@@ -169,7 +220,10 @@ void ViewGraph::chunk(GroupId id, const GroupingOptions& options)
 {
     const std::size_t maxChildren = static_cast<std::size_t>(std::max(2, options.maxChildren));
     const std::size_t chunkSize = static_cast<std::size_t>(std::max(2, options.chunkSize));
-    while (m_groups[id].children.size() > maxChildren) {
+    // A run of identical modules stays one list up to a few hundred: "layers.0–63" expands to
+    // its 64 layers, not to chunks of them.
+    const std::size_t limit = m_groups[id].kind == GroupKind::Repeated ? 4 * maxChildren : maxChildren;
+    while (m_groups[id].children.size() > limit) {
         std::vector<ViewChild> children = std::move(m_groups[id].children);
         m_groups[id].children.clear();
         const std::size_t n = children.size();
@@ -205,31 +259,31 @@ void ViewGraph::finish(GroupId rootId, int)
     m_groups.clear();
     m_groupOfNode.assign(m_graph->size(), kRootGroup);
     const auto& nodes = m_graph->nodes();
-    // Iterative DFS would be longer; depth is small (file > scope > chunks).
+    // Iterative DFS would be longer; depth is small (modules nest a handful deep, plus chunks).
     auto visit = [&](auto&& self, GroupId oldId, GroupId parent, int depth) -> GroupId {
         const GroupId id = static_cast<GroupId>(m_groups.size());
         m_groups.push_back(old[oldId]);
         m_groups[id].id = id;
         m_groups[id].parent = parent;
         m_groups[id].depth = depth;
-        NodeId first = graph::kNoNode;
-        NodeId last = 0;
+        std::vector<NodeId> inside;
         for (std::size_t i = 0; i < old[oldId].children.size(); ++i) {
             ViewChild child = old[oldId].children[i];
             if (child.isGroup) {
                 child.index = self(self, child.index, id, depth + 1);
-                first = std::min(first, m_groups[child.index].first);
-                last = std::max(last, m_groups[child.index].end - 1);
+                const auto& sub = m_groups[child.index].nodes;
+                inside.insert(inside.end(), sub.begin(), sub.end());
             } else {
                 m_groupOfNode[child.index] = id;
-                first = std::min(first, child.index);
-                last = std::max(last, child.index);
+                inside.push_back(child.index);
             }
             m_groups[id].children[i] = child;
         }
-        m_groups[id].first = first == graph::kNoNode ? 0 : first;
-        m_groups[id].end = first == graph::kNoNode ? 0 : last + 1;
+        std::sort(inside.begin(), inside.end());
         Group& g = m_groups[id];
+        g.first = inside.empty() ? 0 : inside.front();
+        g.end = inside.empty() ? 0 : inside.back() + 1;
+        g.nodes = std::move(inside);
         if (g.kind == GroupKind::Chunk && g.label.empty() && g.end > g.first) {
             g.label = nodes[g.first].name + " … " + nodes[g.end - 1].name;
         }
@@ -340,10 +394,12 @@ void ViewGraph::addVisibleGroup(const Group& g, GroupId cluster, VisibleGraph& o
     item.index = g.id;
     item.cluster = cluster;
     item.title = g.label;
-    item.subtitle = std::to_string(g.nodeCount()) + (g.nodeCount() == 1 ? " node" : " nodes");
+    item.subtitle = !g.detail.empty() ? g.detail
+                                      : std::to_string(g.nodeCount()) +
+                                            (g.nodeCount() == 1 ? " node" : " nodes");
     bool first = true;
     bool mixed = false;
-    for (NodeId n = g.first; n < g.end; ++n) {
+    for (NodeId n : g.nodes) {
         out.itemOfNode[n] = index;
         const Node& node = m_graph->node(n);
         if (node.isPlaceholder() || node.isOutput() || mixed) {
@@ -367,7 +423,7 @@ void ViewGraph::addVisible(GroupId id, VisibleGraph& out) const
         if (!child.isGroup) {
             const Node& node = m_graph->node(child.index);
             out.itemOfNode[child.index] = static_cast<std::uint32_t>(out.items.size());
-            out.items.push_back({false, child.index, id, nodeTitle(node), nodeSubtitle(node),
+            out.items.push_back({false, child.index, id, titleOf(node), nodeSubtitle(node),
                                  regionOf(node)});
         } else if (m_expanded[child.index]) {
             out.clusters.push_back(child.index);
@@ -381,14 +437,14 @@ void ViewGraph::addVisible(GroupId id, VisibleGraph& out) const
 VisibleGraph ViewGraph::visible() const
 {
     VisibleGraph out;
-    out.itemOfNode.assign(m_graph->size(), 0);
-    addVisible(kRootGroup, out);
+    out.itemOfNode.assign(m_graph->size(), m_focus == kRootGroup ? 0 : kNoItem);
+    addVisible(m_focus, out);
     std::unordered_map<std::uint64_t, std::uint32_t> edgeIndex;
     for (const Node& v : m_graph->nodes()) {
         const std::uint32_t b = out.itemOfNode[v.id];
         for (NodeId u : v.inputs) {
             const std::uint32_t a = out.itemOfNode[u];
-            if (a == b) {
+            if (a == b || a == kNoItem || b == kNoItem) {
                 continue;
             }
             const std::uint64_t key = (std::uint64_t(a) << 32) | b;

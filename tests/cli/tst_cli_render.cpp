@@ -1,5 +1,5 @@
 // fxscope-cli render end to end: SVG and PNG files, the JSON summary, graph choice in traces,
-// and exit codes. Node counts are counted by hand in the fixtures (see each comment).
+// module groups and --module on the recorded 24-layer LLaMA run, and exit codes. Node counts are counted by hand in the fixtures (see each comment).
 #include "tests/cli/cli_runner.h"
 
 #include <QFile>
@@ -9,6 +9,8 @@
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+
+#include <map>
 
 using nlohmann::json;
 
@@ -110,6 +112,79 @@ private Q_SLOTS:
                                   QStringLiteral("10"), QStringLiteral("--expand-all")});
         QVERIFY2(r2.exitCode == 0, r2.err.constData());
         QCOMPARE(json::parse(r2.out.toStdString()).at("visible_items").get<int>(), 152);
+    }
+
+    // The Dynamo graph of LlamaForCausalLM opens as the model: the embedding, the 24 identical
+    // decoder layers as one box, the final norm, the head and the loss.
+    void groupsByModulesAndListsTopItems()
+    {
+        QTemporaryDir dir;
+        const QString trace = QStringLiteral(FXSCOPE_TEST_DATA "/recorded/traces/llama24.log.gz");
+        const CliRun r = runCli({QStringLiteral("render"), trace, QStringLiteral("--kind"),
+                                 QStringLiteral("dynamo_output_graph"), QStringLiteral("--out"),
+                                 dir.filePath(QStringLiteral("m.svg"))});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("grouped_by").get<std::string>(), std::string("names"));
+        std::map<std::string, json> items;
+        for (const json& item : j.at("items")) {
+            items[item.at("label").get<std::string>()] = item;
+        }
+        for (const char* name : {"embed_tokens", "norm", "lm_head"}) {
+            QVERIFY2(items.count(name) && items[name].at("kind") == "module", name);
+        }
+        const json& layers = items["layers.0–23"];
+        QCOMPARE(layers.at("kind").get<std::string>(), std::string("repeated"));
+        const int each = layers.at("nodes").get<int>() / 24;
+        QCOMPARE(layers.at("nodes").get<int>(), 24 * each);
+        QCOMPARE(layers.at("detail").get<std::string>(),
+                 "24 identical · " + std::to_string(each) + " nodes each");
+        QVERIFY(j.at("visible_items").get<int>() <= 20);
+        // The loss: the cross entropy of transformers' loss_utils.py, one box.
+        QVERIFY(items.count("ForCausalLMLoss · loss_utils.py"));
+        // Source groups on request: no module labels.
+        const CliRun bySource = runCli({QStringLiteral("render"), trace, QStringLiteral("--kind"),
+                                        QStringLiteral("dynamo_output_graph"),
+                                        QStringLiteral("--group-by"), QStringLiteral("source"),
+                                        QStringLiteral("--out"), dir.filePath(QStringLiteral("s.svg"))});
+        QVERIFY2(bySource.exitCode == 0, bySource.err.constData());
+        const json s = json::parse(bySource.out.toStdString());
+        QCOMPARE(s.at("grouped_by").get<std::string>(), std::string("source"));
+        for (const json& item : s.at("items")) {
+            QVERIFY(item.at("kind") != "module" && item.at("kind") != "repeated");
+        }
+    }
+
+    // --module draws one decoder layer of the AOT forward graph (module paths mapped from the
+    // Dynamo graph): its norms, attention and MLP, expanded.
+    void drawsOneModule()
+    {
+        QTemporaryDir dir;
+        const QString trace = QStringLiteral(FXSCOPE_TEST_DATA "/recorded/traces/llama24.log.gz");
+        const CliRun r = runCli({QStringLiteral("render"), trace, QStringLiteral("--kind"),
+                                 QStringLiteral("aot_forward_graph"), QStringLiteral("--module"),
+                                 QStringLiteral("model.layers.3"), QStringLiteral("--out"),
+                                 dir.filePath(QStringLiteral("l3.svg"))});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("module").get<std::string>(), std::string("model.layers.3"));
+        QCOMPARE(j.at("grouped_by").get<std::string>(), std::string("aot_mapping"));
+        std::vector<std::string> modules;
+        for (const json& item : j.at("items")) {
+            if (item.at("kind") == "module") {
+                modules.push_back(item.at("label").get<std::string>());
+                QVERIFY(item.at("expanded").get<bool>());
+            }
+        }
+        QCOMPARE(modules, (std::vector<std::string>{"input_layernorm", "self_attn",
+                                                    "post_attention_layernorm", "mlp"}));
+        // Far fewer boxes than the graph's 2.4k nodes: one layer.
+        QVERIFY(j.at("visible_items").get<int>() < 150);
+        QCOMPARE(runCli({QStringLiteral("render"), trace, QStringLiteral("--kind"),
+                         QStringLiteral("aot_forward_graph"), QStringLiteral("--module"),
+                         QStringLiteral("model.layers.30"), QStringLiteral("--out"),
+                         dir.filePath(QStringLiteral("x.svg"))}).exitCode,
+                 2);
     }
 
     void exitCodes()
