@@ -121,12 +121,12 @@ QWidget* GraphArea::makePane(views::GraphView* view, QLabel* title, QPushButton*
     return pane;
 }
 
-void GraphArea::showGraph(graph::GraphPtr graph, const QString& title)
+void GraphArea::showGraph(graph::GraphPtr graph, const QString& title, bool modulesPending)
 {
     m_stack->setCurrentIndex(1);
     m_primaryTitle->setText(title);
     m_primary->setHighlighted({});
-    m_primary->setGraph(std::move(graph));
+    m_primary->setGraph(std::move(graph), modulesPending);
 }
 
 void GraphArea::showComparison(const views::GraphComparison& c)

@@ -34,7 +34,8 @@ public:
     views::GraphView* activeView() const;
 
     // Shows the graph in the primary view and leaves the welcome page.
-    void showGraph(graph::GraphPtr graph, const QString& title);
+    // modulesPending: the module tree is being recovered; the first layout waits for it.
+    void showGraph(graph::GraphPtr graph, const QString& title, bool modulesPending = false);
     // A on the left (secondary), B on the right (primary), changed nodes highlighted.
     void showComparison(const views::GraphComparison& comparison);
     void closeComparison();

@@ -118,8 +118,13 @@ void MainWindow::createControllers()
     connect(m_structure, &StructureController::structureReady, m_inspector,
             [this](views::GraphRef, graph::GraphPtr graph,
                    std::shared_ptr<const structure::ModuleTree> tree) {
+                m_area->primary()->setModules(graph, tree);
                 m_inspector->setModules(std::move(graph), std::move(tree));
             });
+    connect(m_inspector, &views::InspectorPanel::moduleLinkActivated, m_structure,
+            &StructureController::selectModule);
+    connect(m_profile, &ProfileController::moduleSelected, m_structure,
+            &StructureController::selectModule);
     m_cacheExplainer = new CacheController(m_cache, this);
     connect(m_regions, &RegionController::documentStateChanged, this, &MainWindow::updateTitle);
     connect(m_context, &AppContext::graphRequested, this, &MainWindow::revealGraph);
@@ -325,7 +330,12 @@ void MainWindow::showGraph(views::GraphRef ref)
                               ? QStringLiteral("%1 · %2").arg(m_workspace->runName(ref.run),
                                                               m_workspace->graphTitle(ref))
                               : m_workspace->graphTitle(ref);
-    m_area->showGraph(artifact->graph, title);
+    // The module groups come with the structure: known already, or the first layout waits.
+    const auto modules = m_structure->knownTree(artifact->graph);
+    m_area->showGraph(artifact->graph, title, !modules && m_structure->isRecovering());
+    if (modules) {
+        m_area->primary()->setModules(artifact->graph, modules);
+    }
     if (const auto saved = m_viewStates.find({ref.run, ref.index});
         saved != m_viewStates.end() && saved->second.graph == artifact->graph) {
         m_area->primary()->restoreViewState(saved->second.state);

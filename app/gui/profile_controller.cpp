@@ -28,6 +28,8 @@ struct ProfileController::Job {
     std::string remoteUrl;
     QStringList remoteWarnings;
     profile::RuntimeProfile result;
+    std::shared_ptr<const structure::ModuleTree> modules; // of graph, when known
+    profile::ModuleBreakdown byModule;
     QString error;
     bool cancelled = false;
 };
@@ -39,6 +41,8 @@ ProfileController::ProfileController(AppContext* context)
     createActions();
     connect(m_panel, &views::ProfilePanel::profileRequested, this, [this] { profileGraph(); });
     connect(m_panel, &views::ProfilePanel::cancelRequested, this, &ProfileController::cancel);
+    connect(m_panel, &views::ProfilePanel::moduleSelected, this,
+            &ProfileController::moduleSelected);
     connect(&m_jobs, &jobs::JobTracker::progress, this,
             [this](int, double fraction, const QString& phase) {
                 m_panel->setProgress(fraction, phase);
@@ -94,6 +98,9 @@ bool ProfileController::profileGraph()
     job->options.repeat = m_repeat;
     job->options.compileRegions = m_compileRegions && !job->regions.empty();
     job->cachePath = m_context->cachePath().toStdString();
+    if (g == m_context->graphView()->graph()) {
+        job->modules = m_context->currentStructure();
+    }
     job->remoteUrl = m_context->remoteUrl().toStdString();
     m_panel->setBusy(true);
     m_dock->show();
@@ -126,6 +133,10 @@ bool ProfileController::profileGraph()
             }
             if (p) {
                 job->result = std::move(*p);
+                if (job->modules && job->modules->moduleOf.size() == job->graph->size()) {
+                    job->byModule = profile::profileByModule(job->result, *job->graph,
+                                                             *job->modules);
+                }
             } else {
                 job->cancelled = p.error().code == ErrorCode::Cancelled;
                 job->error = QString::fromStdString(p.error().toString());
@@ -157,6 +168,7 @@ void ProfileController::onFinished(const std::shared_ptr<Job>& job)
     m_graph = job->graph;
     m_regions = job->regions;
     showProfile(std::move(job->result));
+    m_panel->setModuleBreakdown(job->byModule);
     if (!job->remoteWarnings.isEmpty()) {
         m_context->showStatus(job->remoteWarnings.join(QStringLiteral("; ")), 8000);
     }
@@ -281,6 +293,7 @@ bool ProfileController::openProfile(const QString& path)
     m_graph = nullptr;
     m_regions.clear();
     showProfile(std::move(*loaded));
+    m_panel->setModuleBreakdown({}); // a saved profile: its graph's modules are not known here
     m_dock->show();
     m_dock->raise();
     m_context->showStatus(message, 8000);

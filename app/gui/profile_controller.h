@@ -63,6 +63,8 @@ public:
 Q_SIGNALS:
     void finished(bool cancelled);
     void failed(const QString& message);
+    // A module was picked in the Modules tab (the window selects it in the graph).
+    void moduleSelected(const QString& path);
 
 private:
     struct Job;

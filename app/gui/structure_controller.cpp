@@ -2,6 +2,7 @@
 
 #include "app/gui/app_context.h"
 #include "core/structure/structure.h"
+#include "views/graph/graph_view.h"
 
 namespace fxs::app {
 
@@ -30,6 +31,61 @@ views::RunPtr runOf(const views::Workspace& ws, views::GraphRef ref)
 StructureController::StructureController(AppContext* context) : QObject(context), m_context(context)
 {
     connect(context, &AppContext::currentGraphChanged, this, &StructureController::recover);
+    if (views::GraphView* view = context->graphView()) {
+        connect(view, &views::GraphView::graphChanged, this, [this](graph::GraphPtr graph) {
+            if (graph && m_tree && m_context->workspace()->graph(m_ref) == graph) {
+                follow(m_ref, graph);
+            }
+        });
+    }
+}
+
+namespace {
+
+std::string compileOf(const views::Workspace& ws, views::GraphRef ref)
+{
+    const auto* a = ws.artifact(ref);
+    return a && a->compileId.valid() ? a->compileId.toString() : std::string();
+}
+
+} // namespace
+
+void StructureController::selectModule(const QString& path)
+{
+    m_followed.clear();
+    const views::Workspace& ws = *m_context->workspace();
+    const graph::GraphPtr graph = ws.graph(m_ref);
+    if (path.isEmpty() || !m_tree || !graph) {
+        return;
+    }
+    const auto module = m_tree->find(path.toStdString());
+    if (!module) {
+        m_context->showStatus(tr("Module %1 is not in this graph").arg(path));
+        return;
+    }
+    m_followed = path;
+    m_followRun = m_ref.run;
+    m_followCompile = compileOf(ws, m_ref);
+    follow(m_ref, graph);
+}
+
+void StructureController::follow(views::GraphRef ref, const graph::GraphPtr& graph)
+{
+    views::GraphView* view = m_context->graphView();
+    if (m_followed.isEmpty() || !view || view->graph() != graph || !m_tree) {
+        return;
+    }
+    if (ref.run != m_followRun || compileOf(*m_context->workspace(), ref) != m_followCompile) {
+        return;
+    }
+    const auto module = m_tree->find(m_followed.toStdString());
+    if (!module) {
+        return;
+    }
+    view->setSelectedNodes(m_tree->nodesOf(*module));
+    m_context->showStatus(tr("Module %1: %2 nodes")
+                              .arg(m_followed)
+                              .arg(m_tree->module(*module).totalNodes));
 }
 
 void StructureController::recover(views::GraphRef ref)
@@ -42,6 +98,14 @@ void StructureController::recover(views::GraphRef ref)
         m_tree.reset();
         return;
     }
+    if (auto known = knownTree(graph)) {
+        m_jobs.abandon();
+        m_ref = ref;
+        m_tree = std::move(known);
+        m_context->setStructure(ref, m_tree);
+        Q_EMIT structureReady(ref, graph, m_tree);
+        return;
+    }
     m_jobs.start(
         [run = runOf(ws, ref), index = ref.index, graph](const CancelToken& cancel,
                                                          const ProgressSink&) {
@@ -52,13 +116,37 @@ void StructureController::recover(views::GraphRef ref)
             m_tree.reset();
             if (result) {
                 m_tree = std::make_shared<const structure::ModuleTree>(std::move(*result));
+                remember(graph, m_tree);
             } else if (result.error().code != ErrorCode::Cancelled) {
                 m_context->showStatus(tr("Module structure: %1")
                                           .arg(QString::fromStdString(result.error().toString())));
             }
             m_context->setStructure(ref, m_tree);
             Q_EMIT structureReady(ref, graph, m_tree);
+            follow(ref, graph);
         });
+}
+
+std::shared_ptr<const structure::ModuleTree>
+StructureController::knownTree(const graph::GraphPtr& graph) const
+{
+    for (const auto& [g, tree] : m_known) {
+        if (!g.expired() && g.lock() == graph) {
+            return tree;
+        }
+    }
+    return nullptr;
+}
+
+void StructureController::remember(const graph::GraphPtr& graph,
+                                   std::shared_ptr<const structure::ModuleTree> tree)
+{
+    constexpr std::size_t kKept = 16;
+    std::erase_if(m_known, [](const auto& e) { return e.first.expired(); });
+    if (m_known.size() >= kKept) {
+        m_known.erase(m_known.begin());
+    }
+    m_known.emplace_back(graph, std::move(tree));
 }
 
 std::vector<graph::NodeId> StructureController::moduleNodesIn(views::GraphRef other,

@@ -29,6 +29,14 @@ public:
     views::GraphRef graphRef() const { return m_ref; }
     std::shared_ptr<const structure::ModuleTree> tree() const { return m_tree; }
     bool isRecovering() const { return m_jobs.isRunning(); }
+    // The tree of a graph recovered before (the last few graphs are kept), or null.
+    std::shared_ptr<const structure::ModuleTree> knownTree(const graph::GraphPtr& graph) const;
+
+    // Selects every node of module `path` ("model.layers.3.mlp") in the shown graph and keeps
+    // following it: showing another graph of the same compile (Dynamo ↔ AOT forward ↔
+    // backward) selects the same module there. An empty path stops following.
+    void selectModule(const QString& path);
+    QString followedModule() const { return m_followed; }
 
     // The nodes of module `path` in graph `other` (a graph of a run: recovered with its compile's
     // graphs; runs synchronously, for a person's click). Empty when the module is not there.
@@ -45,8 +53,18 @@ private:
 
     AppContext* m_context;
     jobs::JobTracker m_jobs;
+    void remember(const graph::GraphPtr& graph, std::shared_ptr<const structure::ModuleTree> tree);
+    // Selects the followed module in the shown graph when it is `graph` of the followed compile.
+    void follow(views::GraphRef ref, const graph::GraphPtr& graph);
+
     views::GraphRef m_ref;
     std::shared_ptr<const structure::ModuleTree> m_tree;
+    // Recent graphs and their trees, newest last (coming back to a graph is instant).
+    QString m_followed;        // module path being followed, or empty
+    int m_followRun = -1;      // ... in graphs of this run and compile id
+    std::string m_followCompile;
+    std::vector<std::pair<std::weak_ptr<const graph::Graph>,
+                          std::shared_ptr<const structure::ModuleTree>>> m_known;
 };
 
 } // namespace fxs::app

@@ -269,10 +269,8 @@ std::vector<graph::NodeId> GraphScene::nodesInRect(const QRectF& rect) const
     }
     for (const auto& [id, item] : m_groups) {
         if (rect.contains(item->sceneBoundingRect())) {
-            const layout::Group& g = m_view->group(id);
-            for (graph::NodeId n = g.first; n < g.end; ++n) {
-                nodes.push_back(n);
-            }
+            const auto& inside = m_view->group(id).nodes;
+            nodes.insert(nodes.end(), inside.begin(), inside.end());
         }
     }
     std::sort(nodes.begin(), nodes.end());

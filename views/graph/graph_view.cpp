@@ -1,6 +1,7 @@
 #include "views/graph/graph_view.h"
 
 #include "core/layout/graph_layout.h"
+#include "core/layout/layout_cache.h"
 #include "views/graph/find_bar.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_legend.h"
@@ -67,7 +68,8 @@ layout::LayoutOptions layoutOptions(const GraphStyle& style)
 } // namespace
 
 GraphView::GraphView(QWidget* parent)
-    : QWidget(parent), m_scene(new GraphScene(this)), m_canvas(new GraphCanvas(this))
+    : QWidget(parent), m_scene(new GraphScene(this)), m_canvas(new GraphCanvas(this)),
+      m_layoutCache(std::make_shared<layout::LayoutCache>())
 {
     m_canvas->setScene(m_scene);
     m_findBar = new FindBar(this);
@@ -222,8 +224,9 @@ void GraphView::positionOverlays()
     m_busy->move(area.center() - QPoint(m_busy->width() / 2, m_busy->height() / 2));
 }
 
-void GraphView::setGraph(graph::GraphPtr graph)
+void GraphView::setGraph(graph::GraphPtr graph, bool modulesPending)
 {
+    m_modulesPending = false;
     const bool hadSelection = m_selected.has_value();
     const bool hadNodes = !m_selection.empty();
     m_graph = std::move(graph);
@@ -256,6 +259,7 @@ void GraphView::setGraph(graph::GraphPtr graph)
     updateLegend();
     m_pendingState.reset();
     m_fitPending = true;
+    m_modulesPending = modulesPending;
     requestLayout();
     if (m_findBar->isVisible()) {
         updateMatches(m_findBar->text());
@@ -270,7 +274,7 @@ graph::GraphPtr GraphView::graph() const
 
 bool GraphView::isLayoutPending() const
 {
-    return m_view && m_layouts.isRunning();
+    return m_view && (m_layouts.isRunning() || m_modulesPending);
 }
 
 void GraphView::requestLayout()
@@ -278,21 +282,60 @@ void GraphView::requestLayout()
     requestLayout(Anchor{});
 }
 
+void GraphView::setModules(graph::GraphPtr graph, std::shared_ptr<const structure::ModuleTree> tree)
+{
+    if (!m_graph || graph != m_graph || (m_view && m_view->modules() == tree && tree)) {
+        return;
+    }
+    const bool wasPending = m_modulesPending;
+    m_modulesPending = false;
+    if (tree && !tree->modules.empty()) {
+        m_view = std::make_shared<layout::ViewGraph>(m_graph, std::move(tree));
+        if (m_pendingState) { // restored while waiting: ids of the module groups
+            m_view->collapseAll();
+            for (layout::GroupId id : m_pendingState->expanded) {
+                if (id < m_view->groups().size()) {
+                    m_view->setExpanded(id, true);
+                }
+            }
+        } else {
+            m_fitPending = true;
+        }
+    } else if (!wasPending) {
+        return; // source scopes are shown already
+    }
+    updateLegend();
+    if (m_findBar->isVisible()) {
+        updateMatches(m_findBar->text()); // module paths can match now
+    }
+    requestLayout();
+}
+
 void GraphView::requestLayout(const Anchor& anchor)
 {
     if (!m_view) {
+        return;
+    }
+    if (m_modulesPending) {
+        m_busy->setText(tr("Reading the model's modules…"));
+        positionOverlays();
+        m_busy->show();
+        m_busy->raise();
         return;
     }
     m_pendingAnchor = anchor;
     auto job = std::make_shared<LayoutJob>();
     job->view = std::make_shared<const layout::ViewGraph>(*m_view);
     layout::LayoutOptions options = layoutOptions(m_scene->style());
+    options.cache = m_layoutCache;
     m_layouts.start(
         [job, options](const CancelToken& cancel, const ProgressSink&) {
             if (cancel.isCancelled()) {
                 return job; // a newer request arrived before this one started
             }
-            auto result = layout::layoutViewGraph(*job->view, options);
+            layout::LayoutOptions cancellable = options;
+            cancellable.cancel = cancel;
+            auto result = layout::layoutViewGraph(*job->view, cancellable);
             if (result.ok()) {
                 job->result = std::move(result).value();
             } else {
@@ -301,6 +344,7 @@ void GraphView::requestLayout(const Anchor& anchor)
             return job;
         },
         [this](const std::shared_ptr<LayoutJob>& done) { applyLayout(done); });
+    m_busy->setText(tr("Laying out…"));
     positionOverlays();
     m_busy->show();
     m_busy->raise();

@@ -1,5 +1,5 @@
-// GraphView: the interactive drawing of one FX graph — Graphviz layout run in the background,
-// collapsible source-scope groups, pan/zoom/fit, minimap, legend, find bar, multi-selection
+// GraphView: the interactive drawing of one FX graph — Graphviz layout run in the background
+// (level by level for large graphs, levels cached), collapsible module or source-scope groups, pan/zoom/fit, minimap, legend, find bar, multi-selection
 // (click, Shift/Ctrl-click, Shift/Ctrl rubber band), region hulls, diff highlights, colour
 // overlays, SVG/PNG export. Shows and reports; the app wires it to the inspector and other
 // panels. Every method must be called on the GUI thread.
@@ -23,6 +23,10 @@
 class QLabel;
 class QShortcut;
 
+namespace fxs::layout {
+class LayoutCache;
+}
+
 namespace fxs::views {
 
 class FindBar;
@@ -41,8 +45,17 @@ public:
 
     // Lays out in the background (a JobTracker) and shows a busy hint meanwhile; the newest
     // request wins. Graphs over ~300 nodes open with their groups collapsed. Null clears.
-    void setGraph(fxs::graph::GraphPtr graph);
+    // With modulesPending the first layout waits for setModules (the graph's module tree is
+    // being recovered) rather than drawing source-scope groups that would be replaced at once.
+    void setGraph(fxs::graph::GraphPtr graph, bool modulesPending = false);
     fxs::graph::GraphPtr graph() const;
+    // Groups the shown graph by its modules (a tree core/structure recovered for this graph):
+    // "embed_tokens", "layers.0–23 · 24 identical", ... A null tree, or one without modules,
+    // keeps the source-scope groups. Ignored for another graph or the tree already shown; a
+    // view state restored meanwhile is applied to the module groups.
+    void setModules(fxs::graph::GraphPtr graph,
+                    std::shared_ptr<const fxs::structure::ModuleTree> tree);
+    bool isWaitingForModules() const { return m_modulesPending; }
     // Selects only this node, expanding the group that holds it, and centres it. Emits
     // nodeSelected when the current node changes.
     void selectNode(fxs::graph::NodeId id);
@@ -173,6 +186,10 @@ private:
     QLabel* m_busy;
     QLabel* m_banner;
     jobs::JobTracker m_layouts; // the newest layout request wins
+    // Levels laid out before, by content: re-layouts after a toggle and identical modules reuse
+    // them (core/layout/layout_cache.h).
+    std::shared_ptr<fxs::layout::LayoutCache> m_layoutCache;
+    bool m_modulesPending = false;
     Anchor m_pendingAnchor;
     bool m_fitPending = false;
     std::optional<ViewState> m_pendingState;

@@ -1,4 +1,5 @@
-// GraphView's find bar logic: matching node names and op targets, stepping through matches.
+// GraphView's find bar logic: matching node names, op targets and module paths, stepping
+// through matches.
 #include "views/graph/graph_view.h"
 
 #include "views/graph/find_bar.h"
@@ -16,6 +17,31 @@ std::string toLower(std::string s)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
     return s;
+}
+
+// Whether a module or parameter path holds the needle as whole components: "layers.3.mlp" and
+// "mlp" match model.layers.3.mlp, "layers.3" does not match model.layers.30.
+bool pathMatches(std::string_view path, std::string_view needle)
+{
+    for (auto at = path.find(needle); at != std::string_view::npos;
+         at = path.find(needle, at + 1)) {
+        const std::size_t end = at + needle.size();
+        if ((at == 0 || path[at - 1] == '.') && (end == path.size() || path[end] == '.')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool moduleMatches(const structure::ModuleTree* t, graph::NodeId id, std::string_view needle)
+{
+    if (t == nullptr || id >= t->moduleOf.size()) {
+        return false;
+    }
+    if (const auto* in = t->inputPath(id); in != nullptr && pathMatches(in->path, needle)) {
+        return true;
+    }
+    return pathMatches(t->pathOf(id), needle);
 }
 
 } // namespace
@@ -40,10 +66,12 @@ void GraphView::updateMatches(const QString& text)
     m_matches.clear();
     m_matchIndex = -1;
     const std::string needle = toLower(text.trimmed().toStdString());
+    const structure::ModuleTree* modules = m_view ? m_view->modules().get() : nullptr;
     if (m_graph && !needle.empty()) {
         for (const graph::Node& n : m_graph->nodes()) {
             if (toLower(n.name).find(needle) != std::string::npos ||
-                toLower(n.target).find(needle) != std::string::npos) {
+                toLower(n.target).find(needle) != std::string::npos ||
+                moduleMatches(modules, n.id, needle)) {
                 m_matches.push_back(n.id);
             }
         }

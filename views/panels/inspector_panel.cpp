@@ -99,13 +99,33 @@ QString metaHtml(const Node& n)
                                : QStringLiteral("<code>%1</code>").arg(esc(n.meta.text));
 }
 
+// "model.layers.3.mlp" with each prefix a link that selects that module's nodes.
+QString modulePathLinks(std::string_view path)
+{
+    QString html;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        const std::size_t dot = path.find('.', start);
+        const std::size_t end = dot == std::string_view::npos ? path.size() : dot;
+        const std::string prefix(path.substr(0, end));
+        html += QStringLiteral("<a href=\"module:%1\">%2</a>")
+                    .arg(esc(prefix), esc(std::string(path.substr(start, end - start))));
+        if (dot == std::string_view::npos) {
+            break;
+        }
+        html += QLatin1Char('.');
+        start = dot + 1;
+    }
+    return QStringLiteral("<code>%1</code>").arg(html);
+}
+
 // "model.layers.3.mlp" and, for an input naming a parameter, its path and how it was matched.
 QString moduleRows(const structure::ModuleTree& t, NodeId id)
 {
     QString html;
     const std::string_view path = id < t.moduleOf.size() ? t.pathOf(id) : std::string_view{};
     if (!path.empty()) {
-        html += row(QObject::tr("Module"), QStringLiteral("<code>%1</code>").arg(esc(std::string(path))));
+        html += row(QObject::tr("Module"), modulePathLinks(path));
     }
     if (const structure::InputPath* in = t.inputPath(id)) {
         QString text = QStringLiteral("<code>%1</code>").arg(esc(in->path));
@@ -170,6 +190,8 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent), m_browser(new
             }
         } else if (s.startsWith(QLatin1String("body:"))) {
             Q_EMIT bodyLinkActivated(s.mid(5));
+        } else if (s.startsWith(QLatin1String("module:"))) {
+            Q_EMIT moduleLinkActivated(s.mid(7));
         }
     });
 }

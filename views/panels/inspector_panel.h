@@ -51,6 +51,8 @@ Q_SIGNALS:
     void nodeLinkActivated(fxs::graph::NodeId id);
     // A higher-order body of the shown graph (its submodule name) was clicked.
     void bodyLinkActivated(const QString& body);
+    // A module path (or one of its prefixes) in the Module row was clicked: "model.layers.3".
+    void moduleLinkActivated(const QString& path);
 
 private:
     QTextBrowser* m_browser;

@@ -14,7 +14,10 @@
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTableView>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -23,7 +26,8 @@ namespace fxs::views {
 
 ProfilePanel::ProfilePanel(QWidget* parent)
     : QWidget(parent), m_model(new ProfileModel(this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_view(new QTableView(this)), m_topChart(new BarList(this)),
+      m_view(new QTableView(this)), m_topChart(new BarList(this)), m_tabs(new QTabWidget(this)),
+      m_modules(new QTreeView(this)), m_moduleModel(new QStandardItemModel(this)),
       m_timeline(new PhaseTimeline(this)), m_timelineScroll(new QScrollArea(this)),
       m_legend(new QHBoxLayout),
       m_progress(new QProgressBar(this)), m_run(new QPushButton(tr("Profile"), this)),
@@ -49,8 +53,16 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     top->addWidget(m_progress, 1);
     top->addWidget(m_status, 1);
     // Table and chart side by side (the dock is wide and short), the timeline under both.
+    m_modules->setObjectName(QStringLiteral("profileModules"));
+    m_modules->setModel(m_moduleModel);
+    m_modules->setUniformRowHeights(true);
+    m_modules->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_modules->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    setModuleBreakdown({});
+    m_tabs->addTab(m_view, tr("Nodes"));
+    m_tabs->addTab(m_modules, tr("Modules"));
     auto* upper = new QSplitter(Qt::Horizontal, this);
-    upper->addWidget(m_view);
+    upper->addWidget(m_tabs);
     upper->addWidget(m_topChart);
     upper->setStretchFactor(0, 3);
     upper->setStretchFactor(1, 2);
@@ -67,6 +79,12 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     layout->addWidget(splitter, 1);
     setBusy(false);
 
+    connect(m_modules, &QTreeView::clicked, this, [this](const QModelIndex& index) {
+        const QString path = index.siblingAtColumn(0).data(Qt::UserRole).toString();
+        if (!path.isEmpty()) {
+            Q_EMIT moduleSelected(path);
+        }
+    });
     connect(m_run, &QPushButton::clicked, this, &ProfilePanel::profileRequested);
     connect(m_cancel, &QPushButton::clicked, this, &ProfilePanel::cancelRequested);
     connect(m_topChart, &BarList::itemClicked, this, [this](int index) {
@@ -178,6 +196,49 @@ void ProfilePanel::setProgress(double fraction, const QString& phase)
 {
     m_progress->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
     m_progress->setFormat(phase + " %p%");
+}
+
+void ProfilePanel::setModuleBreakdown(const profile::ModuleBreakdown& modules)
+{
+    m_moduleModel->clear();
+    m_moduleModel->setHorizontalHeaderLabels(
+        {tr("Module"), tr("Eager ms"), tr("Share"), tr("Nodes")});
+    if (modules.modules.empty()) {
+        auto* note = new QStandardItem(tr("The graph's modules are not known for this profile"));
+        note->setEnabled(false);
+        m_moduleModel->appendRow(note);
+        return;
+    }
+    // Preorder with depths: the parent of a row is the last row one level up.
+    std::vector<QStandardItem*> open;
+    for (const profile::ModuleProfile& m : modules.modules) {
+        const QString path = QString::fromStdString(m.path);
+        auto* name = new QStandardItem(m.depth == 0 ? path : path.section(QLatin1Char('.'), -1));
+        name->setData(path, Qt::UserRole);
+        name->setToolTip(path);
+        auto* ms = new QStandardItem(QString::number(m.eagerMs, 'f', 3));
+        auto* share = new QStandardItem(QStringLiteral("%1%").arg(100.0 * m.share, 0, 'f', 1));
+        auto* nodes = new QStandardItem(QString::number(m.nodes));
+        for (auto* item : {ms, share, nodes}) {
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        const auto depth = static_cast<std::size_t>(std::max(0, m.depth));
+        open.resize(std::min(open.size(), depth));
+        QList<QStandardItem*> row{name, ms, share, nodes};
+        if (open.empty()) {
+            m_moduleModel->appendRow(row);
+        } else {
+            open.back()->appendRow(row);
+        }
+        open.push_back(name);
+    }
+    if (modules.unassignedNodes > 0) {
+        auto* rest = new QStandardItem(tr("(no module) · %1 nodes").arg(modules.unassignedNodes));
+        rest->setEnabled(false);
+        m_moduleModel->appendRow(rest);
+    }
+    m_modules->expandToDepth(0);
+    m_modules->resizeColumnToContents(0);
 }
 
 } // namespace fxs::views

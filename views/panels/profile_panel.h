@@ -1,18 +1,23 @@
 // The Profile dock: a sortable table of a run-time profile (node/region, eager, compiled,
 // speedup, share, bound; times as median and spread), a top-N bar list of node times (labels
 // that fit, tooltips with the spread), the compile-phase timeline (from a TORCH_TRACE run),
-// the overlay legend and progress/cancel for a running profile. Selecting a row or bar emits
-// nodeSelected;
+// the overlay legend and progress/cancel for a running profile, and a Modules tab (the eager
+// time summed by module, nested). Selecting a row or bar emits nodeSelected, a module
+// moduleSelected;
 // selectName selects from outside (the graph view). Does not run profiles itself: the app does,
 // in the background, and feeds progress and the result in.
 #pragma once
 
 #include "core/profile/compile_profile.h"
+#include "core/profile/module_profile.h"
 #include "views/models/profile_model.h"
 
 #include <QWidget>
 
 class QLabel;
+class QStandardItemModel;
+class QTabWidget;
+class QTreeView;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -32,6 +37,10 @@ public:
 
     void setProfile(profile::RuntimeProfile profile);
     void setCompileProfile(const profile::CompileProfileResult& compile);
+    // The profile by module (empty: the graph's modules are not known; the tab says so).
+    void setModuleBreakdown(const profile::ModuleBreakdown& modules);
+    QTreeView* moduleView() const { return m_modules; }
+    QTabWidget* tabs() const { return m_tabs; }
     ProfileModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
     BarList* topChart() const { return m_topChart; }
@@ -52,6 +61,7 @@ public Q_SLOTS:
 Q_SIGNALS:
     void nodeSelected(const QString& name);
     void regionSelected(const QString& id);
+    void moduleSelected(const QString& path); // "model.layers.3.mlp"
     void profileRequested();
     void cancelRequested();
 
@@ -64,6 +74,9 @@ private:
     QSortFilterProxyModel* m_proxy;
     QTableView* m_view;
     BarList* m_topChart;
+    QTabWidget* m_tabs;
+    QTreeView* m_modules;
+    QStandardItemModel* m_moduleModel;
     PhaseTimeline* m_timeline;
     QScrollArea* m_timelineScroll;
     QHBoxLayout* m_legend;

@@ -2,7 +2,10 @@
 // showing the AOT forward graph recovers its tree in the background (mapped from the Dynamo
 // graph) and publishes it; the same module's nodes are found in the Dynamo and backward graphs
 // of the compile; a newer graph wins; the MainWindow's Inspector shows a node's module path;
-// Regions › Create per Module Matching makes one region per matching module in one undo step.
+// Regions › Create per Module Matching makes one region per matching module in one undo step;
+// the graph view groups by modules (waiting for the tree rather than drawing twice), a module
+// picked in the Inspector is selected and followed to the other graphs of its compile, and the
+// find bar matches module paths.
 #include "app/gui/app_context.h"
 #include "app/gui/main_window.h"
 #include "app/gui/region_controller.h"
@@ -153,6 +156,75 @@ private Q_SLOTS:
         }
         doc->undoStack()->undo();
         QVERIFY(doc->regions().empty());
+    }
+
+    // The Dynamo graph of the 4-block GPT opens as its modules: the four identical blocks are one
+    // folded "blocks.0–3" box. The first layout waits for the tree: the view never lays out the
+    // source-scope groups first.
+    void viewGroupsByModules()
+    {
+        app::MainWindow w;
+        QSignalSpy loaded(&w, &app::MainWindow::loadFinished);
+        w.openPaths({QString::fromStdString(kGptTrace)});
+        QVERIFY(loaded.wait(60000));
+        const views::GraphRef dyn = graphOfKind(*w.workspace(), "dynamo_output_graph");
+        views::GraphView* view = w.graphView();
+        QSignalSpy layouts(view, &views::GraphView::layoutFinished);
+        w.showGraph(dyn);
+        QVERIFY(view->isWaitingForModules() || view->viewGraph()->modules());
+        QVERIFY(layouts.wait(30000));
+        QCOMPARE(layouts.count(), 1);
+        QVERIFY(!view->isWaitingForModules());
+        const layout::ViewGraph* v = view->viewGraph();
+        QVERIFY(v->modules());
+        std::vector<std::string> top;
+        for (const layout::ViewChild& c : v->group(layout::kRootGroup).children) {
+            if (c.isGroup) {
+                top.push_back(v->group(c.index).label);
+            }
+        }
+        QVERIFY2(std::find(top.begin(), top.end(), "blocks.0–3") != top.end(),
+                 qPrintable(QString::fromStdString(top.empty() ? "" : top.front())));
+        // Coming back to the graph: the tree is known, the view does not wait.
+        w.showGraph(graphOfKind(*w.workspace(), "aot_forward_graph"));
+        w.showGraph(dyn);
+        QVERIFY(!view->isWaitingForModules());
+        QVERIFY(view->viewGraph()->modules());
+        // Find by module path: "blocks.2.attn" matches the attention's nodes of block 2 only.
+        view->setFindText(QStringLiteral("blocks.2.attn"));
+        const auto& tree = *w.structure()->tree();
+        QCOMPARE(std::size_t(view->findMatchCount()), tree.nodesOf(*tree.find("s.blocks.2.attn")).size());
+    }
+
+    // A module picked in the Inspector is selected, and stays selected in the backward graph of
+    // the same compile (its nodes there as a direct recovery of that graph finds them).
+    void selectedModuleFollowsTheCompile()
+    {
+        app::MainWindow w;
+        QSignalSpy loaded(&w, &app::MainWindow::loadFinished);
+        w.openPaths({QString::fromStdString(kGptTrace)});
+        QVERIFY(loaded.wait(60000));
+        const views::GraphRef dyn = graphOfKind(*w.workspace(), "dynamo_output_graph");
+        const views::GraphRef bw = graphOfKind(*w.workspace(), "aot_backward_graph");
+        QSignalSpy ready(w.structure(), &StructureController::structureReady);
+        w.showGraph(dyn);
+        QVERIFY(ready.count() > 0 || ready.wait(30000));
+        Q_EMIT w.inspector()->moduleLinkActivated(QStringLiteral("s.blocks.2.attn"));
+        const auto& tree = *w.structure()->tree();
+        QCOMPARE(w.graphView()->selectedNodes(), tree.nodesOf(*tree.find("s.blocks.2.attn")));
+        QCOMPARE(w.structure()->followedModule(), QStringLiteral("s.blocks.2.attn"));
+        ready.clear();
+        w.showGraph(bw);
+        QVERIFY(ready.count() > 0 || ready.wait(30000));
+        auto expected = structure::recoverRunGraphStructure(*w.workspace()->runs().front(),
+                                                            static_cast<std::size_t>(bw.index));
+        QVERIFY(expected.ok());
+        const auto nodes = expected->nodesOf(*expected->find("s.blocks.2.attn"));
+        QVERIFY(!nodes.empty());
+        QCOMPARE(w.graphView()->selectedNodes(), nodes);
+        // A path the graph lacks selects nothing and stops following.
+        Q_EMIT w.inspector()->moduleLinkActivated(QStringLiteral("s.blocks.9"));
+        QVERIFY(w.structure()->followedModule().isEmpty());
     }
 };
 

@@ -1,15 +1,19 @@
 // The Profile dock offscreen: the table sorts by eager time, selecting a row emits the node or
 // region, selectName selects the row without echoing, the top-N chart lists the slowest nodes,
 // the legend has its five stops, shown shares add up to 100 % (a region counts its nodes),
-// times show their spread, chart labels fit at a normal width, and progress/cancel show only
-// while busy.
+// times show their spread, chart labels fit at a normal width, progress/cancel show only
+// while busy, and the Modules tab nests the time by module and reports the module clicked.
 #include "views/panels/bar_list.h"
+
+#include <QTabWidget>
 #include "views/panels/profile_panel.h"
 
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTableView>
+#include <QTreeView>
 #include <QtTest>
 
 using namespace fxs;
@@ -182,6 +186,45 @@ private Q_SLOTS:
         QCOMPARE(cancel.count(), 1);
         panel.setBusy(false);
         QVERIFY(!cancelButton->isVisible());
+    }
+
+    void modulesTabNestsTheTime()
+    {
+        ProfilePanel panel;
+        panel.resize(900, 400);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QAbstractItemModel* m = panel.moduleView()->model();
+        QCOMPARE(m->rowCount(), 1); // the note: modules not known
+        QVERIFY(m->index(0, 0).data().toString().contains(QStringLiteral("not known")));
+        profile::ModuleBreakdown b;
+        b.modules = {{"model", 0, 9, 6.0, 0.75, 0, 0},
+                     {"model.layers", 1, 6, 4.0, 0.5, 0, 0},
+                     {"model.layers.0", 2, 3, 2.0, 0.25, 0, 0},
+                     {"model.layers.1", 2, 3, 2.0, 0.25, 0, 0},
+                     {"model.norm", 1, 1, 0.5, 0.0625, 0, 0},
+                     {"lm_head", 0, 1, 2.0, 0.25, 0, 0}};
+        b.unassignedNodes = 2;
+        panel.setModuleBreakdown(b);
+        QCOMPARE(m->rowCount(), 3); // model, lm_head, (no module)
+        const QModelIndex model = m->index(0, 0);
+        QCOMPARE(model.data().toString(), QStringLiteral("model"));
+        QCOMPARE(m->rowCount(model), 2); // layers, norm
+        const QModelIndex layers = m->index(0, 0, model);
+        QCOMPARE(layers.data().toString(), QStringLiteral("layers"));
+        QCOMPARE(m->rowCount(layers), 2);
+        QCOMPARE(m->index(1, 0, layers).data().toString(), QStringLiteral("1"));
+        QCOMPARE(m->index(0, 2, model).data().toString(), QStringLiteral("50.0%"));
+        QCOMPARE(m->index(1, 0).data().toString(), QStringLiteral("lm_head"));
+        QVERIFY(m->index(2, 0).data().toString().contains(QStringLiteral("2 nodes")));
+        // Clicking a row reports its whole path.
+        panel.tabs()->setCurrentWidget(panel.moduleView());
+        QSignalSpy picked(&panel, &ProfilePanel::moduleSelected);
+        const QRect r = panel.moduleView()->visualRect(layers);
+        QVERIFY(r.isValid());
+        QTest::mouseClick(panel.moduleView()->viewport(), Qt::LeftButton, {}, r.center());
+        QCOMPARE(picked.count(), 1);
+        QCOMPARE(picked.front().at(0).toString(), QStringLiteral("model.layers"));
     }
 };
 
