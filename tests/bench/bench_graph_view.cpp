@@ -1,14 +1,26 @@
 // Time to an interactive graph view: import (parse graph code) + grouping + Graphviz layout +
 // QGraphicsScene build, for the first (collapsed) view of gpt12_train_bw.txt and of a generated
 // >= 5,000-node graph, and for expanding one group of each. Counters split the time by phase.
+// At LLaMA scale (issue 13), on the recorded 64-layer training run (AOT forward ≈ 6.6k nodes,
+// backward ≈ 11.6k): the first view by modules (structure recovery + groups + layout + scene),
+// expanding one layer with the levels of earlier layouts cached (as the GUI keeps them),
+// everything expanded from a cold cache (peak RSS reported), and the frame time of panning the
+// whole expanded backward graph at a readable zoom in a 1600×1000 viewport.
 // Runs offscreen (a QApplication is needed for fonts and the scene).
 #include "core/graph/graph_printer.h"
+#include "core/io/torch_trace_reader.h"
 #include "core/layout/graph_layout.h"
+#include "core/layout/layout_cache.h"
+#include "core/structure/structure.h"
 #include "tests/data/make_large_graph.h"
+#include "views/graph/graph_canvas.h"
 #include "views/graph/graph_scene.h"
 
 #include <QApplication>
 #include <QFontMetricsF>
+#include <QScrollBar>
+
+#include <sys/resource.h>
 
 #include <benchmark/benchmark.h>
 
@@ -67,10 +79,11 @@ struct Phases {
 };
 
 // Lays out `view` and builds a scene from it; adds the times to p.
-void layoutAndScene(const ViewGraph& view, Phases& p)
+void layoutAndScene(const ViewGraph& view, Phases& p,
+                    const fxs::layout::LayoutOptions& options = {})
 {
     auto t = Clock::now();
-    auto laid = fxs::layout::layoutViewGraph(view);
+    auto laid = fxs::layout::layoutViewGraph(view, options);
     if (!laid.ok()) {
         std::abort();
     }
@@ -170,6 +183,172 @@ void BM_ExpandAll_Gpt2AnnotatedFw(benchmark::State& state)
     p.nodes = g->size();
     report(state, p);
 }
+
+// ---- LLaMA-64 (recorded): graphs by module ----
+
+const fxs::model::Run& llama64()
+{
+    static const fxs::io::TraceReadResult trace =
+        fxs::io::readTorchTracePath(std::string(FXSCOPE_TEST_DATA) + "/recorded/traces/llama64.log.gz");
+    return trace.run;
+}
+
+std::size_t llamaGraph(const char* kind)
+{
+    const auto& graphs = llama64().graphs;
+    for (std::size_t k = 0; k < graphs.size(); ++k) {
+        if (graphs[k].kind == kind && graphs[k].graph) {
+            return k;
+        }
+    }
+    std::abort();
+}
+
+// The module view of a graph of the run, as the app builds it (tree recovered with the compile).
+ViewGraph moduleView(std::size_t index)
+{
+    auto tree = fxs::structure::recoverRunGraphStructure(llama64(), index);
+    if (!tree) {
+        std::abort();
+    }
+    return ViewGraph(llama64().graphs[index].graph,
+                     std::make_shared<const fxs::structure::ModuleTree>(std::move(*tree)));
+}
+
+fxs::layout::LayoutOptions cachedOptions(std::shared_ptr<fxs::layout::LayoutCache> cache)
+{
+    fxs::layout::LayoutOptions o;
+    o.cache = std::move(cache);
+    return o;
+}
+
+double peakRssMb()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+// range(0): 0 forward, 1 backward. Structure recovery counts as grouping; a fresh layout cache.
+void BM_Llama64_FirstView(benchmark::State& state)
+{
+    const std::size_t index = llamaGraph(state.range(0) == 0 ? "aot_forward_graph"
+                                                             : "aot_backward_graph");
+    Phases p;
+    for (auto _ : state) {
+        auto t = Clock::now();
+        const ViewGraph view = moduleView(index);
+        p.group += msSince(t);
+        layoutAndScene(view, p, cachedOptions(std::make_shared<fxs::layout::LayoutCache>()));
+        p.nodes = view.graph().size();
+    }
+    report(state, p);
+}
+
+// The top-level "layers.0–63" box, expanded.
+ViewGraph withLayersOpen(std::size_t index, fxs::layout::GroupId& layer)
+{
+    ViewGraph view = moduleView(index);
+    for (const auto& c : view.group(fxs::layout::kRootGroup).children) {
+        if (c.isGroup && view.group(c.index).kind == fxs::layout::GroupKind::Repeated) {
+            view.setExpanded(c.index, true);
+            layer = view.group(c.index).children.at(17).index;
+            return view;
+        }
+    }
+    std::abort();
+}
+
+// One click: layer 17 expanded in a view showing the 64 layer boxes; the levels laid out for
+// that view are cached (the GUI keeps them per view).
+void BM_Llama64_ExpandOneLayer(benchmark::State& state)
+{
+    const std::size_t index = llamaGraph(state.range(0) == 0 ? "aot_forward_graph"
+                                                             : "aot_backward_graph");
+    fxs::layout::GroupId layer = 0;
+    const ViewGraph base = withLayersOpen(index, layer);
+    Phases p;
+    int laidOut = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        auto cache = std::make_shared<fxs::layout::LayoutCache>();
+        (void)fxs::layout::layoutViewGraph(base, cachedOptions(cache));
+        state.ResumeTiming();
+        auto t = Clock::now();
+        ViewGraph view = base;
+        view.setExpanded(layer, true);
+        p.group += msSince(t);
+        t = Clock::now();
+        auto laid = fxs::layout::layoutViewGraph(view, cachedOptions(cache));
+        p.layout += msSince(t);
+        if (!laid) {
+            std::abort();
+        }
+        laidOut = laid->levelsLaidOut;
+        t = Clock::now();
+        fxs::views::GraphScene scene;
+        scene.setStyle(benchStyle());
+        scene.setLayout(*laid, std::make_shared<const ViewGraph>(view));
+        p.scene += msSince(t);
+        p.items = laid->visible.items.size();
+    }
+    p.nodes = base.graph().size();
+    report(state, p);
+    state.counters["levels_laid_out"] = laidOut;
+}
+
+// Everything expanded, cold cache; peak RSS of the process after it.
+void BM_Llama64_ExpandAll(benchmark::State& state)
+{
+    const std::size_t index = llamaGraph(state.range(0) == 0 ? "aot_forward_graph"
+                                                             : "aot_backward_graph");
+    Phases p;
+    for (auto _ : state) {
+        auto t = Clock::now();
+        ViewGraph view = moduleView(index);
+        view.expandAll();
+        p.group += msSince(t);
+        layoutAndScene(view, p, cachedOptions(std::make_shared<fxs::layout::LayoutCache>()));
+        p.nodes = view.graph().size();
+    }
+    report(state, p);
+    state.counters["peak_rss_mb"] = peakRssMb();
+}
+
+// Panning the expanded backward graph at zoom 1 in a 1600×1000 viewport: each iteration moves
+// the view 40 px right (wrapping at the edge) and paints it synchronously; the time per
+// iteration is one frame.
+void BM_Llama64_PanFrame(benchmark::State& state)
+{
+    ViewGraph view = moduleView(llamaGraph("aot_backward_graph"));
+    view.expandAll();
+    auto laid = fxs::layout::layoutViewGraph(view);
+    if (!laid) {
+        std::abort();
+    }
+    fxs::views::GraphScene scene;
+    scene.setStyle(benchStyle());
+    scene.setLayout(*laid, std::make_shared<const ViewGraph>(view));
+    fxs::views::GraphCanvas canvas;
+    canvas.setScene(&scene);
+    canvas.resize(1600, 1000);
+    canvas.show();
+    QApplication::processEvents();
+    canvas.centerOn(scene.sceneRect().center());
+    QScrollBar* h = canvas.horizontalScrollBar();
+    for (auto _ : state) {
+        h->setValue(h->value() + 40 > h->maximum() ? h->minimum() : h->value() + 40);
+        canvas.viewport()->repaint();
+    }
+    state.counters["nodes"] = static_cast<double>(view.graph().size());
+    state.counters["scene_items"] = static_cast<double>(scene.items().size());
+}
+
+BENCHMARK(BM_Llama64_FirstView)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Llama64_ExpandOneLayer)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Llama64_ExpandAll)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()
+    ->Iterations(2);
+BENCHMARK(BM_Llama64_PanFrame)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
 
 BENCHMARK(BM_FirstView_Gpt12Bw)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FirstView_Large5k)->Unit(benchmark::kMillisecond);

@@ -4,4 +4,5 @@ fxscope_add_bench(bench_codegen SOURCES bench_codegen.cpp LIBS fxscope_compile f
 fxscope_add_bench(bench_interpreter SOURCES bench_interpreter.cpp LIBS fxscope_exec fxscope_torch)
 fxscope_add_bench(bench_explain SOURCES bench_explain.cpp LIBS fxscope_explain)
 fxscope_add_bench(bench_partition SOURCES bench_partition.cpp LIBS fxscope_partition fxscope_io)
-fxscope_add_bench(bench_graph_view SOURCES bench_graph_view.cpp LIBS fxscope_views fxscope_io)
+fxscope_add_bench(bench_graph_view SOURCES bench_graph_view.cpp LIBS fxscope_views fxscope_io
+    fxscope_structure)
