@@ -3,6 +3,7 @@
 #include "core/cache/artifact_blob.h"
 #include "core/cache/artifact_files.h"
 #include "core/cache/cache_paths.h"
+#include "core/cache/database_file.h"
 #include "core/cache/sqlite_db.h"
 #include "core/util/digest.h"
 #include "core/util/json_text.h"
@@ -214,12 +215,24 @@ struct CacheStore::Impl {
     std::string dir;
     StoreOptions options;
     int schema = 0;
+    bool readOnly = false; // opened read-only because the disk is full
+    std::string notice;    // CacheStore::openNotice
     std::unique_ptr<detail::ArtifactFiles> files;
 
     Status createFile();
     Status checkFiles() const;
+    Status prepareSchema();
     Status setWal();
     Status migrate();
+    Status degrade(const Error& openError);
+    StoreCondition condition() const;
+    std::string conditionWarning() const;
+    // The condition's warning as an Error unless the store is healthy: writes are refused at
+    // once rather than failing (full disk) or changing a damaged file before it is moved aside.
+    Status writable() const;
+    Status touch(const std::string& key);
+    // Checks every row and blob into r (checked, corrupt).
+    Status verifyRows(VerifyReport& r);
     void useIncrementalVacuum();
     Result<std::int64_t> totalBytes();
     Status evict(std::int64_t maxBytes, int* removed, int* filesRemoved);
@@ -258,6 +271,20 @@ Status CacheStore::Impl::checkFiles() const
     return {};
 }
 
+Status CacheStore::Impl::prepareSchema()
+{
+    // Takes effect only on a database without tables (a new one); see useIncrementalVacuum.
+    (void)db.exec("PRAGMA auto_vacuum=INCREMENTAL");
+    if (Status s = setWal(); !s) {
+        return s;
+    }
+    if (Status s = migrate(); !s) {
+        return s;
+    }
+    useIncrementalVacuum();
+    return {};
+}
+
 Status CacheStore::Impl::setWal()
 {
     // Switching to WAL needs a moment without other connections; retry while busy.
@@ -265,6 +292,9 @@ Status CacheStore::Impl::setWal()
         auto mode = db.scalarText("PRAGMA journal_mode=WAL");
         if (mode && *mode == "wal") {
             return db.exec("PRAGMA synchronous=NORMAL");
+        }
+        if (!mode && (db.damaged() || db.diskFull())) {
+            return mode.error(); // waiting does not help
         }
         if (attempt == 200) {
             return mode ? makeError(ErrorCode::Io, "cannot switch the cache to WAL", path)
@@ -292,6 +322,10 @@ Status CacheStore::Impl::migrate()
         e.found = "schema version " + std::to_string(*version);
         return e;
     }
+    schema = kSchemaVersion;
+    if (*version == kSchemaVersion) {
+        return db.exec("COMMIT"); // nothing written: opening works on a full disk
+    }
     for (auto v = *version; v < kSchemaVersion; ++v) {
         if (Status s = db.exec(kMigrations[v]); !s) {
             (void)db.exec("ROLLBACK");
@@ -302,8 +336,69 @@ Status CacheStore::Impl::migrate()
         (void)db.exec("ROLLBACK");
         return s;
     }
-    schema = kSchemaVersion;
     return db.exec("COMMIT");
+}
+
+// Where the cache can still help, opening degrades instead of failing: a damaged file opens
+// Damaged (each caller bypasses the cache, `verify` reports it, `repair` moves it aside); on a
+// full disk, where not even the WAL index can be written, the file opens read-only.
+Status CacheStore::Impl::degrade(const Error& openError)
+{
+    if (db.damaged()) {
+        return {};
+    }
+    if (!db.diskFull()) {
+        return openError;
+    }
+    if (Status s = db.openImmutable(path); !s) {
+        return s;
+    }
+    auto version = db.scalarInt("PRAGMA user_version");
+    if (db.damaged()) {
+        return {};
+    }
+    if (!version) {
+        return version.error();
+    }
+    if (*version != kSchemaVersion) {
+        return openError; // it needs a migration, which is a write
+    }
+    schema = kSchemaVersion;
+    readOnly = true;
+    return {};
+}
+
+StoreCondition CacheStore::Impl::condition() const
+{
+    if (db.damaged()) {
+        return StoreCondition::Damaged;
+    }
+    return readOnly || db.diskFull() ? StoreCondition::ReadOnly : StoreCondition::Healthy;
+}
+
+std::string CacheStore::Impl::conditionWarning() const
+{
+    switch (condition()) {
+    case StoreCondition::Healthy: break;
+    case StoreCondition::Damaged:
+        return path + ": the cache database is damaged (" + db.damageDetail() +
+               "); the cache is bypassed until `fxscope-cli cache --cache " + path +
+               " repair` moves it aside and starts a fresh one";
+    case StoreCondition::ReadOnly:
+        return path + ": disk full (" + db.diskFullDetail() +
+               "): the cache is read-only; hits are served, new builds are not stored";
+    }
+    return {};
+}
+
+Status CacheStore::Impl::writable() const
+{
+    const StoreCondition c = condition();
+    if (c == StoreCondition::Healthy) {
+        return {};
+    }
+    return makeError(c == StoreCondition::Damaged ? ErrorCode::Checksum : ErrorCode::Io,
+                     conditionWarning());
 }
 
 // New databases are created with incremental auto-vacuum (so eviction can shrink the file);
@@ -416,6 +511,26 @@ CacheStore::~CacheStore() = default;
 const std::string& CacheStore::path() const { return m_impl->path; }
 const std::string& CacheStore::directory() const { return m_impl->dir; }
 int CacheStore::schemaVersion() const { return m_impl->schema; }
+StoreCondition CacheStore::condition() const { return m_impl->condition(); }
+std::string CacheStore::conditionWarning() const { return m_impl->conditionWarning(); }
+const std::string& CacheStore::openNotice() const { return m_impl->notice; }
+
+namespace {
+
+std::string noticeFor(FileState before)
+{
+    switch (before) {
+    case FileState::Missing:
+        return "the cache database did not exist: a new, empty cache was started";
+    case FileState::Empty:
+        return "the cache database was an empty (0-byte) file, perhaps truncated: a new, empty "
+               "cache was started in it (entries it held, if any, are lost)";
+    case FileState::Existing: break;
+    }
+    return {};
+}
+
+} // namespace
 
 Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options)
 {
@@ -430,7 +545,11 @@ Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options
         impl->path = *p;
     }
     impl->dir = parentDir(impl->path);
-    for (Status s : {ensurePrivateDir(impl->dir), impl->createFile(), impl->checkFiles()}) {
+    if (Status s = ensurePrivateDir(impl->dir); !s) {
+        return s.error();
+    }
+    impl->notice = noticeFor(databaseFileState(impl->path));
+    for (Status s : {impl->createFile(), impl->checkFiles()}) {
         if (!s) {
             return s.error();
         }
@@ -438,15 +557,11 @@ Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options
     if (Status s = impl->db.open(impl->path, options.busyTimeoutMs); !s) {
         return s.error();
     }
-    // Takes effect only on a database without tables (a new one); see useIncrementalVacuum.
-    (void)impl->db.exec("PRAGMA auto_vacuum=INCREMENTAL");
-    if (Status s = impl->setWal(); !s) {
-        return s.error();
+    if (Status s = impl->prepareSchema(); !s) {
+        if (Status d = impl->degrade(s.error()); !d) {
+            return d.error();
+        }
     }
-    if (Status s = impl->migrate(); !s) {
-        return s.error();
-    }
-    impl->useIncrementalVacuum();
     impl->files = std::make_unique<detail::ArtifactFiles>(impl->db, impl->dir);
     return std::unique_ptr<CacheStore>(new CacheStore(std::move(impl)));
 }
@@ -472,20 +587,16 @@ Result<LookupResult> CacheStore::lookup(const std::string& key, bool touch)
         !checkBlob(e.info, st->blob(kBlobColumn), e.artifact, r.problem)) {
         st->reset();
         r.state = LookupState::Corrupt;
-        if (Status s = remove(key); !s) {
+        // A store that cannot write keeps the row; the checksums refuse it again next time.
+        if (Status s = remove(key); !s && m_impl->condition() == StoreCondition::Healthy) {
             return s.error();
         }
         return r;
     }
     st->reset();
-    if (touch) {
-        auto up = m_impl->db.prepare(
-            "UPDATE entries SET last_hit = ?, hit_count = hit_count + 1 WHERE key = ?");
-        if (!up) {
-            return up.error();
-        }
-        if (Status s = up->bind(1, nowMs()).bind(2, key).run(); !s) {
-            return s.error();
+    if (touch && m_impl->condition() == StoreCondition::Healthy) {
+        if (Status s = m_impl->touch(key); !s && !m_impl->db.diskFull()) {
+            return s.error(); // on a full disk the hit is served all the same
         }
     }
     r.state = LookupState::Hit;
@@ -493,8 +604,44 @@ Result<LookupResult> CacheStore::lookup(const std::string& key, bool touch)
     return r;
 }
 
+Status CacheStore::Impl::touch(const std::string& key)
+{
+    auto up = db.prepare("UPDATE entries SET last_hit = ?, hit_count = hit_count + 1 WHERE key = ?");
+    if (!up) {
+        return up.error();
+    }
+    return up->bind(1, nowMs()).bind(2, key).run();
+}
+
+Status CacheStore::Impl::verifyRows(VerifyReport& r)
+{
+    auto st = db.prepare(std::string("SELECT ") + kInfoColumns + ", blob FROM entries");
+    if (!st) {
+        return st.error();
+    }
+    for (;;) {
+        auto row = st->step();
+        if (!row) {
+            return row.error();
+        }
+        if (!*row) {
+            return {};
+        }
+        ++r.checked;
+        EntryInfo e;
+        Artifact a;
+        std::string problem;
+        if (!readInfo(*st, e, problem) || !checkBlob(e, st->blob(kBlobColumn), a, problem)) {
+            r.corrupt.emplace_back(st->text(0), problem);
+        }
+    }
+}
+
 Result<bool> CacheStore::insert(const EntryInfo& infoIn, const Artifact& artifact)
 {
+    if (Status w = m_impl->writable(); !w) {
+        return w.error();
+    }
     EntryInfo e = infoIn;
     const std::string blob = detail::packArtifact(artifact);
     const std::string comps = componentsJson(e.components);
@@ -533,9 +680,14 @@ Result<std::string> CacheStore::materialize(const Entry& entry, ArtifactKind kin
                          "the entry has no " + std::string(artifactKindName(kind)) + " file",
                          entry.info.key);
     }
-    auto path = m_impl->files->write(entry.info.key, kind, *bytes);
+    // Read-only: an identical file written earlier is served as it is, unrecorded.
+    const bool healthy = m_impl->condition() == StoreCondition::Healthy;
+    auto path = m_impl->files->write(entry.info.key, kind, *bytes, healthy);
     if (!path) {
         return path.error();
+    }
+    if (!healthy) {
+        return path;
     }
     if (Status s = m_impl->evict(m_impl->options.maxBytes, nullptr, nullptr); !s) {
         return s.error();
@@ -550,6 +702,9 @@ Result<ScratchDir> CacheStore::buildDirectory()
 
 Status CacheStore::markBad(const std::string& key, Reason code, const std::string& reason)
 {
+    if (Status w = m_impl->writable(); !w) {
+        return w;
+    }
     auto st = m_impl->db.prepare(
         "UPDATE entries SET status = ?, status_reason = ?, status_code = ? WHERE key = ?");
     if (!st) {
@@ -561,6 +716,9 @@ Status CacheStore::markBad(const std::string& key, Reason code, const std::strin
 
 Status CacheStore::count(Reason reason)
 {
+    if (Status w = m_impl->writable(); !w) {
+        return w;
+    }
     auto st = m_impl->db.prepare("INSERT INTO stats(code, count) VALUES(?, 1) "
                                  "ON CONFLICT(code) DO UPDATE SET count = count + 1");
     if (!st) {
@@ -587,6 +745,9 @@ Result<std::vector<std::pair<int, std::int64_t>>> CacheStore::stats()
 
 Status CacheStore::remove(const std::string& key)
 {
+    if (Status w = m_impl->writable(); !w) {
+        return w;
+    }
     Database& db = m_impl->db;
     if (Status s = db.exec("BEGIN IMMEDIATE"); !s) {
         return s;
@@ -689,6 +850,9 @@ Result<std::int64_t> CacheStore::totalBytes() { return m_impl->totalBytes(); }
 
 Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
 {
+    if (Status w = m_impl->writable(); !w) {
+        return w.error();
+    }
     GcReport r;
     auto before = totalBytes();
     if (!before) {
@@ -709,34 +873,24 @@ Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
     return r;
 }
 
+// Damage to the database's own structure is what verify is for: it is reported, not an error.
 Result<VerifyReport> CacheStore::verify()
 {
     VerifyReport r;
-    auto st = m_impl->db.prepare(std::string("SELECT ") + kInfoColumns + ", blob FROM entries");
-    if (!st) {
-        return st.error();
+    r.notice = m_impl->notice;
+    Status s = m_impl->verifyRows(r);
+    if (s) {
+        auto integrity = m_impl->db.scalarText("PRAGMA integrity_check");
+        s = integrity ? Status() : Status(integrity.error());
+        r.integrity = integrity.valueOr("");
     }
-    for (;;) {
-        auto row = st->step();
-        if (!row) {
-            return row.error();
-        }
-        if (!*row) {
-            break;
-        }
-        ++r.checked;
-        EntryInfo e;
-        Artifact a;
-        std::string problem;
-        if (!readInfo(*st, e, problem) || !checkBlob(e, st->blob(kBlobColumn), a, problem)) {
-            r.corrupt.emplace_back(st->text(0), problem);
-        }
+    if (m_impl->db.damaged()) {
+        r.damage = m_impl->db.damageDetail();
+        return r;
     }
-    auto integrity = m_impl->db.scalarText("PRAGMA integrity_check");
-    if (!integrity) {
-        return integrity.error();
+    if (!s) {
+        return s.error();
     }
-    r.integrity = *integrity;
     return r;
 }
 

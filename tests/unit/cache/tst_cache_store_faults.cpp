@@ -1,0 +1,277 @@
+// The store when its file or disk fails: a damaged database (not a database, scrambled schema,
+// truncated) opens Damaged and verify reports it; moving it aside keeps every byte; a 0-byte
+// file is said to be empty; a full disk (RLIMIT_FSIZE in a child process) serves hits
+// read-only and says "disk full".
+#include "core/cache/cache_store.h"
+#include "core/cache/database_file.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
+
+using namespace fxs;
+using namespace fxs::cache;
+
+namespace {
+
+EntryInfo makeInfo(const std::string& regionText)
+{
+    KeyBuilder kb;
+    kb.add("region", regionText);
+    EntryInfo e;
+    e.key = kb.key();
+    e.components = kb.components();
+    e.regionDigest = regionDigest(e.components);
+    e.title = "r0 of test";
+    return e;
+}
+
+QByteArray readAll(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeAll(const std::string& path, const QByteArray& bytes)
+{
+    QFile f(QString::fromStdString(path));
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(f.write(bytes), bytes.size());
+    f.close();
+    QCOMPARE(::chmod(path.c_str(), 0600), 0);
+}
+
+// Runs f in a child process and returns its exit status (f's result; -1 when it crashed). The
+// child does only core work, so forking the test process is safe.
+int inChild(const std::function<int()>& f)
+{
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::_exit(f());
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// What a full disk does to writes, deterministically: every write that extends a file fails
+// (EFBIG, the signal ignored as a full disk sends none).
+void fillTheDisk(rlim_t bytesAllowed)
+{
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{bytesAllowed, bytesAllowed};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+}
+
+} // namespace
+
+class TestCacheStoreFaults : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string dbPath(const char* name) const
+    {
+        const std::string dir = m_dir.path().toStdString() + "/" + name;
+        ::mkdir(dir.c_str(), 0700);
+        return dir + "/cache.db";
+    }
+    static std::unique_ptr<CacheStore> openStore(const std::string& path)
+    {
+        StoreOptions o;
+        o.path = path;
+        auto s = CacheStore::open(o);
+        if (!s) {
+            qWarning("%s", s.error().toString().c_str());
+            return nullptr;
+        }
+        return std::move(*s);
+    }
+    // A closed database holding n entries of blobBytes each.
+    static bool makeDatabase(const std::string& path, int n, std::size_t blobBytes)
+    {
+        auto store = openStore(path);
+        for (int i = 0; store && i < n; ++i) {
+            const auto art = Artifact::hostBuild(std::string(blobBytes, char('a' + i % 26)), "s");
+            if (!store->insert(makeInfo("region " + std::to_string(i)), art)) {
+                return false;
+            }
+        }
+        return store != nullptr;
+    }
+    // Opens a damaged database: it must open Damaged (or find it in verify), name the file and
+    // the fix, refuse writes, report the damage from verify and leave the file as it was.
+    static void expectDamageReported(const std::string& path)
+    {
+        const QByteArray before = readAll(path);
+        auto store = openStore(path);
+        QVERIFY(store);
+        auto v = store->verify();
+        QVERIFY(v.ok());
+        QVERIFY2(!v->damage.empty(), v->integrity.c_str());
+        QCOMPARE(store->condition(), StoreCondition::Damaged);
+        const std::string warning = store->conditionWarning();
+        QVERIFY2(warning.find(path) != std::string::npos, warning.c_str());
+        QVERIFY2(warning.find("cache --cache " + path + " repair") != std::string::npos,
+                 warning.c_str());
+        auto ins = store->insert(makeInfo("new"), Artifact::hostBuild("so", "src"));
+        QVERIFY(!ins.ok());
+        QCOMPARE(ins.error().code, ErrorCode::Checksum);
+        QVERIFY(ins.error().message.find("cannot prepare") == std::string::npos);
+        store.reset();
+        QCOMPARE(readAll(path), before);
+    }
+
+private Q_SLOTS:
+    void notADatabaseIsReportedDamaged()
+    {
+        const std::string path = dbPath("notadb");
+        writeAll(path, QByteArray("this is not an SQLite database\n").repeated(300));
+        expectDamageReported(path);
+    }
+
+    void scrambledSchemaIsReportedDamaged()
+    {
+        const std::string path = dbPath("scrambled");
+        QVERIFY(makeDatabase(path, 3, 1000));
+        QByteArray bytes = readAll(path);
+        QVERIFY(bytes.size() > 4096);
+        // Page 1 after the 100-byte header holds the schema's b-tree.
+        for (int i = 100; i < 4096; ++i) {
+            bytes[i] = char((i * 131) & 0xff);
+        }
+        writeAll(path, bytes);
+        expectDamageReported(path);
+    }
+
+    void truncatedFileIsReportedDamaged()
+    {
+        const std::string path = dbPath("truncated");
+        QVERIFY(makeDatabase(path, 20, 20000));
+        QByteArray bytes = readAll(path);
+        QVERIFY(bytes.size() > 200000);
+        writeAll(path, bytes.left(bytes.size() / 2));
+        expectDamageReported(path);
+    }
+
+    void movingAsideKeepsEveryByte()
+    {
+        const std::string path = dbPath("aside");
+        const QByteArray junk = QByteArray("junk ").repeated(1000);
+        writeAll(path, junk);
+        writeAll(path + "-wal", "wal bytes");
+        auto moved = moveDatabaseAside(path);
+        QVERIFY(moved.ok());
+        QVERIFY2(moved->rfind(path + ".corrupt-", 0) == 0, moved->c_str());
+        QCOMPARE(readAll(*moved), junk);
+        QCOMPARE(readAll(*moved + "-wal"), QByteArray("wal bytes"));
+        QVERIFY(::access(path.c_str(), F_OK) != 0);
+        QVERIFY(::access((path + "-wal").c_str(), F_OK) != 0);
+        // A second repair in the same second takes another name; nothing is overwritten.
+        writeAll(path, "more junk");
+        auto again = moveDatabaseAside(path);
+        QVERIFY(again.ok());
+        QVERIFY(*again != *moved);
+        QCOMPARE(readAll(*moved), junk);
+        auto fresh = openStore(path);
+        QVERIFY(fresh);
+        QCOMPARE(fresh->condition(), StoreCondition::Healthy);
+        QVERIFY(fresh->openNotice().find("did not exist") != std::string::npos);
+        QVERIFY(!moveDatabaseAside(dbPath("nothing-here")).ok());
+    }
+
+    void emptyFileIsNotSilentlyOk()
+    {
+        const std::string path = dbPath("empty");
+        writeAll(path, QByteArray());
+        auto store = openStore(path);
+        QVERIFY(store);
+        QCOMPARE(store->condition(), StoreCondition::Healthy);
+        auto v = store->verify();
+        QVERIFY(v.ok());
+        QVERIFY2(v->notice.find("empty (0-byte)") != std::string::npos, v->notice.c_str());
+        QVERIFY(v->damage.empty());
+        store.reset();
+        // Opened again, it is an existing (empty) cache: nothing to say.
+        store = openStore(path);
+        QVERIFY(store);
+        QVERIFY(store->openNotice().empty());
+    }
+
+    void fullDiskServesHitsReadOnly()
+    {
+        const std::string path = dbPath("full");
+        const EntryInfo a = makeInfo("A");
+        {
+            auto store = openStore(path);
+            QVERIFY(store);
+            QVERIFY(store->insert(a, Artifact::hostBuild("so-a", "src-a")).ok());
+            auto hit = store->lookup(a.key);
+            QVERIFY(hit.ok() && hit->entry);
+            QVERIFY(store->materialize(*hit->entry, ArtifactKind::SharedObject).ok());
+        }
+        // Nothing can be written at all: not even the WAL index, so the store opens read-only.
+        const int rc = inChild([&] {
+            fillTheDisk(0);
+            auto store = CacheStore::open(StoreOptions{path});
+            if (!store) {
+                return 10;
+            }
+            if ((*store)->condition() != StoreCondition::ReadOnly ||
+                (*store)->conditionWarning().find("disk full") == std::string::npos) {
+                return 11;
+            }
+            auto hit = (*store)->lookup(a.key);
+            if (!hit || hit->state != LookupState::Hit) {
+                return 12;
+            }
+            if (!(*store)->materialize(*hit->entry, ArtifactKind::SharedObject)) {
+                return 13;
+            }
+            auto ins = (*store)->insert(makeInfo("B"), Artifact::hostBuild("so-b", "src-b"));
+            return ins ? 14 : ins.error().message.find("disk full") == std::string::npos ? 15 : 0;
+        });
+        QCOMPARE(rc, 0);
+    }
+
+    void diskFillingUpMidRunKeepsServingHits()
+    {
+        const std::string path = dbPath("filling");
+        const EntryInfo a = makeInfo("A");
+        QVERIFY(makeDatabase(path, 0, 0));
+        {
+            auto store = openStore(path);
+            QVERIFY(store && store->insert(a, Artifact::hostBuild("so-a", "src-a")).ok());
+        }
+        const int rc = inChild([&] {
+            auto store = CacheStore::open(StoreOptions{path});
+            if (!store || (*store)->condition() != StoreCondition::Healthy) {
+                return 10;
+            }
+            fillTheDisk(256 * 1024); // the WAL cannot take a 1 MB blob
+            auto ins = (*store)->insert(makeInfo("big"),
+                                        Artifact::hostBuild(std::string(1 << 20, 'x'), "s"));
+            if (ins || ins.error().message.rfind("disk full", 0) != 0) {
+                return 11;
+            }
+            if ((*store)->condition() != StoreCondition::ReadOnly) {
+                return 12;
+            }
+            auto hit = (*store)->lookup(a.key);
+            return hit && hit->state == LookupState::Hit ? 0 : 13;
+        });
+        QCOMPARE(rc, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCacheStoreFaults)
+#include "tst_cache_store_faults.moc"
