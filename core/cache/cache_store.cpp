@@ -695,6 +695,19 @@ Result<std::string> CacheStore::materialize(const Entry& entry, ArtifactKind kin
     return path;
 }
 
+Result<BuildLock> CacheStore::lockBuild(const std::string& key, int timeoutMs)
+{
+    // Keys are SHA-256 hex; anything else must not become a path.
+    if (key.empty() || key.find_first_not_of("0123456789abcdef") != std::string::npos) {
+        return makeError(ErrorCode::Invalid, "not a cache key", key);
+    }
+    const std::string dir = m_impl->dir + "/locks";
+    if (Status s = ensurePrivateDir(dir); !s) {
+        return s.error();
+    }
+    return BuildLock::acquire(dir + "/" + key, timeoutMs);
+}
+
 Result<ScratchDir> CacheStore::buildDirectory()
 {
     return ScratchDir::create(m_impl->dir, "build-" + std::to_string(::getpid()) + "-");
@@ -861,6 +874,7 @@ Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
     r.bytesBefore = *before;
     r.buildDirsRemoved = m_impl->files->sweepBuildDirs();
     r.filesRemoved = m_impl->files->sweepOrphans();
+    (void)sweepStaleLocks(m_impl->dir + "/locks", 3600); // 0-byte files: not worth a field
     if (Status s = m_impl->evict(maxBytes, &r.removed, &r.filesRemoved); !s) {
         return s.error();
     }

@@ -6,6 +6,7 @@
 // Not for building keys (cache_key.h) or explaining misses (cache_explain.h). No sqlite types.
 #pragma once
 
+#include "core/cache/build_lock.h"
 #include "core/cache/cache_key.h"
 #include "core/cache/cache_paths.h"
 #include "core/cache/reason.h"
@@ -163,6 +164,11 @@ public:
     // delete it and the byte cap counts it, and returns its path for loading. Error::Invalid
     // when the entry has no file of that kind, Error::Io when it cannot be written.
     Result<std::string> materialize(const Entry& entry, ArtifactKind kind);
+    // An advisory lock on building `key` (flock on <directory>/locks/<key>), so that of several
+    // processes that miss the same key one builds while the others wait, then look up again.
+    // The kernel drops it when its holder dies; after timeoutMs the caller builds anyway
+    // (BuildLock::held() false). Released when the returned object goes.
+    Result<BuildLock> lockBuild(const std::string& key, int timeoutMs);
     // A private directory for one build (<directory>/build-<pid>-XXXXXX), removed with its
     // files when the returned object goes; gc removes those whose process died.
     Result<ScratchDir> buildDirectory();

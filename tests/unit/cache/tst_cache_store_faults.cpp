@@ -1,7 +1,8 @@
 // The store when its file or disk fails: a damaged database (not a database, scrambled schema,
 // truncated) opens Damaged and verify reports it; moving it aside keeps every byte; a 0-byte
 // file is said to be empty; a full disk (RLIMIT_FSIZE in a child process) serves hits
-// read-only and says "disk full".
+// read-only and says "disk full"; the build lock makes a second holder wait, and a killed
+// holder frees it at once.
 #include "core/cache/cache_store.h"
 #include "core/cache/database_file.h"
 
@@ -16,7 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <functional>
+#include <thread>
 
 using namespace fxs;
 using namespace fxs::cache;
@@ -270,6 +273,74 @@ private Q_SLOTS:
             return hit && hit->state == LookupState::Hit ? 0 : 13;
         });
         QCOMPARE(rc, 0);
+    }
+
+    void buildLockMakesTheSecondHolderWait()
+    {
+        auto store = openStore(dbPath("lock"));
+        QVERIFY(store);
+        const std::string key = makeInfo("A").key;
+        auto first = store->lockBuild(key, 0);
+        QVERIFY(first.ok() && first->held() && !first->waited());
+        const auto t0 = std::chrono::steady_clock::now();
+        auto second = store->lockBuild(key, 200);
+        QVERIFY(second.ok());
+        QVERIFY(!second->held()); // timed out: the caller builds without it
+        QVERIFY(second->waited());
+        QVERIFY(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(200));
+        first = store->lockBuild(makeInfo("B").key, 0); // the old lock goes with its object
+        auto third = store->lockBuild(key, 0);
+        QVERIFY(third.ok() && third->held());
+        QVERIFY(!store->lockBuild("../escape", 0).ok());
+    }
+
+    void killedBuilderDoesNotBlock()
+    {
+        auto store = openStore(dbPath("killed"));
+        QVERIFY(store);
+        const std::string key = makeInfo("A").key;
+        int ready[2];
+        QCOMPARE(::pipe(ready), 0);
+        const pid_t builder = ::fork();
+        if (builder == 0) {
+            auto lock = store->lockBuild(key, 0);
+            const char c = lock && lock->held() ? 'y' : 'n';
+            (void)!::write(ready[1], &c, 1);
+            ::pause(); // a builder that hangs until killed
+            ::_exit(0);
+        }
+        char c = 0;
+        QCOMPARE(::read(ready[0], &c, 1), ssize_t(1));
+        QCOMPARE(c, 'y');
+        std::thread killer([builder] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            ::kill(builder, SIGKILL);
+        });
+        const auto t0 = std::chrono::steady_clock::now();
+        auto lock = store->lockBuild(key, 60000);
+        const auto waited = std::chrono::steady_clock::now() - t0;
+        killer.join();
+        ::waitpid(builder, nullptr, 0);
+        QVERIFY(lock.ok() && lock->held() && lock->waited());
+        QVERIFY(waited < std::chrono::seconds(10)); // freed by the kill, not the timeout
+    }
+
+    void gcSweepsLocksNobodyHolds()
+    {
+        auto store = openStore(dbPath("locksweep"));
+        QVERIFY(store);
+        const std::string held = makeInfo("held").key;
+        const std::string stale = makeInfo("stale").key;
+        auto lock = store->lockBuild(held, 0);
+        QVERIFY(lock.ok() && lock->held());
+        { auto gone = store->lockBuild(stale, 0); }
+        const timeval old[2] = {{std::time(nullptr) - 7200, 0}, {std::time(nullptr) - 7200, 0}};
+        for (const auto& k : {held, stale}) {
+            QCOMPARE(::utimes((store->directory() + "/locks/" + k).c_str(), old), 0);
+        }
+        QVERIFY(store->gc(1LL << 40).ok());
+        QVERIFY(::access((store->directory() + "/locks/" + held).c_str(), F_OK) == 0);
+        QVERIFY(::access((store->directory() + "/locks/" + stale).c_str(), F_OK) != 0);
     }
 };
 
