@@ -224,9 +224,19 @@ private Q_SLOTS:
     {
         const QString path = db("eight");
         const QString g = graph(5);
+        // A compiler that notes each build and takes 3 s over it, so that the others reach
+        // their lookup while the first builds (a real build of this region takes 50 ms).
+        const QString builds = m_dir.path() + "/eight-builds.txt";
+        const QString cxx = m_dir.path() + "/slow-cxx.sh";
+        writeAll(cxx, "#!/bin/sh\ncase \" $* \" in *\" -o \"*) echo build >> '" +
+                          builds.toLocal8Bit() + "'; sleep 3;; esac\nexec g++ \"$@\"\n");
+        QCOMPARE(::chmod(cxx.toLocal8Bit().constData(), 0700), 0);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("FXSCOPE_CXX", cxx);
         std::vector<std::unique_ptr<QProcess>> procs;
         for (int i = 0; i < 8; ++i) {
             procs.push_back(std::make_unique<QProcess>());
+            procs.back()->setProcessEnvironment(env);
             procs.back()->start(FXSCOPE_CLI_PATH, compileArgs(g, path));
         }
         std::map<std::string, int> reasons;
@@ -237,6 +247,7 @@ private Q_SLOTS:
             built += r.value("state", "") == "miss" ? 1 : 0;
             ++reasons[r.value("reason", "")];
         }
+        QCOMPARE(readAll(builds).count("build"), 1);
         QCOMPARE(built, 1);
         QCOMPARE(reasons["miss_cold"], 1);
         QCOMPARE(reasons["hit"] + reasons["hit_after_wait"], 7);
