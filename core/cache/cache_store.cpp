@@ -5,6 +5,7 @@
 #include "core/cache/cache_paths.h"
 #include "core/cache/database_file.h"
 #include "core/cache/sqlite_db.h"
+#include "core/cache/store_connection.h"
 #include "core/util/digest.h"
 #include "core/util/json_text.h"
 
@@ -12,53 +13,10 @@
 
 #include <chrono>
 #include <fcntl.h>
-#include <thread>
 #include <unistd.h>
 
 namespace fxs::cache {
 namespace {
-
-// Schema migrations: kMigrations[v] takes user_version v to v + 1. Append only.
-const char* const kMigrations[] = {
-    R"sql(
-CREATE TABLE entries(
-    key TEXT PRIMARY KEY,
-    region_digest TEXT NOT NULL,
-    title TEXT NOT NULL DEFAULT '',
-    components TEXT NOT NULL,
-    blob BLOB NOT NULL,
-    blob_sha256 TEXT NOT NULL,
-    row_sha256 TEXT NOT NULL,
-    so_bytes INTEGER NOT NULL,
-    src_bytes INTEGER NOT NULL,
-    blob_bytes INTEGER NOT NULL,
-    compile_ms REAL NOT NULL,
-    created INTEGER NOT NULL,
-    last_hit INTEGER NOT NULL,
-    hit_count INTEGER NOT NULL DEFAULT 0,
-    status INTEGER NOT NULL,
-    status_reason TEXT NOT NULL DEFAULT '');
-CREATE INDEX entries_region ON entries(region_digest);
-CREATE INDEX entries_lru ON entries(last_hit);
-)sql",
-    // 2: materialized files, so that the byte cap counts them and eviction deletes them.
-    R"sql(
-CREATE TABLE files(
-    key TEXT NOT NULL,
-    kind INTEGER NOT NULL,
-    bytes INTEGER NOT NULL,
-    PRIMARY KEY(key, kind));
-)sql",
-    // 3: numbered reasons (cache/reason.h): why an entry is bad, and how often each reason
-    // ended a compile.
-    R"sql(
-ALTER TABLE entries ADD COLUMN status_code INTEGER NOT NULL DEFAULT 0;
-CREATE TABLE stats(
-    code INTEGER PRIMARY KEY,
-    count INTEGER NOT NULL);
-)sql",
-};
-static_assert(std::size(kMigrations) == kSchemaVersion);
 
 constexpr const char* kInfoColumns =
     "key, region_digest, title, components, blob_sha256, row_sha256, so_bytes, src_bytes, "
@@ -210,30 +168,19 @@ std::string_view entryStatusName(EntryStatus s)
 }
 
 struct CacheStore::Impl {
-    Database db;
+    detail::StoreConnection conn;
+    Database& db = conn.db();
     std::string path;
     std::string dir;
     StoreOptions options;
-    int schema = 0;
-    bool readOnly = false; // opened read-only because the disk is full
-    std::string notice;    // CacheStore::openNotice
+    std::string notice; // CacheStore::openNotice
     std::unique_ptr<detail::ArtifactFiles> files;
 
     Status createFile();
     Status checkFiles() const;
-    Status prepareSchema();
-    Status setWal();
-    Status migrate();
-    Status degrade(const Error& openError);
-    StoreCondition condition() const;
-    std::string conditionWarning() const;
-    // The condition's warning as an Error unless the store is healthy: writes are refused at
-    // once rather than failing (full disk) or changing a damaged file before it is moved aside.
-    Status writable() const;
     Status touch(const std::string& key);
     // Checks every row and blob into r (checked, corrupt).
     Status verifyRows(VerifyReport& r);
-    void useIncrementalVacuum();
     Result<std::int64_t> totalBytes();
     Status evict(std::int64_t maxBytes, int* removed, int* filesRemoved);
     Status evictLocked(std::int64_t maxBytes, std::vector<std::string>& doomed, int* removed);
@@ -269,146 +216,6 @@ Status CacheStore::Impl::checkFiles() const
         }
     }
     return {};
-}
-
-Status CacheStore::Impl::prepareSchema()
-{
-    // Takes effect only on a database without tables (a new one); see useIncrementalVacuum.
-    (void)db.exec("PRAGMA auto_vacuum=INCREMENTAL");
-    if (Status s = setWal(); !s) {
-        return s;
-    }
-    if (Status s = migrate(); !s) {
-        return s;
-    }
-    useIncrementalVacuum();
-    return {};
-}
-
-Status CacheStore::Impl::setWal()
-{
-    // Switching to WAL needs a moment without other connections; retry while busy.
-    for (int attempt = 0;; ++attempt) {
-        auto mode = db.scalarText("PRAGMA journal_mode=WAL");
-        if (mode && *mode == "wal") {
-            return db.exec("PRAGMA synchronous=NORMAL");
-        }
-        if (!mode && (db.damaged() || db.diskFull())) {
-            return mode.error(); // waiting does not help
-        }
-        if (attempt == 200) {
-            return mode ? makeError(ErrorCode::Io, "cannot switch the cache to WAL", path)
-                        : mode.error();
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-}
-
-Status CacheStore::Impl::migrate()
-{
-    if (Status s = db.exec("BEGIN IMMEDIATE"); !s) {
-        return s;
-    }
-    auto version = db.scalarInt("PRAGMA user_version");
-    if (!version) {
-        (void)db.exec("ROLLBACK");
-        return version.error();
-    }
-    if (*version > kSchemaVersion) {
-        (void)db.exec("ROLLBACK");
-        Error e = makeError(ErrorCode::Unsupported,
-                            "the cache database was written by a newer fxscope", path);
-        e.expected = "schema version <= " + std::to_string(kSchemaVersion);
-        e.found = "schema version " + std::to_string(*version);
-        return e;
-    }
-    schema = kSchemaVersion;
-    if (*version == kSchemaVersion) {
-        return db.exec("COMMIT"); // nothing written: opening works on a full disk
-    }
-    for (auto v = *version; v < kSchemaVersion; ++v) {
-        if (Status s = db.exec(kMigrations[v]); !s) {
-            (void)db.exec("ROLLBACK");
-            return s;
-        }
-    }
-    if (Status s = db.exec("PRAGMA user_version=" + std::to_string(kSchemaVersion)); !s) {
-        (void)db.exec("ROLLBACK");
-        return s;
-    }
-    return db.exec("COMMIT");
-}
-
-// Where the cache can still help, opening degrades instead of failing: a damaged file opens
-// Damaged (each caller bypasses the cache, `verify` reports it, `repair` moves it aside); on a
-// full disk, where not even the WAL index can be written, the file opens read-only.
-Status CacheStore::Impl::degrade(const Error& openError)
-{
-    if (db.damaged()) {
-        return {};
-    }
-    if (!db.diskFull()) {
-        return openError;
-    }
-    if (Status s = db.openImmutable(path); !s) {
-        return s;
-    }
-    auto version = db.scalarInt("PRAGMA user_version");
-    if (db.damaged()) {
-        return {};
-    }
-    if (!version) {
-        return version.error();
-    }
-    if (*version != kSchemaVersion) {
-        return openError; // it needs a migration, which is a write
-    }
-    schema = kSchemaVersion;
-    readOnly = true;
-    return {};
-}
-
-StoreCondition CacheStore::Impl::condition() const
-{
-    if (db.damaged()) {
-        return StoreCondition::Damaged;
-    }
-    return readOnly || db.diskFull() ? StoreCondition::ReadOnly : StoreCondition::Healthy;
-}
-
-std::string CacheStore::Impl::conditionWarning() const
-{
-    switch (condition()) {
-    case StoreCondition::Healthy: break;
-    case StoreCondition::Damaged:
-        return path + ": the cache database is damaged (" + db.damageDetail() +
-               "); the cache is bypassed until `fxscope-cli cache --cache " + path +
-               " repair` moves it aside and starts a fresh one";
-    case StoreCondition::ReadOnly:
-        return path + ": disk full (" + db.diskFullDetail() +
-               "): the cache is read-only; hits are served, new builds are not stored";
-    }
-    return {};
-}
-
-Status CacheStore::Impl::writable() const
-{
-    const StoreCondition c = condition();
-    if (c == StoreCondition::Healthy) {
-        return {};
-    }
-    return makeError(c == StoreCondition::Damaged ? ErrorCode::Checksum : ErrorCode::Io,
-                     conditionWarning());
-}
-
-// New databases are created with incremental auto-vacuum (so eviction can shrink the file);
-// one written before that is converted once by a VACUUM (best effort: retried next open).
-void CacheStore::Impl::useIncrementalVacuum()
-{
-    auto mode = db.scalarInt("PRAGMA auto_vacuum");
-    if (mode && *mode == 0 && db.exec("PRAGMA auto_vacuum=INCREMENTAL")) {
-        (void)db.exec("VACUUM");
-    }
 }
 
 Result<std::int64_t> CacheStore::Impl::totalBytes()
@@ -510,9 +317,9 @@ CacheStore::CacheStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 CacheStore::~CacheStore() = default;
 const std::string& CacheStore::path() const { return m_impl->path; }
 const std::string& CacheStore::directory() const { return m_impl->dir; }
-int CacheStore::schemaVersion() const { return m_impl->schema; }
-StoreCondition CacheStore::condition() const { return m_impl->condition(); }
-std::string CacheStore::conditionWarning() const { return m_impl->conditionWarning(); }
+int CacheStore::schemaVersion() const { return m_impl->conn.schema(); }
+StoreCondition CacheStore::condition() const { return m_impl->conn.condition(); }
+std::string CacheStore::conditionWarning() const { return m_impl->conn.conditionWarning(); }
 const std::string& CacheStore::openNotice() const { return m_impl->notice; }
 
 namespace {
@@ -554,13 +361,8 @@ Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options
             return s.error();
         }
     }
-    if (Status s = impl->db.open(impl->path, options.busyTimeoutMs); !s) {
+    if (Status s = impl->conn.open(impl->path, options.busyTimeoutMs); !s) {
         return s.error();
-    }
-    if (Status s = impl->prepareSchema(); !s) {
-        if (Status d = impl->degrade(s.error()); !d) {
-            return d.error();
-        }
     }
     impl->files = std::make_unique<detail::ArtifactFiles>(impl->db, impl->dir);
     return std::unique_ptr<CacheStore>(new CacheStore(std::move(impl)));
@@ -588,13 +390,13 @@ Result<LookupResult> CacheStore::lookup(const std::string& key, bool touch)
         st->reset();
         r.state = LookupState::Corrupt;
         // A store that cannot write keeps the row; the checksums refuse it again next time.
-        if (Status s = remove(key); !s && m_impl->condition() == StoreCondition::Healthy) {
+        if (Status s = remove(key); !s && m_impl->conn.condition() == StoreCondition::Healthy) {
             return s.error();
         }
         return r;
     }
     st->reset();
-    if (touch && m_impl->condition() == StoreCondition::Healthy) {
+    if (touch && m_impl->conn.condition() == StoreCondition::Healthy) {
         if (Status s = m_impl->touch(key); !s && !m_impl->db.diskFull()) {
             return s.error(); // on a full disk the hit is served all the same
         }
@@ -639,7 +441,7 @@ Status CacheStore::Impl::verifyRows(VerifyReport& r)
 
 Result<bool> CacheStore::insert(const EntryInfo& infoIn, const Artifact& artifact)
 {
-    if (Status w = m_impl->writable(); !w) {
+    if (Status w = m_impl->conn.writable(); !w) {
         return w.error();
     }
     EntryInfo e = infoIn;
@@ -681,7 +483,7 @@ Result<std::string> CacheStore::materialize(const Entry& entry, ArtifactKind kin
                          entry.info.key);
     }
     // Read-only: an identical file written earlier is served as it is, unrecorded.
-    const bool healthy = m_impl->condition() == StoreCondition::Healthy;
+    const bool healthy = m_impl->conn.condition() == StoreCondition::Healthy;
     auto path = m_impl->files->write(entry.info.key, kind, *bytes, healthy);
     if (!path) {
         return path.error();
@@ -715,7 +517,7 @@ Result<ScratchDir> CacheStore::buildDirectory()
 
 Status CacheStore::markBad(const std::string& key, Reason code, const std::string& reason)
 {
-    if (Status w = m_impl->writable(); !w) {
+    if (Status w = m_impl->conn.writable(); !w) {
         return w;
     }
     auto st = m_impl->db.prepare(
@@ -729,7 +531,7 @@ Status CacheStore::markBad(const std::string& key, Reason code, const std::strin
 
 Status CacheStore::count(Reason reason)
 {
-    if (Status w = m_impl->writable(); !w) {
+    if (Status w = m_impl->conn.writable(); !w) {
         return w;
     }
     auto st = m_impl->db.prepare("INSERT INTO stats(code, count) VALUES(?, 1) "
@@ -758,7 +560,7 @@ Result<std::vector<std::pair<int, std::int64_t>>> CacheStore::stats()
 
 Status CacheStore::remove(const std::string& key)
 {
-    if (Status w = m_impl->writable(); !w) {
+    if (Status w = m_impl->conn.writable(); !w) {
         return w;
     }
     Database& db = m_impl->db;
@@ -863,7 +665,7 @@ Result<std::int64_t> CacheStore::totalBytes() { return m_impl->totalBytes(); }
 
 Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
 {
-    if (Status w = m_impl->writable(); !w) {
+    if (Status w = m_impl->conn.writable(); !w) {
         return w.error();
     }
     GcReport r;
