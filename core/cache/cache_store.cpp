@@ -665,8 +665,9 @@ Result<std::int64_t> CacheStore::totalBytes() { return m_impl->totalBytes(); }
 
 Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
 {
-    if (Status w = m_impl->conn.writable(); !w) {
-        return w.error();
+    const StoreCondition condition = m_impl->conn.condition();
+    if (condition == StoreCondition::Damaged) {
+        return m_impl->conn.writable().error();
     }
     GcReport r;
     auto before = totalBytes();
@@ -674,13 +675,17 @@ Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
         return before.error();
     }
     r.bytesBefore = *before;
+    // On a full disk, what needs no database write goes first: the build directories of killed
+    // builds may be what filled it. Orphans and eviction need writes; they wait for room.
     r.buildDirsRemoved = m_impl->files->sweepBuildDirs();
-    r.filesRemoved = m_impl->files->sweepOrphans();
     (void)sweepStaleLocks(m_impl->dir + "/locks", 3600); // 0-byte files: not worth a field
-    if (Status s = m_impl->evict(maxBytes, &r.removed, &r.filesRemoved); !s) {
-        return s.error();
+    if (condition == StoreCondition::Healthy) {
+        r.filesRemoved = m_impl->files->sweepOrphans();
+        if (Status s = m_impl->evict(maxBytes, &r.removed, &r.filesRemoved); !s) {
+            return s.error();
+        }
+        m_impl->shrink();
     }
-    m_impl->shrink();
     auto after = totalBytes();
     if (!after) {
         return after.error();

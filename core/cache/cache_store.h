@@ -185,7 +185,7 @@ public:
     Result<std::int64_t> totalBytes();
     // Removes build directories of dead processes and files no entry owns, then evicts least
     // recently hit entries (rows and files) until totalBytes() <= maxBytes, and shrinks the
-    // database file.
+    // database file. ReadOnly (disk full): only the build directories and stale build locks.
     Result<GcReport> gc(std::int64_t maxBytes);
     // Checks every row and blob plus PRAGMA integrity_check; removes nothing.
     Result<VerifyReport> verify();

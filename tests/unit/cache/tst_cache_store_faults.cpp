@@ -1,8 +1,8 @@
 // The store when its file or disk fails: a damaged database (not a database, scrambled schema,
 // truncated) opens Damaged and verify reports it; moving it aside keeps every byte; a 0-byte
 // file is said to be empty; a full disk (RLIMIT_FSIZE in a child process) serves hits
-// read-only and says "disk full"; the build lock makes a second holder wait, and a killed
-// holder frees it at once.
+// read-only, says "disk full" and still lets gc remove dead builds; the build lock makes a
+// second holder wait, and a killed holder frees it at once.
 #include "core/cache/cache_store.h"
 #include "core/cache/database_file.h"
 
@@ -244,6 +244,30 @@ private Q_SLOTS:
             return ins ? 14 : ins.error().message.find("disk full") == std::string::npos ? 15 : 0;
         });
         QCOMPARE(rc, 0);
+    }
+
+    void gcOnAFullDiskRemovesDeadBuilds()
+    {
+        const std::string path = dbPath("fullgc");
+        QVERIFY(makeDatabase(path, 1, 100));
+        const pid_t gone = ::fork();
+        if (gone == 0) {
+            ::_exit(0);
+        }
+        ::waitpid(gone, nullptr, 0);
+        const std::string dead = parentDir(path) + "/build-" + std::to_string(gone) + "-abcdef";
+        QCOMPARE(::mkdir(dead.c_str(), 0700), 0);
+        const int rc = inChild([&] {
+            fillTheDisk(0);
+            auto store = CacheStore::open(StoreOptions{path});
+            if (!store || (*store)->condition() != StoreCondition::ReadOnly) {
+                return 10;
+            }
+            auto gc = (*store)->gc(0); // no eviction on a read-only store: the entry stays
+            return !gc ? 11 : gc->buildDirsRemoved != 1 ? 12 : gc->removed != 0 ? 13 : 0;
+        });
+        QCOMPARE(rc, 0);
+        QVERIFY(::access(dead.c_str(), F_OK) != 0);
     }
 
     void diskFillingUpMidRunKeepsServingHits()
