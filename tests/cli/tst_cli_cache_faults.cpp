@@ -156,8 +156,13 @@ private Q_SLOTS:
         const Cli ls = runCli({"cache", "--cache", path, "ls"});
         QCOMPARE(ls.exitCode, 3);
         QVERIFY2(ls.err.contains("repair"), ls.err.constData());
-        // compile goes on without the cache and says why, naming the file and the fix.
-        const json r = region(runCli(compileArgs(m_graph, path)));
+        // compile goes on without the cache and says why, naming the file and the fix: once on
+        // stderr, and in the region's headline.
+        const Cli compiled = runCli(compileArgs(m_graph, path));
+        QCOMPARE(compiled.err.count("warning:"), 1);
+        QVERIFY2(compiled.err.contains(path.toUtf8()) && compiled.err.contains("repair"),
+                 compiled.err.constData());
+        const json r = region(compiled);
         QCOMPARE(r.value("reason", ""), std::string("bypass_cache_error"));
         const QString headline = QString::fromStdString(r.value("headline", ""));
         QVERIFY2(headline.contains(path) && headline.contains("repair"), qPrintable(headline));
