@@ -1,11 +1,12 @@
 // fxscope-cli cache [--cache DB] [--remote URL] ls | show KEY | diff KEY1 KEY2 |
-// gc [--max-bytes N] | stats | verify: inspect and maintain the region compiler's SQLite artifact
-// store, or with --remote its Redis tier (cmd_cache_remote.cpp). Output is JSON (README).
+// gc [--max-bytes N] | stats | verify | repair: inspect and maintain the region compiler's SQLite
+// artifact store, or with --remote its Redis tier (cmd_cache_remote.cpp). Output is JSON (README).
 #include "app/cli/commands.h"
 #include "app/cli/cache_cli.h"
 #include "app/cli/json_output.h"
 #include "core/cache/cache_explain.h"
 #include "core/cache/cache_store.h"
+#include "core/cache/database_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,11 @@
 namespace fxs::cli {
 
 using nlohmann::json;
+
+namespace {
+// The exit status of every cache subcommand that finds the database or an entry damaged.
+constexpr int kExitDamaged = 3;
+} // namespace
 
 json cacheEntryJson(const cache::EntryInfo& e, bool withComponents)
 {
@@ -58,12 +64,17 @@ int printVerify(const cache::VerifyReport& r)
         corrupt.push_back({{"key", key}, {"problem", problem}});
     }
     // The remote tier says "ok (checksums only: ...)" without a team key.
-    const bool ok = r.corrupt.empty() && r.integrity.rfind("ok", 0) == 0;
-    printJson({{"checked", r.checked},
-               {"corrupt", corrupt},
-               {"integrity", r.integrity},
-               {"ok", ok}});
-    return ok ? 0 : 3;
+    const bool ok = r.damage.empty() && r.corrupt.empty() && r.integrity.rfind("ok", 0) == 0;
+    json j = {{"checked", r.checked}, {"corrupt", corrupt}, {"integrity", r.integrity}, {"ok", ok}};
+    if (!r.damage.empty()) {
+        j["damage"] = r.damage;
+    }
+    if (!r.notice.empty()) {
+        j["notice"] = r.notice;
+        std::cerr << "fxscope-cli cache: note: " << r.notice << "\n";
+    }
+    printJson(j);
+    return ok ? 0 : kExitDamaged;
 }
 
 json componentChangesJson(const std::vector<cache::KeyComponent>& a,
@@ -178,7 +189,59 @@ int runVerify(cache::CacheStore& store)
     if (!r) {
         return fail(r.error());
     }
+    if (!r->damage.empty()) {
+        std::cerr << "fxscope-cli cache: " << store.conditionWarning() << "\n";
+    }
     return printVerify(*r);
+}
+
+// Damage to the database's own structure: what verify reports, or integrity_check's complaint
+// (empty: none).
+Result<std::string> damageOf(cache::CacheStore& store)
+{
+    auto r = store.verify();
+    if (!r) {
+        return r.error();
+    }
+    if (!r->damage.empty()) {
+        return r->damage;
+    }
+    return r->integrity == "ok" ? std::string() : r->integrity;
+}
+
+// Moves a damaged database aside (never deleting it) and starts a fresh one; a healthy one is
+// left alone.
+int runRepair(const CacheOptions& o)
+{
+    if (!o.remote.url.empty()) {
+        return fail(makeError(ErrorCode::Invalid, "repair works on the local cache only"));
+    }
+    auto store = openStore(o);
+    if (!store) {
+        return fail(store.error());
+    }
+    const std::string path = (*store)->path();
+    auto damage = damageOf(**store);
+    if (!damage) {
+        return fail(damage.error());
+    }
+    if (damage->empty()) {
+        printJson({{"path", path}, {"damaged", false}, {"moved_to", nullptr}});
+        return 0;
+    }
+    store->reset(); // the connection goes before its file is renamed
+    auto moved = cache::moveDatabaseAside(path);
+    if (!moved) {
+        return fail(moved.error());
+    }
+    auto fresh = openStore(o);
+    if (!fresh) {
+        return fail(fresh.error());
+    }
+    std::cerr << "fxscope-cli cache: moved the damaged database to " << *moved
+              << "; a fresh cache was started\n";
+    printJson({{"path", path}, {"damaged", true}, {"problem", *damage}, {"moved_to", *moved}});
+    return 0;
 }
 
 std::string_view categoryName(cache::ReasonCategory c)
@@ -212,7 +275,8 @@ int runStats(cache::CacheStore& store)
 }
 
 // Opens the store (or with --remote the tier) and runs one subcommand; exit codes: 0 ok,
-// 1 error, 3 verify found damage.
+// 1 error, 3 (kExitDamaged) the database or an entry is damaged. A damaged database is reported
+// by verify; the other subcommands refuse it with the fix.
 template <class F>
 void withStore(const CacheOptions& o, int& exitCode, F&& f)
 {
@@ -221,7 +285,23 @@ void withStore(const CacheOptions& o, int& exitCode, F&& f)
         return;
     }
     auto store = openStore(o);
-    exitCode = store ? f(**store) : fail(store.error());
+    if (!store) {
+        exitCode = fail(store.error());
+        return;
+    }
+    const cache::StoreCondition condition = (*store)->condition();
+    if (condition == cache::StoreCondition::Damaged && o.subcommand != "verify") {
+        std::cerr << "fxscope-cli cache: " << (*store)->conditionWarning() << "\n";
+        exitCode = kExitDamaged;
+        return;
+    }
+    if (condition == cache::StoreCondition::ReadOnly) {
+        std::cerr << "fxscope-cli cache: warning: " << (*store)->conditionWarning() << "\n";
+    }
+    exitCode = f(**store);
+    if (exitCode == 1 && (*store)->condition() == cache::StoreCondition::Damaged) {
+        exitCode = kExitDamaged; // the command ran into the damage (its error says so)
+    }
 }
 
 } // namespace
@@ -268,6 +348,12 @@ void addCacheCommand(CLI::App& app, int& exitCode)
     verify->callback([opts, &exitCode] {
         opts->subcommand = "verify";
         withStore(*opts, exitCode, [](cache::CacheStore& s) { return runVerify(s); });
+    });
+    auto* repair = cmd->add_subcommand(
+        "repair", "Move a damaged database aside (<name>.corrupt-<time>) and start a fresh one");
+    repair->callback([opts, &exitCode] {
+        opts->subcommand = "repair";
+        exitCode = runRepair(*opts);
     });
 }
 

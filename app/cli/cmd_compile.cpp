@@ -7,6 +7,7 @@
 #include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
 #include "app/cli/remote_option.h"
+#include "app/cli/store_option.h"
 #include "core/cache/cache_store.h"
 #include "core/compile/graph_compile.h"
 #include "core/cuda/device.h"
@@ -99,9 +100,7 @@ int runCompile(const CompileCliOptions& o)
     if (!regions) {
         return fail(regions.error().toString());
     }
-    cache::StoreOptions so;
-    so.path = o.cache;
-    auto store = cache::CacheStore::open(so);
+    auto store = openStoreFor(o.cache, "compile");
     if (!store) {
         return fail(store.error().toString());
     }

@@ -6,6 +6,7 @@
 #include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
 #include "app/cli/remote_option.h"
+#include "app/cli/store_option.h"
 #include "core/cache/cache_store.h"
 #include "core/profile/chrome_trace.h"
 #include "core/profile/module_profile.h"
@@ -190,9 +191,7 @@ int runProfile(const ProfileCliOptions& o)
         po.remote = tier.get();
     }
     if (po.compileRegions && !regions->empty()) {
-        cache::StoreOptions so;
-        so.path = o.cache;
-        auto opened = cache::CacheStore::open(so);
+        auto opened = openStoreFor(o.cache, "profile");
         if (!opened) {
             return fail(opened.error().toString(), 2);
         }

@@ -57,7 +57,7 @@ std::string ArtifactFiles::pathOf(const std::string& key, ArtifactKind kind) con
 }
 
 Result<std::string> ArtifactFiles::write(const std::string& key, ArtifactKind kind,
-                                         const std::string& bytes)
+                                         const std::string& bytes, bool record)
 {
     if (Status s = ensurePrivateDir(artifactsDir()); !s) {
         return s.error();
@@ -73,6 +73,9 @@ Result<std::string> ArtifactFiles::write(const std::string& key, ArtifactKind ki
         if (Status s = writePrivateFile(path, bytes); !s) {
             return s.error();
         }
+    }
+    if (!record) {
+        return path;
     }
     auto st2 = m_db.prepare("INSERT OR REPLACE INTO files(key, kind, bytes) SELECT ?, ?, ? "
                             "WHERE EXISTS (SELECT 1 FROM entries WHERE key = ?)");

@@ -17,8 +17,9 @@ public:
     ArtifactFiles(Database& db, std::string directory);
 
     // Writes the bytes unless an identical file is there, then records the file when its
-    // entry still exists. Returns the path.
-    Result<std::string> write(const std::string& key, ArtifactKind kind, const std::string& bytes);
+    // entry still exists (unless !record: a store that cannot write). Returns the path.
+    Result<std::string> write(const std::string& key, ArtifactKind kind, const std::string& bytes,
+                              bool record = true);
     // SUM of the recorded file sizes.
     Result<std::int64_t> bytes();
     // Deletes the rows of key (inside the caller's transaction) and returns the paths to

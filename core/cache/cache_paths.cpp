@@ -22,6 +22,14 @@ std::string octalMode(mode_t mode)
     return buf;
 }
 
+// ENOSPC, a quota or the file size limit: a user's "disk full".
+std::string writeFailure(int err)
+{
+    const bool full = err == ENOSPC || err == EDQUOT || err == EFBIG;
+    return std::string(full ? "disk full: cannot write (" : "cannot write (") +
+           std::strerror(err) + ")";
+}
+
 } // namespace
 
 Result<std::string> defaultCachePath()
@@ -108,9 +116,10 @@ Status writePrivateFile(const std::string& path, std::string_view bytes)
     while (done < bytes.size()) {
         const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
         if (n <= 0) {
+            const int err = n < 0 ? errno : ENOSPC; // a write of 0 bytes: no room left
             ::close(fd);
             ::unlink(tmp.c_str());
-            return makeError(ErrorCode::Io, "short write", tmp);
+            return makeError(ErrorCode::Io, writeFailure(err), tmp);
         }
         done += static_cast<std::size_t>(n);
     }

@@ -3,7 +3,9 @@
 #include "core/cache/artifact_blob.h"
 #include "core/cache/artifact_files.h"
 #include "core/cache/cache_paths.h"
+#include "core/cache/database_file.h"
 #include "core/cache/sqlite_db.h"
+#include "core/cache/store_connection.h"
 #include "core/util/digest.h"
 #include "core/util/json_text.h"
 
@@ -11,53 +13,10 @@
 
 #include <chrono>
 #include <fcntl.h>
-#include <thread>
 #include <unistd.h>
 
 namespace fxs::cache {
 namespace {
-
-// Schema migrations: kMigrations[v] takes user_version v to v + 1. Append only.
-const char* const kMigrations[] = {
-    R"sql(
-CREATE TABLE entries(
-    key TEXT PRIMARY KEY,
-    region_digest TEXT NOT NULL,
-    title TEXT NOT NULL DEFAULT '',
-    components TEXT NOT NULL,
-    blob BLOB NOT NULL,
-    blob_sha256 TEXT NOT NULL,
-    row_sha256 TEXT NOT NULL,
-    so_bytes INTEGER NOT NULL,
-    src_bytes INTEGER NOT NULL,
-    blob_bytes INTEGER NOT NULL,
-    compile_ms REAL NOT NULL,
-    created INTEGER NOT NULL,
-    last_hit INTEGER NOT NULL,
-    hit_count INTEGER NOT NULL DEFAULT 0,
-    status INTEGER NOT NULL,
-    status_reason TEXT NOT NULL DEFAULT '');
-CREATE INDEX entries_region ON entries(region_digest);
-CREATE INDEX entries_lru ON entries(last_hit);
-)sql",
-    // 2: materialized files, so that the byte cap counts them and eviction deletes them.
-    R"sql(
-CREATE TABLE files(
-    key TEXT NOT NULL,
-    kind INTEGER NOT NULL,
-    bytes INTEGER NOT NULL,
-    PRIMARY KEY(key, kind));
-)sql",
-    // 3: numbered reasons (cache/reason.h): why an entry is bad, and how often each reason
-    // ended a compile.
-    R"sql(
-ALTER TABLE entries ADD COLUMN status_code INTEGER NOT NULL DEFAULT 0;
-CREATE TABLE stats(
-    code INTEGER PRIMARY KEY,
-    count INTEGER NOT NULL);
-)sql",
-};
-static_assert(std::size(kMigrations) == kSchemaVersion);
 
 constexpr const char* kInfoColumns =
     "key, region_digest, title, components, blob_sha256, row_sha256, so_bytes, src_bytes, "
@@ -209,18 +168,19 @@ std::string_view entryStatusName(EntryStatus s)
 }
 
 struct CacheStore::Impl {
-    Database db;
+    detail::StoreConnection conn;
+    Database& db = conn.db();
     std::string path;
     std::string dir;
     StoreOptions options;
-    int schema = 0;
+    std::string notice; // CacheStore::openNotice
     std::unique_ptr<detail::ArtifactFiles> files;
 
     Status createFile();
     Status checkFiles() const;
-    Status setWal();
-    Status migrate();
-    void useIncrementalVacuum();
+    Status touch(const std::string& key);
+    // Checks every row and blob into r (checked, corrupt).
+    Status verifyRows(VerifyReport& r);
     Result<std::int64_t> totalBytes();
     Status evict(std::int64_t maxBytes, int* removed, int* filesRemoved);
     Status evictLocked(std::int64_t maxBytes, std::vector<std::string>& doomed, int* removed);
@@ -256,64 +216,6 @@ Status CacheStore::Impl::checkFiles() const
         }
     }
     return {};
-}
-
-Status CacheStore::Impl::setWal()
-{
-    // Switching to WAL needs a moment without other connections; retry while busy.
-    for (int attempt = 0;; ++attempt) {
-        auto mode = db.scalarText("PRAGMA journal_mode=WAL");
-        if (mode && *mode == "wal") {
-            return db.exec("PRAGMA synchronous=NORMAL");
-        }
-        if (attempt == 200) {
-            return mode ? makeError(ErrorCode::Io, "cannot switch the cache to WAL", path)
-                        : mode.error();
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-}
-
-Status CacheStore::Impl::migrate()
-{
-    if (Status s = db.exec("BEGIN IMMEDIATE"); !s) {
-        return s;
-    }
-    auto version = db.scalarInt("PRAGMA user_version");
-    if (!version) {
-        (void)db.exec("ROLLBACK");
-        return version.error();
-    }
-    if (*version > kSchemaVersion) {
-        (void)db.exec("ROLLBACK");
-        Error e = makeError(ErrorCode::Unsupported,
-                            "the cache database was written by a newer fxscope", path);
-        e.expected = "schema version <= " + std::to_string(kSchemaVersion);
-        e.found = "schema version " + std::to_string(*version);
-        return e;
-    }
-    for (auto v = *version; v < kSchemaVersion; ++v) {
-        if (Status s = db.exec(kMigrations[v]); !s) {
-            (void)db.exec("ROLLBACK");
-            return s;
-        }
-    }
-    if (Status s = db.exec("PRAGMA user_version=" + std::to_string(kSchemaVersion)); !s) {
-        (void)db.exec("ROLLBACK");
-        return s;
-    }
-    schema = kSchemaVersion;
-    return db.exec("COMMIT");
-}
-
-// New databases are created with incremental auto-vacuum (so eviction can shrink the file);
-// one written before that is converted once by a VACUUM (best effort: retried next open).
-void CacheStore::Impl::useIncrementalVacuum()
-{
-    auto mode = db.scalarInt("PRAGMA auto_vacuum");
-    if (mode && *mode == 0 && db.exec("PRAGMA auto_vacuum=INCREMENTAL")) {
-        (void)db.exec("VACUUM");
-    }
 }
 
 Result<std::int64_t> CacheStore::Impl::totalBytes()
@@ -415,7 +317,27 @@ CacheStore::CacheStore(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 CacheStore::~CacheStore() = default;
 const std::string& CacheStore::path() const { return m_impl->path; }
 const std::string& CacheStore::directory() const { return m_impl->dir; }
-int CacheStore::schemaVersion() const { return m_impl->schema; }
+int CacheStore::schemaVersion() const { return m_impl->conn.schema(); }
+StoreCondition CacheStore::condition() const { return m_impl->conn.condition(); }
+std::string CacheStore::conditionWarning() const { return m_impl->conn.conditionWarning(); }
+const std::string& CacheStore::openNotice() const { return m_impl->notice; }
+
+namespace {
+
+std::string noticeFor(FileState before)
+{
+    switch (before) {
+    case FileState::Missing:
+        return "the cache database did not exist: a new, empty cache was started";
+    case FileState::Empty:
+        return "the cache database was an empty (0-byte) file, perhaps truncated: a new, empty "
+               "cache was started in it (entries it held, if any, are lost)";
+    case FileState::Existing: break;
+    }
+    return {};
+}
+
+} // namespace
 
 Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options)
 {
@@ -430,23 +352,18 @@ Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options
         impl->path = *p;
     }
     impl->dir = parentDir(impl->path);
-    for (Status s : {ensurePrivateDir(impl->dir), impl->createFile(), impl->checkFiles()}) {
+    if (Status s = ensurePrivateDir(impl->dir); !s) {
+        return s.error();
+    }
+    impl->notice = noticeFor(databaseFileState(impl->path));
+    for (Status s : {impl->createFile(), impl->checkFiles()}) {
         if (!s) {
             return s.error();
         }
     }
-    if (Status s = impl->db.open(impl->path, options.busyTimeoutMs); !s) {
+    if (Status s = impl->conn.open(impl->path, options.busyTimeoutMs); !s) {
         return s.error();
     }
-    // Takes effect only on a database without tables (a new one); see useIncrementalVacuum.
-    (void)impl->db.exec("PRAGMA auto_vacuum=INCREMENTAL");
-    if (Status s = impl->setWal(); !s) {
-        return s.error();
-    }
-    if (Status s = impl->migrate(); !s) {
-        return s.error();
-    }
-    impl->useIncrementalVacuum();
     impl->files = std::make_unique<detail::ArtifactFiles>(impl->db, impl->dir);
     return std::unique_ptr<CacheStore>(new CacheStore(std::move(impl)));
 }
@@ -472,20 +389,16 @@ Result<LookupResult> CacheStore::lookup(const std::string& key, bool touch)
         !checkBlob(e.info, st->blob(kBlobColumn), e.artifact, r.problem)) {
         st->reset();
         r.state = LookupState::Corrupt;
-        if (Status s = remove(key); !s) {
+        // A store that cannot write keeps the row; the checksums refuse it again next time.
+        if (Status s = remove(key); !s && m_impl->conn.condition() == StoreCondition::Healthy) {
             return s.error();
         }
         return r;
     }
     st->reset();
-    if (touch) {
-        auto up = m_impl->db.prepare(
-            "UPDATE entries SET last_hit = ?, hit_count = hit_count + 1 WHERE key = ?");
-        if (!up) {
-            return up.error();
-        }
-        if (Status s = up->bind(1, nowMs()).bind(2, key).run(); !s) {
-            return s.error();
+    if (touch && m_impl->conn.condition() == StoreCondition::Healthy) {
+        if (Status s = m_impl->touch(key); !s && !m_impl->db.diskFull()) {
+            return s.error(); // on a full disk the hit is served all the same
         }
     }
     r.state = LookupState::Hit;
@@ -493,8 +406,44 @@ Result<LookupResult> CacheStore::lookup(const std::string& key, bool touch)
     return r;
 }
 
+Status CacheStore::Impl::touch(const std::string& key)
+{
+    auto up = db.prepare("UPDATE entries SET last_hit = ?, hit_count = hit_count + 1 WHERE key = ?");
+    if (!up) {
+        return up.error();
+    }
+    return up->bind(1, nowMs()).bind(2, key).run();
+}
+
+Status CacheStore::Impl::verifyRows(VerifyReport& r)
+{
+    auto st = db.prepare(std::string("SELECT ") + kInfoColumns + ", blob FROM entries");
+    if (!st) {
+        return st.error();
+    }
+    for (;;) {
+        auto row = st->step();
+        if (!row) {
+            return row.error();
+        }
+        if (!*row) {
+            return {};
+        }
+        ++r.checked;
+        EntryInfo e;
+        Artifact a;
+        std::string problem;
+        if (!readInfo(*st, e, problem) || !checkBlob(e, st->blob(kBlobColumn), a, problem)) {
+            r.corrupt.emplace_back(st->text(0), problem);
+        }
+    }
+}
+
 Result<bool> CacheStore::insert(const EntryInfo& infoIn, const Artifact& artifact)
 {
+    if (Status w = m_impl->conn.writable(); !w) {
+        return w.error();
+    }
     EntryInfo e = infoIn;
     const std::string blob = detail::packArtifact(artifact);
     const std::string comps = componentsJson(e.components);
@@ -533,14 +482,32 @@ Result<std::string> CacheStore::materialize(const Entry& entry, ArtifactKind kin
                          "the entry has no " + std::string(artifactKindName(kind)) + " file",
                          entry.info.key);
     }
-    auto path = m_impl->files->write(entry.info.key, kind, *bytes);
+    // Read-only: an identical file written earlier is served as it is, unrecorded.
+    const bool healthy = m_impl->conn.condition() == StoreCondition::Healthy;
+    auto path = m_impl->files->write(entry.info.key, kind, *bytes, healthy);
     if (!path) {
         return path.error();
+    }
+    if (!healthy) {
+        return path;
     }
     if (Status s = m_impl->evict(m_impl->options.maxBytes, nullptr, nullptr); !s) {
         return s.error();
     }
     return path;
+}
+
+Result<BuildLock> CacheStore::lockBuild(const std::string& key, int timeoutMs)
+{
+    // Keys are SHA-256 hex; anything else must not become a path.
+    if (key.empty() || key.find_first_not_of("0123456789abcdef") != std::string::npos) {
+        return makeError(ErrorCode::Invalid, "not a cache key", key);
+    }
+    const std::string dir = m_impl->dir + "/locks";
+    if (Status s = ensurePrivateDir(dir); !s) {
+        return s.error();
+    }
+    return BuildLock::acquire(dir + "/" + key, timeoutMs);
 }
 
 Result<ScratchDir> CacheStore::buildDirectory()
@@ -550,6 +517,9 @@ Result<ScratchDir> CacheStore::buildDirectory()
 
 Status CacheStore::markBad(const std::string& key, Reason code, const std::string& reason)
 {
+    if (Status w = m_impl->conn.writable(); !w) {
+        return w;
+    }
     auto st = m_impl->db.prepare(
         "UPDATE entries SET status = ?, status_reason = ?, status_code = ? WHERE key = ?");
     if (!st) {
@@ -561,6 +531,9 @@ Status CacheStore::markBad(const std::string& key, Reason code, const std::strin
 
 Status CacheStore::count(Reason reason)
 {
+    if (Status w = m_impl->conn.writable(); !w) {
+        return w;
+    }
     auto st = m_impl->db.prepare("INSERT INTO stats(code, count) VALUES(?, 1) "
                                  "ON CONFLICT(code) DO UPDATE SET count = count + 1");
     if (!st) {
@@ -587,6 +560,9 @@ Result<std::vector<std::pair<int, std::int64_t>>> CacheStore::stats()
 
 Status CacheStore::remove(const std::string& key)
 {
+    if (Status w = m_impl->conn.writable(); !w) {
+        return w;
+    }
     Database& db = m_impl->db;
     if (Status s = db.exec("BEGIN IMMEDIATE"); !s) {
         return s;
@@ -689,18 +665,27 @@ Result<std::int64_t> CacheStore::totalBytes() { return m_impl->totalBytes(); }
 
 Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
 {
+    const StoreCondition condition = m_impl->conn.condition();
+    if (condition == StoreCondition::Damaged) {
+        return m_impl->conn.writable().error();
+    }
     GcReport r;
     auto before = totalBytes();
     if (!before) {
         return before.error();
     }
     r.bytesBefore = *before;
+    // On a full disk, what needs no database write goes first: the build directories of killed
+    // builds may be what filled it. Orphans and eviction need writes; they wait for room.
     r.buildDirsRemoved = m_impl->files->sweepBuildDirs();
-    r.filesRemoved = m_impl->files->sweepOrphans();
-    if (Status s = m_impl->evict(maxBytes, &r.removed, &r.filesRemoved); !s) {
-        return s.error();
+    (void)sweepStaleLocks(m_impl->dir + "/locks", 3600); // 0-byte files: not worth a field
+    if (condition == StoreCondition::Healthy) {
+        r.filesRemoved = m_impl->files->sweepOrphans();
+        if (Status s = m_impl->evict(maxBytes, &r.removed, &r.filesRemoved); !s) {
+            return s.error();
+        }
+        m_impl->shrink();
     }
-    m_impl->shrink();
     auto after = totalBytes();
     if (!after) {
         return after.error();
@@ -709,34 +694,24 @@ Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
     return r;
 }
 
+// Damage to the database's own structure is what verify is for: it is reported, not an error.
 Result<VerifyReport> CacheStore::verify()
 {
     VerifyReport r;
-    auto st = m_impl->db.prepare(std::string("SELECT ") + kInfoColumns + ", blob FROM entries");
-    if (!st) {
-        return st.error();
+    r.notice = m_impl->notice;
+    Status s = m_impl->verifyRows(r);
+    if (s) {
+        auto integrity = m_impl->db.scalarText("PRAGMA integrity_check");
+        s = integrity ? Status() : Status(integrity.error());
+        r.integrity = integrity.valueOr("");
     }
-    for (;;) {
-        auto row = st->step();
-        if (!row) {
-            return row.error();
-        }
-        if (!*row) {
-            break;
-        }
-        ++r.checked;
-        EntryInfo e;
-        Artifact a;
-        std::string problem;
-        if (!readInfo(*st, e, problem) || !checkBlob(e, st->blob(kBlobColumn), a, problem)) {
-            r.corrupt.emplace_back(st->text(0), problem);
-        }
+    if (m_impl->db.damaged()) {
+        r.damage = m_impl->db.damageDetail();
+        return r;
     }
-    auto integrity = m_impl->db.scalarText("PRAGMA integrity_check");
-    if (!integrity) {
-        return integrity.error();
+    if (!s) {
+        return s.error();
     }
-    r.integrity = *integrity;
     return r;
 }
 

@@ -6,6 +6,7 @@
 // Not for building keys (cache_key.h) or explaining misses (cache_explain.h). No sqlite types.
 #pragma once
 
+#include "core/cache/build_lock.h"
 #include "core/cache/cache_key.h"
 #include "core/cache/cache_paths.h"
 #include "core/cache/reason.h"
@@ -105,6 +106,19 @@ struct VerifyReport {
     int checked = 0;
     std::vector<std::pair<std::string, std::string>> corrupt; // key, problem
     std::string integrity; // PRAGMA integrity_check result ("ok")
+    // The database's own structure is damaged (not a database, malformed schema or pages):
+    // SQLite's words. Rows were not (all) checked; CacheStore::moveAside is the fix.
+    std::string damage;
+    // How the database was found when opened, when that is worth saying (CacheStore::
+    // openNotice): a file that was empty is not "ok" silently.
+    std::string notice;
+};
+
+// How usable the database is, as this process found it (when opening or on any later call).
+enum class StoreCondition : std::uint8_t {
+    Healthy,
+    ReadOnly, // the disk is full: lookups serve hits, nothing is written (writes fail at once)
+    Damaged,  // the file is not a database or is malformed: every call fails until repaired
 };
 
 // Path resolution: $FXSCOPE_CACHE_DIR/cache.db, else $XDG_CACHE_HOME/fxscope/cache.db (when
@@ -119,7 +133,9 @@ class CacheStore {
 public:
     // Creates the directory (0700) and database (0600) when missing; refuses a database, its
     // WAL files or its directory owned by someone else or writable by group/others; migrates
-    // the schema (user_version); refuses a schema newer than kSchemaVersion.
+    // the schema (user_version); refuses a schema newer than kSchemaVersion. Degrades instead
+    // of failing where the cache can still help: a damaged database opens Damaged (callers
+    // bypass the cache; verify reports it), a full disk opens ReadOnly (hits are served).
     static Result<std::unique_ptr<CacheStore>> open(const StoreOptions& options = {});
     ~CacheStore();
     CacheStore(const CacheStore&) = delete;
@@ -129,6 +145,13 @@ public:
     // The directory holding the database, artifacts/ (materialized files) and build-*/.
     const std::string& directory() const;
     int schemaVersion() const;
+    StoreCondition condition() const;
+    // For a condition other than Healthy: one sentence naming the file, what is wrong and the
+    // fix. Empty when healthy.
+    std::string conditionWarning() const;
+    // Empty for a database that existed; else how it was found: it did not exist, or it was
+    // an empty (0-byte) file, perhaps truncated — either way a new, empty cache was started.
+    const std::string& openNotice() const;
 
     // Reads and checksums the entry. A hit bumps last_hit and hit_count. A row or blob that
     // fails its check is deleted and reported as Corrupt (the caller rebuilds).
@@ -141,6 +164,11 @@ public:
     // delete it and the byte cap counts it, and returns its path for loading. Error::Invalid
     // when the entry has no file of that kind, Error::Io when it cannot be written.
     Result<std::string> materialize(const Entry& entry, ArtifactKind kind);
+    // An advisory lock on building `key` (flock on <directory>/locks/<key>), so that of several
+    // processes that miss the same key one builds while the others wait, then look up again.
+    // The kernel drops it when its holder dies; after timeoutMs the caller builds anyway
+    // (BuildLock::held() false). Released when the returned object goes.
+    Result<BuildLock> lockBuild(const std::string& key, int timeoutMs);
     // A private directory for one build (<directory>/build-<pid>-XXXXXX), removed with its
     // files when the returned object goes; gc removes those whose process died.
     Result<ScratchDir> buildDirectory();
@@ -157,7 +185,7 @@ public:
     Result<std::int64_t> totalBytes();
     // Removes build directories of dead processes and files no entry owns, then evicts least
     // recently hit entries (rows and files) until totalBytes() <= maxBytes, and shrinks the
-    // database file.
+    // database file. ReadOnly (disk full): only the build directories and stale build locks.
     Result<GcReport> gc(std::int64_t maxBytes);
     // Checks every row and blob plus PRAGMA integrity_check; removes nothing.
     Result<VerifyReport> verify();

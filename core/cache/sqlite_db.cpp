@@ -1,6 +1,61 @@
 #include "core/cache/sqlite_db.h"
 
+#include <cerrno>
+#include <cstring>
+
 namespace fxs::cache {
+namespace {
+
+bool isDamage(int code)
+{
+    const int primary = code & 0xff;
+    return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+// SQLite says SQLITE_FULL only when write() reports ENOSPC; a full WAL index, a quota or the
+// file size limit arrive as SQLITE_IOERR_* with the system's errno, and users read "disk I/O
+// error" as a broken disk. All of them are "disk full" to a user.
+bool isDiskFull(int code, int sysErrno)
+{
+    const int primary = code & 0xff;
+    return primary == SQLITE_FULL ||
+           (primary == SQLITE_IOERR &&
+            (sysErrno == ENOSPC || sysErrno == EDQUOT || sysErrno == EFBIG));
+}
+
+// The errno of the last failed write to the database or its WAL: sqlite3_system_errno keeps
+// only what the thread's errno says when the error surfaces, often 0 after a failed WAL write.
+int lastFileErrno(sqlite3* db)
+{
+    int err = 0;
+    sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &err);
+    sqlite3_file* journal = nullptr;
+    if (err == 0 &&
+        sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &journal) == SQLITE_OK &&
+        journal && journal->pMethods) {
+        journal->pMethods->xFileControl(journal, SQLITE_FCNTL_LAST_ERRNO, &err);
+    }
+    return err;
+}
+
+// An URI path component: '%', '?' and '#' would end or escape it.
+std::string uriPath(const std::string& path)
+{
+    std::string out;
+    for (char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            static const char* kHex = "0123456789ABCDEF";
+            out += '%';
+            out += kHex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+            out += kHex[static_cast<unsigned char>(c) & 0xf];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+} // namespace
 
 Statement& Statement::bind(int index, std::string_view text)
 {
@@ -35,7 +90,7 @@ Result<bool> Statement::step()
     if (rc == SQLITE_DONE) {
         return false;
     }
-    Error e = makeError(ErrorCode::Io, std::string("sqlite: ") + sqlite3_errmsg(m_db));
+    Error e = m_db->failure("a cache statement failed");
     e.found = sqlite3_sql(m_stmt);
     return e;
 }
@@ -75,19 +130,36 @@ Status Database::open(const std::string& path, int busyTimeoutMs)
                                        SQLITE_OPEN_NOMUTEX,
                                    nullptr);
     if (rc != SQLITE_OK) {
-        return error("cannot open the cache database");
+        return failure("cannot open the cache database");
     }
     sqlite3_busy_timeout(m_db, busyTimeoutMs);
     return {};
 }
 
+Status Database::openImmutable(const std::string& path)
+{
+    close();
+    m_path = path;
+    const std::string uri = "file:" + uriPath(path) + "?mode=ro&immutable=1";
+    if (sqlite3_open_v2(uri.c_str(), &m_db,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
+        return failure("cannot open the cache database read-only");
+    }
+    return {};
+}
+
+void Database::close()
+{
+    sqlite3_close_v2(m_db);
+    m_db = nullptr;
+}
+
 Status Database::exec(const std::string& sql)
 {
-    char* msg = nullptr;
-    if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
-        Error e = makeError(ErrorCode::Io, std::string("sqlite: ") + (msg ? msg : "error"), m_path);
+    if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+        Error e = failure("a cache statement failed");
         e.found = sql.substr(0, 80);
-        sqlite3_free(msg);
         return e;
     }
     return {};
@@ -98,9 +170,9 @@ Result<Statement> Database::prepare(std::string_view sql)
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
         SQLITE_OK) {
-        return error("cannot prepare a statement");
+        return failure("cannot prepare a statement");
     }
-    return Statement(m_db, stmt);
+    return Statement(*this, stmt);
 }
 
 Result<std::string> Database::scalarText(std::string_view sql)
@@ -129,11 +201,36 @@ Result<std::int64_t> Database::scalarInt(std::string_view sql)
     return *row ? st->int64(0) : std::int64_t(0);
 }
 
-Error Database::error(std::string_view what) const
+Error Database::failure(std::string_view what)
 {
-    Error e = makeError(ErrorCode::Io, std::string(what), m_path);
-    e.found = m_db ? sqlite3_errmsg(m_db) : "out of memory";
-    return e;
+    if (!m_db) {
+        return makeError(ErrorCode::Io, std::string(what) + " (out of memory)", m_path);
+    }
+    const int code = sqlite3_extended_errcode(m_db);
+    const int sysErrno =
+        sqlite3_system_errno(m_db) != 0 ? sqlite3_system_errno(m_db) : lastFileErrno(m_db);
+    const std::string sqliteMessage = sqlite3_errmsg(m_db);
+    if (isDamage(code)) {
+        m_damaged = true;
+        if (m_damageDetail.empty()) {
+            m_damageDetail = sqliteMessage;
+        }
+        return makeError(ErrorCode::Checksum,
+                         "the cache database is damaged (" + sqliteMessage +
+                             "); `fxscope-cli cache repair` moves it aside and starts a fresh one",
+                         m_path);
+    }
+    if (isDiskFull(code, sysErrno)) {
+        m_diskFull = true;
+        const std::string why = sysErrno != 0 ? std::strerror(sysErrno) : sqliteMessage;
+        if (m_diskFullDetail.empty()) {
+            m_diskFullDetail = why;
+        }
+        return makeError(ErrorCode::Io, "disk full: " + std::string(what) + " (" + why + ")",
+                         m_path);
+    }
+    return makeError(ErrorCode::Io, std::string(what) + " (sqlite: " + sqliteMessage + ")",
+                     m_path);
 }
 
 } // namespace fxs::cache

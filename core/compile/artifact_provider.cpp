@@ -36,11 +36,26 @@ Reason compilerFailureReason(const Error& e, const BuiltArtifact& failed)
 
 } // namespace
 
-Result<ArtifactProvider::Loaded> ArtifactProvider::obtain(PreparedRegion& p, RegionOutcome& out)
+cache::CacheStore* ArtifactProvider::usableStore(RegionOutcome& out)
 {
-    if (!m_options.store) {
+    cache::CacheStore* store = m_options.store;
+    if (!store) {
         out.reason = Reason::BypassNoCache;
         out.headline = cache::headline(out.reason);
+        return nullptr;
+    }
+    if (store->condition() == cache::StoreCondition::Damaged) {
+        // The warning names the file and the fix; compiling goes on without the cache.
+        out.reason = Reason::BypassCacheError;
+        out.headline = cache::headline(out.reason, store->conditionWarning());
+        return nullptr;
+    }
+    return store;
+}
+
+Result<ArtifactProvider::Loaded> ArtifactProvider::obtain(PreparedRegion& p, RegionOutcome& out)
+{
+    if (!usableStore(out)) {
         return build(p, out, true);
     }
     auto cached = fromCache(p, out, true);
@@ -55,10 +70,7 @@ Result<ArtifactProvider::Loaded> ArtifactProvider::obtain(PreparedRegion& p, Reg
 
 Status ArtifactProvider::buildOnly(PreparedRegion& p, RegionOutcome& out)
 {
-    if (!m_options.store) {
-        out.reason = Reason::BypassNoCache;
-        out.headline = cache::headline(out.reason);
-    } else {
+    if (usableStore(out)) {
         auto cached = fromCache(p, out, false);
         if (!cached) {
             return cached.error();
@@ -86,12 +98,19 @@ ArtifactProvider::fromCache(PreparedRegion& p, RegionOutcome& out, bool load)
     const auto t0 = Clock::now();
     auto r = m_options.store->lookup(out.key);
     if (!r) {
+        if (!usableStore(out)) {
+            return std::optional<Loaded>(); // the lookup found the damage: bypassed
+        }
         return failWith(out, Reason::FallbackCacheError, r.error());
     }
     if (r->state == cache::LookupState::Hit) {
         auto hit = localHit(p, out, *r->entry, load);
         out.compileMs = msSince(t0);
         return hit;
+    }
+    if (auto waited = awaitBuilder(p, out, load); !waited || *waited) {
+        out.compileMs = msSince(t0);
+        return waited;
     }
     if (m_options.remote) {
         auto remote = fromRemote(p, out, load);
@@ -109,7 +128,44 @@ ArtifactProvider::fromCache(PreparedRegion& p, RegionOutcome& out, bool load)
         return std::optional<Loaded>();
     }
     explainMiss(p, out);
+    if (m_options.store->condition() == cache::StoreCondition::ReadOnly) {
+        out.reason = Reason::BypassReadOnly;
+        out.headline = cache::headline(out.reason, "built, not stored: " +
+                                                       m_options.store->conditionWarning());
+    }
     return std::optional<Loaded>();
+}
+
+Result<std::optional<ArtifactProvider::Loaded>>
+ArtifactProvider::awaitBuilder(PreparedRegion& p, RegionOutcome& out, bool load)
+{
+    cache::CacheStore& store = *m_options.store;
+    if (store.condition() != cache::StoreCondition::Healthy) {
+        return std::optional<Loaded>(); // nothing will be stored to wait for
+    }
+    // The holder keeps the lock until its entry is stored, which includes running and
+    // verifying it; a lock that cannot be taken costs at most a duplicate build.
+    auto lock = store.lockBuild(out.key, m_options.compiler.timeoutMs + 30000);
+    if (!lock) {
+        return std::optional<Loaded>();
+    }
+    m_buildLock.emplace(std::move(*lock));
+    if (!m_buildLock->waited()) {
+        return std::optional<Loaded>();
+    }
+    auto r = store.lookup(out.key);
+    if (!r || r->state != cache::LookupState::Hit) {
+        return std::optional<Loaded>(); // the other build failed or timed out: build here
+    }
+    m_buildLock.reset(); // the next waiter need not wait for this one's run
+    auto hit = localHit(p, out, *r->entry, load);
+    if (hit && *hit) {
+        out.reason = Reason::HitAfterWait;
+        out.headline = cache::headline(out.reason, "entry " + out.key.substr(0, 12) +
+                                                       " built by another process while this "
+                                                       "one waited");
+    }
+    return hit;
 }
 
 Result<std::optional<ArtifactProvider::Loaded>>
@@ -228,6 +284,22 @@ void ArtifactProvider::explainMiss(PreparedRegion& p, RegionOutcome& out)
     }
 }
 
+Error ArtifactProvider::buildFailed(RegionOutcome& out, const Error& e, const BuiltArtifact& failed)
+{
+    out.compileMs = failed.ms;
+    out.buildCommand = failed.command;
+    out.buildDiagnostics = failed.diagnostics;
+    // On a full disk the compiler's output has nowhere to go either.
+    if (m_options.store && m_options.store->condition() == cache::StoreCondition::ReadOnly) {
+        return failWith(out, Reason::FallbackDiskFull,
+                        makeError(ErrorCode::Io, m_options.store->conditionWarning() +
+                                                     "; the build failed: " + e.message));
+    }
+    return failWith(out, e.code == ErrorCode::Io ? buildFailureReason(e)
+                                                 : compilerFailureReason(e, failed),
+                    e);
+}
+
 Result<ArtifactProvider::Loaded> ArtifactProvider::build(PreparedRegion& p, RegionOutcome& out,
                                                          bool load)
 {
@@ -244,13 +316,7 @@ Result<ArtifactProvider::Loaded> ArtifactProvider::build(PreparedRegion& p, Regi
     BuiltArtifact failed;
     auto b = p.code->build(dir->path(), failed);
     if (!b) {
-        out.compileMs = failed.ms;
-        out.buildCommand = failed.command;
-        out.buildDiagnostics = failed.diagnostics;
-        const bool io = b.error().code == ErrorCode::Io;
-        return failWith(out, io ? buildFailureReason(b.error())
-                                : compilerFailureReason(b.error(), failed),
-                        b.error());
+        return buildFailed(out, b.error(), failed);
     }
     out.compileMs = b->ms;
     out.buildDiagnostics = b->diagnostics;

@@ -9,9 +9,13 @@
 // local miss (a checked hit is stored locally, then loaded like a local one), the miss
 // explained against the nearest local or remote entry, new entries written to both, and one
 // process of several that want the same key builds it (the tier's lock, released when the
-// provider goes). Never writes elsewhere.
+// provider goes). Locally too, one process of several that miss the same key builds it while
+// the others wait (the store's build lock, held until the entry is stored) and then hit. A
+// damaged store is bypassed (reason bypass_cache_error, its warning as the headline); a store
+// on a full disk serves hits and stores nothing (bypass_read_only). Never writes elsewhere.
 #pragma once
 
+#include "core/cache/build_lock.h"
 #include "core/compile/kernel_call.h"
 #include "core/compile/prepared_region.h"
 
@@ -48,15 +52,24 @@ private:
     // A local hit (Hit or Bad entry) loaded when `load`.
     Result<std::optional<Loaded>> localHit(PreparedRegion& p, RegionOutcome& out,
                                            const cache::Entry& entry, bool load);
+    // The store to use; null (with the bypass reason and headline set) when there is none or
+    // it is damaged.
+    cache::CacheStore* usableStore(RegionOutcome& out);
+    // After a local miss: waits while another process builds the key, then a hit (loaded when
+    // `load`), else nullopt with the lock held for this build.
+    Result<std::optional<Loaded>> awaitBuilder(PreparedRegion& p, RegionOutcome& out, bool load);
     // After a local miss: a checked remote hit stored locally and loaded, else nullopt with
     // out.reason set when the remote entry was refused (None: a plain remote miss).
     Result<std::optional<Loaded>> fromRemote(PreparedRegion& p, RegionOutcome& out, bool load);
     void explainMiss(PreparedRegion& p, RegionOutcome& out);
     Result<Loaded> build(PreparedRegion& p, RegionOutcome& out, bool load);
+    // The reason (disk full, compiler, cache) and error of a build that failed.
+    Error buildFailed(RegionOutcome& out, const Error& e, const BuiltArtifact& failed);
     void store(PreparedRegion& p, RegionOutcome& out, cache::Artifact artifact,
                cache::EntryStatus status, const std::string& reason);
 
     const CompileOptions& m_options;
+    std::optional<cache::BuildLock> m_buildLock; // held while this provider builds its key
     std::string m_remoteLock;    // the key this provider holds the remote build lock of
     bool m_replaceRemote = false; // the remote value was refused: overwrite it with ours
 };

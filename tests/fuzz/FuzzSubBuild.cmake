@@ -19,7 +19,7 @@ ExternalProject_Add(fxscope_fuzzers
     USES_TERMINAL_BUILD ON)
 
 set(FXSCOPE_FUZZ_SECONDS 20 CACHE STRING "How long CTest runs each fuzz target")
-foreach(target IN ITEMS fuzz_graph_code fuzz_torch_trace fuzz_export_json)
+foreach(target IN ITEMS fuzz_graph_code fuzz_torch_trace fuzz_export_json fuzz_json_text)
     set(corpus "${CMAKE_BINARY_DIR}/fuzz-corpus/${target}")
     add_test(NAME ${target}
         COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1
