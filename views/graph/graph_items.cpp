@@ -319,7 +319,13 @@ QPainterPath EdgeItem::shape() const
 void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*)
 {
     const QColor color = m_emphasized ? m_style->selection : m_style->edge;
-    p->setPen(QPen(color, m_emphasized ? 2.0 : 1.1));
+    // One device pixel, cosmetic: Qt's cosmetic stroker draws it segment by segment within the
+    // clip. Any other width goes through the path stroker and the rasterizer walks the whole
+    // outline, which for the hundreds of edges crossing a 64-layer drawing cost a second and a
+    // half per frame (bench_graph_view BM_Llama64_PanFrame). Emphasized edges are few.
+    QPen pen(color, m_emphasized ? 2.0 : 1.0);
+    pen.setCosmetic(true);
+    p->setPen(pen);
     p->setBrush(Qt::NoBrush);
     p->drawPath(path());
     p->setPen(Qt::NoPen);
