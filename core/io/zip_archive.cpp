@@ -9,7 +9,7 @@ namespace fxs::io {
 struct ZipArchive::Impl {
     zip_t* zip = nullptr;
     std::string path;
-    std::string bytes; // fromBytes: the buffer libzip reads (it must outlive zip)
+    std::string bytes; // fromBytes: the buffer libzip reads (it must outlive zip); fromView: empty
     std::vector<std::string> names;
 
     ~Impl()
@@ -91,10 +91,22 @@ Result<ZipArchive> ZipArchive::fromBytes(std::string bytes, std::string label)
     auto impl = std::make_unique<Impl>();
     impl->path = std::move(label);
     impl->bytes = std::move(bytes);
+    const std::string_view view = impl->bytes;
+    return openBuffer(std::move(impl), view);
+}
+
+Result<ZipArchive> ZipArchive::fromView(std::string_view bytes, std::string label)
+{
+    auto impl = std::make_unique<Impl>();
+    impl->path = std::move(label);
+    return openBuffer(std::move(impl), bytes);
+}
+
+Result<ZipArchive> ZipArchive::openBuffer(std::unique_ptr<Impl> impl, std::string_view bytes)
+{
     zip_error_t error;
     zip_error_init(&error);
-    zip_source_t* source =
-        zip_source_buffer_create(impl->bytes.data(), impl->bytes.size(), 0, &error);
+    zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
     if (source != nullptr) {
         impl->zip = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
         if (impl->zip == nullptr) {

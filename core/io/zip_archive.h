@@ -1,7 +1,8 @@
-// Read-only access to a zip archive through libzip, for the `.pt2` reader and the export
-// weights: entry names and sizes, and entry contents with a size cap, each failure naming the
-// archive and the entry (truncated archives, bad CRCs, missing entries). Not a writer. One
-// instance must not be used from two threads at once; separate instances are independent.
+// Read-only access to a zip archive through libzip, for the `.pt2` reader, the export weights
+// and the TorchScript nesting check: entry names and sizes, and entry contents with a size cap,
+// each failure naming the archive and the entry (truncated archives, bad CRCs, missing entries).
+// Not a writer. One instance must not be used from two threads at once; separate instances are
+// independent.
 #pragma once
 
 #include "core/util/result.h"
@@ -22,6 +23,9 @@ public:
     static Result<ZipArchive> open(const std::string& path);
     // The same for an archive held in memory (tests, fuzzing); `label` stands for the path.
     static Result<ZipArchive> fromBytes(std::string bytes, std::string label);
+    // The same without a copy (a model's weights may be gigabytes): bytes must outlive the
+    // archive.
+    static Result<ZipArchive> fromView(std::string_view bytes, std::string label);
 
     ZipArchive(ZipArchive&&) noexcept;
     ZipArchive& operator=(ZipArchive&&) noexcept;
@@ -41,6 +45,7 @@ public:
 private:
     struct Impl;
     explicit ZipArchive(std::unique_ptr<Impl> impl);
+    static Result<ZipArchive> openBuffer(std::unique_ptr<Impl> impl, std::string_view bytes);
     std::unique_ptr<Impl> m_impl;
 };
 

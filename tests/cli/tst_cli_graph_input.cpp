@@ -3,6 +3,7 @@
 // `profile` on one graph of a TORCH_TRACE fixture picked with --graph (index or
 // COMPILE_ID:KIND[#N]), plus the errors of a missing or wrong selector.
 #include "tests/cli/cli_runner.h"
+#include "tests/unit/torchscript/nested_code_archive.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -95,6 +96,28 @@ private Q_SLOTS:
         QCOMPARE(scripted.exitCode, 0); // the straight-line part is read, the `if` reported
         QVERIFY(parse(scripted).at("errors")[0].at("message").get<std::string>().find(
                     "control flow") != std::string::npos);
+    }
+
+    // Issue 18 point 2: deeply nested code overflowed LibTorch's parser's stack (SIGSEGV);
+    // now it is the input error (exit 1) naming the archive entry and line.
+    void inspectRefusesDeeplyNestedTorchScript()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("nested.pt")).toStdString();
+        const std::string mlp = (kTorchScript + "mlp.pt").toStdString();
+        QCOMPARE(fxs::test::writeNestedReturn(mlp, path, "/code/__torch__.py", "_0",
+                                              fxs::test::kCrashingDepth),
+                 std::string("mlp/code/__torch__.py"));
+        auto r = runCli({"inspect", QString::fromStdString(path), "--json"});
+        QCOMPARE(r.exitCode, 1);
+        const json j = parse(r);
+        QVERIFY2(!j.is_discarded(), r.out.constData());
+        QCOMPARE(j.at("errors").size(), std::size_t(1));
+        const json& e = j.at("errors")[0];
+        QCOMPARE(e.at("where").get<std::string>(), path);
+        QVERIFY2(e.at("message").get<std::string>().find(
+                     "brackets nest 50000 deep (more than 256) at mlp/code/__torch__.py:14") == 0,
+                 r.out.constData());
     }
 
     void runRefusesScriptedControlFlow()

@@ -1,10 +1,12 @@
 // TorchScript .pt files through io::loadPaths once torchscript::registerLoader() ran: the
 // module's graph comes back as a standalone graph (node counts checked against the modules of
 // tests/data/torchscript/make_modules.py by hand), and broken archives become diagnostics
-// naming the file, never a crash.
+// naming the file, never a crash (deeply nested code included: issue 18 point 2).
 #include "core/io/graph_file_loaders.h"
 #include "core/io/loader.h"
+#include "core/torchscript/code_nesting.h"
 #include "core/torchscript/torchscript_loader.h"
+#include "tests/unit/torchscript/nested_code_archive.h"
 
 #include <QtTest>
 
@@ -201,6 +203,67 @@ private Q_SLOTS:
         QVERIFY(!r.readSomething());
         QCOMPARE(r.diagnostics.errorCount(), std::size_t(1));
         QCOMPARE(r.diagnostics.items()[0].file, path);
+    }
+
+    void nestingSkipsStringsAndComments()
+    {
+        using torchscript::findDeepNesting;
+        QVERIFY(!findDeepNesting("f((x), [y], {z})", 2));
+        const auto deep = findDeepNesting("a = 1\nb = f(g(h(x)))\n", 2);
+        QVERIFY(deep);
+        QCOMPARE(deep->line, 2);
+        QCOMPARE(deep->depth, 3);
+        // Brackets in strings, escaped quotes, triple-quoted strings and comments do not count;
+        // the lines they span do.
+        const std::string quoted = "s = \"(((\\\"(((\"\n"
+                                   "t = '''\n(((\n'''  # (((\n"
+                                   "u = r'[[[' + \"\"\"{{{\"\"\"\n"
+                                   "v = ((((x))))\n";
+        const auto past = findDeepNesting(quoted, 3);
+        QVERIFY(past);
+        QCOMPARE(past->line, 6);
+        QCOMPARE(past->depth, 4);
+        QVERIFY(!findDeepNesting(quoted, 4));
+        QVERIFY(!findDeepNesting("))) ((x))", 2)); // stray closers do not go below zero
+    }
+
+    void deeplyNestedCodeIsAParseError()
+    {
+        // Without the guard LibTorch's parser overflows the stack here (a segfault).
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("nested.pt").toStdString();
+        const std::string entry =
+            test::writeNestedReturn(kDir + "mlp.pt", path, "/code/__torch__.py", "_0",
+                                    test::kCrashingDepth);
+        QCOMPARE(entry, std::string("mlp/code/__torch__.py"));
+        Diagnostics diagnostics;
+        const auto r = torchscript::loadTorchScriptGraph(path, diagnostics);
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, ErrorCode::Parse);
+        QCOMPARE(r.error().where, path + "!mlp/code/__torch__.py:14"); // `return ((...`
+        QCOMPARE(r.error().message, std::string("brackets nest 50000 deep (more than 256) at "
+                                                "mlp/code/__torch__.py:14"));
+        // Through io::loadPaths it is one diagnostic naming the entry.
+        const auto viaLoader = io::loadPaths({path});
+        QCOMPARE(viaLoader.diagnostics.errorCount(), std::size_t(1));
+        QVERIFY(viaLoader.diagnostics.items()[0].toString().find("__torch__.py:14") !=
+                std::string::npos);
+    }
+
+    void nestingUnderTheCapStillLoads()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("nested.pt").toStdString();
+        QVERIFY(!test::writeNestedReturn(kDir + "mlp.pt", path, "/code/__torch__.py", "_0",
+                                         torchscript::kMaxBracketDepth)
+                     .empty());
+        Diagnostics diagnostics;
+        const auto nested = torchscript::loadTorchScriptGraph(path, diagnostics);
+        QVERIFY2(nested.ok(), nested.ok() ? "" : nested.error().toString().c_str());
+        QCOMPARE(nested->graph->size(), std::size_t(10)); // the same graph as mlp.pt's
+        const auto original = torchscript::loadTorchScriptGraph(kDir + "mlp.pt", diagnostics);
+        QVERIFY(original.ok());
+        QCOMPARE(original->graph->size(), std::size_t(10));
     }
 };
 
