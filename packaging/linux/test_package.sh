@@ -121,7 +121,7 @@ run() {
     line="$("$app" --smoke-test "$scratch/p.fxscope" 2>/dev/null)" || fail "fxscope --smoke-test: $line"
     echo "$line"
     [[ "$line" == *"1 run(s)"*"0 error(s)"*"p.fxscope"* ]] || fail "the project did not open: $line"
-    [ "$(complete_words fxscope-cli cache "")" = "ls show diff gc stats verify" ] ||
+    [ "$(complete_words fxscope-cli cache "")" = "ls show diff gc stats verify repair" ] ||
         fail "completion of 'fxscope-cli cache'"
     [ "$(complete_words fxscope-cli partition g.txt --save-p)" = "--save-project" ] ||
         fail "completion of partition's options"

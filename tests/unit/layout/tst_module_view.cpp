@@ -10,6 +10,7 @@
 #include "core/layout/view_graph.h"
 #include "core/structure/structure.h"
 #include "core/util/file_reader.h"
+#include "tests/data/run_graphs.h"
 
 #include <QtTest>
 
@@ -24,15 +25,7 @@ namespace {
 
 const std::string kRecorded = std::string(FXSCOPE_TEST_DATA) + "/recorded";
 
-std::size_t graphIndex(const model::Run& run, const std::string& kind)
-{
-    for (std::size_t k = 0; k < run.graphs.size(); ++k) {
-        if (run.graphs[k].kind == kind) {
-            return k;
-        }
-    }
-    return run.graphs.size();
-}
+using testdata::graphIndex;
 
 std::shared_ptr<ViewGraph> viewOfRun(const model::Run& run, const std::string& kind)
 {

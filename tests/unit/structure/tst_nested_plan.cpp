@@ -8,6 +8,7 @@
 #include "core/structure/nested_plan.h"
 #include "core/structure/structure.h"
 #include "tests/unit/structure/synthetic_graphs.h"
+#include "tests/data/run_graphs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,15 +22,7 @@ namespace {
 
 const std::string kData = FXSCOPE_TEST_DATA;
 
-std::size_t graphIndex(const model::Run& run, const std::string& kind)
-{
-    for (std::size_t k = 0; k < run.graphs.size(); ++k) {
-        if (run.graphs[k].kind == kind) {
-            return k;
-        }
-    }
-    return run.graphs.size();
-}
+using testdata::graphIndex;
 
 std::vector<std::string> numbered(const std::string& prefix, int n)
 {

@@ -6,6 +6,7 @@
 #include "core/io/torch_trace_reader.h"
 #include "core/structure/structure.h"
 #include "core/util/file_reader.h"
+#include "tests/data/run_graphs.h"
 
 #include <QRegularExpression>
 #include <QtTest>
@@ -18,15 +19,7 @@ namespace {
 const std::string kData = FXSCOPE_TEST_DATA;
 const std::string kGptTrace = kData + "/fixtures/traces/gpt_cold";
 
-std::size_t graphIndex(const model::Run& run, const std::string& kind)
-{
-    for (std::size_t k = 0; k < run.graphs.size(); ++k) {
-        if (run.graphs[k].kind == kind) {
-            return k;
-        }
-    }
-    return run.graphs.size();
-}
+using testdata::graphIndex;
 
 graph::GraphPtr parseFile(const std::string& path)
 {

@@ -7,6 +7,7 @@
 #include "core/io/torch_trace_reader.h"
 #include "core/structure/structure.h"
 #include "core/util/file_reader.h"
+#include "tests/data/run_graphs.h"
 
 #include <QRegularExpression>
 #include <QtTest>
@@ -18,15 +19,7 @@ namespace {
 
 const std::string kRecorded = std::string(FXSCOPE_TEST_DATA) + "/recorded";
 
-std::size_t graphIndex(const model::Run& run, const std::string& kind)
-{
-    for (std::size_t k = 0; k < run.graphs.size(); ++k) {
-        if (run.graphs[k].kind == kind) {
-            return k;
-        }
-    }
-    return run.graphs.size();
-}
+using testdata::graphIndex;
 
 // Placeholders of the printed Dynamo graph whose name starts with prefix, counted by regex in
 // its signature (the second line of the printed text), not through the graph model.
