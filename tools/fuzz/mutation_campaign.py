@@ -18,6 +18,7 @@ import gzip
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -94,22 +95,13 @@ def bad_utf8(rng, data):
     return data[:at] + junk * rng.randint(1, 4) + data[at:]
 
 
+NUMBER = re.compile(rb"[0-9]+")
+BAD_NUMBERS = [b"0", b"-1", b"99999999999999999999", b"4294967296", b"1e308", b"nan"]
+
+
 def numbers(rng, data):
-    out = bytearray()
-    i = 0
-    while i < len(data):
-        c = data[i]
-        if 48 <= c <= 57 and rng.random() < 0.02:
-            j = i
-            while j < len(data) and 48 <= data[j] <= 57:
-                j += 1
-            out += rng.choice([b"0", b"-1", b"99999999999999999999", b"4294967296", b"1e308",
-                               b"nan"])
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return bytes(out)
+    return NUMBER.sub(lambda m: rng.choice(BAD_NUMBERS) if rng.random() < 0.02 else m.group(0),
+                      data)
 
 
 def nesting(rng, data):
