@@ -207,13 +207,23 @@ void ProfilePanel::setModuleBreakdown(const profile::ModuleBreakdown& modules)
         auto* note = new QStandardItem(tr("The graph's modules are not known for this profile"));
         note->setEnabled(false);
         m_moduleModel->appendRow(note);
+        m_modules->setFirstColumnSpanned(0, {}, true);
         return;
     }
     // Preorder with depths: the parent of a row is the last row one level up.
     std::vector<QStandardItem*> open;
     for (const profile::ModuleProfile& m : modules.modules) {
         const QString path = QString::fromStdString(m.path);
-        auto* name = new QStandardItem(m.depth == 0 ? path : path.section(QLatin1Char('.'), -1));
+        // The last component, or the last two for a numbered one ("layers.3", not "3").
+        QString shown = path.section(QLatin1Char('.'), -1);
+        bool numbered = false;
+        shown.toInt(&numbered);
+        if (m.depth == 0) {
+            shown = path;
+        } else if (numbered) {
+            shown = path.section(QLatin1Char('.'), -2);
+        }
+        auto* name = new QStandardItem(shown);
         name->setData(path, Qt::UserRole);
         name->setToolTip(path);
         auto* ms = new QStandardItem(QString::number(m.eagerMs, 'f', 3));
@@ -236,6 +246,7 @@ void ProfilePanel::setModuleBreakdown(const profile::ModuleBreakdown& modules)
         auto* rest = new QStandardItem(tr("(no module) · %1 nodes").arg(modules.unassignedNodes));
         rest->setEnabled(false);
         m_moduleModel->appendRow(rest);
+        m_modules->setFirstColumnSpanned(m_moduleModel->rowCount() - 1, {}, true);
     }
     m_modules->expandToDepth(0);
     m_modules->resizeColumnToContents(0);

@@ -213,7 +213,7 @@ private Q_SLOTS:
         const QModelIndex layers = m->index(0, 0, model);
         QCOMPARE(layers.data().toString(), QStringLiteral("layers"));
         QCOMPARE(m->rowCount(layers), 2);
-        QCOMPARE(m->index(1, 0, layers).data().toString(), QStringLiteral("1"));
+        QCOMPARE(m->index(1, 0, layers).data().toString(), QStringLiteral("layers.1"));
         QCOMPARE(m->index(0, 2, model).data().toString(), QStringLiteral("50.0%"));
         QCOMPARE(m->index(1, 0).data().toString(), QStringLiteral("lm_head"));
         QVERIFY(m->index(2, 0).data().toString().contains(QStringLiteral("2 nodes")));
