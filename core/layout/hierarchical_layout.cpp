@@ -215,7 +215,8 @@ private:
         }
     }
 
-    EdgePath edgePath(const VisibleEdge& e, const EdgePlace& p, const std::vector<Point>& shift) const
+    EdgePath edgePath(const VisibleEdge& e, const EdgePlace& p,
+                      const std::vector<Point>& shift) const
     {
         EdgePath path;
         if (p.direct) {

@@ -69,7 +69,8 @@ std::string lastComponents(const std::string& path, int n)
 
 bool isNumber(std::string_view s)
 {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // "mm ×4, softmax": the most frequent compute operators of a group, for its collapsed box.
@@ -135,7 +136,8 @@ public:
         const GroupId root = add(kNoGroup, GroupKind::Root, m_graph.name());
         std::vector<ModuleId> roots;
         for (ModuleId r : m_tree.roots) {
-            const bool opened = m_total[r] * 2 >= m_graph.size() && !m_tree.module(r).children.empty();
+            const bool opened =
+                m_total[r] * 2 >= m_graph.size() && !m_tree.module(r).children.empty();
             if (!opened) {
                 roots.push_back(r);
                 continue;
@@ -278,8 +280,8 @@ private:
             std::size_t last = i;
             std::size_t modules = 1;
             const std::size_t glue = m_tree.source == structure::Source::Repetition ? kMaxGlue : 0;
-            for (std::size_t j = i + 1, loose = 0; j < entries.size() && isNumbered(entries[i].index);
-                 ++j) {
+            const bool numbered = isNumbered(entries[i].index);
+            for (std::size_t j = i + 1, loose = 0; numbered && j < entries.size(); ++j) {
                 if (!entries[j].module) {
                     if (++loose > glue) {
                         break;

@@ -222,7 +222,8 @@ void ViewGraph::chunk(GroupId id, const GroupingOptions& options)
     const std::size_t chunkSize = static_cast<std::size_t>(std::max(2, options.chunkSize));
     // A run of identical modules stays one list up to a few hundred: "layers.0–63" expands to
     // its 64 layers, not to chunks of them.
-    const std::size_t limit = m_groups[id].kind == GroupKind::Repeated ? 4 * maxChildren : maxChildren;
+    const std::size_t limit =
+        m_groups[id].kind == GroupKind::Repeated ? 4 * maxChildren : maxChildren;
     while (m_groups[id].children.size() > limit) {
         std::vector<ViewChild> children = std::move(m_groups[id].children);
         m_groups[id].children.clear();

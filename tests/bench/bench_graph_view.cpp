@@ -189,7 +189,8 @@ void BM_ExpandAll_Gpt2AnnotatedFw(benchmark::State& state)
 const fxs::model::Run& llama64()
 {
     static const fxs::io::TraceReadResult trace =
-        fxs::io::readTorchTracePath(std::string(FXSCOPE_TEST_DATA) + "/recorded/traces/llama64.log.gz");
+        fxs::io::readTorchTracePath(std::string(FXSCOPE_TEST_DATA) +
+                                    "/recorded/traces/llama64.log.gz");
     return trace.run;
 }
 

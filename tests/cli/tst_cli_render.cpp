@@ -1,5 +1,6 @@
 // fxscope-cli render end to end: SVG and PNG files, the JSON summary, graph choice in traces,
-// module groups and --module on the recorded 24-layer LLaMA run, and exit codes. Node counts are counted by hand in the fixtures (see each comment).
+// module groups and --module on the recorded 24-layer LLaMA run, and exit codes. Node counts
+// are counted by hand in the fixtures (see each comment).
 #include "tests/cli/cli_runner.h"
 
 #include <QFile>
@@ -146,7 +147,8 @@ private Q_SLOTS:
         const CliRun bySource = runCli({QStringLiteral("render"), trace, QStringLiteral("--kind"),
                                         QStringLiteral("dynamo_output_graph"),
                                         QStringLiteral("--group-by"), QStringLiteral("source"),
-                                        QStringLiteral("--out"), dir.filePath(QStringLiteral("s.svg"))});
+                                        QStringLiteral("--out"),
+                                        dir.filePath(QStringLiteral("s.svg"))});
         QVERIFY2(bySource.exitCode == 0, bySource.err.constData());
         const json s = json::parse(bySource.out.toStdString());
         QCOMPARE(s.at("grouped_by").get<std::string>(), std::string("source"));

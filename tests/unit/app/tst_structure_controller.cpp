@@ -193,7 +193,8 @@ private Q_SLOTS:
         // Find by module path: "blocks.2.attn" matches the attention's nodes of block 2 only.
         view->setFindText(QStringLiteral("blocks.2.attn"));
         const auto& tree = *w.structure()->tree();
-        QCOMPARE(std::size_t(view->findMatchCount()), tree.nodesOf(*tree.find("s.blocks.2.attn")).size());
+        QCOMPARE(std::size_t(view->findMatchCount()),
+                 tree.nodesOf(*tree.find("s.blocks.2.attn")).size());
     }
 
     // A module picked in the Inspector is selected, and stays selected in the backward graph of

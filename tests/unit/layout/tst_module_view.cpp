@@ -48,8 +48,10 @@ std::shared_ptr<ViewGraph> viewOfBareGraph(const std::string& file)
         return nullptr;
     }
     auto g = io::parseGraphCode(*text, file).graph;
-    auto tree = g ? structure::recoverStructure(*g) : Result<structure::ModuleTree>(
-                                                          makeError(ErrorCode::Invalid, "no graph"));
+    if (!g) {
+        return nullptr;
+    }
+    auto tree = structure::recoverStructure(*g);
     if (!tree) {
         return nullptr;
     }
@@ -278,7 +280,9 @@ private Q_SLOTS:
         const int levels = static_cast<int>(laid->visible.clusters.size()) + 1;
         QCOMPARE(laid->levelsLaidOut + laid->levelsCached, levels);
         QVERIFY2(laid->levelsLaidOut * 4 < levels,
-                 qPrintable(QString("%1 of %2 levels laid out").arg(laid->levelsLaidOut).arg(levels)));
+                 qPrintable(QString("%1 of %2 levels laid out")
+                                .arg(laid->levelsLaidOut)
+                                .arg(levels)));
         // Again with the same cache: nothing to lay out.
         auto again = layoutViewGraph(*v, o);
         QVERIFY(again.ok());
