@@ -37,6 +37,8 @@ public:
     {
         collectLevels();
         placeEdges();
+        m_frame.assign(m_groups.size(), {0, 0});
+        m_laid.resize(m_groups.size());
         for (std::size_t i = m_groups.size(); i-- > 0;) { // children before parents
             if (m_o.cancel.isCancelled()) {
                 return makeError(ErrorCode::Cancelled, "layout cancelled");
@@ -141,10 +143,6 @@ private:
 
     Status layOut(std::uint32_t level)
     {
-        if (m_frame.empty()) {
-            m_frame.assign(m_groups.size(), {0, 0});
-            m_laid.resize(m_groups.size());
-        }
         detail::LevelInput in;
         std::string key;
         for (const Slot& s : m_slots[level]) {

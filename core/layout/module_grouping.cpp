@@ -17,6 +17,7 @@
 #include "core/layout/view_graph.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace fxs::layout {
@@ -122,18 +123,22 @@ std::string countText(std::size_t n)
     return std::to_string(n) + (n == 1 ? " node" : " nodes");
 }
 
+// ViewGraph::addGroup: appends a group under parent and returns its id.
+using AddGroup = std::function<GroupId(GroupId parent, GroupKind kind, std::string label)>;
+
 // Builds the groups of one module view into the ViewGraph's group list.
 class ModuleGrouper {
 public:
-    ModuleGrouper(const graph::Graph& graph, const ModuleTree& tree, std::vector<Group>& groups)
-        : m_tree(tree), m_graph(graph), m_groups(groups)
+    ModuleGrouper(const graph::Graph& graph, const ModuleTree& tree, std::vector<Group>& groups,
+                  AddGroup add)
+        : m_tree(tree), m_graph(graph), m_groups(groups), m_add(std::move(add))
     {
     }
 
     std::unordered_map<NodeId, std::string> run()
     {
         placeNodes();
-        const GroupId root = add(kNoGroup, GroupKind::Root, m_graph.name());
+        const GroupId root = m_add(kNoGroup, GroupKind::Root, m_graph.name());
         std::vector<ModuleId> roots;
         for (ModuleId r : m_tree.roots) {
             const bool opened =
@@ -199,20 +204,6 @@ private:
                 m_total[p] += m_total[m];
             }
         }
-    }
-
-    GroupId add(GroupId parent, GroupKind kind, std::string label)
-    {
-        Group g;
-        g.id = static_cast<GroupId>(m_groups.size());
-        g.parent = parent;
-        g.kind = kind;
-        g.label = std::move(label);
-        m_groups.push_back(std::move(g));
-        if (parent != kNoGroup) {
-            m_groups[parent].children.push_back({true, m_groups.back().id});
-        }
-        return m_groups.back().id;
     }
 
     // The first module a module is identical to (itself when none).
@@ -328,7 +319,8 @@ private:
             m_groups[addRepeated(parent, owner, run)].module = m;
             return;
         }
-        const GroupId g = add(parent, GroupKind::Module, label.empty() ? labelOf(m, owner) : label);
+        const GroupId g =
+            m_add(parent, GroupKind::Module, label.empty() ? labelOf(m, owner) : label);
         m_groups[g].module = m;
         fill(g, m, m_direct[m], mod.children);
         std::vector<NodeId> all = m_tree.nodesOf(m);
@@ -346,9 +338,9 @@ private:
                 modules.push_back(c.index);
             }
         }
-        const GroupId g = add(parent, GroupKind::Repeated,
-                              runLabel(labelOf(modules.front(), owner),
-                                       labelOf(modules.back(), owner), modules.size()));
+        const GroupId g = m_add(parent, GroupKind::Repeated,
+                                runLabel(labelOf(modules.front(), owner),
+                                         labelOf(modules.back(), owner), modules.size()));
         m_groups[g].detail = std::to_string(modules.size()) + " identical · " +
                              std::to_string(m_total[modules.front()]) + " nodes each";
         const bool blocks = m_tree.source == structure::Source::Repetition;
@@ -383,6 +375,7 @@ private:
     const ModuleTree& m_tree;
     const graph::Graph& m_graph;
     std::vector<Group>& m_groups;
+    AddGroup m_add;
     std::vector<std::vector<NodeId>> m_direct; // per module: the nodes placed directly in it
     std::vector<NodeId> m_rootNodes;           // nodes in no module
     std::vector<NodeId> m_key;                 // per node: its order key
@@ -396,7 +389,10 @@ private:
 
 void ViewGraph::buildFromModules(const GroupingOptions& options)
 {
-    m_inputTitles = ModuleGrouper(*m_graph, *m_modules, m_groups).run();
+    const auto add = [this](GroupId parent, GroupKind kind, std::string label) {
+        return addGroup(parent, kind, std::move(label), 0);
+    };
+    m_inputTitles = ModuleGrouper(*m_graph, *m_modules, m_groups, add).run();
     groupRootInputs();
     groupLooseRuns();
     chunk(kRootGroup, options);
@@ -428,14 +424,9 @@ void ViewGraph::groupRootInputs()
             rest.push_back({true, static_cast<GroupId>(m_groups.size())});
         }
     }
-    Group g;
-    g.id = static_cast<GroupId>(m_groups.size());
-    g.parent = kRootGroup;
-    g.kind = GroupKind::Inputs;
-    g.label = "inputs";
-    g.children = std::move(inputs);
-    m_groups.push_back(std::move(g));
-    m_groups[kRootGroup].children = std::move(rest);
+    const GroupId g = addGroup(kRootGroup, GroupKind::Inputs, "inputs", 0);
+    m_groups[g].children = std::move(inputs);
+    m_groups[kRootGroup].children = std::move(rest); // the new group in its place
 }
 
 // Runs of three or more loose nodes at the top (building the attention mask, the loss) become
@@ -467,15 +458,12 @@ void ViewGraph::groupLooseRuns()
                 label = name;
             }
         }
-        Group g;
-        g.id = static_cast<GroupId>(m_groups.size());
-        g.parent = kRootGroup;
-        g.kind = label.empty() ? GroupKind::Chunk : GroupKind::Scope;
-        g.label = std::move(label); // a chunk is labelled by finish()
-        g.children = std::move(run);
+        // A chunk is labelled by finish(); root's children are replaced below.
+        const GroupId g = addGroup(kRootGroup, label.empty() ? GroupKind::Chunk : GroupKind::Scope,
+                                   std::move(label), 0);
+        m_groups[g].children = std::move(run);
         run.clear();
-        out.push_back({true, g.id});
-        m_groups.push_back(std::move(g));
+        out.push_back({true, g});
     };
     for (const ViewChild& c : top) {
         if (c.isGroup || m_graph->node(c.index).isOutput()) {

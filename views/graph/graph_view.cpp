@@ -292,12 +292,7 @@ void GraphView::setModules(graph::GraphPtr graph, std::shared_ptr<const structur
     if (tree && !tree->modules.empty()) {
         m_view = std::make_shared<layout::ViewGraph>(m_graph, std::move(tree));
         if (m_pendingState) { // restored while waiting: ids of the module groups
-            m_view->collapseAll();
-            for (layout::GroupId id : m_pendingState->expanded) {
-                if (id < m_view->groups().size()) {
-                    m_view->setExpanded(id, true);
-                }
-            }
+            expandOnly(m_pendingState->expanded);
         } else {
             m_fitPending = true;
         }

@@ -160,6 +160,8 @@ private:
     void requestLayout(const Anchor& anchor);
     void applyLayout(const std::shared_ptr<LayoutJob>& job);
     void restoreAnchor(const Anchor& anchor);
+    // Collapses every group of the view graph but these (ids past its groups ignored).
+    void expandOnly(const std::vector<fxs::layout::GroupId>& expanded);
     void setSelection(std::optional<fxs::graph::NodeId> id);
     void applySelection(std::vector<fxs::graph::NodeId> nodes,
                         std::optional<fxs::graph::NodeId> current);

@@ -31,14 +31,19 @@ void GraphView::restoreViewState(const ViewState& state)
     if (!m_view) {
         return;
     }
+    expandOnly(state.expanded);
+    m_pendingState = state;
+    requestLayout(); // the newest request wins over setGraph's
+}
+
+void GraphView::expandOnly(const std::vector<layout::GroupId>& expanded)
+{
     m_view->collapseAll();
-    for (layout::GroupId id : state.expanded) {
+    for (layout::GroupId id : expanded) {
         if (id < m_view->groups().size()) {
             m_view->setExpanded(id, true);
         }
     }
-    m_pendingState = state;
-    requestLayout(); // the newest request wins over setGraph's
 }
 
 } // namespace fxs::views
