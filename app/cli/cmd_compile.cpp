@@ -71,6 +71,8 @@ json outcomeJson(const compile::RegionOutcome& r)
             {"timing", r.timing},
             {"eager_spread_ms", r.eagerSpreadMs},
             {"compiled_spread_ms", r.compiledSpreadMs},
+            {"eager_b2b_ms", r.eagerBackToBackMs},
+            {"compiled_b2b_ms", r.compiledBackToBackMs},
             {"bytes_moved", r.bytesMoved},
             {"achieved_GBps", r.compiledMs > 0 ? double(r.bytesMoved) / (r.compiledMs * 1e6) : 0.0},
             {"resources", r.resources}};

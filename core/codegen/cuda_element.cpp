@@ -200,6 +200,29 @@ int vectorWidth(const Kernel& k, std::int64_t limit)
     return v;
 }
 
+bool onlyHalfRows(const Kernel& k)
+{
+    int moving = 0;
+    auto half = [&](const Access& a, ScalarType t) {
+        if (accessShape(k, a) == AccessShape::Broadcast) {
+            return true;
+        }
+        ++moving;
+        return scalarTypeSize(t) == 2;
+    };
+    for (const auto& l : k.loads) {
+        if (!half(l.access, l.type)) {
+            return false;
+        }
+    }
+    for (const auto& s : k.stores) {
+        if (!isRowStore(k, s) && !half(s.access, s.type)) {
+            return false;
+        }
+    }
+    return moving > 0;
+}
+
 bool fitsInt32(const Kernel& k)
 {
     constexpr std::int64_t kLimit = std::int64_t(1) << 30; // headroom for i + grid step
@@ -309,18 +332,20 @@ std::string ElementWriter::fillChunk(int load, const std::string& first, const s
     const std::string arr = "l" + id + "[" + (first.empty() ? "" : first + " + ");
     const std::string base = "in" + str(ld.access.buffer);
     const AccessShape shape = accessShape(m_k, ld.access);
-    if (shape == AccessShape::Gather || m_v == 1) {
+    auto scalar = [&](const std::string& at) {
         const std::string inner = innerIndexText(m_k, ld.access);
-        std::string out = in + "#pragma unroll\n" + in + "for (int v = 0; v < " + str(m_v) +
-                          "; ++v) {\n" + in + "    const " + idx + " c = c0 + v;\n";
-        out += in + "    " + arr + "v] = " +
-               loadValue(ld.type, base + "[b" + id + " + " + inner + "]") + ";\n" + in + "}\n";
-        return out;
+        std::string out = at + "#pragma unroll\n" + at + "for (int v = 0; v < " + str(m_v) +
+                          "; ++v) {\n" + at + "    const " + idx + " c = c0 + v;\n";
+        return out + at + "    " + arr + "v] = " +
+               loadValue(ld.type, base + "[b" + id + " + " + inner + "]") + ";\n" + at + "}\n";
+    };
+    if (shape == AccessShape::Gather || m_v == 1) {
+        return scalar(in);
     }
     const int bytes = m_v * scalarTypeSize(ld.type);
     const Unit u = unitFor(bytes);
     std::vector<std::string> words;
-    std::string out = in + "{\n";
+    std::string out = in + "if (aligned) {\n";
     const std::string ptr = "reinterpret_cast<const " + std::string(u.type) + "*>(" + base +
                             " + b" + id + " + c0)";
     for (int i = 0; i < bytes / u.bytes; ++i) {
@@ -334,7 +359,7 @@ std::string ElementWriter::fillChunk(int load, const std::string& first, const s
         out += in + "    " + arr + str(v) + "] = " +
                loadValue(ld.type, fromWords(ld.type, v, words, u.bytes == 2)) + ";\n";
     }
-    return out + in + "}\n";
+    return out + in + "} else {\n" + scalar(in + "    ") + in + "}\n";
 }
 
 std::string ElementWriter::exprText(const Expr& e, const std::string& el)
@@ -413,11 +438,14 @@ std::string ElementWriter::storeChunk(const std::string& idx, const std::string&
         const std::string id = str(std::int64_t(s));
         const std::string base = "out" + str(st.access.buffer);
         const std::string o = "o" + id;
+        auto scalar = [&](const std::string& at) {
+            return at + "#pragma unroll\n" + at + "for (int v = 0; v < " + str(m_v) +
+                   "; ++v) {\n" + at + "    const " + idx + " c = c0 + v;\n" + at + "    " +
+                   base + "[s" + id + " + " + innerIndexText(m_k, st.access) + "] = " + o +
+                   "[v];\n" + at + "}\n";
+        };
         if (accessShape(m_k, st.access) != AccessShape::Contiguous || m_v == 1) {
-            body += in2 + "#pragma unroll\n" + in2 + "for (int v = 0; v < " + str(m_v) +
-                    "; ++v) {\n" + in2 + "    const " + idx + " c = c0 + v;\n" + in2 + "    " +
-                    base + "[s" + id + " + " + innerIndexText(m_k, st.access) + "] = " + o +
-                    "[v];\n" + in2 + "}\n";
+            body += scalar(in2);
             continue;
         }
         const int bytes = m_v * scalarTypeSize(st.type);
@@ -425,14 +453,16 @@ std::string ElementWriter::storeChunk(const std::string& idx, const std::string&
         const std::string ptr = "reinterpret_cast<" + std::string(u.type) + "*>(" + base + " + s" +
                                 id + " + c0)";
         const int per = int(u.fields.size());
+        body += in2 + "if (aligned) {\n";
         for (int i = 0; i < bytes / u.bytes; ++i) {
-            body += in2 + "{\n" + in2 + "    " + u.type + " w;\n";
+            body += in2 + "    {\n" + in2 + "        " + u.type + " w;\n";
             for (int f = 0; f < per; ++f) {
-                body += in2 + "    w" + u.fields[std::size_t(f)] + " = " +
+                body += in2 + "        w" + u.fields[std::size_t(f)] + " = " +
                         toWord(st.type, i * per + f, o, u.bytes == 2) + ";\n";
             }
-            body += in2 + "    " + ptr + "[" + str(i) + "] = w;\n" + in2 + "}\n";
+            body += in2 + "        " + ptr + "[" + str(i) + "] = w;\n" + in2 + "    }\n";
         }
+        body += in2 + "} else {\n" + scalar(in2 + "    ") + in2 + "}\n";
     }
     if (guard.empty() || body.empty()) {
         return body;

@@ -1,6 +1,6 @@
 // INTERNAL to core/codegen: the element-level text of the CUDA printer, shared by its pointwise
 // and row-reduction kernels: how an access moves along a row, loads of a chunk of V elements into
-// register arrays (128-bit words when V > 1), stores from them, and the expressions a loop needs
+// register arrays (128-bit words when V > 1 and the buffers are aligned), stores from them, and the expressions a loop needs
 // (through the shared expression table, with row-cached values read from register arrays).
 #pragma once
 
@@ -26,6 +26,10 @@ AccessShape accessShape(const Kernel& k, const Access& a);
 // every contiguous access of the kernel allows: offsets and outer strides multiples of it, the
 // row length a multiple of it (flat kernels: only the offsets), at most `limit`. 1 when none.
 int vectorWidth(const Kernel& k, std::int64_t limit);
+
+// True when every load and store moving along the row is 16-bit (float16/bfloat16), and there
+// is at least one.
+bool onlyHalfRows(const Kernel& k);
 
 // True when every index the kernel computes fits in 32-bit arithmetic (with headroom for the
 // grid-stride step).
@@ -58,14 +62,18 @@ public:
     std::string arrays(const std::set<int>& loads, bool cached, int slots,
                        const std::string& in) const;
     std::string outputArrays(const std::string& in) const;
-    // Fills l<load>[first + 0 .. first + V) from the chunk starting at inner index c0.
+    // Fills l<load>[first + 0 .. first + V) from the chunk starting at inner index c0. With
+    // V > 1 a contiguous access reads 128-bit words when the kernel's `aligned` holds (every
+    // buffer 16-byte aligned) and element by element otherwise: one copy of the computation
+    // serves both.
     std::string fillChunk(int load, const std::string& first, const std::string& idx,
                           const std::string& in) const;
     // The expressions of one element of `loop` (register array index text `e`), its row-cache
     // writes and (epilogue loop) the stores' chunk values o<s>[slot].
     std::string element(int loop, const std::string& e, const std::string& slot,
                         const std::string& in);
-    // Writes the chunk arrays o<s>[0 .. V) at c0 when `guard` holds (vector words or scalars).
+    // Writes the chunk arrays o<s>[0 .. V) at c0 when `guard` holds (vector words when
+    // `aligned` holds, as fillChunk; scalars otherwise).
     std::string storeChunk(const std::string& idx, const std::string& guard,
                            const std::string& in) const;
     // Stores written once per row; the caller picks the one thread that runs them.

@@ -75,6 +75,7 @@ private:
 
     std::string params() const;
     std::string args() const;
+    std::string alignedDecl() const;
     std::string header() const;
     std::string pointwiseChunk(int v);
     std::string pointwiseEntry(const std::string& name, int v) const;
@@ -112,6 +113,20 @@ std::string KernelPrinter::args() const
     return s;
 }
 
+// The entry's test of the vector path (chunks of V > 1): every buffer 16-byte aligned, as
+// LibTorch's allocations are unless a view starts inside one.
+std::string KernelPrinter::alignedDecl() const
+{
+    std::string s;
+    for (std::size_t i = 0; i < m_prog.inputs.size(); ++i) {
+        s += std::string(s.empty() ? "" : " | ") + "(uint64_t)in" + str(std::int64_t(i));
+    }
+    for (std::size_t i = 0; i < m_prog.outputs.size(); ++i) {
+        s += std::string(s.empty() ? "" : " | ") + "(uint64_t)out" + str(std::int64_t(i));
+    }
+    return "    const bool aligned = ((" + (s.empty() ? std::string("0") : s) + ") % 16) == 0;\n";
+}
+
 std::string KernelPrinter::header() const
 {
     std::string s = "// " + m_k.name + ": covers FX nodes " + joinNames(m_k.nodes) + "\n";
@@ -130,10 +145,11 @@ std::string KernelPrinter::pointwiseChunk(int v)
     ElementWriter w(m_k, v, false);
     const std::string in = "    ";
     const int loop = int(m_k.reductions.size());
-    // The scalar chunk serves the scalar entry and the vector entry's tail: one copy of its code.
+    // The scalar chunk serves a scalar kernel and a vector kernel's tail: one copy of its code.
     const char* inlining = v == 1 ? "__noinline__" : "__forceinline__";
     std::string s = "static __device__ " + std::string(inlining) + " void " + m_k.name + "_chunk" +
-                    str(v) + "(" + params() + ", const " + m_idx + " e)\n{\n";
+                    str(v) + "(" + params() + ", const " + m_idx + " e" +
+                    (v > 1 ? ", const bool aligned" : "") + ")\n{\n";
     if (m_k.flat) {
         s += in + "const " + m_idx + " c0 = e;\n";
     } else {
@@ -166,6 +182,9 @@ std::string KernelPrinter::pointwiseEntry(const std::string& name, int v) const
     const std::int64_t tail = m_total % v;
     std::string s = "extern \"C\" __global__ void __launch_bounds__(" + str(block) + ") " + name +
                     "(" + params() + ")\n{\n";
+    if (v > 1) {
+        s += alignedDecl();
+    }
     s += "    for (" + m_idx + " i = (" + m_idx + ")blockIdx.x * " + str(step) + " + (" + m_idx +
          ")threadIdx.x; i < " +
          str(chunks) + "; i += (" + m_idx + ")gridDim.x * " + str(step) + ") {\n";
@@ -174,7 +193,7 @@ std::string KernelPrinter::pointwiseEntry(const std::string& name, int v) const
     s += "            const " + m_idx + " q = i + u * " + str(block) + ";\n";
     s += "            if (q < " + str(chunks) + ") {\n";
     s += "                " + m_k.name + "_chunk" + str(v) + "(" + args() + ", q * " + str(v) +
-         ");\n            }\n        }\n    }\n";
+         (v > 1 ? ", aligned" : "") + ");\n            }\n        }\n    }\n";
     if (tail) {
         s += "    if (blockIdx.x == 0 && threadIdx.x < " + str(tail) + ") {\n        " + m_k.name +
              "_chunk1(" + args() + ", " + str(chunks * v) + " + threadIdx.x);\n    }\n";
@@ -266,7 +285,8 @@ std::string KernelPrinter::rowFunction(int v)
     const std::string in = "    ";
     std::string s = "static __device__ __forceinline__ void " + m_k.name + "_row" + str(v) + "(" +
                     params() + ", const " + m_idx + " r, const " + m_idx +
-                    " t, const bool live, float* smf, double* smd, int64_t* smi)\n{\n";
+                    " t, const bool live, float* smf, double* smd, int64_t* smi" +
+                    (v > 1 ? ", const bool aligned" : "") + ")\n{\n";
     s += in + "(void)smf;\n" + in + "(void)smd;\n" + in + "(void)smi;\n";
     s += w.rowPrologue(m_idx, in);
     const int loops = int(m_k.reductions.size());
@@ -282,6 +302,7 @@ std::string KernelPrinter::rowFunction(int v)
         }
     }
     const std::int64_t slots = registers ? chunks * v : v;
+
     if (registers) {
         s += w.arrays(early, true, int(slots), in);
         s += in + "// the row's values in registers\n";
@@ -345,6 +366,9 @@ std::string KernelPrinter::rowEntry(const std::string& name, int v) const
                  ? "    __shared__ " + std::string(type) + " " + name + "[32];\n"
                  : "    " + std::string(type) + "* " + name + " = nullptr;\n";
     }
+    if (v > 1) {
+        s += alignedDecl();
+    }
     s += "    const " + m_idx + " t = threadIdx.x % " + str(m_threads) + ";\n";
     s += "    const " + m_idx + " g = threadIdx.x / " + str(m_threads) + ";\n";
     s += "    for (" + m_idx + " r0 = (" + m_idx + ")blockIdx.x * " + str(m_rowsPerBlock) + "; r0 < " +
@@ -353,10 +377,15 @@ std::string KernelPrinter::rowEntry(const std::string& name, int v) const
     s += "        // Every thread of a group takes part in its shuffles: spare groups redo the last "
          "row and store nothing.\n";
     s += "        const " + m_idx + " r = live ? r0 + g : " + str(m_k.rows() - 1) + ";\n";
-    s += "        " + m_k.name + "_row" + str(v) + "(" + args() + ", r, t, live, smf, smd, smi);\n";
+    s += "        " + m_k.name + "_row" + str(v) + "(" + args() + ", r, t, live, smf, smd, smi" +
+         (v > 1 ? ", aligned" : "") + ");\n";
     return s + "    }\n}\n";
 }
 
+// One entry per kernel. With vector width V > 1 the entry takes chunks of V elements and reads
+// them as 128-bit words when every buffer is aligned, element by element otherwise (the test is
+// the entry's first statement): compiling the computation once rather than in a scalar and a
+// vector kernel halves NVRTC's time, the larger part of a cold compile.
 std::string KernelPrinter::print()
 {
     const bool reduction = !m_k.reductions.empty();
@@ -365,31 +394,46 @@ std::string KernelPrinter::print()
     if (!reduction) {
         const int v = detail::vectorWidth(m_k, m_total);
         m_launch.block = m_tune.block;
+        m_launch.vector = v;
         const std::int64_t step = std::int64_t(m_tune.block) * m_tune.unroll;
-        m_launch.grid = std::min(kMaxGrid, ceilDiv(m_total, step));
-        s = header() + pointwiseChunk(1) + "\n" + pointwiseEntry(m_k.name, 1);
-        if (v > 1) {
-            m_launch.vectorKernel = m_k.name + "_v";
-            m_launch.vector = v;
-            m_launch.vectorGrid = std::min(kMaxGrid, ceilDiv(m_total / v, step));
-            s += "\n" + pointwiseChunk(v) + "\n" + pointwiseEntry(m_launch.vectorKernel, v);
+        m_launch.grid = std::min(kMaxGrid, ceilDiv(m_total / v, step));
+        s = header();
+        if (v == 1 || m_total % v != 0) {
+            s += pointwiseChunk(1) + "\n";
         }
-        return s;
+        if (v > 1) {
+            s += pointwiseChunk(v) + "\n";
+        }
+        return s + pointwiseEntry(m_k.name, v);
     }
-    m_threads = std::clamp(nextPow2(ceilDiv(m_k.inner(), std::max(1, m_tune.rowElements))),
+    const int perThread = std::max(1, m_tune.rowElements) * (detail::onlyHalfRows(m_k) ? 2 : 1);
+    m_threads = std::clamp(nextPow2(ceilDiv(m_k.inner(), perThread)),
                            std::int64_t(1), kMaxRowThreads);
     m_rowsPerBlock = std::max<std::int64_t>(1, kRowBlock / m_threads);
     m_launch.block = int(m_threads * m_rowsPerBlock);
     m_launch.grid = m_k.inner() == 0 ? 0 : std::min(kMaxGrid, ceilDiv(m_k.rows(), m_rowsPerBlock));
     const int v = detail::vectorWidth(m_k, ceilDiv(m_k.inner(), m_threads));
-    s = header() + rowFunction(1) + "\n" + rowEntry(m_k.name, 1);
-    if (v > 1) {
-        m_launch.vectorKernel = m_k.name + "_v";
-        m_launch.vector = v;
-        m_launch.vectorGrid = m_launch.grid;
-        s += "\n" + rowFunction(v) + "\n" + rowEntry(m_launch.vectorKernel, v);
+    m_launch.vector = v;
+    return header() + rowFunction(v) + "\n" + rowEntry(m_k.name, v);
+}
+
+// True when the programs store floating values and every one is float16 or bfloat16 (what
+// CudaSchedule::nvrtcOptions says).
+bool onlyHalfFloatStores(const std::vector<RegionProgram>& programs)
+{
+    bool any = false;
+    for (const auto& prog : programs) {
+        for (const auto& k : prog.kernels) {
+            for (const auto& st : k.stores) {
+                const bool half = st.type == ScalarType::Float16 || st.type == ScalarType::BFloat16;
+                if (!half && (st.type == ScalarType::Float32 || st.type == ScalarType::Float64)) {
+                    return false;
+                }
+                any = any || half;
+            }
+        }
     }
-    return s;
+    return any;
 }
 
 // The prelude: NVRTC has no standard headers, so the fixed-width types are typedef'd; the
@@ -475,7 +519,8 @@ struct fxs_min {
 };
 
 // Reduces v over a row's group of T threads (T a power of two; groups of T < 32 lanes are
-// aligned within a warp; T > 32 is the whole block). Every thread of the group gets the result.
+// aligned within a warp; groups of T > 32 are whole warps, one or more groups a block, each
+// group's partials in the slots of its own warps). Every thread of the group gets the result.
 template <int T, typename X, typename Op>
 __device__ __forceinline__ X fxs_group(X v, Op op, X* sm)
 {
@@ -490,7 +535,7 @@ __device__ __forceinline__ X fxs_group(X v, Op op, X* sm)
             sm[threadIdx.x >> 5] = v;
         }
         __syncthreads();
-        v = sm[lane % (T / 32)];
+        v = sm[((threadIdx.x >> 5) & ~(T / 32 - 1)) + lane % (T / 32)];
 #pragma unroll
         for (int o = T / 64; o > 0; o /= 2) {
             v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
@@ -546,10 +591,7 @@ std::optional<CudaTuning> CudaTuning::parse(std::string_view text)
 std::string CudaLaunch::text() const
 {
     std::string s = kernel + " grid=" + str(grid) + " block=" + str(block);
-    if (!vectorKernel.empty()) {
-        s += " | " + vectorKernel + " grid=" + str(vectorGrid) + " vector=" + str(vector);
-    }
-    return s;
+    return vector > 1 ? s + " vector=" + str(vector) : s;
 }
 
 CudaSchedule printCudaSchedule(const std::vector<RegionProgram>& programs, const CudaTuning& tuning)
@@ -567,6 +609,10 @@ CudaSchedule printCudaSchedule(const std::vector<RegionProgram>& programs, const
     const std::string region = programs.empty() ? std::string("?") : programs.front().region;
     out.source = "// Generated by fxscope for region " + region +
                  ". CUDA C++ for NVRTC; no headers.\n";
+    if (onlyHalfFloatStores(programs)) {
+        out.nvrtcOptions.push_back("--use_fast_math");
+        out.source += "// Built with --use_fast_math: every floating value stored is 16-bit.\n";
+    }
     if (programs.size() > 1) {
         out.source += "// " + str(std::int64_t(programs.size())) +
                       " programs, one per generated step of the region's schedule; the steps "

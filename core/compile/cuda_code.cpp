@@ -38,20 +38,11 @@ Result<std::unique_ptr<CudaCode>> CudaCode::load(int device, std::string_view im
     for (const auto& program : kernels.launches) {
         code->m_programs.emplace_back();
         for (const auto& l : program) {
-            Launch launch{l, -1, -1};
             auto k = code->m_module->kernel(l.kernel);
             if (!k) {
                 return k.error();
             }
-            launch.kernel = *k;
-            if (!l.vectorKernel.empty()) {
-                auto v = code->m_module->kernel(l.vectorKernel);
-                if (!v) {
-                    return v.error();
-                }
-                launch.vectorKernel = *v;
-            }
-            code->m_programs.back().push_back(launch);
+            code->m_programs.back().push_back(Launch{l, *k});
         }
     }
     return code;
@@ -64,7 +55,6 @@ Result<std::vector<at::Tensor>> CudaCode::run(int program, const codegen::Region
         return makeError(ErrorCode::Internal, "input count differs from the program", prog.region);
     }
     std::vector<void*> pointers;
-    bool aligned = true;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         if (Status s = checkInput(inputs[i], prog.inputs[i], prog.region); !s) {
             return s.error();
@@ -78,22 +68,17 @@ Result<std::vector<at::Tensor>> CudaCode::run(int program, const codegen::Region
         outs.push_back(at::empty(spec.sizes, options));
         pointers.push_back(outs.back().data_ptr());
     }
-    for (void* p : pointers) {
-        aligned = aligned && reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-    }
     std::vector<void*> args;
     for (void*& p : pointers) {
         args.push_back(&p);
     }
     void* stream = currentCudaStream(m_module->device());
     for (const Launch& l : m_programs.at(std::size_t(program))) {
-        const bool vector = aligned && l.vectorKernel >= 0;
-        const std::int64_t grid = vector ? l.launch.vectorGrid : l.launch.grid;
-        if (grid == 0) {
+        if (l.launch.grid == 0) {
             continue; // an empty index space
         }
-        if (Status s = m_module->launch(vector ? l.vectorKernel : l.kernel, grid, l.launch.block,
-                                        stream, args.data());
+        if (Status s = m_module->launch(l.kernel, l.launch.grid, l.launch.block, stream,
+                                        args.data());
             !s) {
             return s.error();
         }
@@ -106,16 +91,9 @@ std::string CudaCode::resources() const
     std::string s;
     for (const auto& program : m_programs) {
         for (const auto& l : program) {
-            for (int k : {l.kernel, l.vectorKernel}) {
-                if (k < 0) {
-                    continue;
-                }
-                const cuda::KernelAttributes a = m_module->attributes(k);
-                s += (s.empty() ? "" : "; ") +
-                     (k == l.kernel ? l.launch.kernel : l.launch.vectorKernel) + ": " +
-                     std::to_string(a.registers) + " registers, " + std::to_string(a.localBytes) +
-                     " local bytes";
-            }
+            const cuda::KernelAttributes a = m_module->attributes(l.kernel);
+            s += (s.empty() ? "" : "; ") + l.launch.kernel + ": " + std::to_string(a.registers) +
+                 " registers, " + std::to_string(a.localBytes) + " local bytes";
         }
     }
     return s;

@@ -1,6 +1,6 @@
 // INTERNAL to core/compile (LibTorch): the generated steps of a schedule as CUDA kernels of one
-// loaded module (core/cuda), launched on LibTorch's current stream of the tensors' device. The
-// vector entry of a kernel is used when every buffer is 16-byte aligned. Not a public header.
+// loaded module (core/cuda), launched on LibTorch's current stream of the tensors' device (each
+// kernel picks its vector path itself when the buffers are aligned). Not a public header.
 #pragma once
 
 #include "core/codegen/cuda_printer.h"
@@ -32,7 +32,6 @@ private:
     struct Launch {
         codegen::CudaLaunch launch;
         int kernel = -1;
-        int vectorKernel = -1;
     };
     std::unique_ptr<cuda::Module> m_module;
     std::vector<std::vector<Launch>> m_programs;

@@ -35,10 +35,14 @@ struct Timing {
     double medianMs = 0;
     double spreadMs = 0;            // max - min
     std::vector<double> samplesMs;  // each timed run, in run order
+    double backToBackMs = 0;        // mean of `repeats` runs enqueued back to back
 };
 
 // Times `run` (work enqueued on the current stream of `device`) with CUDA events: one untimed
-// warm-up, then `repeats` timed runs; median and spread of the per-run times.
+// warm-up, then `repeats` timed runs; median and spread of the per-run times (each includes the
+// host's launch latency when the stream was idle). Then the same number of runs enqueued back
+// to back between one event pair: the GPU's own time per run, launch latency hidden (the way
+// Inductor's benchmarks are usually quoted).
 Result<Timing> timeOnStream(int device, int repeats, const std::function<Status()>& run);
 
 } // namespace fxs::compile::detail

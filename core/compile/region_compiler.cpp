@@ -408,6 +408,7 @@ Status RegionCompiler::Impl::timeEagerCuda(PreparedRegion& p, RegionOutcome& out
     }
     out.eagerMs = t->medianMs;
     out.eagerSpreadMs = t->spreadMs;
+    out.eagerBackToBackMs = t->backToBackMs;
     out.timing = "cuda events median";
     return {};
 }
@@ -429,6 +430,7 @@ Status RegionCompiler::Impl::timeCompiled(PreparedRegion& p, const detail::Gener
         }
         out.compiledMs = t->medianMs;
         out.compiledSpreadMs = t->spreadMs;
+        out.compiledBackToBackMs = t->backToBackMs;
         out.compiledSamplesMs = t->samplesMs;
         return {};
     }
@@ -530,6 +532,7 @@ void RegionCompiler::Impl::runPasses(const graph::Graph& g, const RegionSpec& r,
         markFallback(out, e);
         out.compiledMs = out.eagerMs;
         out.compiledSpreadMs = out.eagerSpreadMs;
+        out.compiledBackToBackMs = out.eagerBackToBackMs;
     };
     if (Status s = prepareInputs(g, r, values, p, out); !s) {
         return fallback(s.error());

@@ -94,6 +94,9 @@ struct RegionOutcome {
     std::string timing;
     double eagerSpreadMs = 0;
     double compiledSpreadMs = 0;
+    // CUDA: the mean of as many runs enqueued back to back (launch latency hidden); 0 on the CPU.
+    double eagerBackToBackMs = 0;
+    double compiledBackToBackMs = 0;
     std::int64_t bytesMoved = 0; // the region's inputs read once plus outputs written once
     std::string resources;       // CUDA: registers and local bytes per kernel
     std::string source;     // generated C++ or CUDA (when lowering succeeded)

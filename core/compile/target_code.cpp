@@ -74,7 +74,8 @@ cache::Artifact TargetCode::artifact(std::string binary) const
 Result<BuiltArtifact> TargetCode::build(const std::string& workDir, BuiltArtifact& failed) const
 {
     if (m_cuda) {
-        auto out = m_cuda->nvrtc->compile(m_source, "region.cu", m_cuda->arch);
+        auto out = m_cuda->nvrtc->compile(m_source, "region.cu", m_cuda->arch,
+                                           m_kernels.nvrtcOptions);
         if (!out) {
             failed.diagnostics = out.error().found;
             return out.error();

@@ -120,8 +120,8 @@ std::string Nvrtc::version() const
     return std::to_string(m_major) + "." + std::to_string(m_minor);
 }
 
-Result<NvrtcOutput> Nvrtc::compile(std::string_view source, const std::string& name,
-                                   int arch) const
+Result<NvrtcOutput> Nvrtc::compile(std::string_view source, const std::string& name, int arch,
+                                   const std::vector<std::string>& extra) const
 {
     NvrtcOutput out;
     const bool cubin = std::find(m_archs.begin(), m_archs.end(), arch) != m_archs.end();
@@ -145,8 +145,11 @@ Result<NvrtcOutput> Nvrtc::compile(std::string_view source, const std::string& n
                          std::string("nvrtcCreateProgram failed: ") + m_api->errorString(r));
     }
     const std::string archOption = "--gpu-architecture=" + out.target;
-    const char* options[] = {archOption.c_str(), "-std=c++17"};
-    const int r = m_api->compile(prog, 2, options);
+    std::vector<const char*> options = {archOption.c_str(), "-std=c++17"};
+    for (const auto& o : extra) {
+        options.push_back(o.c_str());
+    }
+    const int r = m_api->compile(prog, int(options.size()), options.data());
     out.log = programLog(*m_api, prog);
     if (r != 0) {
         m_api->destroy(&prog);

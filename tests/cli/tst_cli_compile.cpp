@@ -109,6 +109,8 @@ private Q_SLOTS:
         QCOMPARE(r0["key"].get<std::string>().size(), std::size_t(64));
         QVERIFY(r0["compile_ms"].get<double>() > 0);
         QVERIFY(r0["max_abs_err"].get<double>() < 1e-4);
+        QCOMPARE(r0.at("compiled_b2b_ms").get<double>(), 0.0); // CUDA only
+        QCOMPARE(r0.at("eager_b2b_ms").get<double>(), 0.0);
         const json& r1 = a["regions"][1];
         QCOMPARE(r1["nodes"].get<int>(), 3);
         QCOMPARE(r1["state"].get<std::string>(), std::string("miss"));

@@ -3,6 +3,9 @@
 # events, then fxscope-cli compiles the same expression from graph code (tools/bench/*_16m.txt
 # rewritten to the size, dtype and cuda:0) and reports its own event-timed medians. Prints one
 # JSON line per measurement ("ROW {...}") and a table of medians over the rounds with their spread.
+# TUNINGS="row_elements=8;row_elements=32" (--cuda-tuning values separated by ';') runs fxscope once
+# per tuning in every round, each with its own cache (cold in the first round, hits after), and
+# prints one table line per tuning ("default": fxscope's own choice, also when TUNINGS is unset).
 # Usage: python3 gpu_inductor.py FXSCOPE_CLI OUTDIR ROUNDS [REPEAT]
 import json, os, statistics, subprocess, sys, time
 import torch
@@ -45,7 +48,7 @@ def back_to_back_ms(f, args, n):
 def copy_gbps():
     src = torch.empty(1 << 28, dtype=torch.uint8, device="cuda").random_()
     dst = torch.empty_like(src)
-    ms = per_call_ms(lambda a, b: b.copy_(a), (src, dst), 20)
+    ms = back_to_back_ms(lambda a, b: b.copy_(a), (src, dst), 20)
     return 2 * src.numel() / (ms * 1e6)
 
 TYPES = {"f32": (torch.float32, "f32", 4), "bf16": (torch.bfloat16, "bf16", 2)}
@@ -71,9 +74,12 @@ def inputs(name, n, dt):
     return (torch.randn(n // 1024, 1024, device="cuda", dtype=t),
             torch.randn(1024, device="cuda", dtype=t), torch.randn(1024, device="cuda", dtype=t))
 
-def fxscope(graph, cache):
+tunings = [("" if t.strip() == "default" else t.strip())
+           for t in os.environ.get("TUNINGS", "").split(";") if t.strip()] or [""]
+
+def fxscope(graph, cache, tuning=""):
     cmd = [cli, "compile", graph, "--auto", "--device", "cuda", "--cache", cache, "--json",
-           "--repeat", str(repeat)]
+           "--repeat", str(repeat)] + (["--cuda-tuning", tuning] if tuning else [])
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -89,7 +95,7 @@ configs = [(g, n, dt) for dt in ("f32", "bf16") for g in ("chain8", "softmax_ln"
 bytes_per = {"chain8": 3, "softmax_ln": 2}  # elements moved per element of x (reads + writes)
 device = torch.cuda.get_device_name(0)
 copy = copy_gbps()
-print("DEVICE %s, torch %s, copy %.0f GB/s (read+write, 256 MiB, median of 20)" %
+print("DEVICE %s, torch %s, copy %.0f GB/s (read+write, 256 MiB, 20 back to back)" %
       (device, torch.__version__, copy), flush=True)
 cache = os.path.join(out, "cache", "cache.db")
 compiled, rows = {}, []
@@ -112,28 +118,38 @@ for r in range(rounds):
                "eager_ms": per_call_ms(f, args, 10), "inductor_first_call_s": cold,
                "bytes": bytes_per[g] * n * TYPES[dt][2]}
         del args
-        row["fx"] = fxscope(graph_file(g, n, dt), cache)
-        print("ROW " + json.dumps(row), flush=True)
-        rows.append(row)
+        for ti, tuning in enumerate(tunings):
+            cache_t = cache if not tuning else cache.replace(".db", "_%d.db" % ti)
+            row = dict(row, tuning=tuning or "default", fx=fxscope(graph_file(g, n, dt), cache_t, tuning))
+            print("ROW " + json.dumps(row), flush=True)
+            rows.append(row)
 
 json.dump({"device": device, "copy_GBps": copy, "rows": rows}, open(os.path.join(out, "gpu_bench.json"), "w"))
 print("\n%s; copy %.0f GB/s; medians over %d rounds (spread = max - min of the round medians)" % (device, copy, rounds))
-print("%-10s %4s %4s | %9s %7s %6s | %9s %7s %6s | %5s | %9s %8s | %s" % (
-    "graph", "n", "type", "fx ms", "spread", "GB/s", "ind ms", "spread", "GB/s", "ratio",
-    "fx eager", "%copy", "fx states / cold compile ms / hit ms"))
+print("%-10s %4s %4s %-22s | %8s %7s %8s %6s | %8s %7s %8s %6s | %5s %5s | %8s %6s | %s" % (
+    "graph", "n", "type", "tuning", "fx ms", "spread", "fx b2b", "GB/s", "ind ms", "spread",
+    "ind b2b", "GB/s", "ratio", "b2b", "fx eager", "%copy", "fx states / cold compile ms / hit ms"))
+# ratio: Inductor's per-call median over fxscope's; b2b: the same for back-to-back means (GB/s
+# and % of copy from the back-to-back means).
 for (g, n, dt) in configs:
-    rs = [x for x in rows if (x["graph"], x["n"], x["dtype"]) == (g, n, dt)]
-    fx = [x["fx"].get("compiled_ms") for x in rs if "compiled_ms" in x["fx"]]
-    ind = [x["inductor_ms"] for x in rs]
-    b = rs[0]["bytes"]
-    if not fx:
-        print("%-10s %3dM %4s | fxscope failed: %s" % (g, n >> 20, dt, rs[0]["fx"].get("error", "")[:300]))
-        continue
-    fm, im = statistics.median(fx), statistics.median(ind)
-    states = ",".join(x["fx"].get("state", "?") for x in rs)
-    cold = [x["fx"]["compile_ms"] for x in rs if x["fx"].get("state") == "miss"]
-    hit = [x["fx"]["compile_ms"] for x in rs if x["fx"].get("state") == "hit"]
-    print("%-10s %3dM %4s | %9.4f %7.4f %6.0f | %9.4f %7.4f %6.0f | %5.2f | %9.4f %7.1f%% | %s / %s / %s" % (
-        g, n >> 20, dt, fm, max(fx) - min(fx), b / fm / 1e6, im, max(ind) - min(ind), b / im / 1e6,
-        im / fm, statistics.median(x["fx"]["eager_ms"] for x in rs), 100 * b / fm / 1e6 / copy,
-        states, ",".join("%.0f" % c for c in cold) or "-", ",".join("%.2f" % h for h in hit) or "-"))
+    for tuning in tunings:
+        rs = [x for x in rows if (x["graph"], x["n"], x["dtype"]) == (g, n, dt)
+              and x["tuning"] == (tuning or "default")]
+        fx = [x["fx"].get("compiled_ms") for x in rs if "compiled_ms" in x["fx"]]
+        fxb = [x["fx"].get("compiled_b2b_ms", 0) for x in rs if "compiled_ms" in x["fx"]]
+        ind = [x["inductor_ms"] for x in rs]
+        b2b = [x["inductor_b2b_ms"] for x in rs]
+        b = rs[0]["bytes"]
+        name = tuning or "default"
+        if not fx:
+            print("%-10s %3dM %4s %-22s | fxscope failed: %s" % (g, n >> 20, dt, name, rs[0]["fx"].get("error", "")[:300]))
+            continue
+        fm, fb, im, bm = (statistics.median(v) for v in (fx, fxb, ind, b2b))
+        states = ",".join(x["fx"].get("state", "?") for x in rs)
+        cold = [x["fx"]["compile_ms"] for x in rs if x["fx"].get("state") == "miss"]
+        hit = [x["fx"]["compile_ms"] for x in rs if x["fx"].get("state") == "hit"]
+        print("%-10s %3dM %4s %-22s | %8.4f %7.4f %8.4f %6.0f | %8.4f %7.4f %8.4f %6.0f | %5.2f %5.2f | %8.4f %5.1f%% | %s / %s / %s" % (
+            g, n >> 20, dt, name, fm, max(fx) - min(fx), fb, b / fb / 1e6 if fb else 0, im,
+            max(ind) - min(ind), bm, b / bm / 1e6, im / fm, bm / fb if fb else 0,
+            statistics.median(x["fx"]["eager_ms"] for x in rs), 100 * b / fb / 1e6 / copy if fb else 0,
+            states, ",".join("%.0f" % c for c in cold) or "-", ",".join("%.2f" % h for h in hit) or "-"))

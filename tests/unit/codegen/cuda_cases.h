@@ -99,6 +99,11 @@ inline const std::vector<CudaCase>& cudaCases()
     amax: "f64[3, 1][1, 1]cuda:0" = torch.ops.aten.amax.default(mul, [-1], True)
     return (_softmax, amax)
 )"},
+        // Rows of 512: two warps a row, two rows a block (each row's partials in its own slots).
+        {"pairrows", R"(def forward(self, x: "f32[5, 512][512, 1]cuda:0"):
+    _softmax: "f32[5, 512][512, 1]cuda:0" = torch.ops.aten._softmax.default(x, -1, False)
+    return (_softmax,)
+)"},
         // Rows of 40000: too long for registers, every phase streams the row again.
         {"longrows", R"(def forward(self, x: "f32[2, 40000][40000, 1]cuda:0"):
     _softmax: "f32[2, 40000][40000, 1]cuda:0" = torch.ops.aten._softmax.default(x, -1, False)

@@ -1,7 +1,8 @@
 // CUDA printer: golden text for a small fused region (checked by hand once), launch choices, and
 // every kernel shape of tests/unit/codegen/cuda_cases.h run on the CPU (cuda_emulation.h: one
-// std::thread per CUDA thread) through both entries, scalar and vector, compared with the C++
-// printer's kernels on the same inputs. The generated CUDA compiles with NVRTC in
+// std::thread per CUDA thread) with 16-byte aligned buffers (the vector path) and with buffers
+// one element off (the element-by-element path), compared with the C++ printer's kernels on the
+// same inputs. The generated CUDA compiles with NVRTC in
 // tests/unit/cuda; it runs on a GPU in tests/unit/compile (label gpu).
 #include "core/codegen/cpp_printer.h"
 #include "core/codegen/cuda_printer.h"
@@ -13,6 +14,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <dlfcn.h>
 #include <random>
@@ -251,20 +253,28 @@ private Q_SLOTS:
 
     void launchesFollowTheShape()
     {
-        // 1003 floats: 250 chunks of 4 (+3 scalar), 256 chunks a block per grid step.
+        // 1003 floats: 250 chunks of 4 (+3 elements by the first threads), 256 chunks a block
+        // per grid step.
         const CudaLaunch flat = printCudaSchedule({lowered("chain")}).launches[0][0];
         QCOMPARE(flat.block, 256);
-        QCOMPARE(flat.grid, std::int64_t(4));
+        QCOMPARE(flat.grid, std::int64_t(1));
         QCOMPARE(flat.vector, 4);
-        QCOMPARE(flat.vectorGrid, std::int64_t(1));
-        QCOMPARE(flat.vectorKernel, std::string("chain_kernel0_v"));
+        QCOMPARE(flat.kernel, std::string("chain_kernel0"));
+        QCOMPARE(flat.text(), std::string("chain_kernel0 grid=1 block=256 vector=4"));
         // Rows of 1000 floats: 128 threads a row (8 elements each), one row a block.
         const CudaLaunch rows = printCudaSchedule({lowered("softmax_ln")}).launches[0][0];
         QCOMPARE(rows.block, 128);
         QCOMPARE(rows.grid, std::int64_t(5));
         QCOMPARE(rows.vector, 4);
+        // Rows of 256 halves: 16 elements a thread (twice the 32-bit figure), 16 threads a row.
+        const CudaSchedule halfRows = printCudaSchedule({lowered("halfrows")});
+        QVERIFY(halfRows.source.find("16 thread(s) per row") != std::string::npos);
+        QCOMPARE(halfRows.launches[0][0].block, 128);
+        QCOMPARE(halfRows.launches[0][0].grid, std::int64_t(1));
         // Rows of 33 cannot be read in aligned vectors.
-        QVERIFY(printCudaSchedule({lowered("rowbias")}).launches[0][0].vectorKernel.empty());
+        const CudaLaunch odd = printCudaSchedule({lowered("rowbias")}).launches[0][0];
+        QCOMPARE(odd.vector, 1);
+        QVERIFY(odd.text().find("vector") == std::string::npos);
         // Rows of 8: one thread a row, 128 rows a block.
         const CudaLaunch small = printCudaSchedule({lowered("smallrows")}).launches[0][0];
         QCOMPARE(small.block, 128);
@@ -273,14 +283,50 @@ private Q_SLOTS:
         CudaTuning t;
         t.block = 128;
         t.unroll = 4;
-        QCOMPARE(printCudaSchedule({lowered("chain")}, t).launches[0][0].grid, std::int64_t(2));
-        QCOMPARE(printCudaSchedule({lowered("chain")}, t).launches[0][0].vectorGrid, std::int64_t(1));
-        QCOMPARE(t.text(), std::string("block=128 unroll=4 row_elements=8"));
+        QCOMPARE(printCudaSchedule({lowered("chain")}, t).launches[0][0].grid, std::int64_t(1));
+        t.unroll = 1;
+        t.block = 64;
+        QCOMPARE(printCudaSchedule({lowered("chain")}, t).launches[0][0].grid, std::int64_t(4));
+        QCOMPARE(t.text(), std::string("block=64 unroll=1 row_elements=8"));
         QCOMPARE(CudaTuning::parse(t.text())->text(), t.text());
         QCOMPARE(CudaTuning::parse("unroll=2,block=64")->text(),
                  std::string("block=64 unroll=2 row_elements=8"));
         QVERIFY(!CudaTuning::parse("block=100"));
         QVERIFY(!CudaTuning::parse("warps=4"));
+    }
+
+    void oneEntryTestsAlignment()
+    {
+        // The kernel decides between 128-bit words and single elements from its pointers.
+        const std::string src = printCudaSchedule({lowered("chain")}).source;
+        QVERIFY(src.find("const bool aligned = (((uint64_t)in0 | (uint64_t)in1 | (uint64_t)out0)"
+                         " % 16) == 0;") != std::string::npos);
+        QVERIFY(src.find("if (aligned) {") != std::string::npos);
+        std::size_t entries = 0;
+        for (std::size_t at = src.find("__global__"); at != std::string::npos;
+             at = src.find("__global__", at + 1)) {
+            ++entries;
+        }
+        QCOMPARE(entries, std::size_t(1));
+        // A kernel without vector accesses has no test.
+        QVERIFY(printCudaSchedule({lowered("rowbias")}).source.find("bool aligned") ==
+                std::string::npos);
+    }
+
+    void fastMathOnlyForHalfStores()
+    {
+        // bfloat16/float16 outputs: NVRTC's fast math, said in the source.
+        const CudaSchedule halves = printCudaSchedule({lowered("halves")});
+        QCOMPARE(halves.nvrtcOptions, std::vector<std::string>{"--use_fast_math"});
+        QVERIFY(halves.source.find("// Built with --use_fast_math") != std::string::npos);
+        // float32 and float64 outputs keep IEEE division, square root and math functions.
+        for (const char* name : {"chain", "doubles", "softmax_ln"}) {
+            const CudaSchedule s = printCudaSchedule({lowered(name)});
+            QVERIFY2(s.nvrtcOptions.empty(), name);
+            QVERIFY2(s.source.find("fast_math") == std::string::npos, name);
+        }
+        // One float32 output among half ones keeps the whole unit precise.
+        QVERIFY(printCudaSchedule({lowered("halves"), lowered("chain")}).nvrtcOptions.empty());
     }
 
     void wordsOfEachWidth()
@@ -308,15 +354,15 @@ private Q_SLOTS:
     void emulatedRunsMatchTheCppKernels_data()
     {
         QTest::addColumn<int>("index");
-        QTest::addColumn<bool>("vector");
+        QTest::addColumn<bool>("misaligned");
         QTest::addColumn<int>("tuning");
         for (int t = 0; t < 2; ++t) {
             const std::string tuning = t ? "/small" : "";
             for (std::size_t i = 0; i < m_cuda[t].launches.size(); ++i) {
                 const std::string name = testing::cudaCases()[i].name + tuning;
-                QTest::newRow((name + "/scalar").c_str()) << int(i) << false << t;
-                if (!m_cuda[t].launches[i].at(0).vectorKernel.empty()) {
-                    QTest::newRow((name + "/vector").c_str()) << int(i) << true << t;
+                QTest::newRow((name + "/aligned").c_str()) << int(i) << false << t;
+                if (m_cuda[t].launches[i].at(0).vector > 1) {
+                    QTest::newRow((name + "/misaligned").c_str()) << int(i) << true << t;
                 }
             }
         }
@@ -325,30 +371,41 @@ private Q_SLOTS:
     void emulatedRunsMatchTheCppKernels()
     {
         QFETCH(int, index);
-        QFETCH(bool, vector);
+        QFETCH(bool, misaligned);
         QFETCH(int, tuning);
         const RegionProgram& prog = m_programs.at(std::size_t(index));
         const CudaLaunch& launch = m_cuda[tuning].launches.at(std::size_t(index)).at(0);
         std::mt19937 rng(1234 + unsigned(index));
         std::vector<Buffer> in;
-        std::vector<void*> inPtr;
         for (const auto& spec : prog.inputs) {
             in.push_back(randomInput(spec, rng));
         }
-        for (auto& b : in) {
-            inPtr.push_back(b.bytes.data());
-        }
         std::vector<Buffer> want;
         std::vector<Buffer> got;
-        std::vector<void*> wantPtr;
-        std::vector<void*> args = inPtr;
         for (const auto& spec : prog.outputs) {
             want.push_back(makeBuffer(spec.type, elementsOf(spec)));
             got.push_back(makeBuffer(spec.type, elementsOf(spec)));
         }
+        // The kernel's buffers: 16-byte aligned storage, or one element past it.
+        std::vector<std::vector<unsigned char>> storage;
+        std::vector<void*> args;
+        auto place = [&](const Buffer& b) {
+            const std::size_t shift = misaligned ? std::size_t(scalarTypeSize(b.type)) : 0;
+            storage.emplace_back(b.bytes.size() + 32);
+            auto base = reinterpret_cast<std::uintptr_t>(storage.back().data());
+            auto* p = reinterpret_cast<unsigned char*>((base + 15) / 16 * 16 + shift);
+            std::memcpy(p, b.bytes.data(), b.bytes.size());
+            args.push_back(p);
+        };
+        std::vector<void*> inPtr;
+        std::vector<void*> wantPtr;
+        for (auto& b : in) {
+            inPtr.push_back(b.bytes.data());
+            place(b);
+        }
         for (std::size_t i = 0; i < want.size(); ++i) {
             wantPtr.push_back(want[i].bytes.data());
-            args.push_back(got[i].bytes.data());
+            place(got[i]);
         }
         auto entry = reinterpret_cast<Entry>(::dlsym(m_ref, entrySymbol(index).c_str()));
         void* emu = m_emu[tuning];
@@ -356,14 +413,14 @@ private Q_SLOTS:
         QVERIFY(entry && emulate);
         const auto dims = entryDims(prog.inputs);
         QCOMPARE(entry(inPtr.data(), wantPtr.data(), dims.data(), std::int64_t(dims.size())), 0);
-        const std::string name = vector ? launch.vectorKernel : launch.kernel;
-        void* kernel = ::dlsym(emu, name.c_str());
-        QVERIFY2(kernel, name.c_str());
-        const std::int64_t grid = vector ? launch.vectorGrid : launch.grid;
-        QCOMPARE(emulate(kernel, unsigned(grid), unsigned(launch.block), args.data(),
+        void* kernel = ::dlsym(emu, launch.kernel.c_str());
+        QVERIFY2(kernel, launch.kernel.c_str());
+        QCOMPARE(emulate(kernel, unsigned(launch.grid), unsigned(launch.block), args.data(),
                          int(args.size())),
                  0);
         for (std::size_t i = 0; i < want.size(); ++i) {
+            const void* out = args[in.size() + i];
+            std::memcpy(got[i].bytes.data(), out, got[i].bytes.size());
             const std::string diff = compare(got[i], want[i]);
             QVERIFY2(diff.empty(), ("output " + std::to_string(i) + ", " + diff).c_str());
         }

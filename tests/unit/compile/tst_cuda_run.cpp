@@ -61,6 +61,9 @@ private Q_SLOTS:
         QCOMPARE(miss.device, std::string("cuda:0"));
         QCOMPARE(miss.timing, std::string("cuda events median"));
         QVERIFY(miss.compiledMs > 0 && miss.eagerMs > 0);
+        // Back to back: the GPU's time per run, launch latency hidden.
+        QVERIFY(miss.compiledBackToBackMs > 0 && miss.eagerBackToBackMs > 0);
+        QVERIFY(miss.compiledBackToBackMs < 2 * miss.compiledMs);
         QVERIFY(miss.maxAbsErr < 1e-4);
         QCOMPARE(miss.bytesMoved, std::int64_t(3) * 4 * (1 << 20));
         const compile::RegionOutcome hit = rc.compileAndRun(*c.graph, {"r0", c.nodes, ""}, run.kept);

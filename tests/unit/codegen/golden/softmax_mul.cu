@@ -79,7 +79,8 @@ struct fxs_min {
 };
 
 // Reduces v over a row's group of T threads (T a power of two; groups of T < 32 lanes are
-// aligned within a warp; T > 32 is the whole block). Every thread of the group gets the result.
+// aligned within a warp; groups of T > 32 are whole warps, one or more groups a block, each
+// group's partials in the slots of its own warps). Every thread of the group gets the result.
 template <int T, typename X, typename Op>
 __device__ __forceinline__ X fxs_group(X v, Op op, X* sm)
 {
@@ -94,7 +95,7 @@ __device__ __forceinline__ X fxs_group(X v, Op op, X* sm)
             sm[threadIdx.x >> 5] = v;
         }
         __syncthreads();
-        v = sm[lane % (T / 32)];
+        v = sm[((threadIdx.x >> 5) & ~(T / 32 - 1)) + lane % (T / 32)];
 #pragma unroll
         for (int o = T / 64; o > 0; o /= 2) {
             v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
@@ -105,114 +106,7 @@ __device__ __forceinline__ X fxs_group(X v, Op op, X* sm)
 
 // r0_kernel0: covers FX nodes _softmax, mul
 // index space [3, 8], rows 3 x inner 8, 2 row reduction(s), 1 thread(s) per row
-static __device__ __forceinline__ void r0_kernel0_row1(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const int r, const int t, const bool live, float* smf, double* smd, int64_t* smi)
-{
-    (void)smf;
-    (void)smd;
-    (void)smi;
-    const int b0 = 0 + r * 8;
-    const int b1 = 0;
-    const int s0 = 0 + r * 8;
-    float l0[8];
-    float rc3[8];
-    // the row's values in registers
-    #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-        const int c0 = ((int)j * 1 + t) * 1;
-        if (c0 < 8) {
-            #pragma unroll
-            for (int v = 0; v < 1; ++v) {
-                const int c = c0 + v;
-                l0[j * 1 + v] = in0[b0 + c];
-            }
-        }
-    }
-    // phase 0: row reduction
-    float red0 = -__int_as_float(0x7f800000);
-    #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-        const int c0 = ((int)j * 1 + t) * 1;
-        #pragma unroll
-        for (int v = 0; v < 1; ++v) {
-            const int c = c0 + v;
-            (void)c;
-            const float t0 = l0[j * 1 + v];
-            red0 = fxs_max()(red0, t0);
-        }
-    }
-    red0 = fxs_group<1>(red0, fxs_max(), smf);
-    // phase 1: row reduction
-    float red1 = 0.0f;
-    #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-        const int c0 = ((int)j * 1 + t) * 1;
-        #pragma unroll
-        for (int v = 0; v < 1; ++v) {
-            const int c = c0 + v;
-            (void)c;
-            const float t0 = l0[j * 1 + v];
-            const float t1 = red0;
-            const float t2 = (t0 - t1);
-            const float t3 = expf(t2);
-            rc3[j * 1 + v] = t3;
-            red1 = fxs_sum()(red1, t3);
-        }
-    }
-    red1 = fxs_group<1>(red1, fxs_sum(), smf);
-    // epilogue
-    float l1[8];
-    #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-        const int c0 = ((int)j * 1 + t) * 1;
-        if (c0 < 8) {
-            #pragma unroll
-            for (int v = 0; v < 1; ++v) {
-                const int c = c0 + v;
-                l1[j * 1 + v] = in1[b1 + c];
-            }
-        }
-    }
-    float o0[1];
-    #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-        const int c0 = ((int)j * 1 + t) * 1;
-        #pragma unroll
-        for (int v = 0; v < 1; ++v) {
-            const int c = c0 + v;
-            (void)c;
-            const float t3 = rc3[j * 1 + v];
-            const float t4 = red1;
-            const float t5 = (t3 / t4);
-            const float t6 = l1[j * 1 + v];
-            const float t7 = (t5 * t6);
-            o0[v] = t7;
-        }
-        if (live) {
-            #pragma unroll
-            for (int v = 0; v < 1; ++v) {
-                const int c = c0 + v;
-                out0[s0 + c] = o0[v];
-            }
-        }
-    }
-}
-
-extern "C" __global__ void __launch_bounds__(128) r0_kernel0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0)
-{
-    float* smf = nullptr;
-    double* smd = nullptr;
-    int64_t* smi = nullptr;
-    const int t = threadIdx.x % 1;
-    const int g = threadIdx.x / 1;
-    for (int r0 = (int)blockIdx.x * 128; r0 < 3; r0 += (int)gridDim.x * 128) {
-        const bool live = r0 + g < 3;
-        // Every thread of a group takes part in its shuffles: spare groups redo the last row and store nothing.
-        const int r = live ? r0 + g : 2;
-        r0_kernel0_row1(in0, in1, out0, r, t, live, smf, smd, smi);
-    }
-}
-
-static __device__ __forceinline__ void r0_kernel0_row4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const int r, const int t, const bool live, float* smf, double* smd, int64_t* smi)
+static __device__ __forceinline__ void r0_kernel0_row4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const int r, const int t, const bool live, float* smf, double* smd, int64_t* smi, const bool aligned)
 {
     (void)smf;
     (void)smd;
@@ -227,12 +121,18 @@ static __device__ __forceinline__ void r0_kernel0_row4(const float* __restrict__
     for (int j = 0; j < 2; ++j) {
         const int c0 = ((int)j * 1 + t) * 4;
         if (c0 < 8) {
-            {
+            if (aligned) {
                 const uint4 w0 = reinterpret_cast<const uint4*>(in0 + b0 + c0)[0];
                 l0[j * 4 + 0] = __uint_as_float(w0.x);
                 l0[j * 4 + 1] = __uint_as_float(w0.y);
                 l0[j * 4 + 2] = __uint_as_float(w0.z);
                 l0[j * 4 + 3] = __uint_as_float(w0.w);
+            } else {
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    const int c = c0 + v;
+                    l0[j * 4 + v] = in0[b0 + c];
+                }
             }
         }
     }
@@ -274,12 +174,18 @@ static __device__ __forceinline__ void r0_kernel0_row4(const float* __restrict__
     for (int j = 0; j < 2; ++j) {
         const int c0 = ((int)j * 1 + t) * 4;
         if (c0 < 8) {
-            {
+            if (aligned) {
                 const uint4 w0 = reinterpret_cast<const uint4*>(in1 + b1 + c0)[0];
                 l1[j * 4 + 0] = __uint_as_float(w0.x);
                 l1[j * 4 + 1] = __uint_as_float(w0.y);
                 l1[j * 4 + 2] = __uint_as_float(w0.z);
                 l1[j * 4 + 3] = __uint_as_float(w0.w);
+            } else {
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    const int c = c0 + v;
+                    l1[j * 4 + v] = in1[b1 + c];
+                }
             }
         }
     }
@@ -299,29 +205,38 @@ static __device__ __forceinline__ void r0_kernel0_row4(const float* __restrict__
             o0[v] = t7;
         }
         if (live) {
-            {
-                uint4 w;
-                w.x = __float_as_uint(o0[0]);
-                w.y = __float_as_uint(o0[1]);
-                w.z = __float_as_uint(o0[2]);
-                w.w = __float_as_uint(o0[3]);
-                reinterpret_cast<uint4*>(out0 + s0 + c0)[0] = w;
+            if (aligned) {
+                {
+                    uint4 w;
+                    w.x = __float_as_uint(o0[0]);
+                    w.y = __float_as_uint(o0[1]);
+                    w.z = __float_as_uint(o0[2]);
+                    w.w = __float_as_uint(o0[3]);
+                    reinterpret_cast<uint4*>(out0 + s0 + c0)[0] = w;
+                }
+            } else {
+                #pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    const int c = c0 + v;
+                    out0[s0 + c] = o0[v];
+                }
             }
         }
     }
 }
 
-extern "C" __global__ void __launch_bounds__(128) r0_kernel0_v(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0)
+extern "C" __global__ void __launch_bounds__(128) r0_kernel0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0)
 {
     float* smf = nullptr;
     double* smd = nullptr;
     int64_t* smi = nullptr;
+    const bool aligned = (((uint64_t)in0 | (uint64_t)in1 | (uint64_t)out0) % 16) == 0;
     const int t = threadIdx.x % 1;
     const int g = threadIdx.x / 1;
     for (int r0 = (int)blockIdx.x * 128; r0 < 3; r0 += (int)gridDim.x * 128) {
         const bool live = r0 + g < 3;
         // Every thread of a group takes part in its shuffles: spare groups redo the last row and store nothing.
         const int r = live ? r0 + g : 2;
-        r0_kernel0_row4(in0, in1, out0, r, t, live, smf, smd, smi);
+        r0_kernel0_row4(in0, in1, out0, r, t, live, smf, smd, smi, aligned);
     }
 }
