@@ -72,36 +72,45 @@ Candidate longestRun(const std::vector<std::uint64_t>& tokens, const std::vector
     return best;
 }
 
-// The offset of the first cut (0..period-1) that fewest edges cross.
+// The offset of the first cut (0..slack) that the fewest values cross, where slack is how far
+// the run reaches past its whole periods: only those phases keep every period a block. A value
+// crosses a cut between it and its last user; one that lives a period or longer crosses every
+// cut alike and is not counted. Values, not edges: a residual stream read three times by the
+// next layer is one value passed on, which a cut through the middle of a layer never beats.
 std::size_t bestPhase(const graph::Graph& g, const std::vector<NodeId>& seq,
                       const std::vector<std::size_t>& indexOf, const Candidate& c)
 {
     std::vector<long> diff(c.period + 1, 0);
     const std::size_t end = c.start + c.length;
-    for (std::size_t v = c.start; v < end; ++v) {
-        for (NodeId in : g.node(seq[v]).inputs) {
-            const std::size_t u = indexOf[in];
-            if (u == SIZE_MAX || u < c.start || u >= v || v - u >= c.period) {
-                continue; // outside the run, or crossing every cut alike
-            }
-            // Cuts at positions u+1 .. v, phases (pos - start) mod period.
-            const std::size_t from = (u + 1 - c.start) % c.period;
-            const std::size_t to = (v - c.start) % c.period;
-            if (from <= to) {
-                ++diff[from];
-                --diff[to + 1];
-            } else {
-                ++diff[from];
-                --diff[c.period];
-                ++diff[0];
-                --diff[to + 1];
+    for (std::size_t u = c.start; u < end; ++u) {
+        std::size_t last = u;
+        for (NodeId user : g.node(seq[u]).users) {
+            const std::size_t v = indexOf[user];
+            if (v != SIZE_MAX && v < end) {
+                last = std::max(last, v);
             }
         }
+        if (last == u || last - u >= c.period) {
+            continue; // dies inside its node, or crosses every cut alike
+        }
+        // Cuts at positions u+1 .. last, phases (pos - start) mod period.
+        const std::size_t from = (u + 1 - c.start) % c.period;
+        const std::size_t to = (last - c.start) % c.period;
+        if (from <= to) {
+            ++diff[from];
+            --diff[to + 1];
+        } else {
+            ++diff[from];
+            --diff[c.period];
+            ++diff[0];
+            --diff[to + 1];
+        }
     }
+    const std::size_t slack = c.length % c.period;
     std::size_t phase = 0;
     long best = LONG_MAX;
     long running = 0;
-    for (std::size_t p = 0; p < c.period; ++p) {
+    for (std::size_t p = 0; p <= slack; ++p) {
         running += diff[p];
         if (running < best) {
             best = running;
@@ -114,6 +123,8 @@ std::size_t bestPhase(const graph::Graph& g, const std::vector<NodeId>& seq,
 // Inputs used only inside one block join it — when every block of the run has such an input
 // in the same place (the same argument of the node at the same position in the block): a
 // block's weights join their layer, the graph input that only the first block reads does not.
+// The output node does not count as a use: a forward graph returns the norm weights it saves
+// for the backward, and they are still their layer's.
 void addPlaceholders(const graph::Graph& g, std::vector<std::vector<NodeId>>& blocks)
 {
     std::vector<std::size_t> blockOf(g.size(), SIZE_MAX);
@@ -126,8 +137,14 @@ void addPlaceholders(const graph::Graph& g, std::vector<std::vector<NodeId>>& bl
     }
     // Per block: (position of its first user, index among that user's inputs) → placeholder.
     std::vector<std::map<std::pair<std::size_t, std::size_t>, NodeId>> joins(blocks.size());
+    std::vector<NodeId> users;
     for (NodeId ph : g.placeholders()) {
-        const auto& users = g.node(ph).users;
+        users.clear();
+        for (NodeId u : g.node(ph).users) {
+            if (g.node(u).op != OpKind::Output) {
+                users.push_back(u);
+            }
+        }
         if (users.empty()) {
             continue;
         }

@@ -59,6 +59,7 @@ public:
             }
         }
         m_direction = lineDirection();
+        codeScopes();
         gaps();
     }
 
@@ -105,6 +106,42 @@ private:
                 m_paramSide[id] = all ? 1 : 0;
             }
         }
+    }
+
+    // Where each module's own code runs: an anchor whose statement names its module
+    // (`out = self.conv1(x)`) is a line of its parent's code. Numbered children (`layers.3`) are
+    // called by a loop or a container, never by name, and say nothing.
+    void codeScopes()
+    {
+        m_codeScopes.assign(m_b.moduleCount(), {});
+        for (NodeId id = 0; id < m_g.size(); ++id) {
+            const ModuleId m = m_b.moduleOf(id);
+            const graph::SourceLoc& at = m_g.node(id).source;
+            if (m_anchor[id] == 0 || m == kNoModule || m_b.parent(m) == kNoModule ||
+                isNumbered(m_b.path(m)) ||
+                !mentionsAttribute(at.code, lastComponent(m_b.path(m)))) {
+                continue;
+            }
+            auto& scopes = m_codeScopes[m_b.parent(m)];
+            if (std::none_of(scopes.begin(), scopes.end(),
+                             [&](const graph::SourceLoc* s) { return sameScope(*s, at); })) {
+                scopes.push_back(&at);
+            }
+        }
+    }
+
+    // False when m's code is known to run in certain functions and the node's statement is in
+    // another: ResNet's avgpool and flatten after the last BasicBlock run in `_forward_impl`,
+    // not in the block's `forward`.
+    bool mayBeCodeOf(ModuleId m, NodeId id) const
+    {
+        const graph::SourceLoc& at = m_g.node(id).source;
+        if (m == kNoModule || m_codeScopes[m].empty() || !at.known()) {
+            return true;
+        }
+        const auto& scopes = m_codeScopes[m];
+        return std::any_of(scopes.begin(), scopes.end(),
+                           [&](const graph::SourceLoc* s) { return sameScope(*s, at); });
     }
 
     // +1 when statements of one function appear with rising line numbers (forward graphs),
@@ -168,7 +205,8 @@ private:
         const ModuleId side = childOnPath(a, common);
         const ModuleId epilogue = numberedContainer(a, side);
         for (std::size_t k = 0; k < prologue; ++k) {
-            m_b.assign(nodes[k], usesSide(nodes[k], side) ? epilogue : common);
+            const bool ends = usesSide(nodes[k], side) && mayBeCodeOf(epilogue, nodes[k]);
+            m_b.assign(nodes[k], ends ? epilogue : common);
         }
     }
 
@@ -239,6 +277,8 @@ private:
     std::vector<char> m_paramSide;
     std::vector<char> m_anchor;
     std::vector<char> m_hasChildren;
+    // Per module: one statement of each function its own code runs in (codeScopes).
+    std::vector<std::vector<const graph::SourceLoc*>> m_codeScopes;
     int m_direction = 1;
 };
 

@@ -16,9 +16,16 @@
 //         statements backwards such as a backward graph), from the first one next's
 //         computation uses, goes to next's module (an RMSNorm's variance before its
 //         `self.weight *`).
-//      b. Epilogue: a node that uses a value of prev's side goes to the deepest numbered
+//      b. Epilogue: a node that uses a value of prev's side goes to E, the deepest numbered
 //         module with children around prev below C (`layers.2` for the residual add that ends
-//         decoder layer 2, `layer1.0` for a BasicBlock's `out += identity; relu`), else to C.
+//         decoder layer 2, `layer1.0` for a BasicBlock's `out += identity; relu`), else to C —
+//         unless its statement lies in a function that is not E's own code. E's code runs in
+//         the functions whose statements call E's children by name (an anchor whose code names
+//         its module, `out = self.conv1(x)` in BasicBlock.forward); a node of another function
+//         (ResNet's `x = self.avgpool(x)` in `_forward_impl` after the last block) is the
+//         caller's, and stays in C. Where E's children are never called by name, or the node
+//         has no `# File:` line, nothing is known and it goes to E. Functions are told apart by
+//         file and name only: same-named `forward`s of one file look alike.
 //      c. Anything else stays in C.
 //      Before the first anchor only (a) applies; after the last only (b).
 //   4. Placeholders that are not anchored inputs and the output node stay unassigned.

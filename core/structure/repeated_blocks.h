@@ -28,10 +28,15 @@ struct BlockRun {
 
 // Searches a graph without names for runs of consecutive blocks whose nodes have equal
 // signatures position by position (structural_hash.h), at least minNodes nodes per block and
-// minInstances blocks; blocks are then cut where the fewest edges cross from one into the
-// next, and split off where their structural hashes differ (a partial repetition keeps only
-// the identical blocks). Placeholders are not part of the search; an input used only inside one
-// block joins it. Runs do not overlap and come in graph order.
+// minInstances blocks. A run of n whole periods gives n blocks: of the cuts that keep them all
+// (the run may reach a few nodes past them, where the code after the last layer starts like a
+// layer), the one crossed by the fewest values is taken — a layer passes on one value (the
+// residual stream, however often the next layer reads it; in a backward graph, its gradient),
+// a cut inside a layer more. Blocks are then split off where their structural hashes differ
+// (a partial repetition keeps only the identical blocks; blocks that differ only in which
+// outside values they read are identical). Placeholders are not part of the search; an input
+// used only inside one block (and by the output) joins it. Runs do not overlap and come in
+// graph order. Near-linear: a few passes over the nodes and edges per candidate period.
 std::vector<BlockRun> findBlockRuns(const graph::Graph& graph,
                                     std::span<const std::uint64_t> signatures,
                                     std::size_t minNodes, std::size_t minInstances,

@@ -167,17 +167,17 @@ std::uint64_t structuralHash(const graph::Graph& g, std::span<const graph::NodeI
     for (std::size_t k = 0; k < order.size(); ++k) {
         local.emplace(order[k], k);
     }
-    std::unordered_map<NodeId, std::uint64_t> outside;
+    // An outside value is hashed by its meta alone, not by which value it is: a layer whose
+    // residual add reads another input than its norm runs the same code as one whose add and
+    // norm read one value, only on other arguments.
     auto refs = [&](Hasher& h, NodeId ref) {
         if (const auto it = local.find(ref); it != local.end()) {
             h.u64(1);
             h.u64(it->second);
             return;
         }
-        const auto [it, fresh] = outside.emplace(ref, outside.size());
         h.u64(2);
-        h.u64(it->second);
-        if (fresh && ref < g.size()) {
+        if (ref < g.size()) {
             hashMeta(h, g.node(ref).meta);
         }
     };

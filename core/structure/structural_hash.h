@@ -1,8 +1,9 @@
 // A name-insensitive structural hash of a subgraph: two sets of nodes hash equal when they
 // compute the same thing the same way (op kinds, targets, argument structure and constants,
-// output dtypes/shapes/strides/devices, edges between them and from outside), whatever their
-// node names. What finds identical layers, what the layout caches by, and what a regional
-// compile can key one layer by. Not a cache key (no version salt; see core/cache for those).
+// output dtypes/shapes/strides/devices, edges between them, the metas of the values they read
+// from outside), whatever their node names and whichever outside values they read. What finds
+// identical layers, what the layout caches by, and what a regional compile can key one layer
+// by. Not a cache key (no version salt; see core/cache for those).
 #pragma once
 
 #include "core/graph/graph.h"
@@ -22,8 +23,10 @@ std::uint64_t nodeSignature(const graph::Graph& g, graph::NodeId id);
 std::vector<std::uint64_t> nodeSignatures(const graph::Graph& g);
 
 // Hash of the subgraph made of `nodes` (any order; hashed in graph order). Edges between
-// members are hashed as local positions ("input 2 of this subgraph"); references to nodes
-// outside it as "outside value #k" (k: order of first use) with that value's meta.
+// members are hashed as local positions ("input 2 of this subgraph"); a reference to a node
+// outside it as "an outside value" with that value's meta, whichever value it is: the body of
+// a block modulo its arguments, so `f(x, y)` hashes like `f(h, h)` (a first layer fed two
+// inputs where the others are fed the previous layer's output twice).
 // signatures: nodeSignatures(g), to avoid recomputing them; empty computes them on the fly.
 // Deterministic across processes and platforms. 0 only for an empty set.
 std::uint64_t structuralHash(const graph::Graph& g, std::span<const graph::NodeId> nodes,

@@ -227,13 +227,13 @@ private Q_SLOTS:
         const auto each = childGroups(*v, blocks->id);
         QCOMPARE(each.size(), std::size_t(24));
         QCOMPARE(each[3]->label, std::string("block 3 of 24"));
-        // Between two blocks, the loose node summing the gradient of the residual stream stays
-        // in place (one between each pair): never before the first or after the last block.
+        // Each block is one layer's backward down to the gradient it passes on, with the saved
+        // input of that layer (read there only): nothing is left loose between two blocks.
         const auto& children = blocks->children;
         QVERIFY(children.front().isGroup && children.back().isGroup);
         QCOMPARE(std::count_if(children.begin(), children.end(),
                                [](const ViewChild& c) { return !c.isGroup; }),
-                 std::ptrdiff_t(23));
+                 std::ptrdiff_t(0));
     }
 
     // Everything expanded on the 2.5k-node forward graph: a box per node, each inside the frame
