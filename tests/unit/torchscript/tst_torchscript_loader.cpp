@@ -5,6 +5,7 @@
 #include "core/io/graph_file_loaders.h"
 #include "core/io/loader.h"
 #include "core/torchscript/code_nesting.h"
+#include "core/torchscript/pickle_lengths.h"
 #include "core/torchscript/torchscript_loader.h"
 #include "tests/unit/torchscript/nested_code_archive.h"
 
@@ -12,8 +13,10 @@
 
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 using namespace fxs;
+using namespace std::string_view_literals;
 
 namespace {
 
@@ -248,6 +251,83 @@ private Q_SLOTS:
         QCOMPARE(viaLoader.diagnostics.errorCount(), std::size_t(1));
         QVERIFY(viaLoader.diagnostics.items()[0].toString().find("__torch__.py:14") !=
                 std::string::npos);
+    }
+
+    void pickleOverrunsAreFound()
+    {
+        using torchscript::findPickleOverrun;
+        QVERIFY(!findPickleOverrun("\x80\x02X\x03\x00\x00\x00"
+                                   "abcq\x00."sv));
+        // A 'X' in a GLOBAL's lines is text, not an opcode; after STOP nothing counts; an
+        // unknown opcode ends the scan (LibTorch reports it).
+        QVERIFY(!findPickleOverrun("c__torch__\nX\nX\x01\x00\x00\x00"
+                                   "a."sv));
+        QVERIFY(!findPickleOverrun(".X\xff\xff\xff\xff"sv));
+        QVERIFY(!findPickleOverrun("\xffX\xff\xff\xff\xff"sv));
+        const auto binunicode = findPickleOverrun("\x80\x02X\xff\xff\xff\x7f"
+                                                  "ab"sv);
+        QVERIFY(binunicode);
+        QCOMPARE(binunicode->offset, std::size_t(2));
+        QCOMPARE(binunicode->opcode, 'X');
+        QCOMPARE(binunicode->declared, std::uint64_t(0x7fffffff));
+        QCOMPARE(binunicode->left, std::size_t(2));
+        const auto bytes8 = findPickleOverrun("N\x8e\xff\xff\xff\xff\xff\xff\xff\xff."sv);
+        QVERIFY(bytes8);
+        QCOMPARE(bytes8->declared, ~std::uint64_t(0));
+        QCOMPARE(bytes8->left, std::size_t(1));
+        const auto shortBytes = findPickleOverrun("C\x05"
+                                                  "abc"sv);
+        QVERIFY(shortBytes);
+        QCOMPARE(shortBytes->declared, std::uint64_t(5));
+        const auto cutLength = findPickleOverrun("J\x01\x02"sv); // BININT needs 4 bytes
+        QVERIFY(cutLength);
+        QCOMPARE(cutLength->declared, std::uint64_t(4));
+        QCOMPARE(cutLength->left, std::size_t(2));
+    }
+
+    void pickleLengthPastItsEntryIsAParseError()
+    {
+        // fuzz_torchscript: LibTorch reserves the length a string declares before reading it,
+        // so this 6 KB archive made it allocate 2 GB (1.6 GB in the fuzzer's find).
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("long_string.pt").toStdString();
+        const std::string entry =
+            test::writeEditedEntry(kDir + "mlp.pt", path, "/data.pkl", [](std::string& pkl) {
+                const std::string training = std::string("X\x08\0\0\0", 5) + "training";
+                const auto at = pkl.find(training);
+                return at != std::string::npos &&
+                       pkl.replace(at, 5, "X\xff\xff\xff\x7f").size() > 0;
+            });
+        QCOMPARE(entry, std::string("mlp/data.pkl"));
+        Diagnostics diagnostics;
+        const auto r = torchscript::loadTorchScriptGraph(path, diagnostics);
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, ErrorCode::Parse);
+        QCOMPARE(r.error().where, path + "!mlp/data.pkl");
+        QVERIFY2(r.error().message.find("pickle opcode 0x58 at byte 23 of mlp/data.pkl "
+                                        "declares 2147483647 bytes") == 0,
+                 r.error().message.c_str());
+    }
+
+    void archiveLibzipRefusesIsNotHandedToLibTorch()
+    {
+        // Two entries named mlp/data/0: LibTorch's reader takes such an archive, so its
+        // entries could escape the checks; libzip refuses it, and so does the importer.
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("duplicate.pt").toStdString();
+        std::string bytes = readBytes(kDir + "mlp.pt");
+        for (auto at = bytes.find("mlp/data/1"); at != std::string::npos;
+             at = bytes.find("mlp/data/1", at)) {
+            bytes[at + 9] = '0';
+        }
+        writeBytes(path, bytes);
+        Diagnostics diagnostics;
+        const auto r = torchscript::loadTorchScriptGraph(path, diagnostics);
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, ErrorCode::Parse);
+        QCOMPARE(r.error().message, std::string("not a loadable TorchScript module"));
+        QVERIFY2(r.error().found.find("libzip refuses") != std::string::npos,
+                 r.error().found.c_str());
     }
 
     void nestingUnderTheCapStillLoads()
