@@ -2,9 +2,7 @@
 
 #include "core/io/zip_archive.h"
 #include "core/torchscript/code_nesting.h"
-#include "core/torchscript/pickle_lengths.h"
-
-#include <cstdio>
+#include "core/torchscript/pickle_scan.h"
 
 namespace fxs::torchscript {
 namespace {
@@ -48,18 +46,12 @@ Status checkCode(std::string_view source, const std::string& path, const std::st
 
 Status checkPickle(std::string_view pickle, const std::string& path, const std::string& entry)
 {
-    const auto overrun = findPickleOverrun(pickle);
-    if (!overrun) {
+    const auto fault = findPickleFault(pickle);
+    if (!fault) {
         return {};
     }
-    char opcode[8];
-    std::snprintf(opcode, sizeof opcode, "0x%02x", static_cast<unsigned char>(overrun->opcode));
-    return refused(std::string("pickle opcode ") + opcode + " at byte " +
-                       std::to_string(overrun->offset) + " of " + entry + " declares " +
-                       std::to_string(overrun->declared) + " bytes; " +
-                       std::to_string(overrun->left) + " follow",
-                   path + "!" + entry,
-                   "a pickle as torch.jit.save writes it (lengths within the entry)");
+    return refused("pickle " + entry + ": " + describe(*fault), path + "!" + entry,
+                   "a pickle as torch.jit.save writes it");
 }
 
 // LibTorch's zip reader (miniz) starts from the end-of-central-directory record, like libzip;

@@ -1,7 +1,8 @@
 // What importTorchScriptBytes checks in a TorchScript archive before torch::jit::load sees it:
 // inputs that LibTorch 1.13 does not survive or that make it allocate far more than the file
-// holds. Code entries are checked for bracket nesting (code_nesting.h), pickles for lengths past
-// their end (pickle_lengths.h). Not a validator of what LibTorch reports well itself.
+// holds. Code entries are checked for bracket nesting (code_nesting.h), pickles for the lengths,
+// stack and memo use that LibTorch's unpickler does not check (pickle_scan.h). Not a validator
+// of what LibTorch reports well itself.
 #pragma once
 
 #include "core/util/result.h"
@@ -14,7 +15,7 @@ namespace fxs::torchscript {
 // Scans the archive held in memory (read without a copy; each entry capped in size): every
 // `*/code/*.py` and every pickle (`*.pkl`: data, constants, debug_pkl). Errors (where =
 // "path!entry", its message naming the entry too): Parse when code nests past
-// kMaxBracketDepth (with the line) or a pickle's length field runs past the entry (with the
+// kMaxBracketDepth (with the line) or a pickle has a fault (findPickleFault, with the
 // offset); Unsupported when an entry is too large to scan; the entry's read error when it is
 // damaged; Parse when libzip cannot open an archive that has an end-of-central-directory
 // record (LibTorch's reader is more lenient: it would read entries this check cannot see).

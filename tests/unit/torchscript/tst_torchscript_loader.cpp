@@ -5,7 +5,7 @@
 #include "core/io/graph_file_loaders.h"
 #include "core/io/loader.h"
 #include "core/torchscript/code_nesting.h"
-#include "core/torchscript/pickle_lengths.h"
+#include "core/torchscript/pickle_scan.h"
 #include "core/torchscript/torchscript_loader.h"
 #include "tests/unit/torchscript/nested_code_archive.h"
 
@@ -253,36 +253,45 @@ private Q_SLOTS:
                 std::string::npos);
     }
 
-    void pickleOverrunsAreFound()
+    void pickleFaultsAreFound()
     {
-        using torchscript::findPickleOverrun;
-        QVERIFY(!findPickleOverrun("\x80\x02X\x03\x00\x00\x00"
-                                   "abcq\x00."sv));
+        using torchscript::findPickleFault;
+        using Kind = torchscript::PickleFaultKind;
+        QVERIFY(!findPickleFault("\x80\x02X\x03\x00\x00\x00"
+                                 "abcq\x00h\x00\x86."sv));
         // A 'X' in a GLOBAL's lines is text, not an opcode; after STOP nothing counts; an
         // unknown opcode ends the scan (LibTorch reports it).
-        QVERIFY(!findPickleOverrun("c__torch__\nX\nX\x01\x00\x00\x00"
-                                   "a."sv));
-        QVERIFY(!findPickleOverrun(".X\xff\xff\xff\xff"sv));
-        QVERIFY(!findPickleOverrun("\xffX\xff\xff\xff\xff"sv));
-        const auto binunicode = findPickleOverrun("\x80\x02X\xff\xff\xff\x7f"
-                                                  "ab"sv);
+        QVERIFY(!findPickleFault("c__torch__\nX\nX\x01\x00\x00\x00"
+                                 "a\x86."sv));
+        QVERIFY(!findPickleFault("N.X\xff\xff\xff\xff"sv));
+        QVERIFY(!findPickleFault("\xffX\xff\xff\xff\xff"sv));
+        const auto binunicode = findPickleFault("\x80\x02X\xff\xff\xff\x7f"
+                                                "ab"sv);
         QVERIFY(binunicode);
+        QCOMPARE(binunicode->kind, Kind::Overrun);
         QCOMPARE(binunicode->offset, std::size_t(2));
         QCOMPARE(binunicode->opcode, 'X');
         QCOMPARE(binunicode->declared, std::uint64_t(0x7fffffff));
         QCOMPARE(binunicode->left, std::size_t(2));
-        const auto bytes8 = findPickleOverrun("N\x8e\xff\xff\xff\xff\xff\xff\xff\xff."sv);
+        const auto bytes8 = findPickleFault("N\x8e\xff\xff\xff\xff\xff\xff\xff\xff."sv);
         QVERIFY(bytes8);
         QCOMPARE(bytes8->declared, ~std::uint64_t(0));
         QCOMPARE(bytes8->left, std::size_t(1));
-        const auto shortBytes = findPickleOverrun("C\x05"
-                                                  "abc"sv);
-        QVERIFY(shortBytes);
-        QCOMPARE(shortBytes->declared, std::uint64_t(5));
-        const auto cutLength = findPickleOverrun("J\x01\x02"sv); // BININT needs 4 bytes
+        const auto cutLength = findPickleFault("J\x01\x02"sv); // BININT needs 4 bytes
         QVERIFY(cutLength);
         QCOMPARE(cutLength->declared, std::uint64_t(4));
         QCOMPARE(cutLength->left, std::size_t(2));
+        // The stack: BUILD needs two values, TUPLE a MARK, APPENDS a list below its MARK; a
+        // PUT may only name the next memo slot, a GET a stored one.
+        QCOMPARE(findPickleFault("NbN."sv)->kind, Kind::Underflow);
+        QCOMPARE(findPickleFault("NNt."sv)->kind, Kind::NoMark);
+        QCOMPARE(findPickleFault("(Ne."sv)->kind, Kind::Underflow);
+        QVERIFY(!findPickleFault("](Ne."sv));
+        QCOMPARE(findPickleFault("N(b."sv)->kind, Kind::Underflow); // values below a MARK
+        const auto put = findPickleFault("Nr\xff\xff\xff\xff."sv);
+        QCOMPARE(put->kind, Kind::MemoSlot);
+        QCOMPARE(put->declared, std::uint64_t(0xffffffff));
+        QCOMPARE(findPickleFault("Nq\x00h\x01."sv)->kind, Kind::MemoSlot);
     }
 
     void pickleLengthPastItsEntryIsAParseError()
@@ -304,8 +313,8 @@ private Q_SLOTS:
         QVERIFY(!r.ok());
         QCOMPARE(r.error().code, ErrorCode::Parse);
         QCOMPARE(r.error().where, path + "!mlp/data.pkl");
-        QVERIFY2(r.error().message.find("pickle opcode 0x58 at byte 23 of mlp/data.pkl "
-                                        "declares 2147483647 bytes") == 0,
+        QVERIFY2(r.error().message.find("pickle mlp/data.pkl: opcode 0x58 at byte 23 declares "
+                                        "2147483647 bytes;") == 0,
                  r.error().message.c_str());
     }
 
