@@ -1,6 +1,7 @@
 #include "core/torchscript/archive_check.h"
 
 #include "core/io/zip_archive.h"
+#include "core/torchscript/class_constants.h"
 #include "core/torchscript/code_nesting.h"
 #include "core/torchscript/pickle_scan.h"
 
@@ -34,14 +35,19 @@ Error refused(const std::string& message, std::string where, const std::string& 
 
 Status checkCode(std::string_view source, const std::string& path, const std::string& entry)
 {
-    const auto deep = findDeepNesting(source);
-    if (!deep) {
-        return {};
+    if (const auto deep = findDeepNesting(source)) {
+        const std::string at = entry + ":" + std::to_string(deep->line);
+        return refused("brackets nest " + std::to_string(deep->depth) + " deep (more than " +
+                           std::to_string(kMaxBracketDepth) + ") at " + at,
+                       path + "!" + at, "code as torch.jit.save writes it (a few levels deep)");
     }
-    const std::string at = entry + ":" + std::to_string(deep->line);
-    return refused("brackets nest " + std::to_string(deep->depth) + " deep (more than " +
-                       std::to_string(kMaxBracketDepth) + ") at " + at,
-                   path + "!" + at, "code as torch.jit.save writes it (a few levels deep)");
+    if (const auto untyped = findUntypedClassConstant(source)) {
+        const std::string at = entry + ":" + std::to_string(untyped->line);
+        return refused("class constant '" + untyped->name + "' has no type at " + at,
+                       path + "!" + at,
+                       "class constants as torch.jit.save writes them (name : Final[T] = value)");
+    }
+    return {};
 }
 
 Status checkPickle(std::string_view pickle, const std::string& path, const std::string& entry)

@@ -4,6 +4,7 @@
 // naming the file, never a crash (deeply nested code included: issue 18 point 2).
 #include "core/io/graph_file_loaders.h"
 #include "core/io/loader.h"
+#include "core/torchscript/class_constants.h"
 #include "core/torchscript/code_nesting.h"
 #include "core/torchscript/pickle_scan.h"
 #include "core/torchscript/torchscript_loader.h"
@@ -316,6 +317,50 @@ private Q_SLOTS:
         QVERIFY2(r.error().message.find("pickle mlp/data.pkl: opcode 0x58 at byte 23 declares "
                                         "2147483647 bytes;") == 0,
                  r.error().message.c_str());
+    }
+
+    void untypedClassConstantsAreFound()
+    {
+        using torchscript::findUntypedClassConstant;
+        const std::string module = "class Linear(Module):\n"
+                                   "  __parameters__ = [\"weight\", ]\n"
+                                   "  __annotations__[\"0\"] = Tensor\n"
+                                   "  weight : Tensor\n"
+                                   "  k : Final[int] = 3\n"
+                                   "  def forward(self: __torch__.Linear,\n"
+                                   "    x: Tensor) -> Tensor:\n"
+                                   "    y = x\n"
+                                   "    return y == x\n";
+        QVERIFY(!findUntypedClassConstant(module));
+        QVERIFY(!findUntypedClassConstant("class Color(Enum):\n  RED = 1\n"));
+        const auto misspelt = findUntypedClassConstant("x = 1\nclass M(Module):\n\n"
+                                                       "  __parameterr__ = []\n");
+        QVERIFY(misspelt);
+        QCOMPARE(misspelt->line, 4);
+        QCOMPARE(misspelt->name, std::string("__parameterr__"));
+        QVERIFY(findUntypedClassConstant("class P(NamedTuple):\n  __buffers__ = []\n"));
+    }
+
+    void untypedClassConstantIsAParseError()
+    {
+        // fuzz_torchscript: `__parameterr__ = [...]` made LibTorch 1.13 read the type of a
+        // class constant that has none (a segfault).
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("untyped.pt").toStdString();
+        const std::string entry = test::writeEditedEntry(
+            kDir + "mlp.pt", path, "/linear.py", [](std::string& code) {
+                const auto at = code.find("__parameters__");
+                return at != std::string::npos && code.replace(at + 11, 1, "r").size() > 0;
+            });
+        QCOMPARE(entry, std::string("mlp/code/__torch__/torch/nn/modules/linear.py"));
+        Diagnostics diagnostics;
+        const auto r = torchscript::loadTorchScriptGraph(path, diagnostics);
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, ErrorCode::Parse);
+        QCOMPARE(r.error().where, path + "!" + entry + ":2");
+        const std::string expected =
+            "class constant '__parameterr__' has no type at " + entry + ":2";
+        QVERIFY2(r.error().message == expected, r.error().message.c_str());
     }
 
     void archiveLibzipRefusesIsNotHandedToLibTorch()
