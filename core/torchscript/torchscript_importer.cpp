@@ -7,6 +7,7 @@
 #include "core/exec/torch_bridge.h"
 #include "core/graph/graph_builder.h"
 #include "core/torchscript/archive_check.h"
+#include "core/torchscript/debug_info.h"
 #include "core/util/file_reader.h"
 
 #include <torch/csrc/jit/api/module.h>
@@ -381,6 +382,7 @@ Result<TorchScriptModule> importTorchScriptBytes(std::string bytes, const std::s
         if (auto checked = checkArchive(bytes, path); !checked.ok()) {
             return checked.error();
         }
+        hideDebugInfo(bytes); // LibTorch would read them only to word an error, unchecked
         std::istringstream in(std::move(bytes));
         jit::Module module = jit::load(in);
         module.eval();
