@@ -2,7 +2,8 @@
 # with any python3): the same archives with every entry stored, so that the fuzzer's byte
 # mutations land in code/*.py and the pickles (its mutator rewrites stored entries' CRCs), and
 # the checkout path that torch.jit.trace recorded in the *.debug_pkl stack traces replaced by a
-# relative one of the same length (pickled strings keep their lengths).
+# relative one of the same length (pickled strings keep their lengths). The regress_*.pt files
+# beside them are fuzz_torchscript finds that crashed LibTorch before the archive checks.
 import zipfile
 
 FIXTURES = "tests/data/torchscript"
