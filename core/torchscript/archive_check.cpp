@@ -88,8 +88,9 @@ Status checkArchive(std::string_view archive, const std::string& path)
         return e;
     }
     for (const auto& name : zip->names()) {
+        // *.debug_pkl ends otherwise: LibTorch never sees those (debug_info.h).
         const bool code = isCode(name);
-        if (!code && !endsWith(name, "pkl")) {
+        if (!code && !endsWith(name, ".pkl")) {
             continue;
         }
         auto bytes = zip->read(name, kMaxScannedEntryBytes);

@@ -13,14 +13,15 @@
 namespace fxs::torchscript {
 
 // Scans the archive held in memory (read without a copy; each entry capped in size): every
-// `*/code/*.py` and every pickle (`*.pkl`: data, constants, debug_pkl). Errors (where =
-// "path!entry", its message naming the entry too): Parse when code nests past
-// kMaxBracketDepth (with the line) or a pickle has a fault (findPickleFault, with the
-// offset); Unsupported when an entry is too large to scan; the entry's read error when it is
-// damaged; Parse when libzip cannot open an archive that has an end-of-central-directory
-// record (LibTorch's reader is more lenient: it would read entries this check cannot see).
-// Bytes without that record pass: torch::jit::load rejects them in its own words. Throws only
-// std::bad_alloc (importTorchScriptBytes turns it into an error).
+// `*/code/*.py` and every pickle (`*.pkl`: data, constants; not the debug_pkl entries, which
+// hideDebugInfo keeps from LibTorch). Errors (where = "path!entry", its message naming the
+// entry too): Parse when code nests past kMaxBracketDepth or assigns an untyped class constant
+// (with the line) or a pickle has a fault (findPickleFault, with the offset); Unsupported
+// when an entry is too large to scan; the entry's read error when it is damaged; Parse when
+// libzip cannot open an archive that has an end-of-central-directory record (LibTorch's reader
+// is more lenient: it would read entries this check cannot see). Bytes without that record
+// pass: torch::jit::load rejects them in its own words. Throws only std::bad_alloc
+// (importTorchScriptBytes turns it into an error).
 Status checkArchive(std::string_view archive, const std::string& path);
 
 } // namespace fxs::torchscript

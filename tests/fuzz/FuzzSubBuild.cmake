@@ -20,7 +20,12 @@ ExternalProject_Add(fxscope_fuzzers
     INSTALL_COMMAND ""
     BUILD_ALWAYS ON
     USES_TERMINAL_BUILD ON)
-# The same LibTorch as this build (Torch_DIR is set by find_package here).
+# The same LibTorch as this build (Torch_DIR is set by find_package here), and the same
+# sanitizers as above (fuzzer-no-link, address, undefined; FxscopeSettings.cmake) on fxscope's
+# code and the LibTorch headers it compiles. LibTorch's library is not instrumented: its bad
+# reads show only when they crash. ASan needs no options for it: libstdc++ does not annotate
+# its containers, so uninstrumented code cannot cause container-overflow reports; only
+# LibTorch's own leaks are suppressed (fuzz_torchscript.lsan.supp).
 set(fuzz_torch_dir "${CMAKE_BINARY_DIR}/fuzz-torch-build")
 ExternalProject_Add(fxscope_fuzzers_torch
     SOURCE_DIR "${PROJECT_SOURCE_DIR}"
