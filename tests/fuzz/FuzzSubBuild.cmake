@@ -39,8 +39,8 @@ set(FXSCOPE_FUZZ_SECONDS 20 CACHE STRING "How long CTest runs each fuzz target")
 # fuzz_torchscript: archives up to 64 KB (the seeds are 4-12 KB), a dictionary of zip, source
 # and pickle tokens, and LibTorch's own leaks suppressed (see the .supp file).
 set(fuzz_torchscript_args -max_len=65536 -dict=${CMAKE_CURRENT_LIST_DIR}/fuzz_torchscript.dict)
-set(fuzz_torchscript_env
-    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/fuzz_torchscript.lsan.supp:print_suppressions=0)
+set(fuzz_torchscript_supp "${CMAKE_CURRENT_LIST_DIR}/fuzz_torchscript.lsan.supp")
+set(fuzz_torchscript_env LSAN_OPTIONS=suppressions=${fuzz_torchscript_supp}:print_suppressions=0)
 foreach(target IN ITEMS fuzz_graph_code fuzz_torch_trace fuzz_export_json fuzz_json_text
         fuzz_torchscript)
     set(binary "${fuzz_dir}/tests/fuzz/${target}")
