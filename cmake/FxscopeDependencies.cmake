@@ -9,17 +9,24 @@ find_package(ZLIB REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 
-if(NOT FXSCOPE_FUZZ_ONLY)
+if(NOT FXSCOPE_FUZZ_ONLY OR FXSCOPE_FUZZ_TORCH)
     find_package(Torch REQUIRED)
+    # Torch's exported targets carry flags; wrap them in one target of ours.
+    add_library(fxscope_torch INTERFACE)
+    target_link_libraries(fxscope_torch INTERFACE ${TORCH_LIBRARIES})
+    target_compile_options(fxscope_torch INTERFACE ${TORCH_CXX_FLAGS})
+    # clang (the fuzz sub-build) with libstdc++ 12 in C++20 instantiates std::vector<IValue>'s
+    # constexpr members where LibTorch 1.13's <ATen/ATen.h> reaches List.h before IValue is
+    # complete; having ivalue.h first completes it. GCC builds need nothing.
+    target_compile_options(fxscope_torch INTERFACE
+        "$<$<CXX_COMPILER_ID:Clang>:SHELL:-include ATen/core/ivalue.h>")
+endif()
+if(NOT FXSCOPE_FUZZ_ONLY)
     find_package(CLI11 REQUIRED)
     find_package(fmt REQUIRED)
     pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
     # The remote tier of the artifact cache (core/remote): Debian libhiredis-dev.
     pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
-    # Torch's exported targets carry flags; wrap them in one target of ours.
-    add_library(fxscope_torch INTERFACE)
-    target_link_libraries(fxscope_torch INTERFACE ${TORCH_LIBRARIES})
-    target_compile_options(fxscope_torch INTERFACE ${TORCH_CXX_FLAGS})
 endif()
 
 set(FXSCOPE_HAVE_GRAPHVIZ OFF)

@@ -1,15 +1,9 @@
 #include "core/torchscript/code_nesting.h"
 
-#include "core/io/zip_archive.h"
-
 #include <algorithm>
 
 namespace fxs::torchscript {
 namespace {
-
-// Generated code for a large model runs to a few megabytes per class; far larger is not a
-// module torch saved, and scanning it would only cost memory.
-constexpr std::uint64_t kMaxCodeEntryBytes = 256ull << 20;
 
 // Where a string literal starting at i ends (one past its closing quote, or where an unclosed
 // one gives up: end of line for single quotes, end of source for triple quotes). Backslashes
@@ -36,25 +30,6 @@ std::size_t skipString(std::string_view s, std::size_t i, int& line)
         ++i;
     }
     return i;
-}
-
-bool isCode(const std::string& name)
-{
-    const bool inCode = name.rfind("code/", 0) == 0 || name.find("/code/") != std::string::npos;
-    return inCode && name.size() > 3 && name.compare(name.size() - 3, 3, ".py") == 0;
-}
-
-// The entry and line are in the message too: io::loadPaths reports a loader's error at the
-// file, not at its `where`.
-Error tooDeep(const std::string& path, const std::string& entry, const DeepNesting& deep)
-{
-    const std::string at = entry + ":" + std::to_string(deep.line);
-    Error e = makeError(ErrorCode::Parse,
-                        "brackets nest " + std::to_string(deep.depth) + " deep (more than " +
-                            std::to_string(kMaxBracketDepth) + ") at " + at,
-                        path + "!" + at);
-    e.expected = "code as torch.jit.save writes it (a few levels deep)";
-    return e;
 }
 
 } // namespace
@@ -84,27 +59,6 @@ std::optional<DeepNesting> findDeepNesting(std::string_view source, int cap)
         ++i;
     }
     return found.line != 0 ? std::optional(found) : std::nullopt;
-}
-
-Status checkCodeNesting(std::string_view archive, const std::string& path)
-{
-    auto zip = io::ZipArchive::fromView(archive, path);
-    if (!zip.ok()) {
-        return {};
-    }
-    for (const auto& name : zip->names()) {
-        if (!isCode(name)) {
-            continue;
-        }
-        auto source = zip->read(name, kMaxCodeEntryBytes);
-        if (!source.ok()) {
-            return source.error();
-        }
-        if (auto deep = findDeepNesting(*source)) {
-            return tooDeep(path, name, *deep);
-        }
-    }
-    return {};
 }
 
 } // namespace fxs::torchscript

@@ -1,10 +1,9 @@
 // Guards torch::jit::load against source it cannot survive: LibTorch's TorchScript parser
 // recurses once per nested bracket and overflows the stack near 5,000 levels (a segfault, not an
 // exception it could throw). This finds such nesting in an archive's code/*.py before LibTorch
-// parses it. Not a Python lexer beyond telling brackets from strings and comments.
+// parses it (archive_check runs it on every code entry). Not a Python lexer beyond telling
+// brackets from strings and comments.
 #pragma once
-
-#include "core/util/result.h"
 
 #include <optional>
 #include <string>
@@ -25,13 +24,5 @@ struct DeepNesting {
 // Counts ( [ { against ) ] } outside string literals (quoted, triple-quoted) and # comments.
 // nullopt when the nesting never exceeds cap.
 std::optional<DeepNesting> findDeepNesting(std::string_view source, int cap = kMaxBracketDepth);
-
-// Scans every `*/code/*.py` entry of a TorchScript archive held in memory (read without a copy;
-// each entry capped in size). Errors: Parse when an entry nests past kMaxBracketDepth, its
-// message naming the depth, the entry and the line (where = "path!entry:line"); Unsupported
-// when a code entry is too large to scan; the entry's read error when it is damaged. An archive
-// libzip cannot open passes: torch::jit::load then rejects it in its own words. Throws only
-// std::bad_alloc (importTorchScriptBytes turns it into an error).
-Status checkCodeNesting(std::string_view archive, const std::string& path);
 
 } // namespace fxs::torchscript

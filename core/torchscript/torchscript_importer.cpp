@@ -6,7 +6,8 @@
 #include "core/torchscript/torchscript_importer.h"
 #include "core/exec/torch_bridge.h"
 #include "core/graph/graph_builder.h"
-#include "core/torchscript/code_nesting.h"
+#include "core/torchscript/archive_check.h"
+#include "core/torchscript/debug_info.h"
 #include "core/util/file_reader.h"
 
 #include <torch/csrc/jit/api/module.h>
@@ -376,10 +377,12 @@ Result<TorchScriptModule> importTorchScriptBytes(std::string bytes, const std::s
     TorchScriptModule out;
     out.attributes = std::make_shared<exec::ValueStore>();
     try {
-        // LibTorch's parser crashes on deeply nested code instead of throwing: refuse it first.
-        if (auto nesting = checkCodeNesting(bytes, path); !nesting.ok()) {
-            return nesting.error();
+        // LibTorch crashes on deeply nested code and allocates what a pickle's length fields
+        // declare, however short the entry: refuse such archives first.
+        if (auto checked = checkArchive(bytes, path); !checked.ok()) {
+            return checked.error();
         }
+        hideDebugInfo(bytes); // LibTorch would read them only to word an error, unchecked
         std::istringstream in(std::move(bytes));
         jit::Module module = jit::load(in);
         module.eval();
