@@ -58,18 +58,25 @@ Result<Timing> timeOnStream(int device, int repeats, const std::function<Status(
         return timer.error();
     }
     void* stream = currentCudaStream(device);
-    std::vector<double> ms;
-    for (int i = -1; i < std::max(1, repeats); ++i) { // i == -1: warm-up
+    // Milliseconds between one event pair around `count` runs.
+    auto timed = [&](int count) -> Result<double> {
         if (Status s = (*timer)->start(stream); !s) {
             return s.error();
         }
-        if (Status s = run(); !s) {
-            return s.error();
+        for (int i = 0; i < count; ++i) {
+            if (Status s = run(); !s) {
+                return s.error();
+            }
         }
         if (Status s = (*timer)->stop(stream); !s) {
             return s.error();
         }
-        auto t = (*timer)->elapsedMs();
+        return (*timer)->elapsedMs();
+    };
+    const int runs = std::max(1, repeats);
+    std::vector<double> ms;
+    for (int i = -1; i < runs; ++i) { // i == -1: warm-up
+        auto t = timed(1);
         if (!t) {
             return t.error();
         }
@@ -77,23 +84,11 @@ Result<Timing> timeOnStream(int device, int repeats, const std::function<Status(
             ms.push_back(*t);
         }
     }
-    Timing t;
-    const int runs = std::max(1, repeats);
-    if (Status s = (*timer)->start(stream); !s) {
-        return s.error();
-    }
-    for (int i = 0; i < runs; ++i) {
-        if (Status s = run(); !s) {
-            return s.error();
-        }
-    }
-    if (Status s = (*timer)->stop(stream); !s) {
-        return s.error();
-    }
-    auto all = (*timer)->elapsedMs();
+    auto all = timed(runs);
     if (!all) {
         return all.error();
     }
+    Timing t;
     t.backToBackMs = *all / runs;
     t.samplesMs = ms;
     std::sort(ms.begin(), ms.end());
