@@ -1,7 +1,8 @@
 // INTERNAL to core/codegen: the element-level text of the CUDA printer, shared by its pointwise
 // and row-reduction kernels: how an access moves along a row, loads of a chunk of V elements into
-// register arrays (128-bit words when V > 1 and the buffers are aligned), stores from them, and the expressions a loop needs
-// (through the shared expression table, with row-cached values read from register arrays).
+// register arrays (128-bit words when V > 1 and the buffers are aligned), stores from them, and
+// the expressions a loop needs (through the shared expression table, with row-cached values read
+// from register arrays).
 #pragma once
 
 #include "core/codegen/expr_table.h"

@@ -302,7 +302,6 @@ std::string KernelPrinter::rowFunction(int v)
         }
     }
     const std::int64_t slots = registers ? chunks * v : v;
-
     if (registers) {
         s += w.arrays(early, true, int(slots), in);
         s += in + "// the row's values in registers\n";
@@ -425,11 +424,10 @@ bool onlyHalfFloatStores(const std::vector<RegionProgram>& programs)
     for (const auto& prog : programs) {
         for (const auto& k : prog.kernels) {
             for (const auto& st : k.stores) {
-                const bool half = st.type == ScalarType::Float16 || st.type == ScalarType::BFloat16;
-                if (!half && (st.type == ScalarType::Float32 || st.type == ScalarType::Float64)) {
+                if (st.type == ScalarType::Float32 || st.type == ScalarType::Float64) {
                     return false;
                 }
-                any = any || half;
+                any = any || scalarTypeSize(st.type) == 2; // float16, bfloat16
             }
         }
     }

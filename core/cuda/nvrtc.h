@@ -32,12 +32,12 @@ public:
     const std::vector<int>& architectures() const { return m_archs; }
 
     // Compiles `source` (named `name` in messages) for SM `arch` (90 for sm_90): a cubin when
-    // `arch` is supported, else PTX for the newest supported architecture below it. `options`
-    // are passed after the architecture and -std=c++17 (e.g. "--use_fast_math").
+    // `arch` is supported, else PTX for the newest supported architecture below it. `extra`
+    // options are passed after the architecture and -std=c++17 (e.g. "--use_fast_math").
     // Error::Runtime with the log when the source does not compile; Error::Unsupported when no
     // supported architecture is at or below `arch`.
     Result<NvrtcOutput> compile(std::string_view source, const std::string& name, int arch,
-                                const std::vector<std::string>& options = {}) const;
+                                const std::vector<std::string>& extra = {}) const;
 
     struct Api; // the library's functions (defined in nvrtc.cpp)
 
