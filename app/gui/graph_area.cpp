@@ -129,6 +129,14 @@ void GraphArea::showGraph(graph::GraphPtr graph, const QString& title, bool modu
     m_primary->setGraph(std::move(graph), modulesPending);
 }
 
+void GraphArea::showPending(const QString& title, const QString& message)
+{
+    m_stack->setCurrentIndex(1);
+    m_primaryTitle->setText(title);
+    m_primary->setHighlighted({});
+    m_primary->showPending(message);
+}
+
 void GraphArea::showComparison(const views::GraphComparison& c)
 {
     m_stack->setCurrentIndex(1);

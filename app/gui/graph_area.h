@@ -36,6 +36,9 @@ public:
     // Shows the graph in the primary view and leaves the welcome page.
     // modulesPending: the module tree is being recovered; the first layout waits for it.
     void showGraph(graph::GraphPtr graph, const QString& title, bool modulesPending = false);
+    // The primary view empty, with a message in its place, until showGraph (a graph whose code
+    // is being read).
+    void showPending(const QString& title, const QString& message);
     // A on the left (secondary), B on the right (primary), changed nodes highlighted.
     void showComparison(const views::GraphComparison& comparison);
     void closeComparison();

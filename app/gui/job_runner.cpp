@@ -94,7 +94,9 @@ std::vector<std::string> JobRunner::expandProcessDirectories(const std::vector<s
 io::LoadResult JobRunner::defaultLoad(const std::vector<std::string>& paths,
                                       const CancelToken& cancel, const ProgressSink& progress)
 {
-    return io::loadPaths(expandProcessDirectories(paths), cancel, progress);
+    io::LoadOptions options;
+    options.deferGraphParsing = true; // a graph's IR is built when it is first shown
+    return io::loadPaths(expandProcessDirectories(paths), options, cancel, progress);
 }
 
 } // namespace fxs::app

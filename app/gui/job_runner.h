@@ -41,7 +41,9 @@ public:
     jobs::JobTracker* tracker() { return &m_tracker; }
 
     // The default load: directories of separately run processes (several logs, none named
-    // per rank) open as one run per log; everything else goes to io::loadPaths as given.
+    // per rank) open as one run per log; everything else goes to io::loadPaths as given. Graphs
+    // of logs are counted, not parsed (io::LoadOptions::deferGraphParsing): a graph's IR is
+    // built when it is first shown (StructureController).
     static io::LoadResult defaultLoad(const std::vector<std::string>& paths,
                                       const CancelToken& cancel, const ProgressSink& progress);
     static std::vector<std::string> expandProcessDirectories(const std::vector<std::string>& paths);

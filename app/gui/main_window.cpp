@@ -13,6 +13,7 @@
 #include "app/gui/region_controller.h"
 #include "core/graph/subgraphs.h"
 #include "views/graph/graph_view.h"
+#include "views/models/run_tree_model.h"
 #include "views/panels/cache_panel.h"
 #include "views/panels/code_panel.h"
 #include "views/panels/inspector_panel.h"
@@ -128,6 +129,16 @@ void MainWindow::createControllers()
     m_cacheExplainer = new CacheController(m_cache, this);
     connect(m_regions, &RegionController::documentStateChanged, this, &MainWindow::updateTitle);
     connect(m_context, &AppContext::graphRequested, this, &MainWindow::revealGraph);
+    // A graph read in the background: show it if the window still waits for it (queued: the
+    // parse is reported from inside the controller's delivery).
+    connect(
+        m_workspace, &views::Workspace::graphParsed, this,
+        [this](views::GraphRef ref) {
+            if (ref == m_parsingGraph && currentGraph() == ref) {
+                showGraph(ref);
+            }
+        },
+        Qt::QueuedConnection);
     connect(m_context, &AppContext::lookupRequested, this, [this](views::LookupRef ref) {
         m_cache->setRun(ref.run);
         m_cache->selectLookup(ref);
@@ -321,6 +332,11 @@ void MainWindow::showGraph(views::GraphRef ref)
     if (!artifact) {
         return;
     }
+    m_parsingGraph = {};
+    if (artifact->parsePending() && artifact->payloadLines <= kInlineParseLines) {
+        artifact->loadGraph(); // a small graph: read at once rather than flash a message
+        m_workspace->reportParsed(ref);
+    }
     if (m_backAction != nullptr) {
         m_backAction->setEnabled(false);
     }
@@ -330,14 +346,27 @@ void MainWindow::showGraph(views::GraphRef ref)
                               ? QStringLiteral("%1 · %2").arg(m_workspace->runName(ref.run),
                                                               m_workspace->graphTitle(ref))
                               : m_workspace->graphTitle(ref);
+    m_graphTitle = title;
+    if (m_workspace->parsePending(ref)) {
+        // Its code is read in the background (StructureController::recover, started by
+        // setCurrentGraph); graphParsed brings the window back here.
+        m_parsingGraph = ref;
+        m_area->showPending(title, tr("Reading %1 of graph code…")
+                                       .arg(views::RunTreeModel::linesText(artifact->payloadLines)));
+        m_inspector->clear();
+        m_code->setGraph(nullptr, {});
+        updateTitle();
+        return;
+    }
+    const graph::GraphPtr graph = m_workspace->graph(ref);
     // The module groups come with the structure: known already, or the first layout waits.
-    const auto modules = m_structure->knownTree(artifact->graph);
-    m_area->showGraph(artifact->graph, title, !modules && m_structure->isRecovering());
+    const auto modules = m_structure->knownTree(graph);
+    m_area->showGraph(graph, title, !modules && m_structure->isRecovering());
     if (modules) {
-        m_area->primary()->setModules(artifact->graph, modules);
+        m_area->primary()->setModules(graph, modules);
     }
     if (const auto saved = m_viewStates.find({ref.run, ref.index});
-        saved != m_viewStates.end() && saved->second.graph == artifact->graph) {
+        saved != m_viewStates.end() && saved->second.graph == graph) {
         m_area->primary()->restoreViewState(saved->second.state);
     }
     m_inspector->clear();
@@ -348,8 +377,7 @@ void MainWindow::showGraph(views::GraphRef ref)
                                  : QFileInfo(QString::fromStdString(text->filename)).fileName();
         code.push_back({tr("Output code: %1").arg(name), QString::fromStdString(text->text)});
     }
-    m_code->setGraph(artifact->graph, std::move(code));
-    m_graphTitle = title;
+    m_code->setGraph(graph, std::move(code));
     updateTitle();
     if (ref.run >= 0) {
         m_cache->setRun(ref.run);
@@ -392,12 +420,12 @@ void MainWindow::rememberViewState()
 {
     const views::GraphRef ref = currentGraph();
     views::GraphView* view = m_area->primary();
-    const auto* artifact = m_workspace->artifact(ref);
-    if (!ref.valid() || !artifact || view->graph() != artifact->graph) {
-        return; // the welcome page, or a comparison in the view
+    const graph::GraphPtr graph = m_workspace->graph(ref);
+    if (!ref.valid() || !graph || view->graph() != graph) {
+        return; // the welcome page, a graph being read, or a comparison in the view
     }
     if (auto state = view->viewState()) {
-        m_viewStates[{ref.run, ref.index}] = {artifact->graph, std::move(*state)};
+        m_viewStates[{ref.run, ref.index}] = {graph, std::move(*state)};
     }
 }
 

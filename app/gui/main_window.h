@@ -59,7 +59,11 @@ public:
     // Loads the paths in the background (files, TORCH_TRACE directories); the newest request
     // wins. Results are added to the workspace; problems go to the Problems dock.
     void openPaths(const QStringList& paths);
+    // Shows a graph of the workspace. Graphs of logs are read when first shown: one of at most
+    // kInlineParseLines lines at once (a couple of milliseconds), a larger one in the
+    // background, with "Reading N lines of graph code…" in the view until it is there.
     void showGraph(views::GraphRef ref);
+    static constexpr int kInlineParseLines = 1000;
     // Shows the higher-order body `name` of the graph on screen (its calls counted in the
     // title); View › Back to Calling Graph returns. False when the graph has no such body.
     bool showBody(const QString& name);
@@ -164,6 +168,7 @@ private:
     // While a body is shown: the graph that calls it (to go back to) and its first call site.
     views::GraphRef m_bodyCaller;
     graph::NodeId m_bodyCallSite = graph::kNoNode;
+    views::GraphRef m_parsingGraph; // shown as "Reading … graph code" until graphParsed
     QAction* m_backAction = nullptr;
 };
 

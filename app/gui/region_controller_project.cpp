@@ -77,9 +77,9 @@ views::GraphRef RegionController::findGraph(const QString& file, int ordinal) co
     const auto* ws = m_context->workspace();
     for (views::GraphRef ref : allGraphs(*ws)) {
         const auto* artifact = ws->artifact(ref);
-        if (artifact->graph && sameFile(QString::fromStdString(artifact->file), file) &&
-            ordinal-- == 0) {
-            return ref;
+        // Counted like sourceOf counts; a graph still to be read (deferred) will be there.
+        if (sameFile(QString::fromStdString(artifact->file), file) && ordinal-- == 0) {
+            return artifact->graph || artifact->deferred ? ref : views::GraphRef{};
         }
     }
     return {};
@@ -175,6 +175,22 @@ void RegionController::finishProjectOpen(const QString& path, const partition::P
                                          views::GraphRef ref)
 {
     m_context->requestGraph(ref);
+    views::Workspace* ws = m_context->workspace();
+    if (ws->parsePending(ref)) { // read in the background since requestGraph: come back then
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection = connect(ws, &views::Workspace::graphParsed, this,
+                              [this, path, project, ref, connection](views::GraphRef parsed) {
+                                  if (parsed == ref) {
+                                      disconnect(*connection);
+                                      finishProjectOpen(path, project, ref);
+                                  }
+                              });
+        return;
+    }
+    if (!ws->graph(ref)) {
+        m_context->showStatus(tr("Project %1: its graph could not be read").arg(path), 10000);
+        return;
+    }
     views::RegionDocument* doc = ensureDocument(ref);
     const QByteArray text = readSource(QString::fromStdString(project.sourcePath));
     partition::Rematch rematch = partition::rematchProject(

@@ -90,15 +90,17 @@ void StructureController::follow(views::GraphRef ref, const graph::GraphPtr& gra
 
 void StructureController::recover(views::GraphRef ref)
 {
-    const views::Workspace& ws = *m_context->workspace();
+    views::Workspace& ws = *m_context->workspace();
     graph::GraphPtr graph = ws.graph(ref);
-    if (!graph) {
+    const bool parse = !graph && ws.parsePending(ref);
+    if (!graph && !parse) {
         m_jobs.abandon();
         m_ref = {};
         m_tree.reset();
         return;
     }
-    if (auto known = knownTree(graph)) {
+    ws.reportParsed(ref); // a parse an abandoned job finished
+    if (auto known = graph ? knownTree(graph) : nullptr) {
         m_jobs.abandon();
         m_ref = ref;
         m_tree = std::move(known);
@@ -106,24 +108,40 @@ void StructureController::recover(views::GraphRef ref)
         Q_EMIT structureReady(ref, graph, m_tree);
         return;
     }
+    struct Recovered {
+        graph::GraphPtr graph;
+        Result<structure::ModuleTree> tree = makeError(ErrorCode::Cancelled, "not recovered");
+    };
     m_jobs.start(
         [run = runOf(ws, ref), index = ref.index, graph](const CancelToken& cancel,
-                                                         const ProgressSink&) {
-            return recoverFor(run, index, graph, cancel);
+                                                         const ProgressSink& progress) {
+            Recovered out{graph};
+            if (!out.graph) { // deferred at load: parsed now, off the GUI thread
+                reportProgress(progress, 0.0, "Reading the graph code…");
+                out.graph = run->graphs[static_cast<std::size_t>(index)].loadGraph();
+            }
+            if (out.graph && !cancel.isCancelled()) {
+                reportProgress(progress, 0.5, "Reading the model's modules…");
+                out.tree = recoverFor(run, index, out.graph, cancel);
+            }
+            return out;
         },
-        [this, ref, graph](Result<structure::ModuleTree> result) {
+        [this, ref, parse](Recovered result) {
             m_ref = ref;
             m_tree.reset();
-            if (result) {
-                m_tree = std::make_shared<const structure::ModuleTree>(std::move(*result));
-                remember(graph, m_tree);
-            } else if (result.error().code != ErrorCode::Cancelled) {
+            if (result.tree) {
+                m_tree = std::make_shared<const structure::ModuleTree>(std::move(*result.tree));
+                remember(result.graph, m_tree);
+            } else if (result.graph && result.tree.error().code != ErrorCode::Cancelled) {
                 m_context->showStatus(tr("Module structure: %1")
-                                          .arg(QString::fromStdString(result.error().toString())));
+                                          .arg(QString::fromStdString(result.tree.error().toString())));
             }
             m_context->setStructure(ref, m_tree);
-            Q_EMIT structureReady(ref, graph, m_tree);
-            follow(ref, graph);
+            Q_EMIT structureReady(ref, result.graph, m_tree);
+            follow(ref, result.graph);
+            if (parse) { // the window, the run tree and Problems learn of the parsed graph
+                m_context->workspace()->reportParsed(ref);
+            }
         });
 }
 
@@ -153,7 +171,8 @@ std::vector<graph::NodeId> StructureController::moduleNodesIn(views::GraphRef ot
                                                               const std::string& path) const
 {
     const views::Workspace& ws = *m_context->workspace();
-    const graph::GraphPtr graph = ws.graph(other);
+    const auto* artifact = ws.artifact(other);
+    const graph::GraphPtr graph = artifact != nullptr ? artifact->loadGraph() : nullptr;
     if (!graph) {
         return {};
     }

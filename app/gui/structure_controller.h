@@ -39,7 +39,8 @@ public:
     QString followedModule() const { return m_followed; }
 
     // The nodes of module `path` in graph `other` (a graph of a run: recovered with its compile's
-    // graphs; runs synchronously, for a person's click). Empty when the module is not there.
+    // graphs, parsed here when their parse was deferred; runs synchronously, for a person's
+    // click). Empty when the module is not there.
     std::vector<graph::NodeId> moduleNodesIn(views::GraphRef other, const std::string& path) const;
 
 Q_SIGNALS:

@@ -102,7 +102,8 @@ Sniffed sniff(std::string_view head)
 
 // The format is sniffed from the first bytes (inflated when gzip'd); only a recognised file is
 // read whole, so a large file of another kind is rejected without reading it.
-void loadFile(const std::string& path, LoadResult& result, const CancelToken& cancel)
+void loadFile(const std::string& path, LoadResult& result, const TraceReadOptions& traceOptions,
+              const CancelToken& cancel)
 {
     if (auto regular = checkRegularFile(path); !regular.ok()) {
         readError(path, regular.error(), result);
@@ -140,7 +141,10 @@ void loadFile(const std::string& path, LoadResult& result, const CancelToken& ca
         auto trace = data && data->ok() ? std::optional<std::string>(std::move(**data))
                                         : readTraceFile(path, result.diagnostics);
         if (trace) {
-            addTrace(readTorchTrace(*trace, path, {}, cancel), result);
+            // Shared: graphs whose parse is deferred keep their code in this buffer.
+            addTrace(readTorchTrace(std::make_shared<const std::string>(std::move(*trace)), path,
+                                    traceOptions, cancel),
+                     result);
         }
         return;
     }
@@ -159,6 +163,14 @@ void loadFile(const std::string& path, LoadResult& result, const CancelToken& ca
 LoadResult loadPaths(const std::vector<std::string>& paths, const CancelToken& cancel,
                      const ProgressSink& progress)
 {
+    return loadPaths(paths, LoadOptions{}, cancel, progress);
+}
+
+LoadResult loadPaths(const std::vector<std::string>& paths, const LoadOptions& options,
+                     const CancelToken& cancel, const ProgressSink& progress)
+{
+    TraceReadOptions traceOptions;
+    traceOptions.parseGraphs = !options.deferGraphParsing;
     LoadResult result;
     for (std::size_t i = 0; i < paths.size(); ++i) {
         if (cancel.isCancelled()) {
@@ -168,9 +180,9 @@ LoadResult loadPaths(const std::vector<std::string>& paths, const CancelToken& c
         reportProgress(progress, double(i) / double(paths.size()), paths[i]);
         try {
             if (isDirectory(paths[i])) {
-                addTrace(readTorchTracePath(paths[i], {}, cancel), result);
+                addTrace(readTorchTracePath(paths[i], traceOptions, cancel), result);
             } else {
-                loadFile(paths[i], result, cancel);
+                loadFile(paths[i], result, traceOptions, cancel);
             }
         } catch (const std::bad_alloc&) {
             result.diagnostics.error(paths[i], 0, "out of memory while loading the file");

@@ -20,10 +20,20 @@ struct LoadResult {
     bool readSomething() const { return !runs.empty() || !graphs.empty(); }
 };
 
+struct LoadOptions {
+    // TORCH_TRACE graphs keep their code and parse on first use (GraphArtifact::loadGraph):
+    // opening a large log costs the envelopes, not every graph's IR. Standalone graph files are
+    // always parsed (the file is the graph).
+    bool deferGraphParsing = false;
+};
+
 // Each path: a directory is a TORCH_TRACE run; a file goes to the first registered loader
 // whose sniffer accepts it (graph_file_loaders.h), else is sniffed as a TORCH_TRACE log or
 // graph code. Unreadable or unrecognised paths become diagnostics; never throws.
 LoadResult loadPaths(const std::vector<std::string>& paths,
+                     const CancelToken& cancel = CancelToken::none(),
+                     const ProgressSink& progress = {});
+LoadResult loadPaths(const std::vector<std::string>& paths, const LoadOptions& options,
                      const CancelToken& cancel = CancelToken::none(),
                      const ProgressSink& progress = {});
 

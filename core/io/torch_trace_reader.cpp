@@ -310,17 +310,29 @@ std::optional<std::string> readTraceFile(const std::string& path, Diagnostics& d
     return std::nullopt;
 }
 
+std::shared_ptr<const model::DeferredGraph> deferParse(const model::PayloadRef& code,
+                                                       const std::string& file)
+{
+    return std::make_shared<const model::DeferredGraph>([code, file] {
+        auto parsed = parseGraphCode(code.text(), file, code.firstLine);
+        return model::DeferredGraph::Parsed{std::move(parsed.graph), parsed.statements,
+                                            parsed.unparsedLines, std::move(parsed.diagnostics)};
+    });
+}
+
 void ensureGraph(model::GraphArtifact& artifact, Diagnostics& diagnostics)
 {
-    if (artifact.graph || artifact.code.empty()) {
+    if (artifact.graph || (!artifact.deferred && artifact.code.empty())) {
         return;
     }
-    const std::string code = artifact.code.text();
-    auto parsed = parseGraphCode(code, artifact.file, artifact.code.firstLine);
-    artifact.graph = std::move(parsed.graph);
+    const auto deferred =
+        artifact.deferred ? artifact.deferred : deferParse(artifact.code, artifact.file);
+    const auto& parsed = deferred->get();
+    artifact.graph = parsed.graph;
     artifact.statements = parsed.statements;
     artifact.unparsedLines = parsed.unparsedLines;
     diagnostics.append(parsed.diagnostics);
+    artifact.deferred.reset(); // parsed: the artifact now holds the result itself
 }
 
 bool looksLikeTorchTrace(std::string_view data)

@@ -2,6 +2,7 @@
 
 #include "core/io/cache_event_parser.h"
 #include "core/io/graph_code_parser.h"
+#include "core/io/torch_trace_reader.h"
 #include "core/util/strings.h"
 
 #include <algorithm>
@@ -132,7 +133,8 @@ void RecordSink::addGraph(const Record& r, const std::string& kind)
         g.unparsedLines = parsed.unparsedLines;
         m_diagnostics.append(parsed.diagnostics);
     } else {
-        g.code = payloadRef(r); // parsed when first needed (ensureGraph)
+        g.code = payloadRef(r); // parsed when first needed (loadGraph, ensureGraph)
+        g.deferred = deferParse(g.code, m_file);
     }
     m_run.graphs.push_back(std::move(g));
 }

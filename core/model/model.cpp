@@ -108,6 +108,37 @@ std::string PayloadRef::text() const
     return out;
 }
 
+const DeferredGraph::Parsed& DeferredGraph::get() const
+{
+    std::call_once(m_once, [this] {
+        m_parsed = m_parse();
+        m_done.store(true, std::memory_order_release);
+    });
+    return m_parsed;
+}
+
+const DeferredGraph::Parsed* DeferredGraph::ifParsed() const
+{
+    return m_done.load(std::memory_order_acquire) ? &m_parsed : nullptr;
+}
+
+graph::GraphPtr GraphArtifact::loadGraph() const
+{
+    if (graph || !deferred) {
+        return graph;
+    }
+    return deferred->get().graph;
+}
+
+graph::GraphPtr GraphArtifact::parsedGraph() const
+{
+    if (graph || !deferred) {
+        return graph;
+    }
+    const auto* parsed = deferred->ifParsed();
+    return parsed != nullptr ? parsed->graph : nullptr;
+}
+
 std::vector<CompileId> Run::compileIds() const
 {
     std::vector<CompileId> ids;

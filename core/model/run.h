@@ -8,9 +8,13 @@
 #include "core/model/compile_id.h"
 #include "core/model/dynamo_records.h"
 #include "core/model/exported_program.h"
+#include "core/util/diagnostics.h"
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,6 +34,32 @@ struct PayloadRef {
     std::string text() const;
 };
 
+// A graph whose parse was put off until first use. Runs are immutable snapshots that several
+// threads read (the app's workspace, its background jobs), so the first get() runs the parse
+// under a once-flag (a second caller waits for it) and every later one returns its result;
+// copies of an artifact share one DeferredGraph. Filled by io (which owns the parser).
+class DeferredGraph {
+public:
+    struct Parsed {
+        graph::GraphPtr graph; // null when the code holds no readable graph
+        int statements = 0;
+        int unparsedLines = 0;
+        Diagnostics diagnostics; // the parser's problems, file:line in the log
+    };
+    explicit DeferredGraph(std::function<Parsed()> parse) : m_parse(std::move(parse)) {}
+
+    // Parses on the first call (may take a while for a large graph: not on a GUI thread).
+    const Parsed& get() const;
+    // The result when parsed already, else null; never parses.
+    const Parsed* ifParsed() const;
+
+private:
+    std::function<Parsed()> m_parse;
+    mutable std::once_flag m_once;
+    mutable std::atomic<bool> m_done{false};
+    mutable Parsed m_parsed;
+};
+
 // A graph payload: dynamo_output_graph, aot_{joint,forward,backward,inference}_graph,
 // inductor_{pre,post}_grad_graph, artifacts before/after_*_graph, ...; or a standalone graph
 // file (kind "graph").
@@ -37,7 +67,7 @@ struct GraphArtifact {
     std::string kind;
     CompileId compileId;
     int rank = -1;
-    graph::GraphPtr graph; // null when the payload could not be parsed, or is not parsed yet
+    graph::GraphPtr graph; // parsed at import; null when unreadable or deferred (see below)
     std::string file;
     int line = 0; // envelope line (first line of a standalone file)
     int statements = 0;    // statements the graph-code parser saw in the payload
@@ -46,9 +76,21 @@ struct GraphArtifact {
     // count of its lines is known without parsing.
     PayloadRef code;
     int payloadLines = 0;
+    // Set when the parse was put off (io::TraceReadOptions::parseGraphs false): loadGraph()
+    // parses `code` once, for every copy of this artifact. It holds its own reference to the
+    // code: whoever replaces `code` replaces this too (io::deferParse).
+    std::shared_ptr<const DeferredGraph> deferred;
     bool checksumOk = true; // false when the payload failed its has_payload MD5
     // A torch.export `.pt2` archive's signature, ranges and weight index; null otherwise.
     std::shared_ptr<const ExportedProgram> exported;
+
+    // The graph: the one parsed at import, else the deferred parse's (run now on first use:
+    // thread-safe, but slow for a large graph, so not on a GUI thread). Null when unreadable.
+    graph::GraphPtr loadGraph() const;
+    // The graph when it is parsed already; never parses.
+    graph::GraphPtr parsedGraph() const;
+    // True while loadGraph() still has a parse to do.
+    bool parsePending() const { return !graph && deferred && !deferred->ifParsed(); }
 };
 
 // A text payload kept verbatim: inductor_output_code, fx_graph_runnable, guards, ...

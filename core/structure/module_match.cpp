@@ -148,7 +148,7 @@ Result<std::vector<ModuleInGraph>> moduleAcrossCompile(const model::Run& run,
                                                        const StructureOptions& options,
                                                        const CancelToken& cancel)
 {
-    if (graphIndex >= run.graphs.size() || !run.graphs[graphIndex].graph) {
+    if (graphIndex >= run.graphs.size() || !run.graphs[graphIndex].loadGraph()) {
         return makeError(ErrorCode::Invalid, "no parsed graph at index " + std::to_string(graphIndex),
                          run.path);
     }
@@ -156,7 +156,7 @@ Result<std::vector<ModuleInGraph>> moduleAcrossCompile(const model::Run& run,
     std::vector<ModuleInGraph> out;
     for (std::size_t k = 0; k < run.graphs.size(); ++k) {
         const model::GraphArtifact& g = run.graphs[k];
-        if (!g.graph || g.compileId != self.compileId || g.rank != self.rank) {
+        if (g.compileId != self.compileId || g.rank != self.rank || !g.loadGraph()) {
             continue;
         }
         auto tree = recoverRunGraphStructure(run, k, options, cancel);

@@ -129,7 +129,7 @@ std::optional<std::size_t> companion(const model::Run& run, std::size_t index, s
     for (std::size_t k = 0; k < run.graphs.size(); ++k) {
         const auto& g = run.graphs[k];
         if (k == index || g.kind != kind || g.compileId != self.compileId || g.rank != self.rank ||
-            !g.graph) {
+            !g.loadGraph()) {
             continue;
         }
         if (k < index || !found) {
@@ -157,7 +157,8 @@ ModuleTree recoverInRun(const model::Run& run, std::size_t index, const Structur
                         const CancelToken& cancel, int depth)
 {
     const model::GraphArtifact& art = run.graphs[index];
-    const Graph& g = *art.graph;
+    const graph::GraphPtr graph = art.loadGraph(); // parsed: checked by the caller
+    const Graph& g = *graph;
     StructureOptions noRepetition = options;
     noRepetition.findRepetition = false;
     ModuleTree own = recoverOwn(g, noRepetition, cancel);
@@ -168,13 +169,15 @@ ModuleTree recoverInRun(const model::Run& run, std::size_t index, const Structur
     std::optional<MatchStrength> strength;
     const auto dynamo = companion(run, index, "dynamo_output_graph");
     const auto forward = companion(run, index, "aot_forward_graph");
-    if (forward && depth == 0 && isBackwardOf(g, *run.graphs[*forward].graph)) {
+    const graph::GraphPtr fwGraph = forward ? run.graphs[*forward].loadGraph() : nullptr;
+    if (fwGraph && depth == 0 && isBackwardOf(g, *fwGraph)) {
         const ModuleTree fwTree = recoverInRun(run, *forward, noRepetition, cancel, depth + 1);
         if (fwTree.source == Source::AotMapping) {
-            strength = mapBackwardInputs(g, *run.graphs[*forward].graph, fwTree, b);
+            strength = mapBackwardInputs(g, *fwGraph, fwTree, b);
         }
     } else if (dynamo) {
-        const Graph& dg = *run.graphs[*dynamo].graph;
+        const graph::GraphPtr dynamoGraph = run.graphs[*dynamo].loadGraph();
+        const Graph& dg = *dynamoGraph;
         const ModuleTree dynamoTree = recoverOwn(dg, noRepetition, cancel);
         if (hasNames(dynamoTree)) {
             strength = mapAotInputs(g, dg, dynamoTree, fwMetadataOf(run, art), b);
@@ -199,7 +202,7 @@ Result<ModuleTree> recoverRunGraphStructure(const model::Run& run, std::size_t g
                                             const StructureOptions& options,
                                             const CancelToken& cancel)
 {
-    if (graphIndex >= run.graphs.size() || !run.graphs[graphIndex].graph) {
+    if (graphIndex >= run.graphs.size() || !run.graphs[graphIndex].loadGraph()) {
         return makeError(ErrorCode::Invalid, "no parsed graph at index " + std::to_string(graphIndex),
                          run.path);
     }

@@ -53,7 +53,8 @@ Result<ModuleTree> recoverStructure(const graph::Graph& graph, const StructureOp
 
 // The module tree of run.graphs[graphIndex], using the other graphs of its compile (same compile
 // id and rank) where its own names say nothing: AOT forward/backward graphs get the Dynamo
-// graph's paths (source 3). Falls back to recoverStructure.
+// graph's paths (source 3). Falls back to recoverStructure. Graphs whose parse was deferred
+// (GraphArtifact::loadGraph) are parsed here, this one and the companions it reads.
 Result<ModuleTree> recoverRunGraphStructure(const model::Run& run, std::size_t graphIndex,
                                             const StructureOptions& options = {},
                                             const CancelToken& cancel = CancelToken::none());

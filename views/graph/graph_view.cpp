@@ -227,6 +227,7 @@ void GraphView::positionOverlays()
 void GraphView::setGraph(graph::GraphPtr graph, bool modulesPending)
 {
     m_modulesPending = false;
+    m_pendingMessage.clear();
     const bool hadSelection = m_selected.has_value();
     const bool hadNodes = !m_selection.empty();
     m_graph = std::move(graph);
@@ -265,6 +266,21 @@ void GraphView::setGraph(graph::GraphPtr graph, bool modulesPending)
         updateMatches(m_findBar->text());
     }
     Q_EMIT graphChanged(m_graph);
+}
+
+void GraphView::showPending(const QString& message)
+{
+    setGraph(nullptr);
+    m_pendingMessage = message;
+    m_busy->setText(message);
+    positionOverlays();
+    m_busy->show();
+    m_busy->raise();
+}
+
+QString GraphView::pendingMessage() const
+{
+    return m_pendingMessage;
 }
 
 graph::GraphPtr GraphView::graph() const

@@ -48,6 +48,11 @@ public:
     // With modulesPending the first layout waits for setModules (the graph's module tree is
     // being recovered) rather than drawing source-scope groups that would be replaced at once.
     void setGraph(fxs::graph::GraphPtr graph, bool modulesPending = false);
+    // Clears the view and says why it is empty for now ("Reading 11,246 lines of graph
+    // code…"); the next setGraph replaces the message.
+    void showPending(const QString& message);
+    // The message shown instead of a graph, or empty.
+    QString pendingMessage() const;
     fxs::graph::GraphPtr graph() const;
     // Groups the shown graph by its modules (a tree core/structure recovered for this graph):
     // "embed_tokens", "layers.0–23 · 24 identical", ... A null tree, or one without modules,
@@ -192,6 +197,7 @@ private:
     // them (core/layout/layout_cache.h).
     std::shared_ptr<fxs::layout::LayoutCache> m_layoutCache;
     bool m_modulesPending = false;
+    QString m_pendingMessage; // shown instead of a graph (showPending)
     Anchor m_pendingAnchor;
     bool m_fitPending = false;
     std::optional<ViewState> m_pendingState;

@@ -13,6 +13,12 @@ ProblemsModel::ProblemsModel(const Workspace* workspace, QObject* parent)
         m_rows = static_cast<int>(m_workspace->diagnostics().size());
         endResetModel();
     });
+    connect(workspace, &Workspace::diagnosticsAboutToBeAdded, this,
+            [this](int first, int last) { beginInsertRows({}, first, last); });
+    connect(workspace, &Workspace::diagnosticsAdded, this, [this] {
+        m_rows = static_cast<int>(m_workspace->diagnostics().size());
+        endInsertRows();
+    });
     m_rows = static_cast<int>(workspace->diagnostics().size());
 }
 

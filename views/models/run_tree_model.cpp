@@ -10,6 +10,11 @@
 
 namespace fxs::views {
 
+QString RunTreeModel::linesText(int lines)
+{
+    return lines == 1 ? tr("1 line") : tr("%1 lines").arg(lines);
+}
+
 RunTreeModel::RunTreeModel(const Workspace* workspace, QObject* parent)
     : QAbstractItemModel(parent), m_workspace(workspace)
 {
@@ -17,6 +22,13 @@ RunTreeModel::RunTreeModel(const Workspace* workspace, QObject* parent)
     connect(workspace, &Workspace::changed, this, [this] {
         rebuild();
         endResetModel();
+    });
+    connect(workspace, &Workspace::graphParsed, this, [this](GraphRef ref) {
+        const QModelIndex name = indexOf(ref);
+        if (name.isValid()) {
+            const QModelIndex nodes = name.siblingAtColumn(NodesColumn);
+            Q_EMIT dataChanged(nodes, nodes, {Qt::DisplayRole, Qt::ToolTipRole});
+        }
     });
     rebuild();
 }
@@ -162,6 +174,9 @@ QVariant RunTreeModel::displayData(const Item& item, int column) const
     }
     if (column == NodesColumn) {
         if (item.kind == ItemKind::Graph) {
+            if (m_workspace->parsePending(item.graph)) { // counted, not parsed yet
+                return linesText(m_workspace->artifact(item.graph)->payloadLines);
+            }
             const auto g = m_workspace->graph(item.graph);
             return g ? QVariant(qulonglong(g->size())) : QVariant(tr("unreadable"));
         }
@@ -187,9 +202,14 @@ QVariant RunTreeModel::toolTip(const Item& item) const
             .arg(QString::fromStdString(item.compileId.toString()));
     case ItemKind::Graph: {
         const auto* a = m_workspace->artifact(item.graph);
-        return tr("%1\n%2:%3")
-            .arg(QString::fromStdString(a->kind), QString::fromStdString(a->file))
-            .arg(a->line);
+        const QString where = tr("%1\n%2:%3")
+                                  .arg(QString::fromStdString(a->kind),
+                                       QString::fromStdString(a->file))
+                                  .arg(a->line);
+        return m_workspace->parsePending(item.graph)
+                   ? where + tr("\n%1 of graph code, read when the graph is first shown")
+                                 .arg(linesText(a->payloadLines))
+                   : where;
     }
     default: return {};
     }

@@ -21,9 +21,11 @@ void Workspace::add(io::LoadResult result)
                                  [&](const RunPtr& r) { return r->path == ptr->path; });
         if (same != m_runs.end()) {
             const auto i = static_cast<std::size_t>(same - m_runs.begin());
+            m_reported[i].assign(ptr->graphs.size(), false);
             m_runs[i] = std::move(ptr);
             m_lookupTargets[i] = std::move(targets);
         } else {
+            m_reported.emplace_back(ptr->graphs.size(), false);
             m_runs.push_back(std::move(ptr));
             m_lookupTargets.push_back(std::move(targets));
         }
@@ -46,6 +48,7 @@ void Workspace::clear()
     Q_EMIT aboutToChange();
     m_runs.clear();
     m_lookupTargets.clear();
+    m_reported.clear();
     m_graphFiles.clear();
     m_diagnostics = Diagnostics();
     Q_EMIT changed();
@@ -70,7 +73,34 @@ const model::GraphArtifact* Workspace::artifact(GraphRef ref) const
 graph::GraphPtr Workspace::graph(GraphRef ref) const
 {
     const auto* a = artifact(ref);
-    return a ? a->graph : nullptr;
+    return a ? a->parsedGraph() : nullptr;
+}
+
+bool Workspace::parsePending(GraphRef ref) const
+{
+    const auto* a = artifact(ref);
+    return a != nullptr && a->parsePending();
+}
+
+void Workspace::reportParsed(GraphRef ref)
+{
+    const auto* a = artifact(ref);
+    if (a == nullptr || ref.run < 0 || !a->deferred) {
+        return;
+    }
+    const auto* parsed = a->deferred->ifParsed();
+    auto&& reported = m_reported[static_cast<std::size_t>(ref.run)][static_cast<std::size_t>(ref.index)];
+    if (parsed == nullptr || reported) {
+        return;
+    }
+    reported = true;
+    if (!parsed->diagnostics.empty()) {
+        const int first = static_cast<int>(m_diagnostics.size());
+        Q_EMIT diagnosticsAboutToBeAdded(first, first + int(parsed->diagnostics.size()) - 1);
+        m_diagnostics.append(parsed->diagnostics);
+        Q_EMIT diagnosticsAdded();
+    }
+    Q_EMIT graphParsed(ref);
 }
 
 const model::CacheLookup* Workspace::lookup(LookupRef ref) const

@@ -1,6 +1,9 @@
 // The app's document: every run and standalone graph file loaded so far, plus the problems
 // found while loading. Holds immutable core snapshots; changed only on the GUI thread, and
 // every item model and panel reads from it. Not a loader: io::loadPaths fills LoadResults.
+// Graphs of runs may be parsed on first use (io::LoadOptions::deferGraphParsing): graph()
+// never parses; a controller parses off the GUI thread (GraphArtifact::loadGraph) and then
+// calls reportParsed, which publishes the parser's problems and emits graphParsed.
 #pragma once
 
 #include "core/io/loader.h"
@@ -53,7 +56,13 @@ public:
 
     // Null / nullptr when the reference does not name a loaded graph.
     const model::GraphArtifact* artifact(GraphRef ref) const;
+    // The graph when it is parsed (null while its parse is pending, or when unreadable).
     graph::GraphPtr graph(GraphRef ref) const;
+    // True while the graph's parse is deferred and nobody ran it yet.
+    bool parsePending(GraphRef ref) const;
+    // After a deferred parse ran (on any thread): adds its problems to diagnostics() and emits
+    // graphParsed, once per graph; nothing when the graph's parse is still pending.
+    void reportParsed(GraphRef ref);
     const model::CacheLookup* lookup(LookupRef ref) const;
     // "1_cold.log" for runs, the file name for standalone graphs.
     QString runName(int run) const;
@@ -72,12 +81,19 @@ public:
 Q_SIGNALS:
     void aboutToChange();
     void changed();
+    // A deferred graph is parsed (graph(ref) may still be null: unreadable).
+    void graphParsed(fxs::views::GraphRef ref);
+    // diagnostics() grows by rows [first, last] without the rest of the workspace changing.
+    void diagnosticsAboutToBeAdded(int first, int last);
+    void diagnosticsAdded();
 
 private:
     std::vector<RunPtr> m_runs;
     std::vector<std::vector<int>> m_lookupTargets; // per run: graphsKeyedByLookups
     std::vector<model::GraphArtifact> m_graphFiles;
     Diagnostics m_diagnostics;
+    std::vector<std::vector<bool>> m_reported; // per run: deferred parse reported
+
 };
 
 } // namespace fxs::views

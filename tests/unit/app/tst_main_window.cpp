@@ -4,6 +4,10 @@
 #include "app/gui/graph_area.h"
 #include "app/gui/job_runner.h"
 #include "app/gui/main_window.h"
+#include "app/gui/structure_controller.h"
+#include "core/structure/module_tree.h"
+#include "tests/unit/views/graph_view_test_util.h"
+#include "views/models/run_tree_model.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/cache_panel.h"
 #include "views/panels/code_panel.h"
@@ -105,6 +109,61 @@ private Q_SLOTS:
         Q_EMIT w.inspector()->nodeLinkActivated(*graph->find("sin"));
         QVERIFY(w.inspector()->plainText().contains(QStringLiteral("aten::sin.default")));
         QCOMPARE(w.graphView()->selectedNode(), graph->find("sin"));
+    }
+
+    // Logs open with their graphs counted, not parsed. A large graph (llama24's backward,
+    // over 1000 lines) is read in the background with a message in the view; the run tree
+    // shows its line count until then. Small graphs (basic_cold's) show at once.
+    void largeGraphIsReadInTheBackground()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {QStringLiteral(FXSCOPE_TEST_DATA "/recorded/traces/llama24.log.gz")}));
+        const Workspace& ws = *w.workspace();
+        const GraphRef bwd = graphOfKind(ws, 0, "aot_backward_graph");
+        QVERIFY(bwd.valid());
+        const int lines = ws.artifact(bwd)->payloadLines;
+        QVERIFY(lines > MainWindow::kInlineParseLines);
+        QVERIFY(ws.parsePending(bwd));
+        const QModelIndex row = w.navigator()->model()->indexOf(bwd);
+        const QModelIndex nodes = row.siblingAtColumn(RunTreeModel::NodesColumn);
+        QCOMPARE(nodes.data().toString(), QStringLiteral("%1 lines").arg(lines));
+        QSignalSpy parsed(&ws, &Workspace::graphParsed);
+        w.showGraph(bwd);
+        QCOMPARE(w.currentGraph(), bwd);
+        QVERIFY(!w.graphView()->graph());
+        QCOMPARE(w.graphView()->pendingMessage(),
+                 QStringLiteral("Reading %1 lines of graph code…").arg(lines));
+        QVERIFY(parsed.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(w.graphView()->graph() != nullptr, 20000);
+        QCOMPARE(w.graphView()->graph(), ws.graph(bwd));
+        QVERIFY(w.graphView()->pendingMessage().isEmpty());
+        QCOMPARE(nodes.data().toULongLong(), qulonglong(ws.graph(bwd)->size()));
+        QVERIFY(ws.graph(bwd)->size() > 1000);
+        // Its structure came with it: 24 identical layers mapped from the forward graph.
+        QVERIFY(fxs::test::waitForLayout(*w.graphView()));
+        QCOMPARE(w.structure()->graphRef(), bwd);
+        QVERIFY(w.structure()->tree());
+        QVERIFY(w.structure()->tree()->modules.size() > 24);
+    }
+
+    // Leaving a graph while it is read and coming back: the finished parse is used and the
+    // graph shows without a second parse.
+    void comingBackToAGraphBeingRead()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {QStringLiteral(FXSCOPE_TEST_DATA "/recorded/traces/llama24.log.gz")}));
+        const Workspace& ws = *w.workspace();
+        const GraphRef bwd = graphOfKind(ws, 0, "aot_backward_graph");
+        const GraphRef fwd = graphOfKind(ws, 0, "aot_forward_graph");
+        QVERIFY(ws.parsePending(bwd));
+        w.showGraph(bwd);
+        w.showGraph(fwd); // the backward's job is abandoned; its parse still finishes
+        QTRY_VERIFY_WITH_TIMEOUT(ws.artifact(bwd)->parsedGraph() != nullptr, 60000);
+        const graph::GraphPtr first = ws.artifact(bwd)->parsedGraph();
+        w.showGraph(bwd);
+        QCOMPARE(w.graphView()->graph(), first);
+        QVERIFY(w.graphView()->pendingMessage().isEmpty());
+        QVERIFY(fxs::test::waitForLayout(*w.graphView()));
     }
 
     void navigatorSelectionShowsTheGraph()

@@ -463,6 +463,7 @@ private Q_SLOTS:
                 g.code.offset = 0;
                 g.code.length = code.size();
                 g.code.tabIndented = false;
+                g.deferred = io::deferParse(g.code, g.file); // the parse of the new code
                 ++changed;
             }
         }

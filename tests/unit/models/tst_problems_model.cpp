@@ -2,7 +2,10 @@
 // file:line, severity and message; roles for file and line.
 #include "views/models/problems_model.h"
 
+#include "tests/unit/models/deferred_run.h"
+
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -48,6 +51,31 @@ private Q_SLOTS:
         QVERIFY(model.index(row, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("bad.log:2")));
         ws.clear();
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    // A graph read on first use reports its problems later: they arrive as inserted rows.
+    void deferredParseProblemsAreInsertedRows()
+    {
+        Diagnostics problems;
+        problems.error("late.log", 40, "cannot read statement");
+        problems.warning("late.log", 41, "unknown target");
+        io::LoadResult result = test::runWithDeferredGraph("late.log", problems);
+        Workspace ws;
+        ProblemsModel model(&ws);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ws.add(std::move(result));
+        QCOMPARE(model.rowCount(), 1);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        ws.artifact({0, 0})->loadGraph();
+        ws.reportParsed({0, 0});
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(inserted.first().at(1).toInt(), 1);
+        QCOMPARE(inserted.first().at(2).toInt(), 2);
+        QCOMPARE(reset.size(), 0);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.index(1, ProblemsModel::WhereColumn).data().toString(),
+                 QStringLiteral("late.log:40"));
     }
 
     void formatsExpectedAndFound()

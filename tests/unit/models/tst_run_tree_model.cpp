@@ -3,6 +3,7 @@
 #include "views/models/run_tree_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QtTest>
 
 using namespace fxs;
@@ -79,6 +80,36 @@ private Q_SLOTS:
         QCOMPARE(cid.data(RunTreeModel::ItemKindRole).toInt(),
                  int(RunTreeModel::ItemKind::CompileId));
         QVERIFY(!model.indexOf(GraphRef{5, 0}).isValid());
+    }
+
+    // Opened as the app opens logs: graphs are counted, not parsed. A graph's row shows its
+    // line count until its parse is reported, then its node count.
+    void deferredGraphsShowLinesUntilParsed()
+    {
+        Workspace ws;
+        RunTreeModel model(&ws);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        io::LoadOptions options;
+        options.deferGraphParsing = true;
+        ws.add(io::loadPaths({trace("basic_cold")}, options));
+        const QModelIndex cid = model.index(0, 0, model.index(0, 0));
+        const QModelIndex fwd = childNamed(model, cid, QStringLiteral("AOT forward"));
+        QVERIFY(fwd.isValid());
+        const QModelIndex nodes = model.index(fwd.row(), RunTreeModel::NodesColumn, cid);
+        // basic_cold: the AOT forward payload is lines 1190–1211.
+        QCOMPARE(nodes.data().toString(), QStringLiteral("22 lines"));
+        QVERIFY(nodes.data(Qt::ToolTipRole).toString().contains(QStringLiteral("first shown")));
+        const auto ref = fwd.data(RunTreeModel::GraphRefRole).value<GraphRef>();
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        ws.reportParsed(ref); // nothing parsed yet: nothing to report
+        QCOMPARE(changed.size(), 0);
+        QVERIFY(ws.artifact(ref)->loadGraph());
+        ws.reportParsed(ref);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).toModelIndex(), nodes);
+        QCOMPARE(nodes.data().toInt(), 10); // 2 placeholders, 7 ops, output
+        ws.reportParsed(ref); // once per graph
+        QCOMPARE(changed.size(), 1);
     }
 
     void listsGraphFilesAndFollowsClear()

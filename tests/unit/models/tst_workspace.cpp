@@ -1,6 +1,7 @@
 // Workspace and graph_kinds: loading fixture runs, lookup → graph links, labels, reloads.
 // Expected values are counted in tests/data/fixtures/traces/basic_cold (see comments).
 #include "tests/unit/model/graph_of_kind.h"
+#include "tests/unit/models/deferred_run.h"
 #include "views/models/graph_kinds.h"
 #include "views/models/workspace.h"
 
@@ -104,6 +105,37 @@ private Q_SLOTS:
         QVERIFY(other.valid());
         QCOMPARE(ws.artifact(other)->kind, std::string("aot_forward_graph"));
         QCOMPARE(other.run, 1);
+    }
+
+    // A deferred parse's problems join diagnostics() when it is reported, as rows added (the
+    // rest of the workspace is unchanged: no reset), once.
+    void reportsADeferredParseOnce()
+    {
+        Diagnostics problems;
+        problems.error("deferred.log", 7, "cannot read statement", "a node", "(((@");
+        io::LoadResult result = test::runWithDeferredGraph("deferred.log", problems);
+        Workspace ws;
+        ws.add(std::move(result));
+        const GraphRef ref{0, 0};
+        QVERIFY(ws.parsePending(ref));
+        QVERIFY(!ws.graph(ref));
+        QSignalSpy parsed(&ws, &Workspace::graphParsed);
+        QSignalSpy adding(&ws, &Workspace::diagnosticsAboutToBeAdded);
+        QSignalSpy reset(&ws, &Workspace::aboutToChange);
+        ws.reportParsed(ref);
+        QCOMPARE(parsed.size(), 0); // still pending
+        QVERIFY(!ws.artifact(ref)->loadGraph()); // unreadable
+        QVERIFY(!ws.parsePending(ref));
+        ws.reportParsed(ref);
+        ws.reportParsed(ref);
+        QCOMPARE(parsed.size(), 1);
+        QCOMPARE(parsed.first().at(0).value<GraphRef>(), ref);
+        QCOMPARE(adding.size(), 1);
+        QCOMPARE(adding.first().at(0).toInt(), 1);
+        QCOMPARE(adding.first().at(1).toInt(), 1);
+        QCOMPARE(reset.size(), 0);
+        QCOMPARE(ws.diagnostics().size(), std::size_t(2));
+        QCOMPARE(ws.diagnostics().items()[1].line, 7);
     }
 
     void keepsStandaloneGraphsAndProblems()
