@@ -1,6 +1,7 @@
 #include "core/codegen/cuda_printer.h"
 
 #include "core/codegen/cuda_element.h"
+#include "core/codegen/cuda_prelude.h"
 
 #include <algorithm>
 #include <map>
@@ -95,6 +96,8 @@ private:
                         const std::string& in);
     std::string rowEntry(const std::string& name, int v) const;
     std::string pipelinedLoop(int v) const;
+    std::string wordList(const std::string& prefix) const;
+    std::string wordArrays(const std::string& prefix, const std::string& in) const;
     std::string combine(int reduction) const;
 };
 
@@ -459,48 +462,55 @@ std::string KernelPrinter::pipelinedLoop(int v) const
 {
     const std::string I = m_idx;
     const std::string rows = str(m_k.rows());
-    const std::string last = str(m_k.rows() - 1);
     const std::string in = "    ";
     const std::string in2 = in + in;
-    std::string arrays;
-    std::string next;
-    std::string copy;
-    for (const auto& [l, words] : m_ahead) {
-        const std::string id = str(l);
-        arrays += in + "uint32_t p" + id + "[" + str(words) + "] = {};\n";
-        next += ", q" + id;
-        copy += in2 + "#pragma unroll\n" + in2 + "for (int i = 0; i < " + str(words) +
-                "; ++i) {\n" + in2 + "    p" + id + "[i] = q" + id + "[i];\n" + in2 + "}\n";
-    }
-    const std::string fetch = m_k.name + "_fetch" + str(v) + "(" + args();
+    // The row of group g at r0 (the last row for a spare group).
+    auto rowOf = [&](const std::string& r0) {
+        return r0 + " + g < " + rows + " ? " + r0 + " + g : " + str(m_k.rows() - 1);
+    };
+    const std::string fetch = m_k.name + "_fetch" + str(v) + "(" + args() + ", ";
     std::string s = in + "const " + I + " step = (" + I + ")gridDim.x * " + str(m_rowsPerBlock) +
                     ";\n";
-    s += in + I + " r0 = (" + I + ")blockIdx.x * " + str(m_rowsPerBlock) + ";\n" + arrays;
-    s += in + fetch + ", r0 + g < " + rows + " ? r0 + g : " + last + ", t, aligned";
-    for (const auto& [l, words] : m_ahead) {
-        s += ", p" + str(l);
-    }
-    s += ");\n" + in + "for (; r0 < " + rows + "; r0 += step) {\n";
+    s += in + I + " r0 = (" + I + ")blockIdx.x * " + str(m_rowsPerBlock) + ";\n";
+    s += wordArrays("p", in) + in + fetch + rowOf("r0") + ", t, aligned" + wordList("p") + ");\n";
+    s += in + "for (; r0 < " + rows + "; r0 += step) {\n";
     s += in2 + "const bool live = r0 + g < " + rows + ";\n";
     s += in2 + "// Every thread of a group takes part in its shuffles: spare groups redo the last "
                "row and store nothing.\n";
-    s += in2 + "const " + I + " r = live ? r0 + g : " + last + ";\n";
-    s += in2 + "const bool more = r0 + step < " + rows + ";\n";
-    for (const auto& [l, words] : m_ahead) {
-        s += in2 + "uint32_t q" + str(l) + "[" + str(words) + "] = {};\n";
-    }
+    s += in2 + "const " + I + " r = live ? r0 + g : " + str(m_k.rows() - 1) + ";\n";
+    s += in2 + "const bool more = r0 + step < " + rows + ";\n" + wordArrays("q", in2);
     s += in2 + "// The next row's words are in flight while this row reduces.\n";
-    s += in2 + "if (more) {\n" + in2 + "    const " + I + " rn = r0 + step + g;\n";
-    s += in2 + "    " + fetch + ", rn < " + rows + " ? rn : " + last + ", t, aligned" + next +
-         ");\n" + in2 + "}\n";
-    s += in2 + m_k.name + "_row" + str(v) + "(" + args() + ", r, t, live";
-    for (const auto& [l, words] : m_ahead) {
-        s += ", p" + str(l);
-    }
-    s += ", smf, smd, smi, aligned);\n";
+    s += in2 + "if (more) {\n" + in2 + in + fetch + rowOf("r0 + step") + ", t, aligned" +
+         wordList("q") + ");\n" + in2 + "}\n";
+    s += in2 + m_k.name + "_row" + str(v) + "(" + args() + ", r, t, live" + wordList("p") +
+         ", smf, smd, smi, aligned);\n";
     // An unconditional copy: ptxas keeps the loop in 64 registers (72 with a conditional one).
-    s += copy;
+    for (const auto& [l, words] : m_ahead) {
+        const std::string id = str(l);
+        s += in2 + "#pragma unroll\n" + in2 + "for (int i = 0; i < " + str(words) + "; ++i) {\n" +
+             in2 + "    p" + id + "[i] = q" + id + "[i];\n" + in2 + "}\n";
+    }
     return s + in + "}\n";
+}
+
+// ", p0, p1": the arrays of words fetched ahead, by prefix.
+std::string KernelPrinter::wordList(const std::string& prefix) const
+{
+    std::string s;
+    for (const auto& [l, words] : m_ahead) {
+        s += ", " + prefix + str(l);
+    }
+    return s;
+}
+
+// Their declarations, zeroed (a chunk past the row's end is never fetched).
+std::string KernelPrinter::wordArrays(const std::string& prefix, const std::string& in) const
+{
+    std::string s;
+    for (const auto& [l, words] : m_ahead) {
+        s += in + "uint32_t " + prefix + str(l) + "[" + str(words) + "] = {};\n";
+    }
+    return s;
 }
 
 // One entry per kernel. With vector width V > 1 the entry takes chunks of V elements and reads
@@ -576,141 +586,6 @@ bool onlyHalfFloatStores(const std::vector<RegionProgram>& programs)
     return any;
 }
 
-// The prelude: NVRTC has no standard headers, so the fixed-width types are typedef'd; the
-// float16 conversions are single PTX instructions on the device (__CUDA_ARCH__) and portable
-// integer code elsewhere, so the source also compiles as host C++.
-const char* kPrelude = R"cu(#if defined(__CUDACC_RTC__)
-typedef long long int64_t;
-typedef unsigned long long uint64_t;
-typedef unsigned int uint32_t;
-typedef unsigned short uint16_t;
-#define INT64_C(c) c##LL
-#define INT64_MAX 9223372036854775807LL
-#define INT64_MIN (-INT64_MAX - 1)
-#endif
-
-__device__ __forceinline__ float fxs_bf16_load(uint16_t v)
-{
-    return __uint_as_float((uint32_t)v << 16);
-}
-// sm_80 and later round to bfloat16 in one instruction (and min/max propagate NaN in one):
-// bfloat16 row kernels are short of issue slots as much as of bandwidth.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define FXS_SM80 1
-#endif
-#if defined(FXS_SM80)
-__device__ __forceinline__ uint16_t fxs_bf16_store(float f)
-{
-    uint16_t h;
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
-}
-#else
-__device__ __forceinline__ uint16_t fxs_bf16_store(float f)
-{
-    uint32_t u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) {
-        return 0x7fc0; // NaN
-    }
-    u += 0x7fffu + ((u >> 16) & 1u); // round to nearest even
-    return (uint16_t)(u >> 16);
-}
-#endif
-#if defined(__CUDA_ARCH__)
-__device__ __forceinline__ float fxs_f16_load(uint16_t h)
-{
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    return f;
-}
-__device__ __forceinline__ uint16_t fxs_f16_store(float f)
-{
-    uint16_t h;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
-}
-#else
-__device__ __forceinline__ float fxs_f16_load(uint16_t h)
-{
-    return (float)*reinterpret_cast<const _Float16*>(&h);
-}
-__device__ __forceinline__ uint16_t fxs_f16_store(float f)
-{
-    const _Float16 h = (_Float16)f;
-    return *reinterpret_cast<const uint16_t*>(&h);
-}
-#endif
-__device__ __forceinline__ float fxs_f16_round(float f)
-{
-    return fxs_f16_load(fxs_f16_store(f));
-}
-
-// Reduction operators: max/min propagate NaN like eager.
-struct fxs_sum {
-    template <typename X> __device__ __forceinline__ X operator()(X a, X b) const { return a + b; }
-};
-struct fxs_max {
-    __device__ __forceinline__ float operator()(float a, float b) const
-    {
-#if defined(FXS_SM80)
-        float d;
-        asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
-        return d;
-#else
-        return (a != a || a > b) ? a : b;
-#endif
-    }
-    __device__ __forceinline__ double operator()(double a, double b) const
-    {
-        return (a != a || a > b) ? a : b;
-    }
-    __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const { return a > b ? a : b; }
-};
-struct fxs_min {
-    __device__ __forceinline__ float operator()(float a, float b) const
-    {
-#if defined(FXS_SM80)
-        float d;
-        asm("min.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
-        return d;
-#else
-        return (a != a || a < b) ? a : b;
-#endif
-    }
-    __device__ __forceinline__ double operator()(double a, double b) const
-    {
-        return (a != a || a < b) ? a : b;
-    }
-    __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const { return a < b ? a : b; }
-};
-
-// Reduces v over a row's group of T threads (T a power of two; groups of T < 32 lanes are
-// aligned within a warp; groups of T > 32 are whole warps, one or more groups a block, each
-// group's partials in the slots of its own warps). Every thread of the group gets the result.
-template <int T, typename X, typename Op>
-__device__ __forceinline__ X fxs_group(X v, Op op, X* sm)
-{
-#pragma unroll
-    for (int o = (T < 32 ? T : 32) / 2; o > 0; o /= 2) {
-        v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-    }
-    if constexpr (T > 32) {
-        const int lane = threadIdx.x & 31;
-        __syncthreads(); // the previous reduction's partials have been read
-        if (lane == 0) {
-            sm[threadIdx.x >> 5] = v;
-        }
-        __syncthreads();
-        v = sm[((threadIdx.x >> 5) & ~(T / 32 - 1)) + lane % (T / 32)];
-#pragma unroll
-        for (int o = T / 64; o > 0; o /= 2) {
-            v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-        }
-    }
-    return v;
-}
-)cu";
-
 } // namespace
 
 std::string CudaTuning::text() const
@@ -784,7 +659,7 @@ CudaSchedule printCudaSchedule(const std::vector<RegionProgram>& programs, const
                       " programs, one per generated step of the region's schedule; the steps "
                       "between them are LibTorch calls made by the host.\n";
     }
-    out.source += kPrelude + kernels;
+    out.source += detail::cudaPrelude() + kernels;
     return out;
 }
 

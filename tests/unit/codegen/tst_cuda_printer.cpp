@@ -314,8 +314,8 @@ private Q_SLOTS:
                 std::string::npos);
         QVERIFY(src.find("l0[j * 8 + 1] = fxs_bf16_load((uint16_t)(p0[j * 4 + 0] >> 16));") !=
                 std::string::npos);
-        QVERIFY(src.find("bf16rows_kernel0_fetch8(in0, in1, in2, out0, rn < 300 ? rn : 299, t, "
-                         "aligned, q0);") != std::string::npos);
+        QVERIFY(src.find("bf16rows_kernel0_fetch8(in0, in1, in2, out0, r0 + step + g < 300 ? "
+                         "r0 + step + g : 299, t, aligned, q0);") != std::string::npos);
         QVERIFY(src.find("bf16rows_kernel0_row8(in0, in1, in2, out0, r, t, live, p0, smf") !=
                 std::string::npos);
         // On sm_80 and later a bfloat16 rounds, and min/max propagate NaN, in one instruction.
