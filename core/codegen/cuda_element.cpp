@@ -362,6 +362,81 @@ std::string ElementWriter::fillChunk(int load, const std::string& first, const s
     return out + in + "} else {\n" + scalar(in + "    ") + in + "}\n";
 }
 
+bool ElementWriter::fetchesWords(const std::set<int>& loads) const
+{
+    if (m_v == 1 || loads.empty()) {
+        return false;
+    }
+    for (int l : loads) {
+        const Load& ld = m_k.loads[std::size_t(l)];
+        if (accessShape(m_k, ld.access) != AccessShape::Contiguous ||
+            (m_v * scalarTypeSize(ld.type)) % 4 != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+int ElementWriter::wordsPerChunk(int load) const
+{
+    return m_v * scalarTypeSize(m_k.loads[std::size_t(load)].type) / 4;
+}
+
+std::string ElementWriter::loadBase(int load, const std::string& idx, const std::string& in) const
+{
+    return in + "const " + idx + " b" + str(load) + " = " +
+           rowBaseText(m_k, m_k.loads[std::size_t(load)].access) + ";\n";
+}
+
+std::string ElementWriter::fetchWords(int load, const std::string& first, const std::string& idx,
+                                      const std::string& in) const
+{
+    const Load& ld = m_k.loads[std::size_t(load)];
+    const std::string id = str(load);
+    const std::string base = "in" + str(ld.access.buffer);
+    const std::string p = "p" + id + "[" + first + " + ";
+    const int words = wordsPerChunk(load);
+    const Unit u = unitFor(words * 4);
+    const int per = u.bytes / 4;
+    std::string out = in + "if (aligned) {\n";
+    const std::string ptr = "reinterpret_cast<const " + std::string(u.type) + "*>(" + base +
+                            " + b" + id + " + c0)";
+    for (int i = 0; i < words / per; ++i) {
+        const std::string w = "w" + str(i);
+        out += in + "    const " + u.type + " " + w + " = " + ptr + "[" + str(i) + "];\n";
+        for (int f = 0; f < per; ++f) {
+            out += in + "    " + p + str(i * per + f) + "] = " + w + u.fields[std::size_t(f)] +
+                   ";\n";
+        }
+    }
+    // Unaligned: the elements' storage bits packed into the words the vector load would give.
+    out += in + "} else {\n" + in + "    " + storageDecl(ld.type) + " e[" + str(m_v) + "];\n";
+    out += in + "    #pragma unroll\n" + in + "    for (int v = 0; v < " + str(m_v) + "; ++v) {\n";
+    out += in + "        const " + idx + " c = c0 + v;\n" + in + "        e[v] = " + base +
+           "[b" + id + " + " + innerIndexText(m_k, ld.access) + "];\n" + in + "    }\n";
+    for (int i = 0; i < words; ++i) {
+        out += in + "    " + p + str(i) + "] = " + toWord(ld.type, i, "e", false) + ";\n";
+    }
+    return out + in + "}\n";
+}
+
+std::string ElementWriter::unpackWords(int load, const std::string& first,
+                                       const std::string& words, const std::string& in) const
+{
+    const Load& ld = m_k.loads[std::size_t(load)];
+    const std::string id = str(load);
+    std::vector<std::string> w;
+    for (int i = 0; i < wordsPerChunk(load); ++i) {
+        w.push_back("p" + id + "[" + words + " + " + str(i) + "]");
+    }
+    std::string out;
+    for (int v = 0; v < m_v; ++v) {
+        out += in + "l" + id + "[" + first + " + " + str(v) + "] = " +
+               loadValue(ld.type, fromWords(ld.type, v, w, false)) + ";\n";
+    }
+    return out;
+}
+
 std::string ElementWriter::exprText(const Expr& e, const std::string& el)
 {
     std::vector<std::string> a;

@@ -69,6 +69,20 @@ public:
     // serves both.
     std::string fillChunk(int load, const std::string& first, const std::string& idx,
                           const std::string& in) const;
+    // Rows fetched ahead (see cuda_printer.cpp): a load's chunk as 32-bit words p<load>[], so
+    // the next row's words can be in flight while the current row reduces. Possible when every
+    // load given is contiguous and a chunk is whole 32-bit words (V > 1).
+    bool fetchesWords(const std::set<int>& loads) const;
+    int wordsPerChunk(int load) const; // 32-bit words of one chunk of the load
+    // `const I b<load> = ...;`: the row base of one load (row index r).
+    std::string loadBase(int load, const std::string& idx, const std::string& in) const;
+    // Fills p<load>[first + 0 .. W) with the chunk at c0: 128-bit words when `aligned` holds,
+    // else element by element, packed into the same words (so one unpacking serves both).
+    std::string fetchWords(int load, const std::string& first, const std::string& idx,
+                           const std::string& in) const;
+    // l<load>[first + 0 .. V) from the words p<load>[words + 0 .. W).
+    std::string unpackWords(int load, const std::string& first, const std::string& words,
+                            const std::string& in) const;
     // The expressions of one element of `loop` (register array index text `e`), its row-cache
     // writes and (epilogue loop) the stores' chunk values o<s>[slot].
     std::string element(int loop, const std::string& e, const std::string& slot,

@@ -2,9 +2,11 @@
 // prelude typedefs what it needs) and says how to launch each kernel. Pointwise kernels run a
 // grid-stride loop over chunks of elements; row reductions give each row a group of threads
 // (warp shuffles within a warp, shared memory across warps) and keep the row in registers when it
-// fits. Where the accesses allow, a kernel takes chunks of several elements and moves them with
-// 128-bit loads and stores when every buffer is 16-byte aligned (tested by the kernel itself;
-// element by element otherwise), so one entry serves any alignment.
+// fits; a group of a 16-bit row kernel takes several rows in turn and fetches the next row's
+// words while it reduces the current one. Where the accesses allow, a kernel takes chunks of
+// several elements and moves them with 128-bit loads and stores when every buffer is 16-byte
+// aligned (tested by the kernel itself; element by element otherwise), so one entry serves any
+// alignment.
 // float16/bfloat16 are stored as such and computed in float, float64 in double. Not the build
 // (core/cuda compiles with NVRTC) nor the launch (core/compile): pure text and numbers, no CUDA
 // needed.

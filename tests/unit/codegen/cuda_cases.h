@@ -91,6 +91,15 @@ inline const std::vector<CudaCase>& cudaCases()
     _log_softmax: "f16[4, 256][256, 1]cuda:0" = torch.ops.aten._log_softmax.default(x, -1, False)
     return (_log_softmax,)
 )"},
+        // bfloat16 rows of 40 (a chunk past the row's end): pipelined, each group takes several
+        // rows, fetching the next one's words ahead; spare groups in the last step.
+        {"bf16rows", R"(def forward(self, x: "bf16[300, 40][40, 1]cuda:0", w: "bf16[40][1]cuda:0", b: "bf16[40][1]cuda:0"):
+    _softmax: "bf16[300, 40][40, 1]cuda:0" = torch.ops.aten._softmax.default(x, -1, False)
+    add: "bf16[300, 40][40, 1]cuda:0" = torch.ops.aten.add.Tensor(_softmax, x)
+    native_layer_norm = torch.ops.aten.native_layer_norm.default(add, [40], w, b, 1e-05)
+    getitem: "bf16[300, 40][40, 1]cuda:0" = native_layer_norm[0]
+    return (getitem,)
+)"},
         // float64: two doubles a 128-bit vector, double math, a double row reduction across warps.
         {"doubles", R"(def forward(self, x: "f64[3, 600][600, 1]cuda:0", y: "f64[600][1]cuda:0"):
     mul: "f64[3, 600][600, 1]cuda:0" = torch.ops.aten.mul.Tensor(x, y)

@@ -295,6 +295,38 @@ private Q_SLOTS:
         QVERIFY(!CudaTuning::parse("warps=4"));
     }
 
+    void halfRowsArePipelined()
+    {
+        // 16-bit rows: a group takes 4 rows in turn (the grid sized for it) and fetches the next
+        // row's 128-bit words before reducing the current one; one computation serves aligned
+        // and unaligned buffers (the fetch packs single elements into the same words).
+        const CudaSchedule s = printCudaSchedule({lowered("bf16rows")});
+        const CudaLaunch& l = s.launches[0][0];
+        QCOMPARE(l.block, 128); // 4 threads a row, 32 rows a block
+        QCOMPARE(l.vector, 8);
+        QCOMPARE(l.grid, std::int64_t(3)); // 300 rows / (32 rows a block x 4 rows a group)
+        const std::string& src = s.source;
+        QVERIFY(src.find("4 rows per group, each fetched during the previous one") !=
+                std::string::npos);
+        QVERIFY(src.find("uint32_t (&p0)[8])") != std::string::npos);
+        QVERIFY(src.find("p0[j * 4 + 3] = w0.w;") != std::string::npos);
+        QVERIFY(src.find("p0[j * 4 + 1] = ((uint32_t)e[2] | ((uint32_t)e[3] << 16));") !=
+                std::string::npos);
+        QVERIFY(src.find("l0[j * 8 + 1] = fxs_bf16_load((uint16_t)(p0[j * 4 + 0] >> 16));") !=
+                std::string::npos);
+        QVERIFY(src.find("bf16rows_kernel0_fetch8(in0, in1, in2, out0, r0 + step + g < 300 ? "
+                         "r0 + step + g : 299, t, aligned, q0);") != std::string::npos);
+        QVERIFY(src.find("bf16rows_kernel0_row8(in0, in1, in2, out0, r, t, live, p0, smf") !=
+                std::string::npos);
+        // On sm_80 and later a bfloat16 rounds, and min/max propagate NaN, in one instruction.
+        QVERIFY(src.find("asm(\"cvt.rn.bf16.f32 %0, %1;\"") != std::string::npos);
+        QVERIFY(src.find("asm(\"max.NaN.f32 %0, %1, %2;\"") != std::string::npos);
+        // float32 rows keep one row a group (pipelining measured slower there).
+        const CudaSchedule f32 = printCudaSchedule({lowered("softmax_ln")});
+        QVERIFY(f32.source.find("_fetch") == std::string::npos);
+        QCOMPARE(f32.launches[0][0].grid, std::int64_t(5));
+    }
+
     void oneEntryTestsAlignment()
     {
         // The kernel decides between 128-bit words and single elements from its pointers.

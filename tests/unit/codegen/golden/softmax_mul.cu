@@ -13,6 +13,19 @@ __device__ __forceinline__ float fxs_bf16_load(uint16_t v)
 {
     return __uint_as_float((uint32_t)v << 16);
 }
+// sm_80 and later round to bfloat16 in one instruction (and min/max propagate NaN in one):
+// bfloat16 row kernels are short of issue slots as much as of bandwidth.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define FXS_SM80 1
+#endif
+#if defined(FXS_SM80)
+__device__ __forceinline__ uint16_t fxs_bf16_store(float f)
+{
+    uint16_t h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+#else
 __device__ __forceinline__ uint16_t fxs_bf16_store(float f)
 {
     uint32_t u = __float_as_uint(f);
@@ -22,6 +35,7 @@ __device__ __forceinline__ uint16_t fxs_bf16_store(float f)
     u += 0x7fffu + ((u >> 16) & 1u); // round to nearest even
     return (uint16_t)(u >> 16);
 }
+#endif
 #if defined(__CUDA_ARCH__)
 __device__ __forceinline__ float fxs_f16_load(uint16_t h)
 {
@@ -58,7 +72,13 @@ struct fxs_sum {
 struct fxs_max {
     __device__ __forceinline__ float operator()(float a, float b) const
     {
+#if defined(FXS_SM80)
+        float d;
+        asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+        return d;
+#else
         return (a != a || a > b) ? a : b;
+#endif
     }
     __device__ __forceinline__ double operator()(double a, double b) const
     {
@@ -69,7 +89,13 @@ struct fxs_max {
 struct fxs_min {
     __device__ __forceinline__ float operator()(float a, float b) const
     {
+#if defined(FXS_SM80)
+        float d;
+        asm("min.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+        return d;
+#else
         return (a != a || a < b) ? a : b;
+#endif
     }
     __device__ __forceinline__ double operator()(double a, double b) const
     {
