@@ -45,11 +45,13 @@ def back_to_back_ms(f, args, n):
     e.record(); e.synchronize()
     return s.elapsed_time(e) / n
 
-def copy_gbps():
-    src = torch.empty(1 << 28, dtype=torch.uint8, device="cuda").random_()
+def copy_gbps(moved=2 << 28, n=20):
+    # A device-to-device copy that reads and writes `moved` bytes in all, back to back.
+    src = torch.empty(moved // 2, dtype=torch.uint8, device="cuda").random_()
     dst = torch.empty_like(src)
-    ms = back_to_back_ms(lambda a, b: b.copy_(a), (src, dst), 20)
-    return 2 * src.numel() / (ms * 1e6)
+    back_to_back_ms(lambda a, b: b.copy_(a), (src, dst), 3)
+    ms = back_to_back_ms(lambda a, b: b.copy_(a), (src, dst), n)
+    return moved / (ms * 1e6)
 
 TYPES = {"f32": (torch.float32, "f32", 4), "bf16": (torch.bfloat16, "bf16", 2)}
 
@@ -116,7 +118,8 @@ for r in range(rounds):
                "inductor_ms": per_call_ms(compiled[key], args, repeat),
                "inductor_b2b_ms": back_to_back_ms(compiled[key], args, repeat),
                "eager_ms": per_call_ms(f, args, 10), "inductor_first_call_s": cold,
-               "bytes": bytes_per[g] * n * TYPES[dt][2]}
+               "bytes": bytes_per[g] * n * TYPES[dt][2],
+               "copy_same_bytes_GBps": copy_gbps(bytes_per[g] * n * TYPES[dt][2], repeat)}
         del args
         for ti, tuning in enumerate(tunings):
             cache_t = cache if not tuning else cache.replace(".db", "_%d.db" % ti)
@@ -126,11 +129,12 @@ for r in range(rounds):
 
 json.dump({"device": device, "copy_GBps": copy, "rows": rows}, open(os.path.join(out, "gpu_bench.json"), "w"))
 print("\n%s; copy %.0f GB/s; medians over %d rounds (spread = max - min of the round medians)" % (device, copy, rounds))
-print("%-10s %4s %4s %-22s | %8s %7s %8s %6s | %8s %7s %8s %6s | %5s %5s | %8s %6s | %s" % (
+print("%-10s %4s %4s %-22s | %8s %7s %8s %6s | %8s %7s %8s %6s | %5s %5s | %8s %6s %6s | %s" % (
     "graph", "n", "type", "tuning", "fx ms", "spread", "fx b2b", "GB/s", "ind ms", "spread",
-    "ind b2b", "GB/s", "ratio", "b2b", "fx eager", "%copy", "fx states / cold compile ms / hit ms"))
+    "ind b2b", "GB/s", "ratio", "b2b", "fx eager", "%copy", "%size", "fx states / cold compile ms / hit ms"))
 # ratio: Inductor's per-call median over fxscope's; b2b: the same for back-to-back means (GB/s
-# and % of copy from the back-to-back means).
+# and % of copy from the back-to-back means; %copy against the 256 MiB copy, %size against a copy
+# moving the same bytes as the expression, measured in the same round).
 for (g, n, dt) in configs:
     for tuning in tunings:
         rs = [x for x in rows if (x["graph"], x["n"], x["dtype"]) == (g, n, dt)
@@ -148,8 +152,10 @@ for (g, n, dt) in configs:
         states = ",".join(x["fx"].get("state", "?") for x in rs)
         cold = [x["fx"]["compile_ms"] for x in rs if x["fx"].get("state") == "miss"]
         hit = [x["fx"]["compile_ms"] for x in rs if x["fx"].get("state") == "hit"]
-        print("%-10s %3dM %4s %-22s | %8.4f %7.4f %8.4f %6.0f | %8.4f %7.4f %8.4f %6.0f | %5.2f %5.2f | %8.4f %5.1f%% | %s / %s / %s" % (
+        same = statistics.median(x["copy_same_bytes_GBps"] for x in rs)
+        print("%-10s %3dM %4s %-22s | %8.4f %7.4f %8.4f %6.0f | %8.4f %7.4f %8.4f %6.0f | %5.2f %5.2f | %8.4f %5.1f%% %5.1f%% | %s / %s / %s" % (
             g, n >> 20, dt, name, fm, max(fx) - min(fx), fb, b / fb / 1e6 if fb else 0, im,
             max(ind) - min(ind), bm, b / bm / 1e6, im / fm, bm / fb if fb else 0,
             statistics.median(x["fx"]["eager_ms"] for x in rs), 100 * b / fb / 1e6 / copy if fb else 0,
+            100 * b / fb / 1e6 / same if fb else 0,
             states, ",".join("%.0f" % c for c in cold) or "-", ",".join("%.2f" % h for h in hit) or "-"))
