@@ -126,7 +126,7 @@ void StructureController::recover(views::GraphRef ref)
             }
             return out;
         },
-        [this, ref, parse](Recovered result) {
+        [this, ref](Recovered result) {
             m_ref = ref;
             m_tree.reset();
             if (result.tree) {
@@ -139,8 +139,14 @@ void StructureController::recover(views::GraphRef ref)
             m_context->setStructure(ref, m_tree);
             Q_EMIT structureReady(ref, result.graph, m_tree);
             follow(ref, result.graph);
-            if (parse) { // the window, the run tree and Problems learn of the parsed graph
-                m_context->workspace()->reportParsed(ref);
+            // The window, the run tree and Problems learn of the graphs parsed: this one, and
+            // the companions its structure read (a backward graph's forward, the Dynamo graph).
+            views::Workspace& ws = *m_context->workspace();
+            if (ref.run >= 0 && static_cast<std::size_t>(ref.run) < ws.runs().size()) {
+                const int graphs = static_cast<int>(ws.runs()[std::size_t(ref.run)]->graphs.size());
+                for (int i = 0; i < graphs; ++i) {
+                    ws.reportParsed({ref.run, i});
+                }
             }
         });
 }

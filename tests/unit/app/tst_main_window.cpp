@@ -144,6 +144,14 @@ private Q_SLOTS:
         QCOMPARE(w.structure()->graphRef(), bwd);
         QVERIFY(w.structure()->tree());
         QVERIFY(w.structure()->tree()->modules.size() > 24);
+        // Its structure read the forward graph (the backward's inputs map onto it): listed by
+        // its node count now too.
+        const GraphRef fwd = graphOfKind(ws, 0, "aot_forward_graph");
+        QVERIFY(!ws.parsePending(fwd));
+        QVERIFY(ws.graph(fwd));
+        QCOMPARE(w.navigator()->model()->indexOf(fwd).siblingAtColumn(RunTreeModel::NodesColumn)
+                     .data().toULongLong(),
+                 qulonglong(ws.graph(fwd)->size()));
     }
 
     // Leaving a graph while it is read and coming back: the finished parse is used and the
