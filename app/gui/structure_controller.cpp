@@ -92,8 +92,7 @@ void StructureController::recover(views::GraphRef ref)
 {
     views::Workspace& ws = *m_context->workspace();
     graph::GraphPtr graph = ws.graph(ref);
-    const bool parse = !graph && ws.parsePending(ref);
-    if (!graph && !parse) {
+    if (!graph && !ws.parsePending(ref)) {
         m_jobs.abandon();
         m_ref = {};
         m_tree.reset();
@@ -141,13 +140,7 @@ void StructureController::recover(views::GraphRef ref)
             follow(ref, result.graph);
             // The window, the run tree and Problems learn of the graphs parsed: this one, and
             // the companions its structure read (a backward graph's forward, the Dynamo graph).
-            views::Workspace& ws = *m_context->workspace();
-            if (ref.run >= 0 && static_cast<std::size_t>(ref.run) < ws.runs().size()) {
-                const int graphs = static_cast<int>(ws.runs()[std::size_t(ref.run)]->graphs.size());
-                for (int i = 0; i < graphs; ++i) {
-                    ws.reportParsed({ref.run, i});
-                }
-            }
+            m_context->workspace()->reportParsedGraphs(ref.run);
         });
 }
 

@@ -48,7 +48,7 @@ public:
     // With modulesPending the first layout waits for setModules (the graph's module tree is
     // being recovered) rather than drawing source-scope groups that would be replaced at once.
     void setGraph(fxs::graph::GraphPtr graph, bool modulesPending = false);
-    // Clears the view and says why it is empty for now ("Reading 11,246 lines of graph
+    // Clears the view and says why it is empty for now ("Reading 11246 lines of graph
     // code…"); the next setGraph replaces the message.
     void showPending(const QString& message);
     // The message shown instead of a graph, or empty.

@@ -25,9 +25,9 @@ public:
 
     explicit RunTreeModel(const Workspace* workspace, QObject* parent = nullptr);
 
-    // The index of a graph's row (column 0); invalid when the graph is not shown.
     // "1 line", "5926 lines": a graph not read yet (its parse deferred) is listed so.
     static QString linesText(int lines);
+    // The index of a graph's row (column 0); invalid when the graph is not shown.
     QModelIndex indexOf(GraphRef ref) const;
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;

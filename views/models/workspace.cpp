@@ -103,6 +103,17 @@ void Workspace::reportParsed(GraphRef ref)
     Q_EMIT graphParsed(ref);
 }
 
+void Workspace::reportParsedGraphs(int run)
+{
+    if (run < 0 || static_cast<std::size_t>(run) >= m_runs.size()) {
+        return;
+    }
+    const int graphs = static_cast<int>(m_runs[static_cast<std::size_t>(run)]->graphs.size());
+    for (int i = 0; i < graphs; ++i) {
+        reportParsed({run, i});
+    }
+}
+
 const model::CacheLookup* Workspace::lookup(LookupRef ref) const
 {
     if (!ref.valid() || static_cast<std::size_t>(ref.run) >= m_runs.size()) {

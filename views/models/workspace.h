@@ -63,6 +63,9 @@ public:
     // After a deferred parse ran (on any thread): adds its problems to diagnostics() and emits
     // graphParsed, once per graph; nothing when the graph's parse is still pending.
     void reportParsed(GraphRef ref);
+    // reportParsed for every graph of the run (a job's parse may read several: a backward
+    // graph's structure reads its forward graph).
+    void reportParsedGraphs(int run);
     const model::CacheLookup* lookup(LookupRef ref) const;
     // "1_cold.log" for runs, the file name for standalone graphs.
     QString runName(int run) const;
@@ -93,7 +96,6 @@ private:
     std::vector<model::GraphArtifact> m_graphFiles;
     Diagnostics m_diagnostics;
     std::vector<std::vector<bool>> m_reported; // per run: deferred parse reported
-
 };
 
 } // namespace fxs::views
