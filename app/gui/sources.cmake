@@ -4,7 +4,7 @@ if(NOT TARGET fxscope_layout)
     message(STATUS "fxscope: Graphviz not found; the desktop app is not built")
     return()
 endif()
-add_library(fxscope_app STATIC
+fxscope_add_library(fxscope_app
     app_context.cpp
     cache_browser_controller.cpp
     cache_controller.cpp
