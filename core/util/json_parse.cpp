@@ -15,6 +15,7 @@ Result<J> parseAs(std::string_view text, JsonLimits limits)
                                                   std::to_string(limits.maxDepth) +
                                                   " levels at byte " + std::to_string(*at));
         e.expected = "at most " + std::to_string(limits.maxDepth) + " nested arrays and objects";
+        e.found = std::string(text.substr(*at, 24)) + (text.size() > *at + 24 ? "..." : "");
         return e;
     }
     try {

@@ -94,17 +94,17 @@ private Q_SLOTS:
 
     void deepJsonInAPt2Program()
     {
-        // An argument of an unknown kind was dumped (recursively) into the graph: SIGSEGV.
+        // A node argument of an unknown kind was dumped (recursively) into the graph: SIGSEGV.
         QTemporaryDir dir;
         const std::string path = dir.filePath("deep.pt2").toStdString();
         const std::string entry = fxs::test::writeEditedEntry(
             FXSCOPE_TEST_DATA "/fixtures/export/small_mlp.pt2", path, "/models/model.json",
             [](std::string& program) {
-                const std::string arg = "{\"as_tensor\": {\"name\": \"p_fc1_bias\"}}";
+                // A node's argument (the graph's own input list is not read that way).
+                const std::string arg = "\"arg\": {\"as_tensor\": {\"name\": \"p_fc1_bias\"}}";
+                const std::string deep = "\"arg\": {\"as_weird\": " + deepArray() + "}";
                 const auto at = program.find(arg);
-                return at != std::string::npos &&
-                       program.replace(at, arg.size(), "{\"as_weird\": " + deepArray() + "}")
-                               .size() > 0;
+                return at != std::string::npos && program.replace(at, arg.size(), deep).size() > 0;
             });
         QCOMPARE(entry, std::string("small_mlp/models/model.json"));
         const auto r = runCli({"inspect", QString::fromStdString(path), "--json"});

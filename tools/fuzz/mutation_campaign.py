@@ -230,10 +230,19 @@ def deep_array(depth):
 
 
 def pt2_with(src, dest, edit):
-    """A copy of the .pt2 src with edit(name, bytes) -> bytes applied to every entry."""
+    """A copy of the .pt2 src with edit(name, bytes) -> bytes applied to every entry; entries
+    that changed go last (a TorchScript archive is recognised by the names in its first 4 KB)."""
     with zipfile.ZipFile(src) as z, zipfile.ZipFile(dest, "w") as out:
+        changed = []
         for n in z.namelist():
-            out.writestr(n, edit(n, z.read(n)))
+            data = z.read(n)
+            edited = edit(n, data)
+            if edited == data:
+                out.writestr(n, data)
+            else:
+                changed.append((n, edited))
+        for n, data in changed:
+            out.writestr(n, data)
     return dest
 
 
@@ -286,10 +295,10 @@ def attack_nesting(rng, n, new_case):
     makers = []
 
     def pt2_program(case):
-        deep = b'{"as_weird": ' + deep_array(100000) + b'}'
+        deep = b'"arg": {"as_weird": ' + deep_array(100000) + b'}'  # a node's argument
         return ["inspect", pt2_with(PT2, os.path.join(case["scratch"], "deep.pt2"),
                                     lambda name, d: d.replace(
-                                        b'{"as_tensor": {"name": "p_fc1_bias"}}', deep, 1)
+                                        b'"arg": {"as_tensor": {"name": "p_fc1_bias"}}', deep, 1)
                                     if name.endswith("models/model.json") else d), "--json"]
 
     def project(case):
