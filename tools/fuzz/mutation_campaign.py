@@ -270,7 +270,7 @@ def attack_inject(rng, n, new_case):
     for k in range(n):
         case = new_case("inject")
         marker = os.path.join(case["scratch"], MARKER)
-        payload = injection_payloads(marker)[k % len(payloads)]
+        payload = injection_payloads(marker)[(k // 2) % len(payloads)]  # each as name and id
         dump = os.path.join(case["scratch"], "dump")
         oracle = {"marker": marker, "payload": payload, "dump": dump}
         if k % 2 == 0:  # a node name in the .pt2 program (the tensor "gelu", renamed everywhere)
