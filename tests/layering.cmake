@@ -144,4 +144,19 @@ foreach(f IN LISTS json_users)
                             "${f}: ${lines}")
     endif()
 endforeach()
+# One JSON reader: every JSON text goes through core/util/json_parse (parseJson), which refuses
+# nesting past kMaxNesting before nlohmann builds a value whose copy, dump or our own readers
+# would overflow the stack (issue 31). A direct parse, SAX parse or binary-format reader of
+# nlohmann anywhere else fails.
+set(json_readers "parse|sax_parse|accept|from_cbor|from_msgpack|from_bson|from_ubjson|from_bjdata")
+foreach(f IN LISTS json_users)
+    if(f MATCHES "core/util/json_parse\\.cpp$")
+        continue()
+    endif()
+    file(STRINGS "${f}" lines REGEX "[Jj]son(<[^>]*>)?::(${json_readers})[ \t]*\\(")
+    if(lines)
+        message(FATAL_ERROR "JSON text is read through fxs::parseJson (core/util/json_parse.h): "
+                            "${f}: ${lines}")
+    endif()
+endforeach()
 message(STATUS "layering ok (core-internal heavy headers: ${heavy})")

@@ -74,4 +74,8 @@ expect(controllers_include_each_other "controllers must not include each other"
        app/gui/profile_controller.cpp "#include \"app/gui/compile_controller.h\"")
 expect(strict_json_dump "JSON text goes through fxs::dumpJson"
        app/cli/bad.cpp "std::string s = value.dump(2);")
+expect(direct_json_parse "JSON text is read through fxs::parseJson"
+       core/io/bad.cpp "const Json root = Json::parse(text, nullptr, false);")
+expect(direct_ordered_json_parse "JSON text is read through fxs::parseJson"
+       app/cli/bad.cpp "auto j = nlohmann::ordered_json::parse(text);")
 file(REMOVE_RECURSE "${SCRATCH}")

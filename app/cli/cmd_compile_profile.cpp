@@ -6,6 +6,7 @@
 #include "core/profile/chrome_trace.h"
 #include "core/profile/compile_profile.h"
 #include "core/util/file_reader.h"
+#include "core/util/json_parse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -52,7 +53,7 @@ json profileJson(const profile::CompileProfileResult& result)
         }
         json metrics = json::array();
         for (const auto& m : c.metrics) {
-            json parsed = json::parse(m.json, nullptr, false);
+            json parsed = parseJsonOrDiscarded(m.json);
             metrics.push_back({{"kind", m.kind},
                                {"metrics", parsed.is_discarded() ? json(m.json) : parsed}});
         }

@@ -12,6 +12,7 @@
 #include "core/partition/region_plan.h"
 #include "core/structure/nested_plan.h"
 #include "core/util/file_reader.h"
+#include "core/util/json_parse.h"
 #include "core/util/strings.h"
 
 #include <nlohmann/json.hpp>
@@ -52,7 +53,7 @@ json names(const graph::Graph& g, const std::vector<graph::NodeId>& ids)
 
 json objectOrNull(const std::string& text)
 {
-    const json j = text.empty() ? json() : json::parse(text, nullptr, false);
+    const json j = text.empty() ? json() : parseOrderedJsonOrDiscarded(text);
     return j.is_discarded() ? json() : j;
 }
 
@@ -237,7 +238,7 @@ void printRematch(const partition::Rematch& m)
 json nestedSummary(const PartitionOptions& o, const structure::NestedPlan& plan,
                    const std::string& planText)
 {
-    const json file = json::parse(planText, nullptr, false);
+    const json file = parseOrderedJsonOrDiscarded(planText);
     json regions = json::array();
     for (const auto& r : file.at("regions")) {
         regions.push_back({{"id", r.at("id")},

@@ -6,6 +6,7 @@
 #include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
 #include "core/exec/interpreter.h"
+#include "core/util/int_expr.h"
 
 #include <nlohmann/json.hpp>
 
@@ -52,17 +53,16 @@ Status parseSizes(const std::vector<std::string>& specs, std::map<std::string, s
 {
     for (const auto& s : specs) {
         const auto eq = s.find('=');
-        try {
-            if (eq == std::string::npos || eq == 0) {
-                throw std::invalid_argument(s);
-            }
-            out[s.substr(0, eq)] = std::stoll(s.substr(eq + 1));
-        } catch (const std::exception&) {
-            Error e = makeError(ErrorCode::Invalid, "bad --size");
+        const auto value = eq == std::string::npos || eq == 0
+                               ? Result<std::int64_t>(makeError(ErrorCode::Invalid, "no '='"))
+                               : parseIntLiteral(std::string_view(s).substr(eq + 1));
+        if (!value.ok()) {
+            Error e = makeError(ErrorCode::Invalid, "bad --size: " + value.error().message);
             e.expected = "NAME=INTEGER, e.g. s0=8";
             e.found = s;
             return e;
         }
+        out[s.substr(0, eq)] = *value;
     }
     return {};
 }

@@ -7,6 +7,7 @@
 #include "core/cache/sqlite_db.h"
 #include "core/cache/store_connection.h"
 #include "core/util/digest.h"
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -44,7 +45,11 @@ std::string componentsJson(const std::vector<KeyComponent>& cs)
 bool parseComponents(const std::string& text, std::vector<KeyComponent>& out)
 {
     try {
-        for (const auto& c : nlohmann::json::parse(text)) {
+        const auto parsed = parseJson(text);
+        if (!parsed.ok()) {
+            return false;
+        }
+        for (const auto& c : *parsed) {
             out.push_back({c.at("label").get<std::string>(), c.at("text").get<std::string>(),
                            c.at("digest").get<std::string>()});
         }

@@ -11,6 +11,7 @@
 #include "core/cuda/device.h"
 #include "core/exec/interpreter.h"
 #include "core/exec/torch_bridge.h"
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -41,7 +42,7 @@ std::string canonicalOptions(const std::string& text)
     if (text.empty()) {
         return "{}";
     }
-    auto j = nlohmann::json::parse(text, nullptr, false);
+    auto j = parseJsonOrDiscarded(text);
     return j.is_discarded() ? text : dumpJson(j);
 }
 

@@ -1,5 +1,7 @@
 #include "core/diagnose/compile_metrics.h"
 
+#include "core/util/json_parse.h"
+
 #include <nlohmann/json.hpp>
 
 namespace fxs::diagnose {
@@ -55,7 +57,7 @@ std::vector<CompileMetrics> readCompileMetrics(const model::Run& run)
         if (m.kind != "compilation_metrics" && m.kind != "bwd_compilation_metrics") {
             continue;
         }
-        const json j = json::parse(m.json, nullptr, false);
+        const json j = parseJsonOrDiscarded(m.json);
         if (j.is_discarded() || !j.is_object() || !m.compileId.valid()) {
             continue;
         }

@@ -5,6 +5,8 @@
 #include "core/exec/executor.h"
 #include "core/exec/torch_bridge.h"
 #include "core/exec/torch_save.h"
+#include "core/util/checked_int.h"
+#include "core/util/int_expr.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -58,6 +60,12 @@ std::optional<std::int64_t> sizeOf(const graph::Graph& g, const graph::Argument&
     return v.ok() ? std::optional<std::int64_t>(*v) : std::nullopt;
 }
 
+// "x (line 12)": the node whose size expression failed, and its line in the graph text.
+std::string whereOf(const Node& node)
+{
+    return node.line > 0 ? node.name + " (line " + std::to_string(node.line) + ")" : node.name;
+}
+
 // The bound an index tensor at args[pos] (item `item` of a list, or -1) must stay below.
 std::optional<std::int64_t> indexBound(const graph::Graph& g, const Node& u, std::size_t pos,
                                        int item, const SizeEnv& sizes)
@@ -90,7 +98,8 @@ std::optional<std::int64_t> indexBound(const graph::Graph& g, const Node& u, std
     if (op == "max_pool2d_with_indices_backward" && pos == 7) {
         auto h = sizeOf(g, a[1], -2, sizes);
         auto w = sizeOf(g, a[1], -1, sizes);
-        return h && w ? std::optional(*h * *w) : std::nullopt;
+        const CheckedInt hw = h && w ? checkedMul(*h, *w) : CheckedInt{0, IntFault::Overflow};
+        return hw.ok() ? std::optional(hw.value) : std::nullopt;
     }
     return std::nullopt;
 }
@@ -108,7 +117,12 @@ std::int64_t weightFanIn(const graph::Graph& g, graph::NodeId value, std::string
     if ((op == "convolution" || op == "conv2d" || op == "conv1d" || op == "linear") && pos == 1) {
         std::int64_t fan = 1;
         for (std::size_t d = 1; d < m->rank(); ++d) {
-            fan *= sizeOf(g, ref, static_cast<std::int64_t>(d), sizes).value_or(1);
+            const CheckedInt next =
+                checkedMul(fan, sizeOf(g, ref, static_cast<std::int64_t>(d), sizes).value_or(1));
+            if (!next.ok()) {
+                return 0; // no fan-in scaling for a weight whose size does not fit
+            }
+            fan = next.value;
         }
         return fan;
     }
@@ -155,85 +169,6 @@ void visitUses(const graph::Graph& g, graph::NodeId value, InputHint& hint, cons
         }
     }
 }
-
-// Recursive descent over + - * // / and parentheses.
-struct ExprParser {
-    std::string_view s;
-    std::size_t i = 0;
-    const SizeEnv& env;
-    std::string error;
-
-    void skip()
-    {
-        while (i < s.size() && s[i] == ' ') {
-            ++i;
-        }
-    }
-    std::int64_t primary()
-    {
-        skip();
-        if (i < s.size() && s[i] == '(') {
-            ++i;
-            auto v = sum();
-            skip();
-            if (i >= s.size() || s[i] != ')') {
-                error = "missing ')'";
-            }
-            ++i;
-            return v;
-        }
-        if (i < s.size() && s[i] == '-') {
-            ++i;
-            return -primary();
-        }
-        const auto start = i;
-        while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) {
-            ++i;
-        }
-        const std::string tok(s.substr(start, i - start));
-        if (tok.empty()) {
-            error = "expected a number or a symbol";
-            return 0;
-        }
-        if (std::isdigit(static_cast<unsigned char>(tok[0]))) {
-            return std::stoll(tok);
-        }
-        auto it = env.find(tok);
-        if (it == env.end()) {
-            error = "no value for symbolic size '" + tok + "' (give --size " + tok + "=N)";
-            return 0;
-        }
-        return it->second;
-    }
-    std::int64_t product()
-    {
-        auto v = primary();
-        for (skip(); i < s.size() && error.empty(); skip()) {
-            if (s.substr(i, 2) == "//") {
-                i += 2;
-                auto d = primary();
-                v = d ? v / d : 0;
-            } else if (s[i] == '*' || s[i] == '/') {
-                const char op = s[i++];
-                auto r = primary();
-                v = op == '*' ? v * r : (r ? v / r : 0);
-            } else {
-                break;
-            }
-        }
-        return v;
-    }
-    std::int64_t sum()
-    {
-        auto v = product();
-        for (skip(); i < s.size() && error.empty() && (s[i] == '+' || s[i] == '-'); skip()) {
-            const char op = s[i++];
-            auto r = product();
-            v = op == '+' ? v + r : v - r;
-        }
-        return v;
-    }
-};
 
 Result<std::vector<std::int64_t>> evalAll(const std::vector<graph::SymInt>& dims,
                                           const SizeEnv& sizes)
@@ -288,18 +223,10 @@ std::vector<InputHint> inferInputHints(const graph::Graph& graph, const SizeEnv&
 
 Result<std::int64_t> evalSymExpr(std::string_view expr, const SizeEnv& sizes)
 {
-    ExprParser p{expr, 0, sizes, {}};
-    const auto v = p.sum();
-    p.skip();
-    if (p.error.empty() && p.i != expr.size()) {
-        p.error = "unexpected text";
-    }
-    if (!p.error.empty()) {
-        Error e = makeError(ErrorCode::Invalid, p.error);
-        e.found = std::string(expr);
-        return e;
-    }
-    return v;
+    return evalIntExpr(expr, [&sizes](std::string_view name) -> std::optional<std::int64_t> {
+        const auto it = sizes.find(std::string(name));
+        return it == sizes.end() ? std::nullopt : std::optional(it->second);
+    });
 }
 
 Result<c10::IValue> synthesizeInput(const graph::Node& node, const graph::ValueMeta& meta,
@@ -314,7 +241,7 @@ Result<c10::IValue> synthesizeInput(const graph::Node& node, const graph::ValueM
         auto v = evalSymExpr(t, sizes);
         if (!v.ok()) {
             Error e = v.error();
-            e.where = node.name;
+            e.where = whereOf(node);
             return e;
         }
         return c10::IValue(*v);
@@ -333,7 +260,7 @@ Result<c10::IValue> synthesizeInput(const graph::Node& node, const graph::ValueM
     auto dims = evalAll(tm.sizes, sizes);
     if (!dims.ok()) {
         Error e = dims.error();
-        e.where = node.name;
+        e.where = whereOf(node);
         return e;
     }
     at::Tensor t = randomValues(*dims, *st, hint, gen);

@@ -2,6 +2,7 @@
 
 #include "core/io/sympy_text.h"
 #include "core/util/diagnostics.h"
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 #include "core/util/strings.h"
 
@@ -261,7 +262,7 @@ void applyMetadata(const Json* metadata, graph::Node& node)
     };
     node.source = innermostFrame(text("stack_trace"));
     node.moduleStack = parseModuleStack(text("nn_module_stack"));
-    const Json custom = Json::parse(text("custom"), nullptr, false);
+    const Json custom = parseJsonOrDiscarded(text("custom"));
     if (custom.is_object() && !custom.empty()) {
         graph::Annotation a;
         for (const auto& [key, value] : custom.items()) {

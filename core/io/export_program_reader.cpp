@@ -1,6 +1,7 @@
 #include "core/io/export_program_reader.h"
 
 #include "core/io/export_graph_reader.h"
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <array>
@@ -230,16 +231,15 @@ ExportJsonResult readExportedProgramJson(std::string_view json, const std::strin
     ExportJsonResult out;
     detail::ExportReadContext ctx{out.diagnostics, where, {}, 0};
     try {
-        const Json root = Json::parse(json.begin(), json.end());
-        if (!root.is_object()) {
+        const auto root = parseJson(json);
+        if (!root.ok()) {
+            ctx.problem(root.error().message, "a serialized ExportedProgram", root.error().found);
+        } else if (!root->is_object()) {
             ctx.problem("the program is not a JSON object", "a serialized ExportedProgram",
                         abbreviate(json));
         } else {
-            readProgram(root, out, ctx);
+            readProgram(*root, out, ctx);
         }
-    } catch (const Json::parse_error& e) {
-        ctx.problem("not valid JSON (byte " + std::to_string(e.byte) + ")",
-                    "a serialized ExportedProgram", e.what());
     } catch (const std::exception& e) {
         ctx.problem(std::string("malformed program: ") + e.what(), "a serialized ExportedProgram");
     }

@@ -5,6 +5,7 @@
 #include "core/io/export_program_reader.h"
 #include "core/io/zip_archive.h"
 #include "core/util/file_reader.h"
+#include "core/util/json_parse.h"
 #include "core/util/strings.h"
 
 #include <exception>
@@ -78,7 +79,7 @@ void readPayloadConfig(const ZipArchive& zip, const std::string& entry, const st
                 bytes.error().found);
         return;
     }
-    const Json root = Json::parse(*bytes, nullptr, false);
+    const Json root = parseJsonOrDiscarded(*bytes);
     const Json* config = detail::member(root, "config");
     if (config == nullptr || !config->is_object()) {
         d.error(zip.path() + "!" + entry, 0, "unreadable payload config",

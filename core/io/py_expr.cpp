@@ -44,6 +44,12 @@ PyParser::PyParser(const std::vector<PyToken>& tokens, PyAst& ast)
 {
 }
 
+bool PyParser::failTooDeep()
+{
+    return fail("expression nested too deeply",
+                "at most " + std::to_string(kMaxNesting) + " levels");
+}
+
 bool PyParser::fail(std::string message, std::string expected)
 {
     if (m_error.message.empty()) {
@@ -75,7 +81,7 @@ bool PyParser::parseExpression(std::uint32_t& out)
 {
     if (++m_depth > kMaxNesting) {
         --m_depth;
-        return fail("expression nested too deeply", "at most 200 levels");
+        return failTooDeep();
     }
     const bool ok = parseBinary(0, out);
     --m_depth;
@@ -127,7 +133,7 @@ bool PyParser::parseBinary(int minLevel, std::uint32_t& out)
         ++m_pos;
         std::uint32_t rhs = 0;
         if (++m_depth > kMaxNesting) {
-            return fail("expression nested too deeply", "at most 200 levels");
+            return failTooDeep();
         }
         const bool ok = parseBinary(level + 1, rhs);
         --m_depth;
@@ -147,7 +153,7 @@ bool PyParser::parseUnary(std::uint32_t& out)
     if (t && t->kind == TokKind::Op && (t->text == "-" || t->text == "+" || t->text == "~")) {
         const std::size_t start = m_pos++;
         if (++m_depth > kMaxNesting) {
-            return fail("expression nested too deeply", "at most 200 levels");
+            return failTooDeep();
         }
         std::uint32_t operand = 0;
         const bool ok = parseUnary(operand);
@@ -174,7 +180,7 @@ bool PyParser::parsePower(std::uint32_t& out)
     }
     std::uint32_t rhs = 0;
     if (++m_depth > kMaxNesting) {
-        return fail("expression nested too deeply", "at most 200 levels");
+        return failTooDeep();
     }
     const bool ok = parseUnary(rhs); // right-associative; -x binds tighter than **'s rhs
     --m_depth;

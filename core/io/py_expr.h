@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/io/py_lexer.h"
+#include "core/util/nesting.h"
 
 #include <cstdint>
 #include <string>
@@ -76,7 +77,7 @@ private:
     std::vector<std::uint32_t> m_scratch;
 };
 
-inline constexpr int kMaxNesting = 200;
+inline constexpr int kMaxNesting = fxs::kMaxNesting; // one cap for every recursive reader
 
 class PyParser {
 public:
@@ -104,6 +105,7 @@ public:
     }
     const PyError& error() const { return m_error; }
     bool fail(std::string message, std::string expected);
+    bool failTooDeep(); // nesting past kMaxNesting
 
 private:
     bool parseBinary(int level, std::uint32_t& out);

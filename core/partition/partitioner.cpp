@@ -2,6 +2,7 @@
 
 #include "core/partition/python_literal.h"
 #include "core/partition/region_former.h"
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -76,7 +77,7 @@ Region makeAnnotatedRegion(const Graph& graph, std::vector<NodeId> nodes, std::s
         const auto& node = graph.node(id);
         if (node.annotation && annotationValueJson(*node.annotation, key)) {
             region.annotation = annotationToJson(*node.annotation);
-            const auto value = nlohmann::json::parse(*annotationValueJson(*node.annotation, key));
+            const auto value = parseJsonOrDiscarded(*annotationValueJson(*node.annotation, key));
             if (value.is_object()) {
                 region.options = dumpJson(value);
             }

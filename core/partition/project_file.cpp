@@ -3,6 +3,7 @@
 #include "core/partition/region_edit.h"
 #include "core/util/digest.h"
 #include "core/util/file_reader.h"
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -18,7 +19,7 @@ json parsedOrNull(const std::optional<std::string>& text)
     if (!text || text->empty()) {
         return nullptr;
     }
-    return json::parse(*text, nullptr, false);
+    return parseJsonOrDiscarded(*text);
 }
 
 Error parseError(std::string message, std::string expected = {}, std::string found = {})
@@ -84,7 +85,7 @@ std::string serializeProject(const Project& project)
                            {"options", parsedOrNull(r.options)},
                            {"nodes", r.nodes}});
     }
-    json view = json::parse(project.viewState.empty() ? "{}" : project.viewState, nullptr, false);
+    json view = parseJsonOrDiscarded(project.viewState.empty() ? "{}" : project.viewState);
     json j = {{"schema", project.schema},
               {"kind", "fxscope-project"},
               {"source", {{"path", project.sourcePath}, {"sha256", project.sourceSha256}}},
@@ -95,8 +96,13 @@ std::string serializeProject(const Project& project)
 
 Result<Project> parseProject(std::string_view text)
 {
-    const json j = json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    auto parsed = parseJson(text);
+    if (!parsed.ok()) {
+        return parseError("not a project file: " + parsed.error().message, parsed.error().expected,
+                          parsed.error().found);
+    }
+    const json& j = *parsed;
+    if (!j.is_object()) {
         return parseError("not a project file: the text is not a JSON object");
     }
     if (!j.contains("schema") || !j["schema"].is_number_integer()) {

@@ -1,6 +1,7 @@
 #include "core/partition/region_plan.h"
 
 #include "core/util/digest.h"
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -14,13 +15,13 @@ namespace {
 json regionValue(const Region& r, std::size_t index, std::string_view key)
 {
     if (!r.options.empty()) {
-        const json options = json::parse(r.options, nullptr, false);
+        const json options = parseJsonOrDiscarded(r.options);
         if (options.is_object()) {
             return options;
         }
     }
     if (r.annotation) {
-        const json annotation = json::parse(*r.annotation, nullptr, false);
+        const json annotation = parseJsonOrDiscarded(*r.annotation);
         if (annotation.is_object() && annotation.contains(std::string(key))) {
             return annotation[std::string(key)];
         }
@@ -56,8 +57,8 @@ std::string makeRegionPlan(const graph::Graph& graph, const std::vector<Region>&
         for (graph::NodeId id : r.nodes) {
             nodes.push_back(nodeEntry(graph.node(id)));
         }
-        json annotation = r.annotation ? json::parse(*r.annotation, nullptr, false) : json();
-        json options = r.options.empty() ? json() : json::parse(r.options, nullptr, false);
+        json annotation = r.annotation ? parseJsonOrDiscarded(*r.annotation) : json();
+        json options = r.options.empty() ? json() : parseJsonOrDiscarded(r.options);
         out.push_back({{"id", r.id},
                        {"name", r.name},
                        {"value", regionValue(r, i, key)},

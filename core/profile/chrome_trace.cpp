@@ -1,4 +1,5 @@
 #include "core/profile/chrome_trace.h"
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -68,10 +69,11 @@ Status checkNesting(std::vector<Span> spans, std::int64_t pid, std::int64_t tid)
 
 Status validateChromeTrace(const std::string& text)
 {
-    const json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) {
-        return makeError(ErrorCode::Parse, "not JSON");
+    const auto parsed = parseJson(text);
+    if (!parsed.ok()) {
+        return makeError(ErrorCode::Parse, "not JSON: " + parsed.error().message);
     }
+    const json& doc = *parsed;
     const json* events = &doc;
     if (doc.is_object()) {
         if (!doc.contains("traceEvents") || !doc["traceEvents"].is_array()) {

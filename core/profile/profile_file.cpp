@@ -3,6 +3,7 @@
 #include "core/profile/profile_file.h"
 
 #include "core/util/file_reader.h"
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -160,7 +161,11 @@ std::string serializeProfile(const RuntimeProfile& p)
 Result<RuntimeProfile> parseProfile(std::string_view text)
 {
     try {
-        const json j = json::parse(text);
+        const auto parsed = parseJson(text);
+        if (!parsed.ok()) {
+            return parsed.error();
+        }
+        const json& j = *parsed;
         if (!j.is_object() || j.value("schema", std::string()) != kSchema) {
             Error e = makeError(ErrorCode::Unsupported, "not an fxscope run-time profile");
             e.expected = std::string("\"schema\": \"") + kSchema + "\"";

@@ -1,5 +1,6 @@
 #include "core/remote/remote_value.h"
 
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -57,7 +58,11 @@ std::string metadataText(const cache::EntryInfo& e)
 std::optional<cache::EntryInfo> parseMetadata(const std::string& text)
 {
     try {
-        const json j = json::parse(text);
+        const auto parsed = parseJson(text);
+        if (!parsed.ok()) {
+            return std::nullopt;
+        }
+        const json& j = *parsed;
         if (j.at("format").get<std::string>() != kValueFormat) {
             return std::nullopt;
         }

@@ -37,8 +37,11 @@ Status checkCode(std::string_view source, const std::string& path, const std::st
 {
     if (const auto deep = findDeepNesting(source)) {
         const std::string at = entry + ":" + std::to_string(deep->line);
-        return refused("brackets nest " + std::to_string(deep->depth) + " deep (more than " +
-                           std::to_string(kMaxBracketDepth) + ") at " + at,
+        const bool brackets = deep->kind == DeepNesting::Kind::Brackets;
+        return refused((brackets ? "brackets nest " : "operators chain ") +
+                           std::to_string(deep->depth) + " deep (more than " +
+                           std::to_string(brackets ? kMaxBracketDepth : kMaxExpressionDepth) +
+                           ") at " + at,
                        path + "!" + at, "code as torch.jit.save writes it (a few levels deep)");
     }
     if (const auto untyped = findUntypedClassConstant(source)) {

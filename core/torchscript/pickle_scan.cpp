@@ -1,5 +1,6 @@
 #include "core/torchscript/pickle_scan.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>
@@ -113,6 +114,36 @@ std::uint64_t readLength(std::string_view s, std::size_t at, int size)
     return v;
 }
 
+// What an opcode does to the container graph (for the depth of nested values).
+enum class Shape : std::uint8_t {
+    Leaf,      // pushes a scalar, a string, a global, a persistent id: never contains anything
+    Container, // pushes a new container or object, holding the values it consumed
+    Modify,    // adds the values it consumed to the value below them (APPEND, BUILD, SETITEM)
+    Get,       // pushes a memoized value
+    Dup,       // pushes the top value again
+    Drop,      // drops the values it consumed (POP, POP_MARK) or changes nothing
+};
+
+Shape shapeOf(char op)
+{
+    switch (op) {
+    case ']': case ')': case '}': case '\x8f':                     // empty containers
+    case 'Q': case '\x85': case 'R': case '\x81': case '\x86':       // BINPERSID ... TUPLE2
+    case '\x87': case '\x92': case 't': case 'l': case 'd': case '\x91': case 'o': case 'i':
+        return Shape::Container;
+    case 'a': case 'b': case 's': case 'e': case 'u': case '\x90': return Shape::Modify;
+    case 'g': case 'h': case 'j': return Shape::Get;
+    case '2': return Shape::Dup;
+    case '0': case '1': case '.': case 'q': case 'r': case 'p': case '\x94': case '\x98':
+    case '(': case '\x80': case '\x95':
+        return Shape::Drop;
+    default: return Shape::Leaf;
+    }
+}
+
+// A value on the stack or in the memo: 0 for a leaf, otherwise a container node.
+using NodeId = std::uint32_t;
+
 class Scanner {
 public:
     explicit Scanner(std::string_view s) : m_s(s) {}
@@ -120,8 +151,10 @@ public:
 
 private:
     std::size_t skipArgument(std::size_t at);
-    bool checkMemo(std::size_t at, std::size_t end);
-    bool apply(std::size_t at, const Effect& e);
+    bool checkMemo(std::size_t at, std::size_t end, std::uint64_t& slot);
+    bool apply(std::size_t at, const Effect& e, std::uint64_t slot);
+    bool link(std::size_t at, NodeId parent, std::size_t from);
+    void checkDepth();
     void fail(PickleFaultKind kind, std::size_t at, std::uint64_t declared = 0,
               std::size_t left = 0)
     {
@@ -129,9 +162,11 @@ private:
     }
 
     std::string_view m_s;
-    std::size_t m_depth = 0;           // values on the stack
-    std::vector<std::size_t> m_marks;  // the depth at each open MARK
-    std::uint64_t m_memo = 0;          // memo slots stored so far
+    std::vector<NodeId> m_stack;       // the values on the stack
+    std::vector<std::size_t> m_marks;  // the stack size at each open MARK
+    std::vector<NodeId> m_memo;        // the value in each memo slot stored so far
+    std::vector<std::uint32_t> m_nodeAt{0};                // node -> offset of its opcode
+    std::vector<std::pair<NodeId, NodeId>> m_edges;         // parent -> child (containers)
     std::optional<PickleFault> m_fault;
 };
 
@@ -167,63 +202,172 @@ std::size_t Scanner::skipArgument(std::size_t at)
 }
 
 // PUTs store the next slot (or overwrite one) and GETs read a stored one: LibTorch grows its
-// memo to any slot a PUT names.
-bool Scanner::checkMemo(std::size_t at, std::size_t end)
+// memo to any slot a PUT names. `slot` is the slot named (npos for other opcodes).
+bool Scanner::checkMemo(std::size_t at, std::size_t end, std::uint64_t& slot)
 {
     const char op = m_s[at];
+    slot = std::string_view::npos;
     if (op == '\x94') {
-        ++m_memo;
+        slot = m_memo.size();
         return true;
     }
-    std::uint64_t slot = 0;
     if (op == 'q' || op == 'h' || op == 'r' || op == 'j') {
         slot = readLength(m_s, at + 1, op == 'q' || op == 'h' ? 1 : 4);
     } else if (op == 'p' || op == 'g') {
+        slot = 0;
         std::from_chars(m_s.data() + at + 1, m_s.data() + end, slot);
     } else {
         return true;
     }
     const bool put = op == 'q' || op == 'r' || op == 'p';
-    if (put ? slot > m_memo : slot >= m_memo) {
-        fail(PickleFaultKind::MemoSlot, at, slot, m_memo);
+    if (put ? slot > m_memo.size() : slot >= m_memo.size()) {
+        fail(PickleFaultKind::MemoSlot, at, slot, m_memo.size());
         return false;
     }
-    m_memo += put && slot == m_memo ? 1 : 0;
     return true;
 }
 
-bool Scanner::apply(std::size_t at, const Effect& e)
+// Records that `parent` holds the containers on the stack from index `from` up.
+bool Scanner::link(std::size_t at, NodeId parent, std::size_t from)
+{
+    for (std::size_t i = from; parent != 0 && i < m_stack.size(); ++i) {
+        if (m_stack[i] != 0) {
+            m_edges.emplace_back(parent, m_stack[i]);
+        }
+    }
+    if (m_edges.size() > kMaxPickleValues) {
+        fail(PickleFaultKind::TooMany, at, m_edges.size(), kMaxPickleValues);
+        return false;
+    }
+    return true;
+}
+
+bool Scanner::apply(std::size_t at, const Effect& e, std::uint64_t slot)
 {
     if (e.mark) {
-        m_marks.push_back(m_depth);
+        m_marks.push_back(m_stack.size());
         return true;
     }
+    std::size_t consumed = m_stack.size(); // the values the opcode takes start here
     if (e.toMark) {
         if (m_marks.empty()) {
             fail(PickleFaultKind::NoMark, at);
             return false;
         }
-        m_depth = m_marks.back();
+        consumed = m_marks.back();
         m_marks.pop_back();
     }
     const std::size_t floor = m_marks.empty() ? 0 : m_marks.back();
-    if (m_depth - floor < e.need) { // values below the topmost mark belong to it
+    if (consumed - floor < e.need) { // values below the topmost mark belong to it
         fail(PickleFaultKind::Underflow, at);
         return false;
     }
-    m_depth = m_depth - e.pop + e.push;
+    consumed -= e.pop;
+    const char op = m_s[at];
+    const Shape shape = shapeOf(op);
+    NodeId pushed = 0;
+    if (shape == Shape::Container) {
+        if (m_nodeAt.size() > kMaxPickleValues) {
+            fail(PickleFaultKind::TooMany, at, m_nodeAt.size(), kMaxPickleValues);
+            return false;
+        }
+        pushed = static_cast<NodeId>(m_nodeAt.size());
+        m_nodeAt.push_back(static_cast<std::uint32_t>(at));
+        if (!link(at, pushed, consumed)) {
+            return false;
+        }
+    } else if (shape == Shape::Modify && !link(at, m_stack[consumed - 1], consumed)) {
+        return false; // APPEND/BUILD/SETITEM(S): need > pop, so a value sits below
+    } else if (shape == Shape::Get) {
+        pushed = m_memo[slot];
+    } else if (shape == Shape::Dup) {
+        pushed = m_stack.back();
+    } else if (shape == Shape::Drop && slot != std::string_view::npos) {
+        if (slot == m_memo.size()) {
+            m_memo.push_back(m_stack.back()); // PUT, MEMOIZE: the top value, kept on the stack
+        } else {
+            m_memo[slot] = m_stack.back();
+        }
+    }
+    m_stack.resize(consumed);
+    if (e.push != 0) {
+        if (m_stack.size() >= kMaxPickleValues) {
+            fail(PickleFaultKind::TooMany, at, m_stack.size() + 1, kMaxPickleValues);
+            return false;
+        }
+        m_stack.push_back(pushed);
+    }
     return true;
+}
+
+// The longest chain of containers inside each other (a cycle, which LibTorch can build with
+// APPEND, counts once), by an iterative walk: LibTorch's own walks of nested values (destroying
+// them, typing them) are recursive.
+void Scanner::checkDepth()
+{
+    const std::size_t n = m_nodeAt.size();
+    std::sort(m_edges.begin(), m_edges.end());
+    std::vector<std::size_t> first(n + 1, 0);
+    for (const auto& edge : m_edges) {
+        ++first[edge.first + 1];
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        first[i + 1] += first[i];
+    }
+    std::vector<std::uint32_t> height(n, 0); // 0: not visited; then 1 + the highest child
+    std::vector<bool> open(n, false);
+    std::vector<std::pair<NodeId, std::size_t>> walk; // node, next edge to follow
+    std::uint32_t deepest = 0;
+    NodeId outermost = 0;
+    for (NodeId root = 1; root < n; ++root) {
+        if (height[root] != 0) {
+            continue;
+        }
+        walk.emplace_back(root, first[root]);
+        open[root] = true;
+        while (!walk.empty()) {
+            auto& [node, next] = walk.back();
+            if (next < first[node + 1]) {
+                const NodeId child = m_edges[next++].second;
+                if (height[child] == 0 && !open[child]) {
+                    open[child] = true;
+                    walk.emplace_back(child, first[child]);
+                }
+                continue;
+            }
+            std::uint32_t h = 1;
+            for (std::size_t k = first[node]; k < first[node + 1]; ++k) {
+                h = std::max(h, height[m_edges[k].second] + 1); // an open child (cycle) is 0
+            }
+            height[node] = h;
+            open[node] = false;
+            if (h > deepest) {
+                deepest = h;
+                outermost = node;
+            }
+            walk.pop_back();
+        }
+    }
+    if (deepest > kMaxPickleDepth) {
+        const std::size_t at = m_nodeAt[outermost];
+        m_fault = PickleFault{PickleFaultKind::TooDeep, at, m_s[at], deepest, kMaxPickleDepth};
+    }
 }
 
 std::optional<PickleFault> Scanner::run()
 {
     for (std::size_t at = 0; at < m_s.size();) {
         const std::size_t next = skipArgument(at);
-        if (next == m_s.npos || !checkMemo(at, next) ||
-            !apply(at, kOps[static_cast<unsigned char>(m_s[at])].effect) || m_s[at] == '.') {
+        std::uint64_t slot = 0;
+        if (next == m_s.npos || !checkMemo(at, next, slot) ||
+            !apply(at, kOps[static_cast<unsigned char>(m_s[at])].effect, slot) ||
+            m_s[at] == '.') {
             break;
         }
         at = next;
+    }
+    if (!m_fault) {
+        checkDepth();
     }
     return m_fault;
 }
@@ -248,6 +392,12 @@ std::string describe(const PickleFault& fault)
         return text + " takes more values than the stack holds";
     case PickleFaultKind::NoMark:
         return text + " closes a MARK that is not there";
+    case PickleFaultKind::TooDeep:
+        return text + " starts values nested " + std::to_string(fault.declared) +
+               " deep (more than " + std::to_string(fault.left) + ")";
+    case PickleFaultKind::TooMany:
+        return text + " makes more than " + std::to_string(fault.left) +
+               " values, containers or links";
     case PickleFaultKind::MemoSlot:
         return text + " names memo slot " + std::to_string(fault.declared) + ", past the " +
                std::to_string(fault.left) + " stored";

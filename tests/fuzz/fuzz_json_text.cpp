@@ -3,7 +3,10 @@
 // in nested objects and arrays — must come out, on one line and pretty-printed, as valid UTF-8
 // JSON that parses back with its shape kept and every valid string unchanged.
 // Input: length-prefixed pieces (one byte of length, then that many bytes), so any byte, NUL
-// included, can be in a string. Seeds: tests/fuzz/seeds/fuzz_json_text.
+// included, can be in a string. The same bytes also go whole to the one JSON reader
+// (core/util/json_parse, `fxs::parseJson`): it must refuse nesting past the cap and anything
+// it accepts must dump and read back equal. Seeds: tests/fuzz/seeds/fuzz_json_text.
+#include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -109,6 +112,24 @@ void check(const json& doc, int indent)
     }
 }
 
+// The reader on the raw bytes: nesting past the cap is refused where the scan says, an accepted
+// value round-trips through the writer.
+void checkReader(std::string_view text)
+{
+    const auto deep = fxs::findDeepJsonNesting(text, fxs::kMaxNesting);
+    const auto parsed = fxs::parseJson(text);
+    if (deep && parsed.ok()) {
+        std::abort();
+    }
+    if (!parsed.ok()) {
+        return;
+    }
+    const auto back = fxs::parseJson(fxs::dumpJson(*parsed));
+    if (!back.ok() || *back != *parsed) { // JSON text holds no NaN: values compare equal
+        std::abort();
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -116,5 +137,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const json doc = document(pieces(data, size));
     check(doc, -1);
     check(doc, 2);
+    checkReader(std::string_view(reinterpret_cast<const char*>(data), size));
     return 0;
 }
