@@ -30,7 +30,7 @@ using namespace fxs::graph;
 namespace {
 
 constexpr std::uint64_t kSeed = 0x5ecc0de31;
-constexpr int kIterations = 12; // renamings per graph (each prints every region twice)
+constexpr int kIterations = 40; // renamings per graph (each prints every region twice)
 
 std::vector<std::string> injectionNames()
 {
