@@ -12,7 +12,7 @@ namespace fxs::cache {
 
 // Version salts. Bumping one changes every key (codegen, key layout) or the database schema.
 inline constexpr std::string_view kKeyVersion = "fxscope-key-1";
-inline constexpr std::string_view kCodegenVersion = "fxscope-codegen-4";
+inline constexpr std::string_view kCodegenVersion = "fxscope-codegen-5";
 inline constexpr std::string_view kArtifactFormat = "fxscope-artifact-2";
 
 // Standard component labels (persisted: append only, never renamed).
@@ -27,6 +27,8 @@ inline constexpr std::string_view kLabelDevice = "device";          // "cuda" (C
 inline constexpr std::string_view kLabelCudaArch = "cuda_arch";     // "sm_90"
 inline constexpr std::string_view kLabelNvrtc = "nvrtc_version";    // "13.0"
 inline constexpr std::string_view kLabelLaunch = "launch";          // grids, blocks, tuning
+// "sha256=<hex>" of the generated source: whatever reaches the source is in the key.
+inline constexpr std::string_view kLabelSource = "source";
 std::string inputLabel(int index); // "input[3]"
 
 struct KeyComponent {

@@ -1,7 +1,8 @@
 // Prints a lowered region as one self-contained C++ translation unit: no torch headers, OpenMP
 // over rows, unit-stride `omp simd` inner loops, transcendentals through glibc's vector math
 // (libmvec, declared with `simd` so g++ calls e.g. _ZGVeN16v_expf). Each kernel's comment names
-// the FX nodes it covers. Not the build step (core/compile runs the compiler).
+// the FX nodes it covers by canonical position; no input text (node names, region id) reaches
+// the source (source_text.h). Not the build step (core/compile runs the compiler).
 #pragma once
 
 #include "core/codegen/loop_ir.h"

@@ -456,7 +456,7 @@ std::string ElementWriter::exprText(const Expr& e, const std::string& el)
     if (auto text = opText(m_k, e, a, cudaDialect(), m_calls)) {
         return *text;
     }
-    return "/* unknown op " + e.op + " */ 0";
+    return "0 /* unknown op */"; // never the op's text: it may come from an input
 }
 
 std::string ElementWriter::exprs(const std::vector<int>& roots, int loop, const std::string& e,

@@ -2,6 +2,8 @@
 
 #include "core/codegen/cuda_element.h"
 #include "core/codegen/cuda_prelude.h"
+#include "core/codegen/expr_table.h"
+#include "core/codegen/source_text.h"
 
 #include <algorithm>
 #include <map>
@@ -43,20 +45,12 @@ std::string shapeText(const std::vector<std::int64_t>& v)
     return s + "]";
 }
 
-std::string joinNames(const std::vector<std::string>& names)
-{
-    std::string s;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        s += (i ? ", " : "") + names[i];
-    }
-    return s;
-}
-
 // Prints the device functions and entries of one kernel and chooses its launch.
 class KernelPrinter {
 public:
     KernelPrinter(const Kernel& k, const RegionProgram& prog, const CudaTuning& tuning)
-        : m_k(k), m_prog(prog), m_tune(tuning), m_idx(detail::fitsInt32(k) ? "int" : "int64_t")
+        : m_k(k), m_prog(prog), m_tune(tuning), m_idx(detail::fitsInt32(k) ? "int" : "int64_t"),
+          m_name(source::identifier(k.name))
     {
         for (auto d : k.shape) {
             m_total *= d;
@@ -72,6 +66,7 @@ private:
     const RegionProgram& m_prog;
     const CudaTuning& m_tune;
     const std::string m_idx;
+    const std::string m_name; // the kernel's entry symbol, a checked identifier
     std::int64_t m_total = 1;
     CudaLaunch m_launch;
     detail::MathCalls m_calls;
@@ -144,7 +139,7 @@ std::string KernelPrinter::alignedDecl() const
 
 std::string KernelPrinter::header() const
 {
-    std::string s = "// " + m_k.name + ": covers FX nodes " + joinNames(m_k.nodes) + "\n";
+    std::string s = detail::kernelComment(m_k);
     s += "// index space " + shapeText(m_k.shape) +
          (m_k.flat ? ", flat" : ", rows " + str(m_k.rows()) + " x inner " + str(m_k.inner())) +
          ", " + str(std::int64_t(m_k.reductions.size())) + " row reduction(s)";
@@ -165,7 +160,7 @@ std::string KernelPrinter::pointwiseChunk(int v)
     const int loop = int(m_k.reductions.size());
     // The scalar chunk serves a scalar kernel and a vector kernel's tail: one copy of its code.
     const char* inlining = v == 1 ? "__noinline__" : "__forceinline__";
-    std::string s = "static __device__ " + std::string(inlining) + " void " + m_k.name + "_chunk" +
+    std::string s = "static __device__ " + std::string(inlining) + " void " + m_name + "_chunk" +
                     str(v) + "(" + params() + ", const " + m_idx + " e" +
                     (v > 1 ? ", const bool aligned" : "") + ")\n{\n";
     if (m_k.flat) {
@@ -210,10 +205,10 @@ std::string KernelPrinter::pointwiseEntry(const std::string& name, int v) const
          "; ++u) {\n";
     s += "            const " + m_idx + " q = i + u * " + str(block) + ";\n";
     s += "            if (q < " + str(chunks) + ") {\n";
-    s += "                " + m_k.name + "_chunk" + str(v) + "(" + args() + ", q * " + str(v) +
+    s += "                " + m_name + "_chunk" + str(v) + "(" + args() + ", q * " + str(v) +
          (v > 1 ? ", aligned" : "") + ");\n            }\n        }\n    }\n";
     if (tail) {
-        s += "    if (blockIdx.x == 0 && threadIdx.x < " + str(tail) + ") {\n        " + m_k.name +
+        s += "    if (blockIdx.x == 0 && threadIdx.x < " + str(tail) + ") {\n        " + m_name +
              "_chunk1(" + args() + ", " + str(chunks * v) + " + threadIdx.x);\n    }\n";
     }
     return s + "}\n";
@@ -328,7 +323,7 @@ std::string KernelPrinter::fetchFunction(int v)
     const std::int64_t chunks = ceilDiv(m_k.inner(), m_threads * v);
     const ElementWriter w(m_k, v, true);
     const std::string in = "    ";
-    std::string s = "static __device__ __forceinline__ void " + m_k.name + "_fetch" + str(v) +
+    std::string s = "static __device__ __forceinline__ void " + m_name + "_fetch" + str(v) +
                     "(" + params() + ", const " + m_idx + " r, const " + m_idx +
                     " t, const bool aligned" + wordParams(false) + ")\n{\n";
     for (const auto& [l, words] : m_ahead) {
@@ -350,7 +345,7 @@ std::string KernelPrinter::rowFunction(int v)
     const bool registers = registerRow(v);
     ElementWriter w(m_k, v, registers);
     const std::string in = "    ";
-    std::string s = "static __device__ __forceinline__ void " + m_k.name + "_row" + str(v) + "(" +
+    std::string s = "static __device__ __forceinline__ void " + m_name + "_row" + str(v) + "(" +
                     params() + ", const " + m_idx + " r, const " + m_idx + " t, const bool live" +
                     wordParams(true) + ", float* smf, double* smd, int64_t* smi" +
                     (v > 1 ? ", const bool aligned" : "") + ")\n{\n";
@@ -450,7 +445,7 @@ std::string KernelPrinter::rowEntry(const std::string& name, int v) const
     s += "        // Every thread of a group takes part in its shuffles: spare groups redo the last "
          "row and store nothing.\n";
     s += "        const " + m_idx + " r = live ? r0 + g : " + str(m_k.rows() - 1) + ";\n";
-    s += "        " + m_k.name + "_row" + str(v) + "(" + args() + ", r, t, live, smf, smd, smi" +
+    s += "        " + m_name + "_row" + str(v) + "(" + args() + ", r, t, live, smf, smd, smi" +
          (v > 1 ? ", aligned" : "") + ");\n";
     return s + "    }\n}\n";
 }
@@ -468,7 +463,7 @@ std::string KernelPrinter::pipelinedLoop(int v) const
     auto rowOf = [&](const std::string& r0) {
         return r0 + " + g < " + rows + " ? " + r0 + " + g : " + str(m_k.rows() - 1);
     };
-    const std::string fetch = m_k.name + "_fetch" + str(v) + "(" + args() + ", ";
+    const std::string fetch = m_name + "_fetch" + str(v) + "(" + args() + ", ";
     std::string s = in + "const " + I + " step = (" + I + ")gridDim.x * " + str(m_rowsPerBlock) +
                     ";\n";
     s += in + I + " r0 = (" + I + ")blockIdx.x * " + str(m_rowsPerBlock) + ";\n";
@@ -482,7 +477,7 @@ std::string KernelPrinter::pipelinedLoop(int v) const
     s += in2 + "// The next row's words are in flight while this row reduces.\n";
     s += in2 + "if (more) {\n" + in2 + in + fetch + rowOf("r0 + step") + ", t, aligned" +
          wordList("q") + ");\n" + in2 + "}\n";
-    s += in2 + m_k.name + "_row" + str(v) + "(" + args() + ", r, t, live" + wordList("p") +
+    s += in2 + m_name + "_row" + str(v) + "(" + args() + ", r, t, live" + wordList("p") +
          ", smf, smd, smi, aligned);\n";
     // An unconditional copy: ptxas keeps the loop in 64 registers (72 with a conditional one).
     for (const auto& [l, words] : m_ahead) {
@@ -521,7 +516,7 @@ std::string KernelPrinter::print()
 {
     const bool reduction = !m_k.reductions.empty();
     std::string s;
-    m_launch.kernel = m_k.name;
+    m_launch.kernel = m_name;
     if (!reduction) {
         const int v = detail::vectorWidth(m_k, m_total);
         m_launch.block = m_tune.block;
@@ -535,7 +530,7 @@ std::string KernelPrinter::print()
         if (v > 1) {
             s += pointwiseChunk(v) + "\n";
         }
-        return s + pointwiseEntry(m_k.name, v);
+        return s + pointwiseEntry(m_name, v);
     }
     const int perThread = std::max(1, m_tune.rowElements) * (detail::onlyHalfRows(m_k) ? 2 : 1);
     m_threads = std::clamp(nextPow2(ceilDiv(m_k.inner(), perThread)),
@@ -565,7 +560,7 @@ std::string KernelPrinter::print()
         text += fetchFunction(v) + "\n";
     }
     text += rowFunction(v) + "\n";
-    return text + rowEntry(m_k.name, v);
+    return text + rowEntry(m_name, v);
 }
 
 // True when the programs store floating values and every one is float16 or bfloat16 (what
@@ -647,9 +642,9 @@ CudaSchedule printCudaSchedule(const std::vector<RegionProgram>& programs, const
             out.launches.back().push_back(p.launch());
         }
     }
-    const std::string region = programs.empty() ? std::string("?") : programs.front().region;
-    out.source = "// Generated by fxscope for region " + region +
-                 ". CUDA C++ for NVRTC; no headers.\n";
+    // No region id, node name or other input text: the source is a function of the cache key
+    // alone (README, security).
+    out.source = "// Generated by fxscope. CUDA C++ for NVRTC; no headers.\n";
     if (onlyHalfFloatStores(programs)) {
         out.nvrtcOptions.push_back("--use_fast_math");
         out.source += "// Built with --use_fast_math: every floating value stored is 16-bit.\n";

@@ -1,5 +1,7 @@
 #include "core/codegen/expr_table.h"
 
+#include "core/codegen/source_text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -138,13 +140,29 @@ const char* computeName(ComputeType t)
     return "void";
 }
 
+// The float v rounds to, without the undefined behaviour of a cast beyond FLT_MAX: from
+// FLT_MAX + half an ulp (2^128 - 2^103) on, the nearest float is infinity.
+static double nearestFloat(double v)
+{
+    constexpr double kFloatMax = 3.4028234663852886e38;
+    constexpr double kToInfinity = 3.4028235677973366e38;
+    if (std::isnan(v) || std::fabs(v) <= kFloatMax) {
+        return std::isnan(v) ? v : double(static_cast<float>(v));
+    }
+    const double big = std::fabs(v) >= kToInfinity ? HUGE_VAL : kFloatMax;
+    return v < 0 ? -big : big;
+}
+
 std::string constText(double v, ComputeType t, const Dialect& d)
 {
     if (t == ComputeType::Bool) {
         return v != 0 ? "true" : "false";
     }
     if (t == ComputeType::Int64) {
-        return "INT64_C(" + std::to_string(static_cast<long long>(v)) + ")";
+        return source::intLiteral(source::saturatingInt(v));
+    }
+    if (t == ComputeType::Float) {
+        v = nearestFloat(v); // the value the kernel computes with
     }
     const std::string_view f = suffixOf(t);
     if (std::isnan(v)) {
@@ -160,6 +178,19 @@ std::string constText(double v, ComputeType t, const Dialect& d)
         s += ".0";
     }
     return "(" + s + std::string(f) + ")";
+}
+
+std::string kernelComment(const Kernel& k)
+{
+    std::string s = source::identifier(k.name) + ": covers ";
+    if (k.canonicalNodes.empty()) {
+        return source::comment(s + std::to_string(k.nodes.size()) + " FX node(s)");
+    }
+    s += "FX nodes";
+    for (std::size_t i = 0; i < k.canonicalNodes.size(); ++i) {
+        s += (i ? ", v" : " v") + std::to_string(k.canonicalNodes[i]);
+    }
+    return source::comment(s);
 }
 
 std::string infinityText(ComputeType t, const Dialect& d)

@@ -35,10 +35,16 @@ using MathCalls = std::set<MathCall>;
 const char* computeName(ComputeType t);
 
 // A constant of type t ("(0.5f)", "(0.5)", "INT64_C(3)", "true", the dialect's infinity/NaN).
+// A float constant is the float nearest v (inf beyond its range); an int64 one saturates and NaN
+// is 0 (source_text.h), so any double prints as a valid literal.
 std::string constText(double v, ComputeType t, const Dialect& d);
 // The dialect's positive infinity and quiet NaN of a floating type.
 std::string infinityText(ComputeType t, const Dialect& d);
 std::string nanText(ComputeType t, const Dialect& d);
+
+// The comment line that opens a kernel: its name, and the nodes it covers as canonical
+// positions ("v3, v4") or, when the scheduler set none, their number. No input text.
+std::string kernelComment(const Kernel& k);
 
 // Text of an Op expression of kernel k over its operands' texts; floating ops compute in their
 // own precision (float or double). Calls of math library functions it makes ("expf", "erf") are

@@ -1,5 +1,7 @@
 #include "core/codegen/ir_printer.h"
 
+#include "core/codegen/source_text.h"
+
 namespace fxs::codegen {
 namespace {
 
@@ -39,9 +41,9 @@ std::string buffers(const char* what, const std::vector<BufferSpec>& specs)
     std::string s;
     for (std::size_t i = 0; i < specs.size(); ++i) {
         const auto& b = specs[i];
-        s += "  " + std::string(what) + std::to_string(i) + " = " + b.node + ": " +
-             std::string(scalarTypeName(b.type)) + ints(b.sizes) + " strides " + ints(b.strides) +
-             "\n";
+        s += "  " + std::string(what) + std::to_string(i) + " = " + source::escapeText(b.node) +
+             ": " + std::string(scalarTypeName(b.type)) + ints(b.sizes) + " strides " +
+             ints(b.strides) + "\n";
     }
     return s;
 }
@@ -55,7 +57,7 @@ std::string exprLine(const Kernel& k, std::size_t id)
     case ExprKind::RowRef: rhs = "row red" + std::to_string(e.index); break;
     case ExprKind::Const: rhs = "const " + std::to_string(e.value); break;
     case ExprKind::Op:
-        rhs = e.op + "(";
+        rhs = source::escapeText(e.op) + "(";
         for (std::size_t a = 0; a < e.args.size(); ++a) {
             rhs += (a ? ", t" : "t") + std::to_string(e.args[a]);
         }
@@ -69,7 +71,7 @@ std::string kernelText(const Kernel& k)
 {
     std::string nodes;
     for (const auto& n : k.nodes) {
-        nodes += (nodes.empty() ? "" : ", ") + n;
+        nodes += (nodes.empty() ? "" : ", ") + source::escapeText(n);
     }
     std::string s = "kernel " + k.name + " (FX nodes " + nodes + ")\n";
     s += "  index space " + ints(k.shape) + ", " +
@@ -99,7 +101,7 @@ std::string kernelText(const Kernel& k)
 
 std::string printLoopIr(const RegionProgram& p)
 {
-    std::string s = "program " + p.region + "\n";
+    std::string s = "program " + source::escapeText(p.region) + "\n";
     s += buffers("in", p.inputs);
     s += buffers("out", p.outputs);
     for (const auto& k : p.kernels) {

@@ -75,7 +75,12 @@ struct Kernel {
     std::vector<Expr> exprs;
     std::vector<Reduction> reductions;
     std::vector<Store> stores;
-    std::vector<std::string> nodes; // names of the FX nodes this kernel covers, lowering order
+    // Names of the FX nodes this kernel covers, lowering order: for errors and the IR dump,
+    // never printed into a source (they are input text; source_text.h).
+    std::vector<std::string> nodes;
+    // The same nodes as positions in the region's canonical order (the v<i> of the cache key's
+    // region and schedule components), set by the scheduler: what the printers' comments name.
+    std::vector<int> canonicalNodes;
 
     std::int64_t rows() const;  // product of the outer dims
     std::int64_t inner() const; // product of the inner dims
@@ -84,14 +89,14 @@ struct Kernel {
 // A region's buffers and kernels. Inputs and outputs are passed as data pointers in slot order;
 // outputs are contiguous buffers the caller allocates with the given sizes and type.
 struct BufferSpec {
-    std::string node; // FX node name the buffer holds
+    std::string node; // FX node name the buffer holds (not printed in a source)
     ScalarType type = ScalarType::Float32;
     std::vector<std::int64_t> sizes;
     std::vector<std::int64_t> strides; // inputs: as given; outputs: contiguous
 };
 
 struct RegionProgram {
-    std::string region; // region id for comments ("r0")
+    std::string region; // region id for errors and the IR dump ("r0"); never printed in a source
     std::vector<BufferSpec> inputs;
     std::vector<BufferSpec> outputs;
     std::vector<Kernel> kernels;

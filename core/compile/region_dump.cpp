@@ -1,20 +1,31 @@
 #include "core/compile/region_dump.h"
 
 #include "core/codegen/ir_printer.h"
-#include "core/util/file_reader.h"
+#include "core/codegen/source_text.h"
+#include "core/util/digest.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
 namespace fxs::compile::detail {
 namespace {
 
+// Node names as the dump shows them: escaped (source_text.h), so a name cannot forge lines of
+// the report or send control sequences to a terminal that shows it.
 std::string names(const graph::Graph& g, const std::vector<graph::NodeId>& ids)
 {
     std::string s;
     for (graph::NodeId id : ids) {
-        s += (s.empty() ? "" : ", ") + g.node(id).name;
+        s += (s.empty() ? "" : ", ") + codegen::source::escapeText(g.node(id).name);
     }
     return s.empty() ? "-" : s;
 }
@@ -23,9 +34,9 @@ std::string scheduleReport(const PreparedRegion& p, const RegionOutcome& out)
 {
     const graph::Graph& g = *p.graph;
     const RegionSchedule& s = p.schedule;
-    std::string text = "region " + out.id + ": " + std::to_string(out.nodes) + " nodes, " +
-                       std::to_string(s.generatedNodes) + " generated, " +
-                       std::to_string(s.externNodes) + " LibTorch (extern)\n";
+    std::string text = "region " + codegen::source::escapeText(out.id) + ": " +
+                       std::to_string(out.nodes) + " nodes, " + std::to_string(s.generatedNodes) +
+                       " generated, " + std::to_string(s.externNodes) + " LibTorch (extern)\n";
     text += "inputs: " + names(g, p.sig.inputs) + "\noutputs: " + names(g, p.sig.outputs) + "\n";
     for (std::size_t i = 0; i < s.steps.size(); ++i) {
         const ScheduleStep& step = s.steps[i];
@@ -60,7 +71,78 @@ std::string passesReport(const RegionOutcome& out)
     return text;
 }
 
+bool safeStemChar(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == '-';
+}
+
+// Closes a descriptor when it goes out of scope.
+struct Fd {
+    int fd = -1;
+    ~Fd()
+    {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    }
+};
+
+Status ioError(const std::string& what, int err, const std::string& where)
+{
+    return makeError(ErrorCode::Io, what + ": " + std::strerror(err), where);
+}
+
+// Writes text to a temporary file created exclusively in dirFd (no symlink followed), then
+// renames it over name: whatever name was (a symlink, a FIFO, a hard link) is replaced.
+Status writeInDir(int dirFd, const std::string& dir, const std::string& name,
+                  std::string_view text)
+{
+    static std::atomic<unsigned> counter{0};
+    const std::string tmp = "." + name + ".tmp" + std::to_string(::getpid()) + "-" +
+                            std::to_string(counter.fetch_add(1));
+    Fd f{::openat(dirFd, tmp.c_str(),
+                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
+    if (f.fd < 0) {
+        return ioError("cannot write a dump file", errno, dir + "/" + tmp);
+    }
+    for (std::size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(f.fd, text.data() + done, text.size() - done);
+        if (n <= 0) {
+            const int err = n < 0 ? errno : ENOSPC;
+            ::unlinkat(dirFd, tmp.c_str(), 0);
+            return ioError("cannot write a dump file", err, dir + "/" + tmp);
+        }
+        done += std::size_t(n);
+    }
+    if (::renameat(dirFd, tmp.c_str(), dirFd, name.c_str()) != 0) {
+        const int err = errno;
+        ::unlinkat(dirFd, tmp.c_str(), 0);
+        return ioError("cannot write a dump file", err, dir + "/" + name);
+    }
+    return {};
+}
+
 } // namespace
+
+std::string dumpStem(std::string_view id)
+{
+    const bool plain = !id.empty() && id.size() <= 64 && id[0] != '.' && id[0] != '-' &&
+                       std::all_of(id.begin(), id.end(), safeStemChar);
+    if (plain) {
+        return std::string(id);
+    }
+    std::string s;
+    for (std::size_t i = 0; i < id.size() && s.size() < 40; ++i) {
+        s += safeStemChar(id[i]) ? id[i] : '_';
+    }
+    if (s.empty()) {
+        s = "region";
+    } else if (s[0] == '.' || s[0] == '-') {
+        s[0] = '_';
+    }
+    return s + "-" + toHex(sha256(id)).substr(0, 12);
+}
 
 Status dumpRegion(const std::string& dir, const PreparedRegion& p, const RegionOutcome& out)
 {
@@ -69,7 +151,11 @@ Status dumpRegion(const std::string& dir, const PreparedRegion& p, const RegionO
     if (ec) {
         return makeError(ErrorCode::Io, "cannot create the dump directory: " + ec.message(), dir);
     }
-    const std::string stem = dir + "/" + out.id;
+    Fd dirFd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (dirFd.fd < 0) {
+        return ioError("cannot open the dump directory", errno, dir);
+    }
+    const std::string stem = dumpStem(out.id);
     std::vector<std::pair<std::string, std::string>> files;
     if (p.graph && (!p.schedule.steps.empty())) {
         files.emplace_back(stem + ".schedule.txt", scheduleReport(p, out));
@@ -83,8 +169,8 @@ Status dumpRegion(const std::string& dir, const PreparedRegion& p, const RegionO
         files.emplace_back(stem + (p.code->cuda() ? ".cu" : ".cpp"), p.code->source());
     }
     files.emplace_back(stem + ".passes.txt", passesReport(out));
-    for (const auto& [path, text] : files) {
-        if (Status s = writeFile(path, text); !s) {
+    for (const auto& [name, text] : files) {
+        if (Status s = writeInDir(dirFd.fd, dir, name, text); !s) {
             return s;
         }
     }

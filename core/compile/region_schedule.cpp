@@ -58,6 +58,7 @@ private:
     Result<bool> lowerSegment(ScheduleStep& step, RegionSchedule& s);
     void failAt(const std::vector<NodeId>& seg, NodeId at, const codegen::Refusal& why);
     NodeId nodeNamed(const std::vector<NodeId>& seg, const std::string& where) const;
+    int canonicalPosition(NodeId id) const;
 
     const ScheduleRequest& m_req;
     const graph::Graph& m_g;
@@ -67,6 +68,7 @@ private:
     std::unordered_set<NodeId> m_extern;
     std::unordered_set<NodeId> m_cuts; // a generated run starts anew at these nodes
     std::map<NodeId, codegen::BufferSpec> m_made; // buffers of generated steps' outputs
+    std::unordered_map<NodeId, int> m_position;   // canonical position of each region node
     std::string m_firstReason;
     codegen::RefusalKind m_firstKind = codegen::RefusalKind::Op;
 };
@@ -75,6 +77,9 @@ private:
 void Planner::glueGetitems()
 {
     m_inRegion.insert(m_req.order.begin(), m_req.order.end());
+    for (std::size_t i = 0; i < m_req.order.size(); ++i) {
+        m_position.emplace(m_req.order[i], static_cast<int>(i));
+    }
     m_outputs.insert(m_req.outputs.begin(), m_req.outputs.end());
     std::unordered_map<NodeId, std::vector<NodeId>> items;
     for (NodeId id : m_req.order) {
@@ -203,6 +208,13 @@ NodeId Planner::nodeNamed(const std::vector<NodeId>& seg, const std::string& whe
     return seg.front();
 }
 
+// Position of a region node in the request's (canonical) order: the v<i> of scheduleText.
+int Planner::canonicalPosition(NodeId id) const
+{
+    const auto it = m_position.find(id);
+    return it == m_position.end() ? -1 : it->second;
+}
+
 // The node the lowering stopped at starts a new kernel. When it already starts one, the kernel
 // may have been shaped by later nodes (one index space for all): the node gets a kernel of its
 // own (with its getitems); only when that fails too does it stay a LibTorch call.
@@ -259,6 +271,13 @@ Result<bool> Planner::lowerSegment(ScheduleStep& step, RegionSchedule& s)
     }
     for (std::size_t i = 0; i < step.outputs.size() && i < prog->outputs.size(); ++i) {
         m_made[step.outputs[i]] = prog->outputs[i];
+    }
+    // The printers name nodes by canonical position (as the key's schedule does), never by name.
+    for (auto& k : prog->kernels) {
+        k.canonicalNodes.clear();
+        for (NodeId id : step.nodes) {
+            k.canonicalNodes.push_back(canonicalPosition(id));
+        }
     }
     step.program = static_cast<int>(s.programs.size());
     s.programs.push_back(std::move(*prog));

@@ -2,9 +2,11 @@
 
 #include "core/cache/cache_paths.h"
 #include "core/codegen/cpp_printer.h"
+#include "core/codegen/source_text.h"
 #include "core/compile/cuda_code.h"
 #include "core/compile/kernel_call.h"
 #include "core/compile/shared_library.h"
+#include "core/util/digest.h"
 #include "core/util/file_reader.h"
 
 namespace fxs::compile::detail {
@@ -30,14 +32,19 @@ Result<std::unique_ptr<TargetCode>> TargetCode::create(const CompileOptions& opt
         t->m_cuda = *target;
         t->m_kernels = codegen::printCudaSchedule(schedule.programs, options.cudaTuning);
         t->m_source = t->m_kernels.source;
-        return t;
+    } else {
+        auto id = identifyCompiler(options.compiler);
+        if (!id) {
+            return id.error();
+        }
+        t->m_identity = *id;
+        t->m_source = codegen::printSchedule(schedule.programs);
     }
-    auto id = identifyCompiler(options.compiler);
-    if (!id) {
-        return id.error();
+    // The printers emit no input text (source_text.h); this is the last check before a compiler
+    // sees the source: a source that fails it is never built.
+    if (auto problem = codegen::source::sourceProblem(t->m_source)) {
+        return makeError(ErrorCode::Internal, "the generated source failed its check: " + *problem);
     }
-    t->m_identity = *id;
-    t->m_source = codegen::printSchedule(schedule.programs);
     return t;
 }
 
@@ -48,6 +55,9 @@ std::string TargetCode::target() const
 
 void TargetCode::addKeyComponents(cache::KeyBuilder& key) const
 {
+    // The source itself is keyed: an entry is only ever served for the very source it was built
+    // from, whatever input text or graph meta went into printing it.
+    key.add(cache::kLabelSource, "sha256=" + toHex(sha256(m_source)));
     if (m_cuda) {
         addCudaKeyComponents(key, *m_cuda, m_kernels);
         return;

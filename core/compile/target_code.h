@@ -38,7 +38,8 @@ public:
     const std::string& source() const { return m_source; }
     std::string target() const; // "host" or "sm_90"
     bool cuda() const { return m_cuda.has_value(); }
-    // compiler/cpu_isa (host) or device/cuda_arch/nvrtc_version/launch (CUDA).
+    // source (its SHA-256), then compiler/cpu_isa (host) or device/cuda_arch/nvrtc_version/launch
+    // (CUDA).
     void addKeyComponents(cache::KeyBuilder& key) const;
     // The artifact's binary file kind (shared object, cubin) and what the store keeps of a build.
     cache::ArtifactKind binaryKind() const;
