@@ -89,7 +89,19 @@ Status StoreConnection::open(const std::string& path, int busyTimeoutMs)
     return {};
 }
 
+// One read transaction, so that the id, version and tables are one snapshot: another process
+// creating the schema at the same moment is seen before or after, never half done.
 Result<bool> StoreConnection::checkOwnership()
+{
+    if (Status s = m_db.exec("BEGIN"); !s) {
+        return s.error();
+    }
+    Result<bool> r = readOwnership();
+    (void)m_db.exec("ROLLBACK");
+    return r;
+}
+
+Result<bool> StoreConnection::readOwnership()
 {
     auto appId = m_db.scalarInt("PRAGMA application_id");
     if (!appId) {

@@ -35,6 +35,7 @@ private:
     // id is still to be written (migrate writes it). Error::Invalid naming the application id
     // and tables found otherwise; nothing is written.
     Result<bool> checkOwnership();
+    Result<bool> readOwnership(); // checkOwnership inside its read transaction
     Status setWal();
     Status migrate();
     Status degrade(const Error& openError);
