@@ -7,7 +7,8 @@ namespace {
 
 constexpr std::string_view kFormat1 = "fxscope-artifact-1";
 
-// Reads a decimal number ending at `stop` from blob[pos...]; advances pos past `stop`.
+// Reads a decimal number ending at `stop` from blob[pos...]; advances pos past `stop` (so pos
+// stays <= blob.size()).
 bool readNumber(const std::string& blob, std::size_t& pos, char stop, std::uint64_t& out)
 {
     const auto end = blob.find(stop, pos);
@@ -26,8 +27,13 @@ bool unpackFormat1(const std::string& blob, std::size_t pos, Artifact& out)
 {
     std::uint64_t so = 0;
     std::uint64_t src = 0;
-    if (!readNumber(blob, pos, '\n', so) || !readNumber(blob, pos, '\n', src) ||
-        pos + so + src != blob.size()) {
+    if (!readNumber(blob, pos, '\n', so) || !readNumber(blob, pos, '\n', src)) {
+        return false;
+    }
+    // Each length against what is left, never a sum that can wrap (an unsigned remote entry
+    // is decoded before anything vouches for it).
+    const std::size_t left = blob.size() - pos; // readNumber leaves pos <= size
+    if (so > left || src != left - so) {
         return false;
     }
     out.files = {{ArtifactKind::SharedObject, blob.substr(pos, so)},

@@ -1,8 +1,9 @@
 #include "core/cache/artifact_files.h"
 
-#include "core/util/file_reader.h"
+#include "core/cache/cache_dir.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,25 +16,39 @@
 namespace fxs::cache::detail {
 namespace {
 
-// Artifacts are read as stored (a file that starts like gzip is not inflated).
-const ReadOptions kRawBytes{kDefaultMaxFileBytes, false};
-
 constexpr std::time_t kStaleBuildSeconds = 3600;
 constexpr std::time_t kOrphanSeconds = 600;
 
-// Names of the entries directly inside dir ("." and ".." left out).
-std::vector<std::string> listNames(const std::string& dir)
+// Closes a descriptor when it goes.
+struct Fd {
+    int fd = -1;
+    ~Fd()
+    {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    }
+};
+
+// Names of the entries directly inside the directory dirFd ("." and ".." left out).
+std::vector<std::string> listNames(int dirFd)
 {
     std::vector<std::string> out;
-    if (DIR* d = ::opendir(dir.c_str())) {
-        while (const dirent* e = ::readdir(d)) {
-            const std::string name = e->d_name;
-            if (name != "." && name != "..") {
-                out.push_back(name);
-            }
+    const int fd = ::openat(dirFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
+    if (!d) {
+        if (fd >= 0) {
+            ::close(fd);
         }
-        ::closedir(d);
+        return out;
     }
+    while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name != "." && name != "..") {
+            out.push_back(name);
+        }
+    }
+    ::closedir(d);
     return out;
 }
 
@@ -44,6 +59,29 @@ bool processGone(long pid)
     return pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
 }
 
+// The file `name` in dirFd holds exactly bytes: a regular file (not a link) of this user that
+// nobody else can write, compared byte for byte.
+bool holdsExactly(int dirFd, const std::string& name, const std::string& bytes)
+{
+    Fd f{::openat(dirFd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
+    struct stat st {};
+    if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+        st.st_size != static_cast<off_t>(bytes.size())) {
+        return false;
+    }
+    std::string existing(bytes.size(), '\0');
+    std::size_t done = 0;
+    while (done < existing.size()) {
+        const ssize_t n = ::read(f.fd, existing.data() + done, existing.size() - done);
+        if (n <= 0) {
+            return false;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return existing == bytes;
+}
+
 } // namespace
 
 ArtifactFiles::ArtifactFiles(Database& db, std::string directory)
@@ -51,29 +89,34 @@ ArtifactFiles::ArtifactFiles(Database& db, std::string directory)
 {
 }
 
+std::string ArtifactFiles::nameOf(const std::string& key, ArtifactKind kind)
+{
+    return key + std::string(artifactExtension(kind));
+}
+
 std::string ArtifactFiles::pathOf(const std::string& key, ArtifactKind kind) const
 {
-    return artifactsDir() + "/" + key + std::string(artifactExtension(kind));
+    return artifactsDir() + "/" + nameOf(key, kind);
 }
 
 Result<std::string> ArtifactFiles::write(const std::string& key, ArtifactKind kind,
                                          const std::string& bytes, bool record)
 {
-    if (Status s = ensurePrivateDir(artifactsDir()); !s) {
-        return s.error();
+    if (!isCacheKey(key)) {
+        return makeError(ErrorCode::Invalid, "not a cache key", key);
     }
-    const std::string path = pathOf(key, kind);
-    struct stat st {};
-    const bool same = ::stat(path.c_str(), &st) == 0 &&
-                      st.st_size == static_cast<off_t>(bytes.size()) && [&] {
-                          auto existing = readFile(path, kRawBytes);
-                          return existing && *existing == bytes;
-                      }();
-    if (!same) {
-        if (Status s = writePrivateFile(path, bytes); !s) {
+    auto dirFd = openOwnedSubdir(m_dir, "artifacts", true);
+    if (!dirFd) {
+        return dirFd.error();
+    }
+    Fd dir{*dirFd};
+    const std::string name = nameOf(key, kind);
+    if (!holdsExactly(dir.fd, name, bytes)) {
+        if (Status s = writePrivateFileAt(dir.fd, name, bytes, artifactsDir()); !s) {
             return s.error();
         }
     }
+    const std::string path = pathOf(key, kind);
     if (!record) {
         return path;
     }
@@ -101,9 +144,9 @@ Result<std::vector<std::string>> ArtifactFiles::dropRows(const std::string& key)
         return sel.error();
     }
     sel->bind(1, key);
-    std::vector<std::string> paths;
+    std::vector<std::string> names;
     for (auto row = sel->step(); row && *row; row = sel->step()) {
-        paths.push_back(pathOf(key, static_cast<ArtifactKind>(sel->int64(0))));
+        names.push_back(nameOf(key, static_cast<ArtifactKind>(sel->int64(0))));
     }
     sel->reset();
     auto del = m_db.prepare("DELETE FROM files WHERE key = ?");
@@ -113,55 +156,72 @@ Result<std::vector<std::string>> ArtifactFiles::dropRows(const std::string& key)
     if (Status s = del->bind(1, key).run(); !s) {
         return s.error();
     }
-    return paths;
+    return names;
 }
 
-int ArtifactFiles::unlinkAll(const std::vector<std::string>& paths)
+int ArtifactFiles::unlinkAll(const std::vector<std::string>& names)
 {
+    if (names.empty()) {
+        return 0;
+    }
+    auto dirFd = openOwnedSubdir(m_dir, "artifacts", false);
+    if (!dirFd) {
+        return 0; // none there, or not one the store may delete in
+    }
+    Fd dir{*dirFd};
     int n = 0;
-    for (const auto& p : paths) {
-        n += ::unlink(p.c_str()) == 0 ? 1 : 0;
+    for (const auto& name : names) {
+        n += isArtifactName(name) && ::unlinkat(dir.fd, name.c_str(), 0) == 0 ? 1 : 0;
     }
     return n;
 }
 
-int ArtifactFiles::sweepBuildDirs()
+Result<int> ArtifactFiles::sweepBuildDirs()
 {
+    Fd dir{::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (dir.fd < 0) {
+        return makeError(ErrorCode::Io, "cannot open the cache directory", m_dir);
+    }
     int removed = 0;
-    for (const auto& name : listNames(m_dir)) {
-        if (name.rfind("build-", 0) != 0) {
-            continue;
-        }
-        const std::string path = m_dir + "/" + name;
+    for (const auto& name : listNames(dir.fd)) {
         struct stat st {};
-        if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        if (!isBuildDirName(name) ||
+            ::fstatat(dir.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
             continue;
         }
         const long pid = std::strtol(name.c_str() + 6, nullptr, 10);
-        if ((processGone(pid) || ageOf(st) > kStaleBuildSeconds) && removeTree(path)) {
+        if ((processGone(pid) || ageOf(st) > kStaleBuildSeconds) && removeTreeAt(dir.fd, name)) {
             ++removed;
         }
     }
     return removed;
 }
 
-int ArtifactFiles::sweepOrphans()
+Result<int> ArtifactFiles::sweepOrphans()
 {
+    auto dirFd = openOwnedSubdir(m_dir, "artifacts", false);
+    if (!dirFd) {
+        // None yet is nothing to sweep; a link or another user's folder is refused.
+        return dirFd.error().code == ErrorCode::Io ? Result<int>(0) : Result<int>(dirFd.error());
+    }
+    Fd dir{*dirFd};
     (void)m_db.exec("DELETE FROM files WHERE key NOT IN (SELECT key FROM entries)");
     std::set<std::string> known;
     if (auto st = m_db.prepare("SELECT key, kind FROM files")) {
         for (auto row = st->step(); row && *row; row = st->step()) {
-            known.insert(pathOf(st->text(0), static_cast<ArtifactKind>(st->int64(1))));
+            known.insert(nameOf(st->text(0), static_cast<ArtifactKind>(st->int64(1))));
         }
     }
     int removed = 0;
-    for (const auto& name : listNames(artifactsDir())) {
-        const std::string path = artifactsDir() + "/" + name;
+    for (const auto& name : listNames(dir.fd)) {
         struct stat st {};
-        if (known.count(path) || ::lstat(path.c_str(), &st) != 0 || ageOf(st) <= kOrphanSeconds) {
+        if (!isArtifactName(name) || known.count(name) ||
+            ::fstatat(dir.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) || ageOf(st) <= kOrphanSeconds) {
             continue;
         }
-        removed += removeTree(path) ? 1 : 0;
+        removed += ::unlinkat(dir.fd, name.c_str(), 0) == 0 ? 1 : 0;
     }
     return removed;
 }

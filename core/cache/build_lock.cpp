@@ -1,5 +1,7 @@
 #include "core/cache/build_lock.h"
 
+#include "core/cache/cache_dir.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -28,7 +30,8 @@ Error lockError(const std::string& what, const std::string& path)
 
 Result<BuildLock> BuildLock::acquire(const std::string& path, int timeoutMs)
 {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    // O_NOFOLLOW: a link in the cache's place is refused, never created through.
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         return lockError("cannot open the build lock", path);
     }
@@ -76,27 +79,34 @@ BuildLock::~BuildLock()
 
 int sweepStaleLocks(const std::string& dir, long maxAgeSeconds)
 {
-    DIR* d = ::opendir(dir.c_str());
+    // The folder itself must not be a link; inside it only key-named files go, never
+    // followed (unlinkat on the descriptor).
+    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR* d = dirFd >= 0 ? ::fdopendir(dirFd) : nullptr;
     if (!d) {
+        if (dirFd >= 0) {
+            ::close(dirFd);
+        }
         return 0;
     }
     int removed = 0;
     while (const dirent* e = ::readdir(d)) {
-        const std::string path = dir + "/" + e->d_name;
         struct stat st {};
-        if (e->d_name[0] == '.' || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        if (!detail::isLockName(e->d_name) ||
+            ::fstatat(dirFd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
             std::time(nullptr) - st.st_mtime <= maxAgeSeconds) {
             continue;
         }
-        const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-        if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::unlink(path.c_str()) == 0) {
+        const int fd = ::openat(dirFd, e->d_name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+            ::unlinkat(dirFd, e->d_name, 0) == 0) {
             ++removed;
         }
         if (fd >= 0) {
             ::close(fd);
         }
     }
-    ::closedir(d);
+    ::closedir(d); // closes dirFd
     return removed;
 }
 

@@ -1,8 +1,8 @@
 #include "core/cache/cache_paths.h"
 
+#include "core/cache/cache_dir.h"
 #include "core/cache/cache_store.h"
 
-#include <dirent.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -96,21 +96,30 @@ Status ensurePrivateDir(const std::string& dir)
             }
         }
         if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+            const int err = errno;
+            const bool full = err == ENOSPC || err == EDQUOT;
             return makeError(ErrorCode::Io,
-                             std::string("cannot create the cache directory: ") +
-                                 std::strerror(errno),
+                             std::string(full ? "disk full: " : "") +
+                                 "cannot create the cache directory: " + std::strerror(err),
                              dir);
         }
     }
     return checkPrivateFile(dir);
 }
 
-Status writePrivateFile(const std::string& path, std::string_view bytes)
+Status writePrivateFileAt(int dirFd, const std::string& name, std::string_view bytes,
+                          const std::string& shownDir)
 {
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const std::string tmp = name + ".tmp" + std::to_string(::getpid());
+    const std::string shown = shownDir + "/" + tmp;
+    // A fresh file, never one (or a link) that is already there: what a dead process of the
+    // same pid left is removed first.
+    (void)::unlinkat(dirFd, tmp.c_str(), 0);
+    const int fd = ::openat(dirFd, tmp.c_str(),
+                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
-        return makeError(ErrorCode::Io, std::string("cannot write: ") + std::strerror(errno), tmp);
+        return makeError(ErrorCode::Io, std::string("cannot write: ") + std::strerror(errno),
+                         shown);
     }
     std::size_t done = 0;
     while (done < bytes.size()) {
@@ -118,18 +127,35 @@ Status writePrivateFile(const std::string& path, std::string_view bytes)
         if (n <= 0) {
             const int err = n < 0 ? errno : ENOSPC; // a write of 0 bytes: no room left
             ::close(fd);
-            ::unlink(tmp.c_str());
-            return makeError(ErrorCode::Io, writeFailure(err), tmp);
+            ::unlinkat(dirFd, tmp.c_str(), 0);
+            return makeError(ErrorCode::Io, writeFailure(err), shown);
         }
         done += static_cast<std::size_t>(n);
     }
     ::close(fd);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        ::unlink(tmp.c_str());
-        return makeError(ErrorCode::Io, std::string("cannot rename: ") + std::strerror(errno),
-                         path);
+    // rename replaces the name itself (a link there is replaced, never written through).
+    if (::renameat(dirFd, tmp.c_str(), dirFd, name.c_str()) != 0) {
+        const int err = errno;
+        ::unlinkat(dirFd, tmp.c_str(), 0);
+        return makeError(ErrorCode::Io, std::string("cannot rename: ") + std::strerror(err),
+                         shownDir + "/" + name);
     }
     return {};
+}
+
+Status writePrivateFile(const std::string& path, std::string_view bytes)
+{
+    const std::string dir = parentDir(path);
+    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd < 0) {
+        return makeError(ErrorCode::Io, std::string("cannot write: ") + std::strerror(errno),
+                         path);
+    }
+    const auto slash = path.find_last_of('/');
+    Status s = writePrivateFileAt(dirFd, slash == std::string::npos ? path : path.substr(slash + 1),
+                                  bytes, dir);
+    ::close(dirFd);
+    return s;
 }
 
 Result<ScratchDir> ScratchDir::create(const std::string& parent, const std::string& prefix)
@@ -167,34 +193,23 @@ ScratchDir::~ScratchDir()
     }
 }
 
+// The parent is the caller's choice and may be reached through a link; below it nothing is
+// followed (cache_dir.h: removeTreeAt).
 Status removeTree(const std::string& path)
 {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
+    const auto slash = path.find_last_of('/');
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (name.empty() || name == "." || name == "..") {
+        return makeError(ErrorCode::Invalid, "not a removable path", path);
+    }
+    const int parent = ::open(parentDir(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (parent < 0) {
         return errno == ENOENT ? Status()
                                : makeError(ErrorCode::Io, std::strerror(errno), path);
     }
-    if (S_ISDIR(st.st_mode)) {
-        if (DIR* d = ::opendir(path.c_str())) {
-            while (const dirent* e = ::readdir(d)) {
-                const std::string name = e->d_name;
-                if (name != "." && name != "..") {
-                    (void)removeTree(path + "/" + name);
-                }
-            }
-            ::closedir(d);
-        }
-        if (::rmdir(path.c_str()) != 0 && errno != ENOENT) {
-            return makeError(ErrorCode::Io, std::string("cannot remove: ") + std::strerror(errno),
-                             path);
-        }
-        return {};
-    }
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-        return makeError(ErrorCode::Io, std::string("cannot remove: ") + std::strerror(errno),
-                         path);
-    }
-    return {};
+    Status s = detail::removeTreeAt(parent, name);
+    ::close(parent);
+    return s;
 }
 
 std::string tempDirectory()

@@ -28,17 +28,21 @@ private:
     std::string m_path;
 };
 
-// Removes path and, for a directory, everything below it (symbolic links are removed, not
-// followed). A missing path is not an error.
+// Removes path and, for a directory, everything below it, never following a symbolic link
+// below path's parent (a link is removed, not its target; openat/unlinkat, so a directory
+// swapped for a link meanwhile is not followed either). A missing path is not an error.
 Status removeTree(const std::string& path);
 // $TMPDIR when set and absolute, else /tmp.
 std::string tempDirectory();
 
 // Creates dir and missing parents with mode 0700; then applies checkPrivateFile to dir.
 Status ensurePrivateDir(const std::string& dir);
-// Writes bytes to path with mode 0600 (via a temporary name and rename, so a reader never
-// sees a half-written file).
+// Writes bytes to path with mode 0600 (via a fresh temporary name, O_EXCL and O_NOFOLLOW, then
+// rename, so a reader never sees a half-written file and no link is written through).
 Status writePrivateFile(const std::string& path, std::string_view bytes);
+// The same for the file `name` in the directory dirFd (shownDir: that directory, for errors).
+Status writePrivateFileAt(int dirFd, const std::string& name, std::string_view bytes,
+                          const std::string& shownDir);
 std::string parentDir(const std::string& path);
 
 } // namespace fxs::cache

@@ -2,6 +2,7 @@
 
 #include "core/cache/artifact_blob.h"
 #include "core/cache/artifact_files.h"
+#include "core/cache/cache_dir.h"
 #include "core/cache/cache_paths.h"
 #include "core/cache/database_file.h"
 #include "core/cache/sqlite_db.h"
@@ -12,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -183,9 +186,17 @@ struct CacheStore::Impl {
     StoreOptions options;
     std::string notice; // CacheStore::openNotice
     std::unique_ptr<detail::ArtifactFiles> files;
+    // The directory carries the cache's marker (written, found or adopted): only then is
+    // anything but the database written or deleted there.
+    bool owned = false;
 
     Status createFile();
     Status checkFiles() const;
+    // Before the database is opened: the directory's marker, written for a new or empty one;
+    // a directory with other files and no marker is the cache's only if its database is
+    // (adopted after opening). Sets owned when marked.
+    Status claimDirectory(detail::DirState& state);
+    Status requireOwned() const;
     Status touch(const std::string& key);
     // Checks every row and blob into r (checked, corrupt).
     Status verifyRows(VerifyReport& r);
@@ -206,24 +217,44 @@ Status CacheStore::Impl::createFile()
     if (fd >= 0) {
         ::close(fd);
     } else if (errno != EEXIST) {
-        return makeError(ErrorCode::Io, "cannot create the cache database", path);
+        const int err = errno;
+        const bool full = err == ENOSPC || err == EDQUOT;
+        return makeError(ErrorCode::Io,
+                         std::string(full ? "disk full: " : "") +
+                             "cannot create the cache database (" + std::strerror(err) + ")",
+                         path);
     }
     return {};
 }
 
 Status CacheStore::Impl::checkFiles() const
 {
-    if (Status s = checkPrivateFile(path); !s) {
-        return s;
-    }
-    for (const char* suffix : {"-wal", "-shm"}) {
-        if (::access((path + suffix).c_str(), F_OK) == 0) {
-            if (Status s = checkPrivateFile(path + suffix); !s) {
-                return s;
-            }
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+        if (Status s = detail::checkOwnFile(path + suffix, *suffix == '\0'); !s) {
+            return s;
         }
     }
     return {};
+}
+
+Status CacheStore::Impl::claimDirectory(detail::DirState& state)
+{
+    auto claimed = detail::claimDirectory(dir, path);
+    if (!claimed) {
+        return claimed.error();
+    }
+    state = *claimed;
+    owned = state == detail::DirState::Marked;
+    return {};
+}
+
+Status CacheStore::Impl::requireOwned() const
+{
+    if (!owned) {
+        return detail::notACacheDirectory(dir, "it is not marked as fxscope's (its database "
+                                               "could not be checked)");
+    }
+    return detail::requireMarker(dir);
 }
 
 Result<std::int64_t> CacheStore::Impl::totalBytes()
@@ -266,7 +297,7 @@ Status CacheStore::Impl::evict(std::int64_t maxBytes, int* removed, int* filesRe
     if (removed) {
         *removed = evicted;
     }
-    const int unlinked = detail::ArtifactFiles::unlinkAll(doomed);
+    const int unlinked = files->unlinkAll(doomed);
     if (filesRemoved) {
         *filesRemoved += unlinked;
     }
@@ -369,14 +400,28 @@ Result<std::unique_ptr<CacheStore>> CacheStore::open(const StoreOptions& options
     if (Status s = ensurePrivateDir(impl->dir); !s) {
         return s.error();
     }
+    detail::DirState state = detail::DirState::Unmarked;
+    if (Status s = impl->claimDirectory(state); !s) {
+        return s.error();
+    }
     impl->notice = noticeFor(databaseFileState(impl->path));
     for (Status s : {impl->createFile(), impl->checkFiles()}) {
         if (!s) {
             return s.error();
         }
     }
+    // Refuses a database that is not fxscope's (StoreConnection::open).
     if (Status s = impl->conn.open(impl->path, options.busyTimeoutMs); !s) {
         return s.error();
+    }
+    // A cache directory of a release before markers: its database is fxscope's, so the
+    // directory is adopted. A damaged or read-only one stays unowned (nothing is written).
+    if (state == detail::DirState::Unmarked &&
+        impl->conn.condition() == StoreCondition::Healthy) {
+        if (Status s = detail::writeMarker(impl->dir); !s) {
+            return s.error();
+        }
+        impl->owned = true;
     }
     impl->files = std::make_unique<detail::ArtifactFiles>(impl->db, impl->dir);
     return std::unique_ptr<CacheStore>(new CacheStore(std::move(impl)));
@@ -496,6 +541,9 @@ Result<std::string> CacheStore::materialize(const Entry& entry, ArtifactKind kin
                          "the entry has no " + std::string(artifactKindName(kind)) + " file",
                          entry.info.key);
     }
+    if (Status s = m_impl->requireOwned(); !s) {
+        return s.error();
+    }
     // Read-only: an identical file written earlier is served as it is, unrecorded.
     const bool healthy = m_impl->conn.condition() == StoreCondition::Healthy;
     auto path = m_impl->files->write(entry.info.key, kind, *bytes, healthy);
@@ -514,18 +562,25 @@ Result<std::string> CacheStore::materialize(const Entry& entry, ArtifactKind kin
 Result<BuildLock> CacheStore::lockBuild(const std::string& key, int timeoutMs)
 {
     // Keys are SHA-256 hex; anything else must not become a path.
-    if (key.empty() || key.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    if (!detail::isCacheKey(key)) {
         return makeError(ErrorCode::Invalid, "not a cache key", key);
     }
-    const std::string dir = m_impl->dir + "/locks";
-    if (Status s = ensurePrivateDir(dir); !s) {
+    if (Status s = m_impl->requireOwned(); !s) {
         return s.error();
     }
-    return BuildLock::acquire(dir + "/" + key, timeoutMs);
+    auto dirFd = detail::openOwnedSubdir(m_impl->dir, "locks", true); // never a link
+    if (!dirFd) {
+        return dirFd.error();
+    }
+    ::close(*dirFd);
+    return BuildLock::acquire(m_impl->dir + "/locks/" + key, timeoutMs);
 }
 
 Result<ScratchDir> CacheStore::buildDirectory()
 {
+    if (Status s = m_impl->requireOwned(); !s) {
+        return s.error();
+    }
     return ScratchDir::create(m_impl->dir, "build-" + std::to_string(::getpid()) + "-");
 }
 
@@ -589,7 +644,7 @@ Status CacheStore::remove(const std::string& key)
     if (Status c = db.exec("COMMIT"); !c) {
         return c;
     }
-    detail::ArtifactFiles::unlinkAll(doomed);
+    m_impl->files->unlinkAll(doomed);
     return {};
 }
 
@@ -683,6 +738,11 @@ Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
     if (condition == StoreCondition::Damaged) {
         return m_impl->conn.writable().error();
     }
+    // Only a directory the cache marked is swept (a directory given by mistake keeps its
+    // files, whatever their names).
+    if (Status s = m_impl->requireOwned(); !s) {
+        return s.error();
+    }
     GcReport r;
     auto before = totalBytes();
     if (!before) {
@@ -691,10 +751,18 @@ Result<GcReport> CacheStore::gc(std::int64_t maxBytes)
     r.bytesBefore = *before;
     // On a full disk, what needs no database write goes first: the build directories of killed
     // builds may be what filled it. Orphans and eviction need writes; they wait for room.
-    r.buildDirsRemoved = m_impl->files->sweepBuildDirs();
+    auto builds = m_impl->files->sweepBuildDirs();
+    if (!builds) {
+        return builds.error();
+    }
+    r.buildDirsRemoved = *builds;
     (void)sweepStaleLocks(m_impl->dir + "/locks", 3600); // 0-byte files: not worth a field
     if (condition == StoreCondition::Healthy) {
-        r.filesRemoved = m_impl->files->sweepOrphans();
+        auto orphans = m_impl->files->sweepOrphans();
+        if (!orphans) {
+            return orphans.error();
+        }
+        r.filesRemoved = *orphans;
         if (Status s = m_impl->evict(maxBytes, &r.removed, &r.filesRemoved); !s) {
             return s.error();
         }

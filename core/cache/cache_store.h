@@ -1,8 +1,11 @@
 // The SQLite artifact store of the region compiler: one row per cache key holding the key's
 // components, the artifact blob (its files by kind, SHA-256 checked on every read), sizes,
-// compile time and LRU bookkeeping. It owns every byte under its directory: the files it
-// materializes for loading, the build directories it hands out; gc, remove and eviction delete
-// them and the byte cap counts them. Safe for several processes at once (WAL, insert-or-ignore).
+// compile time and LRU bookkeeping. It owns the files it creates under its directory, which it
+// marks as its own (fxscope-cache.tag): the files it materializes for loading, the build
+// directories it hands out; gc, remove and eviction delete them (only names of those shapes,
+// never through a symbolic link) and the byte cap counts them. A directory it did not mark and
+// a database it did not create are refused, never written into. Safe for several processes at
+// once (WAL, insert-or-ignore).
 // Not for building keys (cache_key.h) or explaining misses (cache_explain.h). No sqlite types.
 #pragma once
 
@@ -136,6 +139,12 @@ public:
     // the schema (user_version); refuses a schema newer than kSchemaVersion. Degrades instead
     // of failing where the cache can still help: a damaged database opens Damaged (callers
     // bypass the cache; verify reports it), a full disk opens ReadOnly (hits are served).
+    // Ownership (Error::Invalid, nothing written): the directory must hold the cache's marker,
+    // or be new or empty (the marker is written), or hold a database of fxscope's from before
+    // markers (adopted: the marker is written); the database and its -wal/-shm must be regular
+    // files, not links; the database must carry fxscope's application_id, or be empty, or have
+    // exactly fxscope's tables (adopted: the id is written). Error::Io when the directory or
+    // database cannot be created (a full disk before the cache exists).
     static Result<std::unique_ptr<CacheStore>> open(const StoreOptions& options = {});
     ~CacheStore();
     CacheStore(const CacheStore&) = delete;
@@ -186,6 +195,9 @@ public:
     // Removes build directories of dead processes and files no entry owns, then evicts least
     // recently hit entries (rows and files) until totalBytes() <= maxBytes, and shrinks the
     // database file. ReadOnly (disk full): only the build directories and stale build locks.
+    // Deletes only names the store creates (build-<pid>-XXXXXX, <key><extension>, lock files
+    // named by a key) and never follows a link. Error::Invalid when the directory has lost its
+    // marker, or artifacts/ is a symbolic link or not the user's.
     Result<GcReport> gc(std::int64_t maxBytes);
     // Checks every row and blob plus PRAGMA integrity_check; removes nothing.
     Result<VerifyReport> verify();

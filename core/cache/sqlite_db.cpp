@@ -127,7 +127,7 @@ Status Database::open(const std::string& path, int busyTimeoutMs)
     m_path = path;
     const int rc = sqlite3_open_v2(path.c_str(), &m_db,
                                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                       SQLITE_OPEN_NOMUTEX,
+                                       SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
                                    nullptr);
     if (rc != SQLITE_OK) {
         return failure("cannot open the cache database");
@@ -142,7 +142,8 @@ Status Database::openImmutable(const std::string& path)
     m_path = path;
     const std::string uri = "file:" + uriPath(path) + "?mode=ro&immutable=1";
     if (sqlite3_open_v2(uri.c_str(), &m_db,
-                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX |
+                            SQLITE_OPEN_NOFOLLOW,
                         nullptr) != SQLITE_OK) {
         return failure("cannot open the cache database read-only");
     }

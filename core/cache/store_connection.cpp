@@ -1,8 +1,10 @@
 #include "core/cache/store_connection.h"
 
 #include <chrono>
+#include <cstdio>
 #include <iterator>
 #include <thread>
+#include <vector>
 
 namespace fxs::cache::detail {
 namespace {
@@ -49,6 +51,30 @@ CREATE TABLE stats(
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
+// PRAGMA application_id of fxscope's cache databases ("fxsc"), set when the cache creates or
+// adopts one: a database without it is another program's unless it is empty or has exactly
+// fxscope's tables (a cache written before the id existed).
+constexpr std::int64_t kApplicationId = 0x66787363;
+
+std::string hexId(std::int64_t id)
+{
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(id) & 0xffffffffULL);
+    return buf;
+}
+
+bool fxscopeTables(const std::vector<std::string>& tables)
+{
+    bool entries = false;
+    for (const auto& t : tables) {
+        if (t != "entries" && t != "files" && t != "stats") {
+            return false;
+        }
+        entries = entries || t == "entries";
+    }
+    return entries;
+}
+
 } // namespace
 
 Status StoreConnection::open(const std::string& path, int busyTimeoutMs)
@@ -63,8 +89,70 @@ Status StoreConnection::open(const std::string& path, int busyTimeoutMs)
     return {};
 }
 
+// One read transaction, so that the id, version and tables are one snapshot: another process
+// creating the schema at the same moment is seen before or after, never half done.
+Result<bool> StoreConnection::checkOwnership()
+{
+    if (Status s = m_db.exec("BEGIN"); !s) {
+        return s.error();
+    }
+    Result<bool> r = readOwnership();
+    (void)m_db.exec("ROLLBACK");
+    return r;
+}
+
+Result<bool> StoreConnection::readOwnership()
+{
+    auto appId = m_db.scalarInt("PRAGMA application_id");
+    if (!appId) {
+        return appId.error();
+    }
+    if (*appId == kApplicationId) {
+        return false;
+    }
+    auto version = m_db.scalarInt("PRAGMA user_version");
+    auto st = m_db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND "
+                           "name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name");
+    if (!version || !st) {
+        return !version ? version.error() : st.error();
+    }
+    std::vector<std::string> tables;
+    for (auto row = st->step();; row = st->step()) {
+        if (!row) {
+            return row.error();
+        }
+        if (!*row) {
+            break;
+        }
+        tables.push_back(st->text(0));
+    }
+    const bool fresh = *appId == 0 && *version == 0 && tables.empty();
+    const bool legacy = *appId == 0 && *version >= 1 && fxscopeTables(tables);
+    if (fresh || legacy) {
+        return true;
+    }
+    Error e = makeError(ErrorCode::Invalid,
+                        "not an fxscope cache database (another program's SQLite file?): "
+                        "refusing to open it; fxscope creates its tables only in a database it "
+                        "created",
+                        m_path);
+    e.expected = "application_id " + hexId(kApplicationId) + " (fxscope) or an empty database";
+    std::string names;
+    for (const auto& t : tables) {
+        names += (names.empty() ? "" : ", ") + t;
+    }
+    e.found = "application_id " + hexId(*appId) + ", tables: " + (names.empty() ? "none" : names);
+    return e;
+}
+
 Status StoreConnection::prepareSchema()
 {
+    // Before anything is written (WAL mode included): a database that is not fxscope's is
+    // left as it was.
+    auto adopt = checkOwnership();
+    if (!adopt) {
+        return adopt.error();
+    }
     // Takes effect only on a database without tables (a new one); see useIncrementalVacuum.
     (void)m_db.exec("PRAGMA auto_vacuum=INCREMENTAL");
     if (Status s = setWal(); !s) {
@@ -115,6 +203,18 @@ Status StoreConnection::migrate()
         return e;
     }
     m_schema = kSchemaVersion;
+    auto appId = m_db.scalarInt("PRAGMA application_id");
+    if (!appId) {
+        (void)m_db.exec("ROLLBACK");
+        return appId.error();
+    }
+    if (*appId != kApplicationId) {
+        // checkOwnership found it empty or fxscope's; a racing process may have set it since.
+        if (Status s = m_db.exec("PRAGMA application_id=" + std::to_string(kApplicationId)); !s) {
+            (void)m_db.exec("ROLLBACK");
+            return s;
+        }
+    }
     if (*version == kSchemaVersion) {
         return m_db.exec("COMMIT"); // nothing written: opening works on a full disk
     }
@@ -144,6 +244,9 @@ Status StoreConnection::degrade(const Error& openError)
     }
     if (Status s = m_db.openImmutable(m_path); !s) {
         return s;
+    }
+    if (auto own = checkOwnership(); !own && !m_db.damaged()) {
+        return own.error(); // another program's database, even read-only
     }
     auto version = m_db.scalarInt("PRAGMA user_version");
     if (m_db.damaged()) {

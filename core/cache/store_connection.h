@@ -15,7 +15,8 @@ class StoreConnection {
 public:
     // Opens the database file at path (which exists, checked by the store) and prepares its
     // schema; a damaged file or a full disk is not an error here but a condition. Errors: the
-    // file cannot be opened, a newer schema, a migration that fails on a healthy disk.
+    // file cannot be opened, another program's database (checkOwnership), a newer schema, a
+    // migration that fails on a healthy disk.
     Status open(const std::string& path, int busyTimeoutMs);
 
     Database& db() { return m_db; }
@@ -29,6 +30,12 @@ public:
 
 private:
     Status prepareSchema();
+    // Whether the database is fxscope's: application_id kApplicationId, or an empty database,
+    // or exactly fxscope's tables without an id (a cache of an earlier release): true when the
+    // id is still to be written (migrate writes it). Error::Invalid naming the application id
+    // and tables found otherwise; nothing is written.
+    Result<bool> checkOwnership();
+    Result<bool> readOwnership(); // checkOwnership inside its read transaction
     Status setWal();
     Status migrate();
     Status degrade(const Error& openError);

@@ -2,13 +2,46 @@
 
 #include <hiredis/hiredis.h>
 
+#include <fcntl.h>
+#include <poll.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
 #include <csignal>
 #include <ctime>
 #include <pthread.h>
 
 namespace fxs::remote {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A SCAN that has not reached cursor 0 after this many rounds or keys is not finishing (a
+// server that returns the same cursor or the same keys forever): 1000 keys a round.
+constexpr int kMaxScanRounds = 10000;
+constexpr std::size_t kMaxScanKeys = std::size_t(1) << 20;
+
+// Waits until fd is ready for events or the deadline passes (false).
+bool waitReady(int fd, short events, Clock::time_point deadline)
+{
+    for (;;) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            return false;
+        }
+        pollfd p{fd, events, 0};
+        const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, INT_MAX)));
+        if (r > 0) {
+            return true; // ready, or an error the next read or write reports
+        }
+        if (r < 0 && errno != EINTR) {
+            return false;
+        }
+    }
+}
 
 timeval toTimeval(int ms)
 {
@@ -88,6 +121,13 @@ Error unexpected(const RedisUrl& url, std::string_view what)
 
 struct RedisClient::Impl {
     redisContext* ctx = nullptr;
+    RedisTimeouts timeouts;
+    // Sends one command and reads its whole reply before the deadline, through the socket in
+    // non-blocking mode: a server that trickles its reply a byte at a time cannot stretch the
+    // command past the deadline (a per-read timeout would restart with each byte). nullptr
+    // with `why` set on a failure or timeout.
+    redisReply* roundTrip(const std::vector<std::string_view>& args, int budgetMs,
+                          std::string& why);
     ~Impl()
     {
         if (ctx) {
@@ -95,6 +135,54 @@ struct RedisClient::Impl {
         }
     }
 };
+
+redisReply* RedisClient::Impl::roundTrip(const std::vector<std::string_view>& args, int budgetMs,
+                                         std::string& why)
+{
+    const auto deadline = Clock::now() + std::chrono::milliseconds(budgetMs);
+    std::vector<const char*> argv;
+    std::vector<std::size_t> lens;
+    for (auto a : args) {
+        argv.push_back(a.data());
+        lens.push_back(a.size());
+    }
+    if (redisAppendCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()) !=
+        REDIS_OK) {
+        why = ctx->errstr[0] ? ctx->errstr : "cannot format the command";
+        return nullptr;
+    }
+    const std::string timedOut =
+        "no complete reply within " + std::to_string(budgetMs) + " ms (timeout)";
+    SigpipeGuard guard;
+    for (int done = 0; !done;) {
+        if (redisBufferWrite(ctx, &done) != REDIS_OK) {
+            why = ctx->errstr[0] ? ctx->errstr : "cannot send";
+            return nullptr;
+        }
+        if (!done && !waitReady(ctx->fd, POLLOUT, deadline)) {
+            why = timedOut;
+            return nullptr;
+        }
+    }
+    for (;;) {
+        void* reply = nullptr;
+        if (redisGetReplyFromReader(ctx, &reply) != REDIS_OK) {
+            why = ctx->errstr[0] ? ctx->errstr : "a reply that is not Redis protocol";
+            return nullptr;
+        }
+        if (reply) {
+            return static_cast<redisReply*>(reply);
+        }
+        if (!waitReady(ctx->fd, POLLIN, deadline)) {
+            why = timedOut;
+            return nullptr;
+        }
+        if (redisBufferRead(ctx) != REDIS_OK) {
+            why = ctx->errstr[0] ? ctx->errstr : "the connection failed";
+            return nullptr;
+        }
+    }
+}
 
 RedisClient::RedisClient(RedisUrl url, std::unique_ptr<Impl> impl)
     : m_url(std::move(url)), m_impl(std::move(impl))
@@ -117,41 +205,41 @@ Result<std::unique_ptr<RedisClient>> RedisClient::connect(const RedisUrl& url,
         return makeError(ErrorCode::Io, std::string("cannot connect: ") + impl->ctx->errstr,
                          url.text());
     }
-    // The connect timeout also bounds SELECT; the command timeout applies afterwards.
-    redisSetTimeout(impl->ctx, toTimeval(timeouts.connectMs));
+    // From here every command runs against a deadline of its own (Impl::roundTrip), on a
+    // non-blocking socket; hiredis's blocking reads are not used again.
+    const int flags = ::fcntl(impl->ctx->fd, F_GETFL);
+    if (flags < 0 || ::fcntl(impl->ctx->fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+        return makeError(ErrorCode::Io, "cannot configure the connection", url.text());
+    }
+    impl->ctx->flags &= ~REDIS_BLOCK;
+    impl->timeouts = timeouts;
     std::unique_ptr<RedisClient> client(new RedisClient(url, std::move(impl)));
     if (url.db != 0) {
+        // The connect timeout also bounds SELECT.
         const std::string db = std::to_string(url.db);
-        auto r = client->command({"SELECT", db});
+        auto r = client->run({"SELECT", db}, timeouts.connectMs);
         if (!r) {
             return r.error();
         }
     }
-    redisSetTimeout(client->m_impl->ctx, toTimeval(timeouts.commandMs));
     return client;
 }
 
 Result<RedisReply> RedisClient::command(const std::vector<std::string_view>& args)
 {
+    return run(args, m_impl->timeouts.commandMs);
+}
+
+Result<RedisReply> RedisClient::run(const std::vector<std::string_view>& args, int budgetMs)
+{
     const std::string name = args.empty() ? std::string() : std::string(args.front());
     if (m_broken) {
         return makeError(ErrorCode::Io, "the connection to Redis failed earlier", m_url.text());
     }
-    std::vector<const char*> argv;
-    std::vector<std::size_t> lens;
-    for (auto a : args) {
-        argv.push_back(a.data());
-        lens.push_back(a.size());
-    }
-    redisReply* raw = nullptr;
-    {
-        SigpipeGuard guard;
-        raw = static_cast<redisReply*>(redisCommandArgv(m_impl->ctx, static_cast<int>(argv.size()),
-                                                        argv.data(), lens.data()));
-    }
+    std::string why;
+    redisReply* raw = m_impl->roundTrip(args, budgetMs, why);
     if (!raw) {
         m_broken = true;
-        const std::string why = m_impl->ctx->errstr[0] ? m_impl->ctx->errstr : "no reply";
         return makeError(ErrorCode::Io, name + " failed: " + why, m_url.text());
     }
     std::unique_ptr<redisReply, void (*)(void*)> reply(raw, freeReplyObject);
@@ -265,7 +353,21 @@ Result<std::vector<std::string>> RedisClient::keys(std::string_view pattern)
 {
     std::vector<std::string> out;
     std::string cursor = "0";
+    const auto deadline = Clock::now() + std::chrono::milliseconds(m_impl->timeouts.scanMs);
+    int rounds = 0;
     do {
+        if (++rounds > kMaxScanRounds || out.size() > kMaxScanKeys || Clock::now() >= deadline) {
+            Error e = makeError(ErrorCode::Runtime,
+                                "SCAN did not finish: the server's cursor did not come back to "
+                                "0 (a server that never ends the iteration?)",
+                                m_url.text());
+            e.expected = "at most " + std::to_string(kMaxScanRounds) + " rounds, " +
+                         std::to_string(kMaxScanKeys) + " keys, " +
+                         std::to_string(m_impl->timeouts.scanMs) + " ms";
+            e.found = std::to_string(rounds - 1) + " rounds, " + std::to_string(out.size()) +
+                      " keys";
+            return e;
+        }
         auto r = command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
         if (!r) {
             return r.error();

@@ -1,7 +1,8 @@
-// A small RAII client for one Redis connection over hiredis (blocking, one command at a time):
-// connect with a timeout, a timeout on every command, typed replies, and a connection that
-// stays broken after an I/O error or timeout (the caller decides whether to reconnect). Not
-// thread-safe: one client per thread. Not the cache tier's layout (remote_tier.h).
+// A small RAII client for one Redis connection over hiredis (one command at a time): connect
+// with a timeout, a deadline for each whole command (send and complete reply, however slowly
+// the server trickles it) and for each whole SCAN iteration, typed replies, and a connection
+// that stays broken after an I/O error or timeout (the caller decides whether to reconnect).
+// Not thread-safe: one client per thread. Not the cache tier's layout (remote_tier.h).
 #pragma once
 
 #include "core/remote/redis_url.h"
@@ -18,8 +19,9 @@
 namespace fxs::remote {
 
 struct RedisTimeouts {
-    int connectMs = 100;  // TCP connect (and SELECT)
-    int commandMs = 1000; // each command: send and reply
+    int connectMs = 100;  // TCP connect, and SELECT's whole round trip
+    int commandMs = 1000; // each command as a whole: sending it and reading its complete reply
+    int scanMs = 20000;   // a whole SCAN iteration (keys()), all its rounds together
 };
 
 // One reply, as Redis sent it.
@@ -45,9 +47,10 @@ public:
     // True after an I/O error or a timeout: every later command fails at once with Error::Io.
     bool broken() const { return m_broken; }
 
-    // Sends one command (binary-safe arguments). Error::Io: the connection failed or timed
-    // out (the client is broken from then on); Error::Runtime: the server answered an error.
-    // SIGPIPE from a server that went away is kept from the process.
+    // Sends one command (binary-safe arguments) and reads its reply within commandMs, whole.
+    // Error::Io: the connection failed or the deadline passed (the client is broken from then
+    // on); Error::Runtime: the server answered an error. SIGPIPE from a server that went away
+    // is kept from the process.
     Result<RedisReply> command(const std::vector<std::string_view>& args);
 
     Result<std::optional<std::string>> get(std::string_view key);
@@ -59,12 +62,15 @@ public:
     Status setAll(const std::vector<std::pair<std::string, std::string>>& pairs);
     Result<bool> setAllIfAbsent(const std::vector<std::pair<std::string, std::string>>& pairs);
     Result<std::int64_t> del(const std::vector<std::string>& keys);
-    // Every key matching a glob pattern (SCAN, so the server is never blocked).
+    // Every key matching a glob pattern (SCAN, so the server is never blocked). Error::Runtime
+    // when the iteration does not end within scanMs, 10000 rounds or 2^20 keys (a cursor that
+    // never returns to 0).
     Result<std::vector<std::string>> keys(std::string_view pattern);
 
 private:
     struct Impl;
     RedisClient(RedisUrl url, std::unique_ptr<Impl> impl);
+    Result<RedisReply> run(const std::vector<std::string_view>& args, int budgetMs);
     RedisUrl m_url;
     std::unique_ptr<Impl> m_impl;
     bool m_broken = false;

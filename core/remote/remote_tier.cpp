@@ -4,9 +4,9 @@
 #include "core/remote/remote_value.h"
 #include "core/remote/team_key.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
-#include <unistd.h>
 
 namespace fxs::remote {
 namespace {
@@ -52,6 +52,7 @@ Result<std::unique_ptr<RemoteTier>> RemoteTier::open(const RemoteOptions& option
     }
     auto impl = std::make_unique<Impl>();
     impl->options = options;
+    impl->lockHolder = detail::lockHolderId();
     impl->url = *url;
     impl->urlText = url->text();
     if (options.teamKey) {
@@ -169,22 +170,42 @@ bool RemoteTier::tryLock(const std::string& key, std::int64_t ttlMs)
     if (!m_impl->teamKey || !m_impl->online()) {
         return false;
     }
-    const std::string owner = std::to_string(::getpid());
-    auto r = m_impl->client->setIfAbsent(m_impl->keyOf("lock", key), owner, ttlMs);
+    const std::string lockKey = m_impl->keyOf("lock", key);
+    const std::string value =
+        detail::lockValue(*m_impl->teamKey, lockKey, m_impl->lockHolder, nowMs() + ttlMs);
+    auto r = m_impl->client->setIfAbsent(lockKey, value, ttlMs);
     if (!r) {
         m_impl->failed(r.error());
         return false;
     }
+    if (*r) {
+        m_impl->heldLocks[lockKey] = value;
+    }
     return *r;
 }
 
+// Only a lock this tier took is deleted (one that expired and was taken by another process
+// meanwhile is theirs).
 void RemoteTier::unlock(const std::string& key)
 {
-    if (m_impl->online()) {
-        auto r = m_impl->client->del({m_impl->keyOf("lock", key)});
+    const std::string lockKey = m_impl->keyOf("lock", key);
+    const auto mine = m_impl->heldLocks.find(lockKey);
+    if (mine == m_impl->heldLocks.end()) {
+        return;
+    }
+    const std::string value = mine->second;
+    m_impl->heldLocks.erase(mine);
+    if (!m_impl->online()) {
+        return;
+    }
+    auto held = m_impl->client->get(lockKey);
+    if (held && *held == value) {
+        auto r = m_impl->client->del({lockKey});
         if (!r) {
             m_impl->failed(r.error());
         }
+    } else if (!held) {
+        m_impl->failed(held.error());
     }
 }
 
@@ -197,7 +218,9 @@ FetchResult RemoteTier::fetchOrLock(const std::string& key, std::int64_t patienc
         return f;
     }
     if (!tryLock(key, patienceMs)) {
-        return waitFor(key, patienceMs);
+        // Another holder builds it: worth a short wait, never more (lockWaitMs), since whoever
+        // can write to the server could otherwise hold every compile up.
+        return waitFor(key, std::min(patienceMs, m_impl->options.lockWaitMs));
     }
     f = fetch(key);
     if (f.state == FetchState::Miss) {
@@ -216,13 +239,18 @@ FetchResult RemoteTier::waitFor(const std::string& key, std::int64_t timeoutMs)
         if (r.state != FetchState::Miss) {
             return r;
         }
-        auto held = m_impl->client->get(m_impl->keyOf("lock", key));
+        const std::string lockKey = m_impl->keyOf("lock", key);
+        auto held = m_impl->client->get(lockKey);
         if (!held) {
             m_impl->failed(held.error());
             r.state = FetchState::Unavailable;
             return r;
         }
-        if (!*held || std::chrono::steady_clock::now() >= deadline) {
+        // A lock without a valid signature of the team key (or without a key to check it) is
+        // no lock: it is not waited on.
+        const bool signedLock = *held && m_impl->teamKey &&
+                                detail::validLock(*m_impl->teamKey, lockKey, **held, nowMs());
+        if (!signedLock || std::chrono::steady_clock::now() >= deadline) {
             // The builder finished without publishing (its build failed) or takes too long.
             return fetch(key);
         }

@@ -29,6 +29,8 @@ struct RemoteOptions {
     // $FXSCOPE_CACHE_KEY_FILE).
     std::optional<std::string> teamKey;
     std::string prefix = "fxscope:"; // namespace of fxscope's keys in the database
+    // The longest wait for another process's build lock before building locally.
+    std::int64_t lockWaitMs = 5000;
 };
 
 enum class FetchState : std::uint8_t {
@@ -70,15 +72,19 @@ public:
                  bool replace = false);
 
     // A build lock so that one process builds what several want at once: true when this call
-    // took it (it expires after ttlMs if its holder dies).
+    // took it (it expires after ttlMs if its holder dies). The lock's value is signed with the
+    // team key (remote_value.h: lockValue); without a key no lock is taken.
     bool tryLock(const std::string& key, std::int64_t ttlMs);
+    // Releases a lock this tier took (and only such a lock).
     void unlock(const std::string& key);
     // What the compile flow calls: fetch; on a miss either take the build lock (`locked` set:
-    // the caller builds, publishes and unlocks) or wait for the holder's entry (waitFor). The
-    // fetch is repeated once the lock is taken, in case the holder finished in between.
+    // the caller builds, publishes and unlocks) or wait for the holder's entry (waitFor, at
+    // most options.lockWaitMs). The fetch is repeated once the lock is taken, in case the
+    // holder finished in between.
     FetchResult fetchOrLock(const std::string& key, std::int64_t patienceMs, bool& locked);
     // After another process took the lock: polls until the entry appears (Hit or a check
-    // failure), the lock goes (Miss), the tier goes offline, or timeoutMs passes (Miss).
+    // failure), the lock goes or does not verify (Miss: unsigned, signed with another key,
+    // expired, or no team key here), the tier goes offline, or timeoutMs passes (Miss).
     FetchResult waitFor(const std::string& key, std::int64_t timeoutMs);
 
     // Metadata of every entry (unchecked without a key: for explaining and listing only).

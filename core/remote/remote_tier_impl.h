@@ -6,6 +6,7 @@
 #include "core/remote/remote_tier.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@ struct RemoteTier::Impl {
     std::optional<std::string> teamKey;
     std::unique_ptr<RedisClient> client; // null or broken: offline
     std::vector<std::string> warnings;
+    std::string lockHolder; // this process in the build locks it signs (detail::lockHolderId)
+    std::map<std::string, std::string> heldLocks; // Redis key -> the value this tier set
 
     bool online() const { return client && !client->broken(); }
     std::string keyOf(std::string_view kind, const std::string& cacheKey) const

@@ -5,6 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <charconv>
+
 namespace fxs::remote::detail {
 namespace {
 
@@ -173,6 +179,74 @@ CheckedValue checkValue(const std::string& key, const std::optional<std::string>
         return failedCheck(Reason::MissRemoteChecksum, "the artifact's layout is unknown");
     }
     return c;
+}
+
+namespace {
+
+constexpr std::string_view kLockFormat = "fxscope-lock-1";
+
+Sha256 lockMac(const std::string& teamKey, const std::string& lockKey, std::string_view holder,
+               std::string_view expiry)
+{
+    HmacSha256Builder mac(teamKey);
+    mac.update(std::string(kLockFormat) + "\n" + lockKey + "\n" + std::string(holder) + "\n" +
+               std::string(expiry));
+    return mac.finish();
+}
+
+} // namespace
+
+std::string lockHolderId()
+{
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) {
+        host[0] = '\0';
+    }
+    std::string h;
+    for (const char* c = host; *c; ++c) {
+        h += std::isalnum(static_cast<unsigned char>(*c)) || *c == '.' || *c == '-' ? *c : '_';
+    }
+    unsigned char bytes[8] = {};
+    (void)::getrandom(bytes, sizeof bytes, 0);
+    std::string hex;
+    for (unsigned char b : bytes) {
+        hex += "0123456789abcdef"[b >> 4];
+        hex += "0123456789abcdef"[b & 15];
+    }
+    return (h.empty() ? std::string("host") : h) + ":" + std::to_string(::getpid()) + ":" + hex;
+}
+
+std::string lockValue(const std::string& teamKey, const std::string& lockKey,
+                      const std::string& holder, std::int64_t expiryMs)
+{
+    const std::string expiry = std::to_string(expiryMs);
+    return std::string(kLockFormat) + " " + holder + " " + expiry + " " +
+           toHex(lockMac(teamKey, lockKey, holder, expiry));
+}
+
+bool validLock(const std::string& teamKey, const std::string& lockKey, const std::string& value,
+               std::int64_t nowMs)
+{
+    // Four fields separated by single spaces; the holder has none.
+    std::string_view rest = value;
+    std::string_view fields[4];
+    for (int i = 0; i < 4; ++i) {
+        const auto sp = i < 3 ? rest.find(' ') : rest.size();
+        if (sp == std::string_view::npos || sp == 0) {
+            return false;
+        }
+        fields[i] = rest.substr(0, sp);
+        rest = i < 3 ? rest.substr(sp + 1) : std::string_view();
+    }
+    std::int64_t expiry = 0;
+    const auto [end, ec] =
+        std::from_chars(fields[2].data(), fields[2].data() + fields[2].size(), expiry);
+    if (fields[0] != kLockFormat || ec != std::errc() || end != fields[2].data() + fields[2].size()) {
+        return false;
+    }
+    const auto mac = parseSha256Hex(fields[3]);
+    return mac && digestsEqual(*mac, lockMac(teamKey, lockKey, fields[1], fields[2])) &&
+           nowMs <= expiry;
 }
 
 } // namespace fxs::remote::detail

@@ -44,4 +44,15 @@ CheckedValue checkValue(const std::string& key, const std::optional<std::string>
                         const std::optional<std::string>& metaValue,
                         const std::optional<std::string>& blob);
 
+// Build locks ("<prefix>lock:<key>"): "fxscope-lock-1 <holder> <expiry ms> <hmac hex>", the
+// HMAC-SHA-256 with the team key over the format, the lock's Redis key, the holder and the
+// expiry (unix epoch ms). A lock that does not verify is no lock: nobody waits on it.
+std::string lockValue(const std::string& teamKey, const std::string& lockKey,
+                      const std::string& holder, std::int64_t expiryMs);
+// "<host>:<pid>:<random hex>": who holds a lock, unique per process (no spaces).
+std::string lockHolderId();
+// True when value is a lock of lockKey signed with teamKey that has not expired at nowMs.
+bool validLock(const std::string& teamKey, const std::string& lockKey, const std::string& value,
+               std::int64_t nowMs);
+
 } // namespace fxs::remote::detail

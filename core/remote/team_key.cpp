@@ -15,7 +15,18 @@ Result<std::string> readKeyFile(const std::string& path)
     if (::stat(path.c_str(), &st) != 0) {
         return makeError(ErrorCode::Io, "cannot read the cache key file", path);
     }
-    if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
+    if (!S_ISREG(st.st_mode)) {
+        // Said by name (readFile's words), and never opened: a FIFO would block the open.
+        Error e = makeError(ErrorCode::Invalid,
+                            std::string("refused: the cache key file is not a regular file: it "
+                                        "is ") +
+                                describeFileType(fileType(path)),
+                            path);
+        e.expected = "a regular file (mode 0600)";
+        e.found = describeFileType(fileType(path));
+        return e;
+    }
+    if (st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
         char mode[8];
         std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
         Error e = makeError(ErrorCode::Invalid,

@@ -1,5 +1,7 @@
 // fxscope-cli cache end to end: entries made by `compile` (f32 and f16 versions of one graph),
-// then ls, show (prefix), diff, verify, gc; errors for unknown keys.
+// then ls, show (prefix), diff, verify, gc; errors for unknown keys; gc and compile refuse a
+// folder that is not the cache's, an artifacts/ link and another program's database.
+#include <QDir>
 #include <QDirIterator>
 #include <QFile>
 #include <QProcess>
@@ -8,6 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sqlite3.h>
+
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <ctime>
 #include <memory>
 #include <set>
 #include <vector>
@@ -27,6 +35,20 @@ QByteArray graphText(const char* dt)
 }
 
 // Bytes of the regular files below dir: what the cache occupies on disk between runs.
+void writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+}
+
+// Two hours old: past every sweep's grace period.
+void age(const QString& path)
+{
+    const timeval old[2] = {{std::time(nullptr) - 7200, 0}, {std::time(nullptr) - 7200, 0}};
+    QCOMPARE(::lutimes(path.toLocal8Bit().constData(), old), 0);
+}
+
 std::int64_t dirBytes(const QString& dir)
 {
     std::int64_t n = 0;
@@ -43,9 +65,11 @@ struct Cli {
     QByteArray err;
 };
 
-Cli runCli(const QStringList& args)
+Cli runCli(const QStringList& args,
+           const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(FXSCOPE_CLI_PATH, args);
     p.waitForFinished(300000);
     Cli c{p.exitCode(), json(), p.readAllStandardError()};
@@ -167,6 +191,77 @@ private Q_SLOTS:
         QCOMPARE(runCli({"cache", "--cache", db(), "ls"}).out["entries"].size(), std::size_t(0));
         // What is left is the empty database itself.
         QVERIFY(dirBytes(m_dir.path() + "/c") <= gc.out["bytes_after"].get<std::int64_t>() + 4096);
+    }
+
+    // FXSCOPE_CACHE_DIR set to a folder of the user's: gc refuses it, every file stays.
+    void gcRefusesAFolderThatIsNotTheCache()
+    {
+        const QString folder = m_dir.path() + "/my-project";
+        QVERIFY(QDir().mkpath(folder + "/artifacts") && QDir().mkpath(folder + "/build-77777-release"));
+        QCOMPARE(::chmod(folder.toLocal8Bit().constData(), 0700), 0);
+        writeFile(folder + "/artifacts/report.pdf", "%PDF-1.4");
+        writeFile(folder + "/build-77777-release/app", "binary");
+        for (const char* p : {"/artifacts/report.pdf", "/build-77777-release"}) {
+            age(folder + p);
+        }
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("FXSCOPE_CACHE_DIR", folder);
+        const Cli gc = runCli({"cache", "gc", "--max-bytes", "0"}, env);
+        QCOMPARE(gc.exitCode, 1);
+        QVERIFY2(gc.err.contains("fxscope-cache.tag") && gc.err.contains(folder.toUtf8()),
+                 gc.err.constData());
+        QVERIFY(QFile::exists(folder + "/artifacts/report.pdf"));
+        QVERIFY(QFile::exists(folder + "/build-77777-release/app"));
+        QVERIFY(!QFile::exists(folder + "/cache.db"));
+    }
+
+    // artifacts/ swapped for a link to a folder of the user's: gc refuses, nothing goes.
+    void gcNeverFollowsAnArtifactsLink()
+    {
+        const QString cacheDir = m_dir.path() + "/linked";
+        const QString cdb = cacheDir + "/cache.db";
+        QCOMPARE(runCli({"cache", "--cache", cdb, "ls"}).exitCode, 0); // creates the cache
+        const QString victim = m_dir.path() + "/photos";
+        QVERIFY(QDir().mkpath(victim));
+        const QStringList names = {"1.jpg", "2.jpg",
+                                   QString::fromStdString(m_key32) + ".so"}; // named like ours
+        for (const auto& n : names) {
+            writeFile(victim + "/" + n, "mine");
+            age(victim + "/" + n);
+        }
+        QDir(cacheDir + "/artifacts").removeRecursively();
+        QVERIFY(QFile::link(victim, cacheDir + "/artifacts"));
+        const Cli gc = runCli({"cache", "--cache", cdb, "gc", "--max-bytes", "0"});
+        QCOMPARE(gc.exitCode, 1);
+        QVERIFY2(gc.err.contains("symbolic link"), gc.err.constData());
+        for (const auto& n : names) {
+            QVERIFY2(QFile::exists(victim + "/" + n), qPrintable(n));
+        }
+    }
+
+    // cache.db a link to another program's database: refused, no tables created in it.
+    void compileRefusesAForeignDatabase()
+    {
+        const QString other = m_dir.path() + "/other.sqlite";
+        const QString dir = m_dir.path() + "/foreign";
+        QVERIFY(QDir().mkpath(dir));
+        QCOMPARE(::chmod(dir.toLocal8Bit().constData(), 0700), 0);
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(other.toLocal8Bit().constData(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, "CREATE TABLE notes(body TEXT)", nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        sqlite3_close(db);
+        QFile before(other);
+        QVERIFY(before.open(QIODevice::ReadOnly));
+        const QByteArray header = before.readAll();
+        QVERIFY(QFile::link(other, dir + "/cache.db"));
+        const QString g = m_dir.path() + "/g_f32.txt";
+        const Cli c = runCli({"compile", g, "--auto", "--cache", dir + "/cache.db", "--json"});
+        QCOMPARE(c.exitCode, 1);
+        QVERIFY2(c.err.contains("symbolic link"), c.err.constData());
+        QFile f(other);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), header); // untouched
     }
 
     void concurrentCompilesMakeOneEntryPerKey()

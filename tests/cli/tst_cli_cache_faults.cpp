@@ -2,7 +2,9 @@
 // database, scrambled schema, truncated) is reported by `cache verify` as damage (exit 3) with
 // the fix, `compile` bypasses it with a reason, `cache repair` moves it aside and starts fresh;
 // a 0-byte database is said to be empty; on a full disk (ulimit -f) `compile` serves its hits
-// and says "disk full"; eight compiles of one region at once build it once.
+// and says "disk full"; a cache that cannot be created (a full disk before it exists, a path
+// under a file) costs compile its cache, not its result; eight compiles of one region at once
+// build it once.
 #include "tests/cli/cli_runner.h"
 
 #include <QDir>
@@ -223,6 +225,30 @@ private Q_SLOTS:
         const QString headline = QString::fromStdString(miss.value("headline", ""));
         QVERIFY2(headline.contains("disk full"), qPrintable(headline));
         QCOMPARE(miss.value("reason", ""), std::string("fallback_disk_full"));
+    }
+
+    // The disk fills before the cache exists: compile warns once and compiles without it.
+    void fullDiskBeforeTheCacheExists()
+    {
+        const QString path = m_dir.path() + "/never-made/cache.db";
+        const Cli c = runOnFullDisk(compileArgs(graph(4), path));
+        QCOMPARE(c.exitCode, 0);
+        QVERIFY2(c.err.contains("compiling without the cache") && c.err.contains("disk full"),
+                 c.err.constData());
+        QCOMPARE(c.err.count("warning:"), 1);
+        QCOMPARE(parsed(c.out)["regions"].size(), std::size_t(1));
+    }
+
+    // A cache path that cannot be created at all (below a regular file): the same.
+    void uncreatableCacheIsSkipped()
+    {
+        const QString file = m_dir.path() + "/plain-file";
+        writeAll(file, "x");
+        const Cli c = runCli(compileArgs(graph(2), file + "/sub/cache.db"));
+        QCOMPARE(c.exitCode, 0);
+        QVERIFY2(c.err.contains("compiling without the cache") && c.err.contains(file.toUtf8()),
+                 c.err.constData());
+        QCOMPARE(region(c).value("reason", ""), std::string("bypass_no_cache"));
     }
 
     void eightCompilesBuildOnce()

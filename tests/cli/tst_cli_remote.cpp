@@ -1,9 +1,16 @@
 // fxscope-cli with --remote against a real redis-server per test: compile on one machine (cache
 // database), remote hits on another, profile through the tier, cache ls/show/verify/gc on the
-// remote tier, and the errors and warnings: a bad URL, a loose key file, a server that is down.
+// remote tier, and the errors and warnings: a bad URL, a loose key file, a server that is down;
+// and hostile ones: an unsigned entry with wrapping blob lengths (keyless verify reports it), a
+// key file that is a FIFO, a server that trickles its replies or never ends a SCAN (compile and
+// `cache --remote ls` return, within a generous bound: the old client hung for good).
 #include "tests/cli/cli_runner.h"
+#include "core/remote/redis_client.h"
+#include "core/util/digest.h"
+#include "tests/unit/remote/fake_redis_server.h"
 #include "tests/unit/remote/redis_server.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QtTest>
 
@@ -12,6 +19,9 @@
 #include <sys/stat.h>
 
 using fxs::test::CliRun;
+// How long a command against a hostile server may take before the test calls it hung: the
+// deadlines make it a few seconds; the old client never returned.
+constexpr int kBoundMs = 60000;
 using fxs::test::runCli;
 using nlohmann::json;
 
@@ -202,6 +212,104 @@ private Q_SLOTS:
         QCOMPARE(json::parse(ls.out.toStdString())["entries"].size(), std::size_t(2));
         const CliRun stats = runCli({"cache", "--cache", db("p"), "stats"}, env());
         QVERIFY2(stats.out.contains("remote_hit"), stats.out.constData());
+    }
+
+    // An unsigned entry whose format-1 blob lengths add up only modulo 2^64 (checksum right):
+    // keyless verify reports it (exit 3) instead of aborting.
+    void keylessVerifyReportsAWrappingBlob()
+    {
+        QCOMPARE(compile("a", url(), env()).exitCode, 0);
+        auto c = fxs::remote::RedisClient::connect(m_server->url());
+        QVERIFY(c.ok());
+        auto keys = (*c)->keys("fxscope:meta:*");
+        QVERIFY(keys && !keys->empty());
+        const std::string metaKey = keys->front();
+        const std::string key = metaKey.substr(std::string("fxscope:meta:").size());
+        const std::string blob = "fxscope-artifact-1\n10\n18446744073709551610\nabcd";
+        std::string meta = *(*c)->get(metaKey).value();
+        const std::string oldSha =
+            fxs::toHex(fxs::sha256(*(*c)->get("fxscope:blob:" + key).value()));
+        meta.replace(meta.find(oldSha), oldSha.size(), fxs::toHex(fxs::sha256(blob)));
+        meta.replace(0, meta.find('\n'), "unsigned");
+        QVERIFY((*c)->setAll({{metaKey, meta}, {"fxscope:blob:" + key, blob}}));
+        const CliRun v = runCli({"cache", "--remote", url(), "verify"}, env(nullptr));
+        QCOMPARE(v.exitCode, 3);
+        const json j = json::parse(v.out.toStdString(), nullptr, false);
+        QVERIFY2(!j.is_discarded(), v.out.constData());
+        QCOMPARE(j["corrupt"].size(), std::size_t(1));
+        QCOMPARE(j["corrupt"][0]["key"].get<std::string>(), key);
+    }
+
+    // Whoever can write to Redis sets the build lock of every region: compile does not wait on
+    // an unsigned lock (the old client waited the compiler's timeout + 30 s per region).
+    void forgedLocksAreNotWaitedOn()
+    {
+        const CliRun local = runCli({"compile", m_graph, "--auto", "--cache", db("keys"), "--json",
+                                     "--repeat", "1"},
+                                    env());
+        QCOMPARE(local.exitCode, 0);
+        auto c = fxs::remote::RedisClient::connect(m_server->url());
+        QVERIFY(c.ok());
+        for (const auto& r : json::parse(local.out.toStdString())["regions"]) {
+            const std::string lock = "fxscope:lock:" + r["key"].get<std::string>();
+            QVERIFY((*c)->setIfAbsent(lock, "12345", 600000).value());
+        }
+        QElapsedTimer t;
+        t.start();
+        const CliRun b = runCli({"compile", m_graph, "--auto", "--cache", db("b"), "--remote",
+                                 url(), "--json", "--repeat", "1"},
+                                env(), kBoundMs);
+        QVERIFY2(b.exitCode == 0, b.err.constData()); // -1: still waiting when the bound passed
+        for (const auto& r : json::parse(b.out.toStdString())["regions"]) {
+            QCOMPARE(r["state"].get<std::string>(), std::string("miss")); // built here
+        }
+        QVERIFY(t.elapsed() < kBoundMs);
+    }
+
+    void keyFileThatIsAFifoIsNamed()
+    {
+        const QString fifo = m_dir.filePath("team.fifo");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QProcessEnvironment e = env(nullptr);
+        e.insert("FXSCOPE_CACHE_KEY_FILE", fifo);
+        const CliRun r = compile("a", url(), e);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("named pipe (FIFO)"), r.err.constData());
+    }
+
+    // One byte every 200 ms: each read is within the timeout, the reply never ends.
+    void tricklingServerDoesNotHang()
+    {
+        fxs::test::FakeRedisServer fake(fxs::test::FakeRedisServer::Mode::Trickle);
+        QVERIFY(fake.start());
+        const QString fakeUrl = QString::fromStdString(fake.urlText());
+        QElapsedTimer t;
+        t.start();
+        const CliRun local = runCli({"compile", m_graph, "--auto", "--cache", db("a"), "--remote",
+                                     fakeUrl, "--remote-connect-ms", "2000", "--json", "--repeat",
+                                     "1"},
+                                    env(), kBoundMs);
+        QVERIFY2(local.exitCode == 0, local.err.constData()); // -1: it hung
+        const json j = json::parse(local.out.toStdString());
+        QVERIFY(!j["remote"]["online"].get<bool>());
+        QVERIFY2(local.err.contains("within 1000 ms"), local.err.constData());
+        const CliRun ls = runCli({"cache", "--remote", fakeUrl, "--remote-connect-ms", "2000", "ls"},
+                                 env(), kBoundMs);
+        QCOMPARE(ls.exitCode, 1);
+        QVERIFY2(ls.err.contains("within 1000 ms"), ls.err.constData());
+        QVERIFY(t.elapsed() < 2 * kBoundMs);
+    }
+
+    // SCAN answers cursor 1 and the same key, forever.
+    void endlessScanDoesNotHang()
+    {
+        fxs::test::FakeRedisServer fake(fxs::test::FakeRedisServer::Mode::EndlessScan);
+        QVERIFY(fake.start());
+        const CliRun ls = runCli({"cache", "--remote", QString::fromStdString(fake.urlText()),
+                                  "--remote-connect-ms", "2000", "ls"},
+                                 env(), kBoundMs);
+        QCOMPARE(ls.exitCode, 1); // -1: it hung
+        QVERIFY2(ls.err.contains("SCAN did not finish"), ls.err.constData());
     }
 };
 

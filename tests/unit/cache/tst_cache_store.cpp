@@ -387,8 +387,10 @@ private Q_SLOTS:
         // Files in artifacts/ that no entry owns: an old one goes, a young one stays (it may be
         // a materialize in flight in another process).
         QVERIFY(ensurePrivateDir(dir + "/artifacts").ok());
-        const std::string oldOrphan = dir + "/artifacts/orphan-old.so";
-        const std::string youngOrphan = dir + "/artifacts/orphan-young.so";
+        // (Named as the store names its files: it deletes no other names.)
+        const std::string oldOrphan = dir + "/artifacts/" + makeInfo("orphan-old").key + ".so";
+        const std::string youngOrphan =
+            dir + "/artifacts/" + makeInfo("orphan-young").key + ".so";
         QVERIFY(writePrivateFile(oldOrphan, "x").ok());
         QVERIFY(writePrivateFile(youngOrphan, "y").ok());
         const timeval old[2] = {{std::time(nullptr) - 7200, 0}, {std::time(nullptr) - 7200, 0}};

@@ -16,6 +16,9 @@ int main(int argc, char** argv)
     auto store = test::openLocalStore(argv[1]);
     remote::RemoteOptions ro;
     ro.url = argv[2];
+    // The test counts builds across processes, not the wait cap: on a loaded machine the one
+    // build may take longer than the default wait.
+    ro.lockWaitMs = 120000;
     auto tier = remote::RemoteTier::open(ro);
     const test::SmallRegion s = test::smallRegion(64);
     if (!store || !tier || !s.graph) {
