@@ -130,6 +130,12 @@ foreach(f IN LISTS controller_files)
         endif()
     endforeach()
 endforeach()
+# The graph on screen is drawn from layers with owners, not painted by controllers: a controller
+# writes its GraphDecorations layer or the NodeSelectionModel (from the AppContext), never the
+# GraphView's setters, and holds no GraphView.
+forbid("controllers must not call GraphView setters (write a GraphDecorations layer or the NodeSelectionModel)"
+       "([Vv]iew[A-Za-z_]*(\\(\\))?[ \t]*(->|\\.)[ \t]*(setRegionTint|setNodeColors|clearNodeColors|setRegions|clearRegions|setHighlighted|setSelectedNodes|setBanner)[ \t]*\\(|views::GraphView[ \t]*\\*|graphView[ \t]*\\(\\))"
+       "${ROOT}/app/gui/*_controller*.h" "${ROOT}/app/gui/*_controller*.cpp")
 # One JSON writer: nlohmann's dump() throws on invalid UTF-8 unless told to replace it, so
 # everything goes through core/util/json_text (dumpJson), which does.
 file(GLOB_RECURSE json_users "${ROOT}/core/*.cpp" "${ROOT}/core/*.h" "${ROOT}/app/*.cpp"

@@ -72,6 +72,11 @@ expect(cli_includes_views "fxscope-cli links core alone"
        app/cli/bad.cpp "#include \"views/models/workspace.h\"")
 expect(controllers_include_each_other "controllers must not include each other"
        app/gui/profile_controller.cpp "#include \"app/gui/compile_controller.h\"")
+# A controller painting the graph view instead of writing its decoration layer.
+expect(controller_calls_view_setter "controllers must not call GraphView setters"
+       app/gui/compile_controller.cpp "m_context->graphView()->setRegionTint(id, tint);")
+expect(controller_holds_view "controllers must not call GraphView setters"
+       app/gui/region_controller.h "views::GraphView* m_view;")
 expect(strict_json_dump "JSON text goes through fxs::dumpJson"
        app/cli/bad.cpp "std::string s = value.dump(2);")
 expect(direct_json_parse "JSON text is read through fxs::parseJson"

@@ -1,16 +1,44 @@
 #include "app/gui/app_context.h"
 
+#include "app/gui/shown_graph.h"
+#include "app/gui/workspace_loader.h"
+
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QStatusBar>
 
 namespace fxs::app {
 
-AppContext::AppContext(QMainWindow* host, views::Workspace* workspace,
-                       views::GraphView* graphView, QObject* parent)
-    : QObject(parent), m_host(host), m_workspace(workspace), m_graphView(graphView)
+AppContext::AppContext(QMainWindow* host, views::Workspace* workspace, views::GraphView* view,
+                       QObject* parent)
+    : QObject(parent), m_host(host), m_workspace(workspace), m_view(view),
+      m_decorations(new views::GraphDecorations(this)),
+      m_selection(new views::NodeSelectionModel(this)), m_loader(new WorkspaceLoader(this)),
+      m_shown(new ShownGraph(workspace, m_loader, this))
 {
+    m_loader->setWorkspace(workspace);
+    if (m_view != nullptr) {
+        m_view->setDecorations(m_decorations);
+        m_view->setSelectionModel(m_selection);
+    }
     setCachePath(QString());
+}
+
+std::optional<views::GraphView::ViewState> AppContext::viewState() const
+{
+    return m_view != nullptr ? m_view->viewState() : std::nullopt;
+}
+
+void AppContext::restoreViewState(const views::GraphView::ViewState& state)
+{
+    if (m_view != nullptr) {
+        m_view->restoreViewState(state);
+    }
+}
+
+views::GraphRef AppContext::currentGraph() const
+{
+    return m_shown->ref();
 }
 
 void AppContext::setStructure(views::GraphRef ref,
@@ -22,8 +50,7 @@ void AppContext::setStructure(views::GraphRef ref,
 
 void AppContext::setCurrentGraph(views::GraphRef ref)
 {
-    m_currentGraph = ref;
-    Q_EMIT currentGraphChanged(ref);
+    m_shown->request(ref);
 }
 
 void AppContext::setCurrentDocument(views::RegionDocument* document)

@@ -1,14 +1,19 @@
 // AppContext: what the app's controllers may use of the app, handed to them by MainWindow (or
-// by a test around a plain QMainWindow): the workspace, the graph view with its selection, the
-// shown graph, the current region document, the cache database, the status line and the dock
-// host. Requests that only the window can serve (show a graph, open paths) are signals the
-// window connects. Not a service locator: controllers get nothing else and never each other.
+// by a test around a plain QMainWindow): the workspace and its loader, the shown graph
+// (ShownGraph), the decorations and node selection of the graph on screen (never the GraphView
+// widget: the view renders them), the current region document, the cache database, the status
+// line and the dock host. Requests that only the window can serve (show a graph, open paths)
+// are signals the window connects. Not a service locator: controllers get nothing else and
+// never each other.
 #pragma once
 
 #include "core/cache/cache_store.h"
 #include "core/remote/remote_tier.h"
 #include "core/graph/graph.h"
 #include "core/structure/module_tree.h"
+#include "views/graph/graph_view.h"
+#include "views/models/graph_decorations.h"
+#include "views/models/node_selection_model.h"
 #include "views/models/workspace.h"
 
 #include <QObject>
@@ -16,34 +21,51 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 
 class QDockWidget;
 class QMainWindow;
 class QWidget;
 
 namespace fxs::views {
-class GraphView;
 class RegionDocument;
 } // namespace fxs::views
 
 namespace fxs::app {
 
+class ShownGraph;
+class WorkspaceLoader;
+
 class AppContext : public QObject {
     Q_OBJECT
 public:
-    // host: parent of docks and dialogs, owner of the status bar. The cache database starts
-    // at the default path (cache::defaultCachePath, FXSCOPE_CACHE_DIR).
-    AppContext(QMainWindow* host, views::Workspace* workspace, views::GraphView* graphView,
+    // host: parent of docks and dialogs, owner of the status bar. view: the primary graph
+    // view (may be null in tests): it renders this context's decorations and selection. The
+    // cache database starts at the default path (cache::defaultCachePath, FXSCOPE_CACHE_DIR).
+    AppContext(QMainWindow* host, views::Workspace* workspace, views::GraphView* view,
                QObject* parent = nullptr);
 
     QMainWindow* host() const { return m_host; }
     views::Workspace* workspace() const { return m_workspace; }
-    // The primary graph view: the graph on screen and its selection.
-    views::GraphView* graphView() const { return m_graphView; }
+    // Loads and deferred parses into the workspace.
+    WorkspaceLoader* loader() const { return m_loader; }
+    // The life of the shown graph: which one (refChanged), parsed (graphReady), structured,
+    // laid out.
+    ShownGraph* shownGraph() const { return m_shown; }
+    // What is drawn on the graph on screen, by layer (each controller writes its own), and
+    // the graph they are about (decorations()->graph(): the primary view's graph, which may
+    // be a body or a comparison's B rather than currentGraph()'s).
+    views::GraphDecorations* decorations() const { return m_decorations; }
+    // The nodes selected in the graph on screen, and its current node.
+    views::NodeSelectionModel* selection() const { return m_selection; }
+    // How the user left the view (expanded groups, zoom, centre), for projects; none without
+    // a graph on screen. restoreViewState applies one to the graph just shown.
+    std::optional<views::GraphView::ViewState> viewState() const;
+    void restoreViewState(const views::GraphView::ViewState& state);
 
-    // The graph shown in the primary view (set by whoever shows it; invalid on the welcome
-    // page). Emits currentGraphChanged.
-    views::GraphRef currentGraph() const { return m_currentGraph; }
+    // The workspace graph shown (shownGraph()->ref(); invalid on the welcome page, or while a
+    // body is shown). setCurrentGraph requests one (shownGraph()->request).
+    views::GraphRef currentGraph() const;
     void setCurrentGraph(views::GraphRef ref);
     // The region document of the shown graph (set by the region controller; null when none).
     views::RegionDocument* currentDocument() const { return m_document; }
@@ -52,7 +74,7 @@ public:
     void setStructure(views::GraphRef ref, std::shared_ptr<const structure::ModuleTree> tree);
     std::shared_ptr<const structure::ModuleTree> currentStructure() const
     {
-        return m_structureRef == m_currentGraph ? m_structure : nullptr;
+        return m_structureRef == currentGraph() ? m_structure : nullptr;
     }
     void setCurrentDocument(views::RegionDocument* document);
 
@@ -92,7 +114,6 @@ public:
     void requestOpen(const QStringList& paths) { Q_EMIT openRequested(paths); }
 
 Q_SIGNALS:
-    void currentGraphChanged(fxs::views::GraphRef ref);
     void currentDocumentChanged(fxs::views::RegionDocument* document);
     void cachePathChanged(const QString& path);
     void remoteUrlChanged(const QString& url);
@@ -108,8 +129,11 @@ Q_SIGNALS:
 private:
     QMainWindow* m_host;
     views::Workspace* m_workspace;
-    views::GraphView* m_graphView;
-    views::GraphRef m_currentGraph;
+    views::GraphView* m_view; // rendering only: never handed out
+    views::GraphDecorations* m_decorations;
+    views::NodeSelectionModel* m_selection;
+    WorkspaceLoader* m_loader;
+    ShownGraph* m_shown;
     views::RegionDocument* m_document = nullptr;
     views::GraphRef m_structureRef;
     std::shared_ptr<const structure::ModuleTree> m_structure;

@@ -2,7 +2,6 @@
 
 #include "app/gui/app_context.h"
 #include "core/cache/cache_store.h"
-#include "views/graph/graph_view.h"
 #include "views/panels/compile_results_panel.h"
 #include "views/panels/region_commands.h"
 
@@ -38,10 +37,12 @@ CompileController::CompileController(AppContext* context)
     createStatusWidgets();
     connect(m_results, &views::CompileResultsPanel::regionSelected, this,
             &CompileController::onRegionSelected);
-    connect(context->graphView(), &views::GraphView::nodeSelected, this,
+    connect(context->selection(), &views::NodeSelectionModel::currentChanged, this,
             &CompileController::onNodeSelected);
-    // A graph shown again gets its tints back when the results are about it.
-    connect(context->graphView(), &views::GraphView::layoutFinished, this,
+    // The hull tints by cache state are this controller's layer; a graph shown again gets them
+    // back when the results are about it.
+    context->decorations()->claim(views::DecorationLayer::CompileState, this);
+    connect(context->decorations(), &views::GraphDecorations::graphChanged, this,
             &CompileController::applyTints);
     connect(context, &AppContext::currentDocumentChanged, this, &CompileController::watchDocument);
     watchDocument(context->currentDocument());
@@ -228,44 +229,43 @@ void CompileController::watchDocument(views::RegionDocument* doc)
 
 void CompileController::onRegionsEdited()
 {
-    views::GraphView* view = m_context->graphView();
-    if (m_stale || !m_graph || view->graph() != m_graph || m_report.regions.empty()) {
+    views::GraphDecorations* decorations = m_context->decorations();
+    if (m_stale || !m_graph || decorations->graph() != m_graph || m_report.regions.empty()) {
         return;
     }
     // The outcomes describe regions that no longer exist as they were.
     m_stale = true;
-    for (const auto& r : m_report.regions) {
-        view->setRegionTint(QString::fromStdString(r.id), QColor());
-    }
+    decorations->clear(views::DecorationLayer::CompileState);
     m_results->setStatusText(m_results->summaryText() +
                              tr(" — the regions changed since: compile again (Ctrl+B)"));
 }
 
 void CompileController::applyTints()
 {
-    views::GraphView* view = m_context->graphView();
-    if (!m_graph || m_stale || view->graph() != m_graph) {
+    views::GraphDecorations* decorations = m_context->decorations();
+    if (!m_graph || m_stale || decorations->graph() != m_graph) {
         return;
     }
     for (const auto& r : m_report.regions) {
-        view->setRegionTint(QString::fromStdString(r.id), views::regionStateColor(r.state));
+        decorations->setRegionTint(views::DecorationLayer::CompileState,
+                                   QString::fromStdString(r.id), views::regionStateColor(r.state));
     }
 }
 
 void CompileController::onRegionSelected(const QString& id)
 {
-    views::GraphView* view = m_context->graphView();
+    views::NodeSelectionModel* selection = m_context->selection();
     const auto it = std::find_if(m_regions.begin(), m_regions.end(),
                                  [&](const auto& r) { return QString::fromStdString(r.id) == id; });
-    if (it == m_regions.end() || view->graph() != m_graph) {
+    if (it == m_regions.end() || selection->graph() != m_graph) {
         return;
     }
-    view->setSelectedNodes(it->nodes);
+    selection->select(it->nodes);
 }
 
 void CompileController::onNodeSelected(graph::NodeId id)
 {
-    if (m_context->graphView()->graph() != m_graph) {
+    if (m_context->selection()->graph() != m_graph) {
         return;
     }
     for (const auto& r : m_regions) {

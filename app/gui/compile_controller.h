@@ -1,6 +1,7 @@
 // The app's region compiler: Build › Compile Regions (Ctrl+B) compiles the current graph's
 // regions (the AppContext's region document) in the background with progress and Cancel in the
-// status bar, tints the regions by cache state (hit green, miss amber, fallback grey) and fills
+// status bar, tints the regions by cache state (hit green, miss amber, fallback grey: its
+// CompileState decoration layer, over the regions' own tints) and fills
 // the Compile results dock (row → generated C++ and the region's nodes selected). Compiles into
 // the context's cache database and says when it wrote to it. Editing the regions afterwards
 // drops the tints and marks the results stale. Not the compiling itself (core/compile).

@@ -1,7 +1,7 @@
 #include "app/gui/diagnosis_controller.h"
 
 #include "app/gui/app_context.h"
-#include "views/graph/graph_view.h"
+#include "app/gui/shown_graph.h"
 #include "views/panels/diagnosis_panel.h"
 
 #include <QDockWidget>
@@ -56,7 +56,9 @@ DiagnosisController::DiagnosisController(AppContext* context)
     connect(m_panel, &views::DiagnosisPanel::linkActivated, this, &DiagnosisController::follow);
     connect(m_panel, &views::DiagnosisPanel::diagnosisReady, this,
             &DiagnosisController::updateBanner);
-    connect(context, &AppContext::currentGraphChanged, this, &DiagnosisController::updateBanner);
+    context->decorations()->claim(views::DecorationLayer::Banner, this);
+    connect(context->shownGraph(), &ShownGraph::refChanged, this,
+            &DiagnosisController::updateBanner);
     // Opening runs shows the overview first.
     connect(context, &AppContext::loadFinished, this, [this](bool cancelled) {
         if (!cancelled && !m_context->workspace()->runs().empty()) {
@@ -175,7 +177,8 @@ QString DiagnosisController::breakBanner(views::GraphRef ref) const
 
 void DiagnosisController::updateBanner()
 {
-    m_context->graphView()->setBanner(breakBanner(m_context->currentGraph()));
+    m_context->decorations()->setBanner(views::DecorationLayer::Banner,
+                                        breakBanner(m_context->currentGraph()));
 }
 
 } // namespace fxs::app

@@ -2,8 +2,9 @@
 // on a JobTracker (the newest request wins; a stale job is cancelled and its result dropped),
 // raises the dock when a load brings runs (the overview a person reads first), follows the
 // panel's links (a graph; a lookup, in the Cache dock, with its graph; a compile's Dynamo
-// graph; a source line on the status line) through the AppContext, and marks a graph that a graph break separates from
-// another with a banner on the graph view. Not the display (views/panels/diagnosis_panel).
+// graph; a source line on the status line) through the AppContext, and marks a graph that a
+// graph break separates from another with a banner (its Banner decoration layer, rewritten
+// when the shown graph changes). Not the display (views/panels/diagnosis_panel).
 #pragma once
 
 #include "core/diagnose/diagnosis.h"
@@ -32,7 +33,7 @@ public:
     views::DiagnosisPanel* panel() const { return m_panel; }
     QDockWidget* dock() const { return m_dock; }
     bool isDiagnosing() const { return m_jobs.isRunning(); }
-    // What the graph view's banner says about a graph: the graph breaks that separate it from
+    // What the banner says about a graph: the graph breaks that separate it from
     // the graphs before or after it; empty when none (or no diagnosis yet).
     QString breakBanner(views::GraphRef ref) const;
 

@@ -125,15 +125,13 @@ void GraphArea::showGraph(graph::GraphPtr graph, const QString& title, bool modu
 {
     m_stack->setCurrentIndex(1);
     m_primaryTitle->setText(title);
-    m_primary->setHighlighted({});
-    m_primary->setGraph(std::move(graph), modulesPending);
+    m_primary->setGraph(std::move(graph), modulesPending); // a comparison's marks go with it
 }
 
 void GraphArea::showPending(const QString& title, const QString& message)
 {
     m_stack->setCurrentIndex(1);
     m_primaryTitle->setText(title);
-    m_primary->setHighlighted({});
     m_primary->showPending(message);
 }
 
@@ -142,10 +140,11 @@ void GraphArea::showComparison(const views::GraphComparison& c)
     m_stack->setCurrentIndex(1);
     m_secondaryTitle->setText(tr("<b>A</b> %1 — %2").arg(c.titleA.toHtmlEscaped(), c.summary.toHtmlEscaped()));
     m_primaryTitle->setText(tr("<b>B</b> %1").arg(c.titleB.toHtmlEscaped()));
+    // The changed nodes are the area's own layer of each pane's decorations.
     m_secondary->setGraph(c.a);
-    m_secondary->setHighlighted(c.changedA);
+    m_secondary->decorations()->setHighlighted(views::DecorationLayer::Comparison, c.changedA);
     m_primary->setGraph(c.b);
-    m_primary->setHighlighted(c.changedB);
+    m_primary->decorations()->setHighlighted(views::DecorationLayer::Comparison, c.changedB);
     m_secondaryPane->show();
     // A and B side by side, equally wide (again once the shown pane is laid out).
     const auto even = [this] {

@@ -7,13 +7,13 @@
 #include "app/gui/diagnosis_controller.h"
 #include "app/gui/structure_controller.h"
 #include "app/gui/graph_area.h"
-#include "app/gui/job_runner.h"
 #include "app/gui/profile_controller.h"
 #include "app/gui/recent_files.h"
+#include "app/gui/shown_graph_presenter.h"
 #include "app/gui/region_controller.h"
+#include "app/gui/workspace_loader.h"
 #include "core/graph/subgraphs.h"
 #include "views/graph/graph_view.h"
-#include "views/models/run_tree_model.h"
 #include "views/panels/cache_panel.h"
 #include "views/panels/code_panel.h"
 #include "views/panels/inspector_panel.h"
@@ -78,7 +78,6 @@ MainWindow::MainWindow(QWidget* parent)
       m_cache(new views::CachePanel(m_workspace, this)),
       m_code(new views::CodePanel(this)),
       m_problems(new views::ProblemsPanel(m_workspace, this)),
-      m_jobs(new JobRunner(this)),
       m_progress(new QProgressBar(this)),
       m_cancel(new QToolButton(this)),
       m_statusLabel(new QLabel(this))
@@ -87,6 +86,10 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
     setCentralWidget(m_area);
     setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+    // The primary view renders the context's decorations and selection; the context's loader
+    // loads and parses, its ShownGraph runs the shown graph's life.
+    m_context = new AppContext(this, m_workspace, m_area->primary(), this);
+    m_jobs = m_context->loader();
     createDocks();
     createStatusBar();
     createControllers();
@@ -109,19 +112,18 @@ MainWindow::~MainWindow()
 // back here as signals. Their docks come after the window's own (same tab order as always).
 void MainWindow::createControllers()
 {
-    m_context = new AppContext(this, m_workspace, m_area->primary(), this);
     m_regions = new RegionController(m_context);
     m_compile = new CompileController(m_context);
     m_cacheBrowser = new CacheBrowserController(m_context);
     m_profile = new ProfileController(m_context);
     m_diagnosis = new DiagnosisController(m_context);
     m_structure = new StructureController(m_context);
-    connect(m_structure, &StructureController::structureReady, m_inspector,
-            [this](views::GraphRef, graph::GraphPtr graph,
-                   std::shared_ptr<const structure::ModuleTree> tree) {
-                m_area->primary()->setModules(graph, tree);
-                m_inspector->setModules(std::move(graph), std::move(tree));
-            });
+    // The shown graph's states drawn in the view and panels; the window title follows.
+    m_presenter = new ShownGraphPresenter(m_context->shownGraph(), m_workspace,
+                                          {m_area, m_inspector, m_code, m_cache}, this);
+    connect(m_presenter, &ShownGraphPresenter::titleChanged, this, &MainWindow::updateTitle);
+    connect(m_area->primary(), &views::GraphView::escapePressed, m_regions,
+            &RegionController::clearRefusal);
     connect(m_inspector, &views::InspectorPanel::moduleLinkActivated, m_structure,
             &StructureController::selectModule);
     connect(m_profile, &ProfileController::moduleSelected, m_structure,
@@ -129,16 +131,6 @@ void MainWindow::createControllers()
     m_cacheExplainer = new CacheController(m_cache, this);
     connect(m_regions, &RegionController::documentStateChanged, this, &MainWindow::updateTitle);
     connect(m_context, &AppContext::graphRequested, this, &MainWindow::revealGraph);
-    // A graph read in the background: show it if the window still waits for it (queued: the
-    // parse is reported from inside the controller's delivery).
-    connect(
-        m_workspace, &views::Workspace::graphParsed, this,
-        [this](views::GraphRef ref) {
-            if (ref == m_parsingGraph && currentGraph() == ref) {
-                showGraph(ref);
-            }
-        },
-        Qt::QueuedConnection);
     connect(m_context, &AppContext::lookupRequested, this, [this](views::LookupRef ref) {
         m_cache->setRun(ref.run);
         m_cache->selectLookup(ref);
@@ -202,21 +194,22 @@ void MainWindow::createStatusBar()
     statusBar()->addPermanentWidget(m_cancel);
     m_progress->hide();
     m_cancel->hide();
-    connect(m_cancel, &QToolButton::clicked, m_jobs, &JobRunner::cancel);
-    connect(m_jobs, &JobRunner::started, this, [this](int, const QStringList& paths) {
+    connect(m_cancel, &QToolButton::clicked, m_jobs, &WorkspaceLoader::cancel);
+    connect(m_jobs, &WorkspaceLoader::started, this, [this](int, const QStringList& paths) {
         m_statusLabel->setText(tr("Loading %1…").arg(paths.join(QStringLiteral(", "))));
         m_progress->setValue(0);
         m_progress->show();
         m_cancel->show();
     });
-    connect(m_jobs, &JobRunner::progress, this, [this](int, double fraction, const QString&) {
-        m_progress->setValue(static_cast<int>(fraction * 100.0));
-    });
-    connect(m_jobs, &JobRunner::finished, this,
+    connect(m_jobs, &WorkspaceLoader::progress, this,
+            [this](int, double fraction, const QString&) {
+                m_progress->setValue(static_cast<int>(fraction * 100.0));
+            });
+    connect(m_jobs, &WorkspaceLoader::finished, this,
             [this](int, std::shared_ptr<io::LoadResult> result, const QStringList& paths) {
                 onLoadFinished(std::move(result), paths);
             });
-    connect(m_jobs, &JobRunner::cancelled, this,
+    connect(m_jobs, &WorkspaceLoader::cancelled, this,
             [this](int, const QStringList& paths) { onLoadCancelled(paths); });
 }
 
@@ -328,64 +321,13 @@ void MainWindow::onLoadCancelled(const QStringList& paths)
 
 void MainWindow::showGraph(views::GraphRef ref)
 {
-    const auto* artifact = m_workspace->artifact(ref);
-    if (!artifact) {
+    if (!m_workspace->artifact(ref)) {
         return;
-    }
-    m_parsingGraph = {};
-    if (artifact->parsePending() && artifact->payloadLines <= kInlineParseLines) {
-        artifact->loadGraph(); // a small graph: read at once rather than flash a message
-        m_workspace->reportParsed(ref);
     }
     if (m_backAction != nullptr) {
         m_backAction->setEnabled(false);
     }
-    rememberViewState();
-    m_context->setCurrentGraph(ref); // before the view changes: controllers read it then
-    const QString title = ref.run >= 0
-                              ? QStringLiteral("%1 · %2").arg(m_workspace->runName(ref.run),
-                                                              m_workspace->graphTitle(ref))
-                              : m_workspace->graphTitle(ref);
-    m_graphTitle = title;
-    if (m_workspace->parsePending(ref)) {
-        // Its code is read in the background (StructureController::recover, started by
-        // setCurrentGraph); graphParsed brings the window back here.
-        m_parsingGraph = ref;
-        m_area->showPending(title, tr("Reading %1 of graph code…")
-                                       .arg(views::RunTreeModel::linesText(artifact->payloadLines)));
-        m_inspector->clear();
-        m_code->setGraph(nullptr, {});
-        updateTitle();
-        return;
-    }
-    const graph::GraphPtr graph = m_workspace->graph(ref);
-    // The module groups come with the structure: known already, or the first layout waits.
-    const auto modules = m_structure->knownTree(graph);
-    m_area->showGraph(graph, title, !modules && m_structure->isRecovering());
-    if (modules) {
-        m_area->primary()->setModules(graph, modules);
-    }
-    if (const auto saved = m_viewStates.find({ref.run, ref.index});
-        saved != m_viewStates.end() && saved->second.graph == graph) {
-        m_area->primary()->restoreViewState(saved->second.state);
-    }
-    m_inspector->clear();
-    std::vector<views::CodeText> code;
-    for (const auto* text : m_workspace->outputCode(ref)) {
-        const QString name = text->filename.empty()
-                                 ? QStringLiteral("inductor_output_code")
-                                 : QFileInfo(QString::fromStdString(text->filename)).fileName();
-        code.push_back({tr("Output code: %1").arg(name), QString::fromStdString(text->text)});
-    }
-    m_code->setGraph(graph, std::move(code));
-    updateTitle();
-    if (ref.run >= 0) {
-        m_cache->setRun(ref.run);
-        const auto lookups = m_workspace->lookupsForGraph(ref);
-        if (!lookups.empty()) {
-            m_cache->selectLookup(lookups.front());
-        }
-    }
+    m_presenter->show(ref);
 }
 
 bool MainWindow::showBody(const QString& name)
@@ -403,7 +345,8 @@ bool MainWindow::showBody(const QString& name)
     }
     m_bodyCallSite = it->callSites.empty() ? graph::kNoNode : it->callSites.front();
     // Not a workspace graph: regions and compiling stay with the calling graph.
-    m_context->setCurrentGraph({});
+    m_context->shownGraph()->cancel();
+    m_presenter->forgetDrawn();
     const int calls = static_cast<int>(it->calls());
     const QString title = tr("%1 › %2 · called %3")
                               .arg(m_workspace->graphTitle(m_bodyCaller), name,
@@ -413,20 +356,6 @@ bool MainWindow::showBody(const QString& name)
     m_code->setGraph(it->graph, {});
     m_backAction->setEnabled(m_bodyCaller.valid());
     return true;
-}
-
-// Keeps how the shown graph was left, for when the user comes back to it.
-void MainWindow::rememberViewState()
-{
-    const views::GraphRef ref = currentGraph();
-    views::GraphView* view = m_area->primary();
-    const graph::GraphPtr graph = m_workspace->graph(ref);
-    if (!ref.valid() || !graph || view->graph() != graph) {
-        return; // the welcome page, a graph being read, or a comparison in the view
-    }
-    if (auto state = view->viewState()) {
-        m_viewStates[{ref.run, ref.index}] = {graph, std::move(*state)};
-    }
 }
 
 void MainWindow::selectNode(graph::NodeId id)
@@ -475,9 +404,7 @@ void MainWindow::closeAll()
     m_inspector->clear();
     m_code->clear();
     m_workspace->clear();
-    m_viewStates.clear();
-    m_graphTitle.clear();
-    updateTitle();
+    m_presenter->clear();
 }
 
 // "proj.fxscope* · 1_cold.log · 0/0 · AOT forward — fxscope": the project, the unsaved marker,
@@ -489,8 +416,8 @@ void MainWindow::updateTitle()
     if (!project.isEmpty()) {
         parts << QFileInfo(project).fileName() + QStringLiteral("[*]");
     }
-    if (!m_graphTitle.isEmpty()) {
-        parts << (project.isEmpty() ? m_graphTitle + QStringLiteral("[*]") : m_graphTitle);
+    if (const QString graph = m_presenter ? m_presenter->title() : QString(); !graph.isEmpty()) {
+        parts << (project.isEmpty() ? graph + QStringLiteral("[*]") : graph);
     }
     setWindowTitle(parts.isEmpty() ? QStringLiteral("fxscope")
                                    : tr("%1 — fxscope").arg(parts.join(QStringLiteral(" · "))));

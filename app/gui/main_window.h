@@ -5,13 +5,13 @@
 // "fileMenu", "buildMenu", "quitAction", ...; nothing is looked up by its translated text).
 #pragma once
 
+#include "app/gui/shown_graph.h"
 #include "core/model/run.h"
 #include "views/graph/graph_view.h"
 #include "views/models/workspace.h"
 
 #include <QMainWindow>
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,11 +44,12 @@ class CacheController;
 class CompileController;
 class DiagnosisController;
 class GraphArea;
-class JobRunner;
 class ProfileController;
 class RecentFiles;
 class RegionController;
+class ShownGraphPresenter;
 class StructureController;
+class WorkspaceLoader;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -59,11 +60,12 @@ public:
     // Loads the paths in the background (files, TORCH_TRACE directories); the newest request
     // wins. Results are added to the workspace; problems go to the Problems dock.
     void openPaths(const QStringList& paths);
-    // Shows a graph of the workspace. Graphs of logs are read when first shown: one of at most
-    // kInlineParseLines lines at once (a couple of milliseconds), a larger one in the
-    // background, with "Reading N lines of graph code…" in the view until it is there.
+    // Shows a graph of the workspace: asks the ShownGraph for it and draws what its states
+    // ask for. Graphs of logs are read when first shown: one of at most kInlineParseLines
+    // lines at once (a couple of milliseconds), a larger one in the background, with "Reading
+    // N lines of graph code…" in the view until it is there.
     void showGraph(views::GraphRef ref);
-    static constexpr int kInlineParseLines = 1000;
+    static constexpr int kInlineParseLines = ShownGraph::kInlineParseLines;
     // Shows the higher-order body `name` of the graph on screen (its calls counted in the
     // title); View › Back to Calling Graph returns. False when the graph has no such body.
     bool showBody(const QString& name);
@@ -78,7 +80,7 @@ public:
     views::ProblemsPanel* problemsPanel() const { return m_problems; }
     views::GraphView* graphView() const;
     GraphArea* graphArea() const { return m_area; }
-    JobRunner* jobs() const { return m_jobs; }
+    WorkspaceLoader* jobs() const { return m_jobs; }
     AppContext* context() const { return m_context; }
     RegionController* regions() const { return m_regions; }
     CompileController* compile() const { return m_compile; }
@@ -131,7 +133,6 @@ private:
     void exportView(bool svg);
     void closeAll();
     void updateTitle();
-    void rememberViewState();
     bool confirmDiscardRegions(); // false: the user cancelled
     void about();
 
@@ -143,7 +144,7 @@ private:
     views::CodePanel* m_code;
     views::ProblemsPanel* m_problems;
     QDockWidget* m_problemsDock = nullptr;
-    JobRunner* m_jobs;
+    WorkspaceLoader* m_jobs = nullptr; // the context's
     RecentFiles* m_recent = nullptr;
     AppContext* m_context = nullptr;
     RegionController* m_regions = nullptr;
@@ -156,19 +157,11 @@ private:
     QProgressBar* m_progress;
     QToolButton* m_cancel;
     QLabel* m_statusLabel;
-    QString m_graphTitle; // of the graph shown ("" on the welcome page)
-    // Per graph, for the session: how the user left it (expanded groups, zoom, centre); kept
-    // with the graph it was taken on, so a reloaded graph opens fresh.
-    struct SavedView {
-        graph::GraphPtr graph;
-        views::GraphView::ViewState state;
-    };
-    std::map<std::pair<int, int>, SavedView> m_viewStates;
+    ShownGraphPresenter* m_presenter = nullptr;
     std::vector<QDockWidget*> m_defaultDocks; // navigator, inspector, cache
     // While a body is shown: the graph that calls it (to go back to) and its first call site.
     views::GraphRef m_bodyCaller;
     graph::NodeId m_bodyCallSite = graph::kNoNode;
-    views::GraphRef m_parsingGraph; // shown as "Reading … graph code" until graphParsed
     QAction* m_backAction = nullptr;
 };
 

@@ -6,7 +6,6 @@
 #include "core/profile/compile_profile.h"
 #include "core/profile/profile_file.h"
 #include "core/util/file_reader.h"
-#include "views/graph/graph_view.h"
 #include "views/models/workspace.h"
 #include "views/panels/profile_panel.h"
 #include "views/panels/region_commands.h"
@@ -51,9 +50,11 @@ ProfileController::ProfileController(AppContext* context)
             &ProfileController::onPanelNodeSelected);
     connect(m_panel, &views::ProfilePanel::regionSelected, this,
             &ProfileController::onPanelRegionSelected);
-    views::GraphView* view = context->graphView();
-    connect(view, &views::GraphView::nodeSelected, this, &ProfileController::onViewNodeSelected);
-    connect(view, &views::GraphView::graphChanged, this, [this] {
+    connect(context->selection(), &views::NodeSelectionModel::currentChanged, this,
+            &ProfileController::onViewNodeSelected);
+    // The time-share colours are this controller's layer, written again for each graph shown.
+    context->decorations()->claim(views::DecorationLayer::ProfileHeat, this);
+    connect(context->decorations(), &views::GraphDecorations::graphChanged, this, [this] {
         updateCompileProfile();
         applyOverlay();
     });
@@ -85,7 +86,8 @@ void ProfileController::createActions()
 bool ProfileController::profileGraph()
 {
     views::RegionDocument* doc = m_context->currentDocument();
-    const graph::GraphPtr g = doc != nullptr ? doc->graph() : m_context->graphView()->graph();
+    const graph::GraphPtr onScreen = m_context->decorations()->graph();
+    const graph::GraphPtr g = doc != nullptr ? doc->graph() : onScreen;
     if (isRunning() || !g) {
         m_context->showStatus(
             isRunning() ? tr("A profile is running") : tr("Nothing to profile: open a graph first"),
@@ -98,7 +100,7 @@ bool ProfileController::profileGraph()
     job->options.repeat = m_repeat;
     job->options.compileRegions = m_compileRegions && !job->regions.empty();
     job->cachePath = m_context->cachePath().toStdString();
-    if (g == m_context->graphView()->graph()) {
+    if (g == onScreen) {
         job->modules = m_context->currentStructure();
     }
     job->remoteUrl = m_context->remoteUrl().toStdString();
@@ -184,16 +186,18 @@ void ProfileController::showProfile(profile::RuntimeProfile p)
 
 void ProfileController::applyOverlay()
 {
-    views::GraphView* view = m_context->graphView();
-    if (!m_hasProfile || !view->graph()) {
+    views::GraphDecorations* decorations = m_context->decorations();
+    const graph::GraphPtr shown = decorations->graph();
+    if (!m_hasProfile || !shown) {
         return;
     }
     // A loaded profile applies to any graph with its node names; overlayColors skips others.
-    if (m_graph && view->graph() != m_graph) {
+    if (m_graph && shown != m_graph) {
         return;
     }
-    view->setNodeColors(views::ProfileModel::overlayColors(m_panel->model()->profile(),
-                                                           *view->graph()));
+    decorations->setNodeColors(views::DecorationLayer::ProfileHeat,
+                               views::ProfileModel::overlayColors(m_panel->model()->profile(),
+                                                                  *shown));
 }
 
 void ProfileController::updateCompileProfile()
@@ -213,11 +217,11 @@ void ProfileController::updateCompileProfile()
 
 void ProfileController::onPanelNodeSelected(const QString& name)
 {
-    views::GraphView* view = m_context->graphView();
-    if (m_syncing || !view->graph()) {
+    const graph::GraphPtr shown = m_context->selection()->graph();
+    if (m_syncing || !shown) {
         return;
     }
-    if (const auto id = view->graph()->find(name.toStdString())) {
+    if (const auto id = shown->find(name.toStdString())) {
         m_syncing = true;
         m_context->requestNode(*id);
         m_syncing = false;
@@ -226,23 +230,23 @@ void ProfileController::onPanelNodeSelected(const QString& name)
 
 void ProfileController::onPanelRegionSelected(const QString& id)
 {
-    views::GraphView* view = m_context->graphView();
+    views::NodeSelectionModel* selection = m_context->selection();
     const auto it = std::find_if(m_regions.begin(), m_regions.end(),
                                  [&](const auto& r) { return QString::fromStdString(r.id) == id; });
-    if (it != m_regions.end() && view->graph() == m_graph) {
+    if (it != m_regions.end() && selection->graph() == m_graph) {
         m_syncing = true;
-        view->setSelectedNodes(it->nodes);
+        selection->select(it->nodes);
         m_syncing = false;
     }
 }
 
 void ProfileController::onViewNodeSelected(graph::NodeId id)
 {
-    views::GraphView* view = m_context->graphView();
-    if (m_syncing || !m_hasProfile || !view->graph() || std::size_t(id) >= view->graph()->size()) {
+    const graph::GraphPtr shown = m_context->selection()->graph();
+    if (m_syncing || !m_hasProfile || !shown || std::size_t(id) >= shown->size()) {
         return;
     }
-    m_panel->selectName(QString::fromStdString(view->graph()->node(id).name));
+    m_panel->selectName(QString::fromStdString(shown->node(id).name));
 }
 
 bool ProfileController::exportProfile(const QString& path, ExportFormat format)

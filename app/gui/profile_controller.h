@@ -1,6 +1,7 @@
 // The app's profiler: docks the Profile panel, runs Build › Profile Graph (eager runs plus the
 // compiled regions, core/profile) in the background with progress and Cancel, colours the graph
-// by time share with the panel's own scale, keeps panel and graph selection in sync both ways,
+// by time share with the panel's own scale (its ProfileHeat decoration layer), keeps panel and
+// graph selection in sync both ways,
 // shows the compile-phase timeline of the current TORCH_TRACE run, and exports (Chrome trace,
 // CSV, saved profile) and opens saved profiles. Not the profiling itself (core/profile).
 #pragma once

@@ -6,15 +6,12 @@
 #include "core/partition/partitioner.h"
 #include "core/partition/region_edit.h"
 #include "core/structure/module_match.h"
-#include "views/graph/graph_canvas.h"
-#include "views/graph/graph_view.h"
 #include "views/panels/region_commands.h"
 #include "views/panels/regions_panel.h"
 
 #include <QAction>
 #include <QDockWidget>
 #include <QInputDialog>
-#include <QKeyEvent>
 #include <QMainWindow>
 #include <QMenu>
 #include <QUndoGroup>
@@ -50,20 +47,24 @@ QString overlayLabel(const partition::Region& region)
 } // namespace
 
 RegionController::RegionController(AppContext* context)
-    : QObject(context), m_context(context), m_view(context->graphView()),
+    : QObject(context), m_context(context), m_selection(context->selection()),
+      m_decorations(context->decorations()),
       m_panel(new views::RegionsPanel(context->host())), m_undoGroup(new QUndoGroup(this))
 {
     createDock();
     createActions();
-    connect(m_view, &views::GraphView::graphChanged, this, &RegionController::onGraphChanged);
-    connect(m_view, &views::GraphView::selectionChanged, this,
+    // The document's hulls and a refusal's path are this controller's layers.
+    m_decorations->claim(views::DecorationLayer::Regions, this);
+    m_decorations->claim(views::DecorationLayer::Highlight, this);
+    connect(m_decorations, &views::GraphDecorations::graphChanged, this,
+            &RegionController::onGraphChanged);
+    connect(m_selection, &views::NodeSelectionModel::selectionChanged, this,
             [this](const std::vector<graph::NodeId>& nodes) {
                 clearRefusal();
                 m_panel->setSelectedNodes(nodes);
             });
-    m_view->canvas()->installEventFilter(this); // Esc clears a refusal's highlight
     connect(m_panel, &views::RegionsPanel::regionActivated, this,
-            [this](const std::vector<graph::NodeId>& nodes) { m_view->setSelectedNodes(nodes); });
+            [this](const std::vector<graph::NodeId>& nodes) { m_selection->select(nodes); });
     connect(context->workspace(), &views::Workspace::changed, this,
             &RegionController::dropStaleDocuments);
     updateActions();
@@ -151,7 +152,7 @@ views::RegionDocument* RegionController::document(views::GraphRef ref) const
 
 void RegionController::onGraphChanged()
 {
-    const graph::GraphPtr shown = m_view->graph();
+    const graph::GraphPtr shown = m_decorations->graph();
     const views::GraphRef ref = m_context->currentGraph();
     views::RegionDocument* doc = nullptr;
     // A comparison puts another graph in the primary view: no document for it.
@@ -222,7 +223,7 @@ void RegionController::setCurrent(views::RegionDocument* doc)
     if (changed) {
         m_undoGroup->setActiveStack(doc ? doc->undoStack() : nullptr);
         m_panel->setDocument(doc);
-        m_panel->setSelectedNodes(m_view->selectedNodes());
+        m_panel->setSelectedNodes(m_selection->selectedNodes());
     }
     showRegions();
     updateActions();
@@ -235,7 +236,7 @@ void RegionController::setCurrent(views::RegionDocument* doc)
 void RegionController::showRegions()
 {
     if (m_showingRefusal) {
-        m_view->setHighlighted({});
+        m_decorations->setHighlighted(views::DecorationLayer::Highlight, {});
         m_showingRefusal = false;
     }
     if (!m_current) {
@@ -248,24 +249,14 @@ void RegionController::showRegions()
         overlays.push_back({QString::fromStdString(r.id), overlayLabel(r), r.nodes,
                             tintFor(r, i)});
     }
-    m_view->setRegions(std::move(overlays));
-}
-
-bool RegionController::eventFilter(QObject* watched, QEvent* event)
-{
-    if (event->type() == QEvent::KeyPress && m_showingRefusal &&
-        static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape) {
-        clearRefusal();
-        return true;
-    }
-    return QObject::eventFilter(watched, event);
+    m_decorations->setRegions(views::DecorationLayer::Regions, std::move(overlays));
 }
 
 // A refused edit's highlighted path stays until the selection changes or is cleared (Esc).
 void RegionController::clearRefusal()
 {
     if (m_showingRefusal) {
-        m_view->setHighlighted({});
+        m_decorations->setHighlighted(views::DecorationLayer::Highlight, {});
         m_showingRefusal = false;
     }
 }
@@ -273,7 +264,7 @@ void RegionController::clearRefusal()
 void RegionController::onRefused(const QString& reason,
                                  const std::vector<graph::NodeId>& highlight)
 {
-    m_view->setHighlighted(highlight);
+    m_decorations->setHighlighted(views::DecorationLayer::Highlight, highlight);
     m_showingRefusal = !highlight.empty();
     m_context->showStatus(tr("Region edit refused: %1").arg(reason), 15000);
     // The panel shows the whole reason (the status bar cuts long paths).
@@ -294,7 +285,7 @@ QStringList RegionController::targetRegions() const
     if (!ids.isEmpty() || !m_current) {
         return ids;
     }
-    const auto selected = m_view->selectedNodes();
+    const auto selected = m_selection->selectedNodes();
     for (const partition::Region& r : m_current->regions()) {
         const bool touched = std::any_of(selected.begin(), selected.end(),
                                          [&](graph::NodeId id) { return r.contains(id); });
@@ -310,7 +301,7 @@ std::vector<graph::NodeId> RegionController::selectionForRegion() const
 {
     std::vector<graph::NodeId> nodes;
     const graph::Graph& g = *m_current->graph();
-    for (graph::NodeId id : m_view->selectedNodes()) {
+    for (graph::NodeId id : m_selection->selectedNodes()) {
         if (!g.node(id).isPlaceholder() && !g.node(id).isOutput()) {
             nodes.push_back(id);
         }
@@ -333,7 +324,7 @@ bool RegionController::createFromSelection()
 
 bool RegionController::growToRegion()
 {
-    const auto seed = m_view->selectedNode();
+    const auto seed = m_selection->currentNode();
     if (!m_current || !seed) {
         m_context->showStatus(tr("Select the node to grow a region from"), 8000);
         return false;
@@ -343,7 +334,7 @@ bool RegionController::growToRegion()
     }
     for (const partition::Region& r : m_current->regions()) {
         if (r.contains(*seed)) {
-            m_view->setSelectedNodes(r.nodes);
+            m_selection->select(r.nodes);
         }
     }
     return true;
@@ -378,7 +369,7 @@ bool RegionController::splitOffSelection()
     std::vector<graph::NodeId> moveOut;
     for (const partition::Region& r : m_current->regions()) {
         if (QString::fromStdString(r.id) == ids.front()) {
-            for (graph::NodeId id : m_view->selectedNodes()) {
+            for (graph::NodeId id : m_selection->selectedNodes()) {
                 if (r.contains(id)) {
                     moveOut.push_back(id);
                 }

@@ -1,12 +1,13 @@
 // The app's region editing: one RegionDocument per shown graph (seeded with the graph's own
 // annotation regions), the Regions dock, the Regions menu and Undo/Redo, `.fxscope` project
-// save/open, and the wiring that keeps graph view hulls, view selection and panel in sync. The
-// current document is published through the AppContext. Not the region logic
+// save/open, and the wiring that keeps the hulls (its Regions and Highlight decoration layers),
+// the node selection and the panel in sync. The current document is published through the
+// AppContext. Not the region logic
 // (core/partition) nor the drawing (views/graph). GUI thread only.
 #pragma once
 
 #include "core/partition/region.h"
-#include "views/graph/region_overlay.h"
+#include "views/models/region_overlay.h"
 #include "views/models/workspace.h"
 
 #include <QObject>
@@ -25,7 +26,8 @@ class QMenu;
 class QUndoGroup;
 
 namespace fxs::views {
-class GraphView;
+class GraphDecorations;
+class NodeSelectionModel;
 class RegionDocument;
 class RegionsPanel;
 } // namespace fxs::views
@@ -105,8 +107,10 @@ Q_SIGNALS:
     // The project path or the unsaved state of the regions changed (the window title follows).
     void documentStateChanged();
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
+public:
+    // Takes a refused edit's highlighted path away (also when the selection changes); the
+    // window calls it on Esc in the graph view.
+    void clearRefusal();
 
 private:
     void createDock();
@@ -117,7 +121,6 @@ private:
     void dropStaleDocuments();
     void showRegions();
     void onRefused(const QString& reason, const std::vector<graph::NodeId>& highlight);
-    void clearRefusal();
     void updateActions();
     void createPerModuleAsked();
     void writeNestedPlanAsked();
@@ -134,7 +137,8 @@ private:
     void openProjectDialog();
 
     AppContext* m_context;
-    views::GraphView* m_view;
+    views::NodeSelectionModel* m_selection;
+    views::GraphDecorations* m_decorations;
     views::RegionsPanel* m_panel;
     QDockWidget* m_dock = nullptr;
     QMenu* m_menu = nullptr;

@@ -94,14 +94,14 @@ bool RegionController::saveProject(const QString& path)
         return false;
     }
     QJsonArray selected;
-    for (graph::NodeId id : m_view->selectedNodes()) {
+    for (graph::NodeId id : m_selection->selectedNodes()) {
         selected.append(QString::fromStdString(m_current->graph()->node(id).name));
     }
     QJsonObject view{{QStringLiteral("ordinal"), ordinal},
                      {QStringLiteral("kind"),
                       QString::fromStdString(m_context->workspace()->artifact(ref)->kind)},
                      {QStringLiteral("selected"), selected}};
-    if (const auto state = m_view->viewState()) {
+    if (const auto state = m_context->viewState()) {
         QJsonArray expanded;
         for (layout::GroupId id : state->expanded) {
             expanded.append(qint64(id));
@@ -178,7 +178,7 @@ void RegionController::finishProjectOpen(const QString& path, const partition::P
     views::Workspace* ws = m_context->workspace();
     if (ws->parsePending(ref)) { // read in the background since requestGraph: come back then
         auto connection = std::make_shared<QMetaObject::Connection>();
-        *connection = connect(ws, &views::Workspace::graphParsed, this,
+        *connection = connect(ws, &views::Workspace::graphReady, this,
                               [this, path, project, ref, connection](views::GraphRef parsed) {
                                   if (parsed == ref) {
                                       disconnect(*connection);
@@ -206,7 +206,7 @@ void RegionController::finishProjectOpen(const QString& path, const partition::P
             selected.push_back(*id);
         }
     }
-    m_view->setSelectedNodes(selected);
+    m_selection->select(selected);
     restoreSavedView(QJsonDocument::fromJson(QByteArray::fromStdString(project.viewState))
                          .object());
     m_projectPath = path;
@@ -262,7 +262,7 @@ void RegionController::restoreSavedView(const QJsonObject& view)
     }
     const QJsonArray center = view.value(QStringLiteral("center")).toArray();
     state.center = QPointF(center.at(0).toDouble(), center.at(1).toDouble());
-    m_view->restoreViewState(state);
+    m_context->restoreViewState(state);
 }
 
 QString RegionController::suggestedProjectPath(const QString& project, const QString& source)

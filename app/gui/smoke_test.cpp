@@ -1,6 +1,6 @@
 #include "app/gui/smoke_test.h"
 
-#include "app/gui/job_runner.h"
+#include "app/gui/workspace_loader.h"
 #include "app/gui/main_window.h"
 #include "views/models/workspace.h"
 

@@ -12,7 +12,6 @@ fxscope_add_library(fxscope_app
     diagnosis_controller.cpp
     getting_started.cpp
     graph_area.cpp
-    job_runner.cpp
     main_window.cpp
     main_window_menus.cpp
     profile_controller.cpp
@@ -20,9 +19,12 @@ fxscope_add_library(fxscope_app
     region_controller.cpp
     region_controller_nested.cpp
     region_controller_project.cpp
+    shown_graph.cpp
+    shown_graph_presenter.cpp
     shutdown.cpp
     smoke_test.cpp
     structure_controller.cpp
+    workspace_loader.cpp
 )
 target_link_libraries(fxscope_app PUBLIC fxscope_views Qt6::Widgets
     PRIVATE fxscope_warnings)

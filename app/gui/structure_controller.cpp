@@ -1,8 +1,11 @@
 #include "app/gui/structure_controller.h"
 
 #include "app/gui/app_context.h"
+#include "app/gui/shown_graph.h"
+#include "app/gui/workspace_loader.h"
 #include "core/structure/structure.h"
-#include "views/graph/graph_view.h"
+
+#include <algorithm>
 
 namespace fxs::app {
 
@@ -30,14 +33,16 @@ views::RunPtr runOf(const views::Workspace& ws, views::GraphRef ref)
 
 StructureController::StructureController(AppContext* context) : QObject(context), m_context(context)
 {
-    connect(context, &AppContext::currentGraphChanged, this, &StructureController::recover);
-    if (views::GraphView* view = context->graphView()) {
-        connect(view, &views::GraphView::graphChanged, this, [this](graph::GraphPtr graph) {
-            if (graph && m_tree && m_context->workspace()->graph(m_ref) == graph) {
-                follow(m_ref, graph);
-            }
-        });
-    }
+    ShownGraph* shown = context->shownGraph();
+    connect(shown, &ShownGraph::refChanged, this, &StructureController::onRefChanged);
+    connect(shown, &ShownGraph::graphReady, this, &StructureController::recover);
+    // The graph on screen changed (its selection was reset): select the followed module again.
+    connect(context->decorations(), &views::GraphDecorations::graphChanged, this,
+            [this](graph::GraphPtr graph) {
+                if (graph && m_tree && m_context->workspace()->graph(m_ref) == graph) {
+                    follow(m_ref, graph);
+                }
+            });
 }
 
 namespace {
@@ -71,8 +76,8 @@ void StructureController::selectModule(const QString& path)
 
 void StructureController::follow(views::GraphRef ref, const graph::GraphPtr& graph)
 {
-    views::GraphView* view = m_context->graphView();
-    if (m_followed.isEmpty() || !view || view->graph() != graph || !m_tree) {
+    views::NodeSelectionModel* selection = m_context->selection();
+    if (m_followed.isEmpty() || selection->graph() != graph || !m_tree) {
         return;
     }
     if (ref.run != m_followRun || compileOf(*m_context->workspace(), ref) != m_followCompile) {
@@ -82,66 +87,57 @@ void StructureController::follow(views::GraphRef ref, const graph::GraphPtr& gra
     if (!module) {
         return;
     }
-    view->setSelectedNodes(m_tree->nodesOf(*module));
+    selection->select(m_tree->nodesOf(*module));
     m_context->showStatus(tr("Module %1: %2 nodes")
                               .arg(m_followed)
                               .arg(m_tree->module(*module).totalNodes));
 }
 
-void StructureController::recover(views::GraphRef ref)
+// A new graph is asked for: a job for the previous one is of no use any more.
+void StructureController::onRefChanged(views::GraphRef ref)
 {
-    views::Workspace& ws = *m_context->workspace();
-    graph::GraphPtr graph = ws.graph(ref);
-    if (!graph && !ws.parsePending(ref)) {
-        m_jobs.abandon();
+    m_jobs.abandon();
+    if (!m_context->workspace()->artifact(ref)) {
         m_ref = {};
         m_tree.reset();
+    }
+}
+
+void StructureController::recover(views::GraphRef ref, const graph::GraphPtr& graph)
+{
+    m_jobs.abandon();
+    if (auto known = knownTree(graph)) {
+        publish(ref, graph, std::move(known));
         return;
     }
-    ws.reportParsed(ref); // a parse an abandoned job finished
-    if (auto known = graph ? knownTree(graph) : nullptr) {
-        m_jobs.abandon();
-        m_ref = ref;
-        m_tree = std::move(known);
-        m_context->setStructure(ref, m_tree);
-        Q_EMIT structureReady(ref, graph, m_tree);
-        return;
-    }
-    struct Recovered {
-        graph::GraphPtr graph;
-        Result<structure::ModuleTree> tree = makeError(ErrorCode::Cancelled, "not recovered");
-    };
     m_jobs.start(
-        [run = runOf(ws, ref), index = ref.index, graph](const CancelToken& cancel,
-                                                         const ProgressSink& progress) {
-            Recovered out{graph};
-            if (!out.graph) { // deferred at load: parsed now, off the GUI thread
-                reportProgress(progress, 0.0, "Reading the graph code…");
-                out.graph = run->graphs[static_cast<std::size_t>(index)].loadGraph();
-            }
-            if (out.graph && !cancel.isCancelled()) {
-                reportProgress(progress, 0.5, "Reading the model's modules…");
-                out.tree = recoverFor(run, index, out.graph, cancel);
-            }
-            return out;
+        [run = runOf(*m_context->workspace(), ref), index = ref.index,
+         graph](const CancelToken& cancel, const ProgressSink& progress) {
+            reportProgress(progress, 0.0, "Reading the model's modules…");
+            return recoverFor(run, index, graph, cancel);
         },
-        [this, ref](Recovered result) {
-            m_ref = ref;
-            m_tree.reset();
-            if (result.tree) {
-                m_tree = std::make_shared<const structure::ModuleTree>(std::move(*result.tree));
-                remember(result.graph, m_tree);
-            } else if (result.graph && result.tree.error().code != ErrorCode::Cancelled) {
+        [this, ref, graph](Result<structure::ModuleTree> tree) {
+            std::shared_ptr<const structure::ModuleTree> shared;
+            if (tree) {
+                shared = std::make_shared<const structure::ModuleTree>(std::move(*tree));
+                remember(graph, shared);
+            } else if (tree.error().code != ErrorCode::Cancelled) {
                 m_context->showStatus(tr("Module structure: %1")
-                                          .arg(QString::fromStdString(result.tree.error().toString())));
+                                          .arg(QString::fromStdString(tree.error().toString())));
             }
-            m_context->setStructure(ref, m_tree);
-            Q_EMIT structureReady(ref, result.graph, m_tree);
-            follow(ref, result.graph);
-            // The window, the run tree and Problems learn of the graphs parsed: this one, and
-            // the companions its structure read (a backward graph's forward, the Dynamo graph).
-            m_context->workspace()->reportParsedGraphs(ref.run);
+            publish(ref, graph, std::move(shared));
         });
+}
+
+void StructureController::publish(views::GraphRef ref, const graph::GraphPtr& graph,
+                                  std::shared_ptr<const structure::ModuleTree> tree)
+{
+    m_ref = ref;
+    m_tree = std::move(tree);
+    m_context->setStructure(ref, m_tree);
+    Q_EMIT structureReady(ref, graph, m_tree);
+    m_context->shownGraph()->setStructure(ref, graph, m_tree);
+    follow(ref, graph);
 }
 
 std::shared_ptr<const structure::ModuleTree>
@@ -170,12 +166,24 @@ std::vector<graph::NodeId> StructureController::moduleNodesIn(views::GraphRef ot
                                                               const std::string& path) const
 {
     const views::Workspace& ws = *m_context->workspace();
-    const auto* artifact = ws.artifact(other);
-    const graph::GraphPtr graph = artifact != nullptr ? artifact->loadGraph() : nullptr;
+    const views::RunPtr run = runOf(ws, other);
+    std::vector<views::GraphRef> reads{other};
+    if (run) {
+        reads.clear();
+        for (const std::size_t k : structure::graphsReadFor(*run, std::size_t(other.index))) {
+            reads.push_back({other.run, static_cast<int>(k)});
+        }
+    }
+    if (std::any_of(reads.begin(), reads.end(),
+                    [&ws](views::GraphRef r) { return ws.parsePending(r); })) {
+        m_context->loader()->ensureParsed(reads); // never on the GUI thread
+        return {};
+    }
+    const graph::GraphPtr graph = ws.graph(other);
     if (!graph) {
         return {};
     }
-    auto tree = recoverFor(runOf(ws, other), other.index, graph, CancelToken::none());
+    auto tree = recoverFor(run, other.index, graph, CancelToken::none());
     const auto module = tree ? tree->find(path) : std::nullopt;
     return module ? tree->nodesOf(*module) : std::vector<graph::NodeId>{};
 }

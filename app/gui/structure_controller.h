@@ -1,9 +1,10 @@
 // Answers "which module is this node in" for the graph on screen: recovers the shown graph's
 // module tree (core/structure; a graph of a TORCH_TRACE run with its compile's other graphs) on a
-// JobTracker whenever the AppContext's current graph changes (the newest graph wins) and
-// publishes it with structureReady, which the window hands to the Inspector. Also maps a module
-// of one graph to its nodes in another graph of the same compile (Dynamo ↔ AOT forward ↔
-// backward). Not a view; never blocks the GUI thread.
+// JobTracker when the ShownGraph reports it parsed (graphReady; the newest graph wins), hands
+// it to the ShownGraph (setStructure: the window lays out by modules and tells the Inspector)
+// and publishes it with structureReady. Also maps a module of one graph to its nodes in another
+// graph of the same compile (Dynamo ↔ AOT forward ↔ backward). Not a view; parses nothing
+// (the WorkspaceLoader does) and never blocks the GUI thread.
 #pragma once
 
 #include "core/structure/module_tree.h"
@@ -38,9 +39,11 @@ public:
     void selectModule(const QString& path);
     QString followedModule() const { return m_followed; }
 
-    // The nodes of module `path` in graph `other` (a graph of a run: recovered with its compile's
-    // graphs, parsed here when their parse was deferred; runs synchronously, for a person's
-    // click). Empty when the module is not there.
+    // The nodes of module `path` in graph `other` (a graph of a run: recovered with its
+    // compile's graphs; synchronously, for a person's click). Empty when the module is not
+    // there, or while `other` or the graphs its structure reads are not parsed: then their
+    // parse is asked of the WorkspaceLoader (in the background), and the Workspace's
+    // graphReady says when to ask again.
     std::vector<graph::NodeId> moduleNodesIn(views::GraphRef other, const std::string& path) const;
 
 Q_SIGNALS:
@@ -50,7 +53,10 @@ Q_SIGNALS:
                         std::shared_ptr<const fxs::structure::ModuleTree> tree);
 
 private:
-    void recover(views::GraphRef ref);
+    void onRefChanged(views::GraphRef ref);
+    void recover(views::GraphRef ref, const graph::GraphPtr& graph);
+    void publish(views::GraphRef ref, const graph::GraphPtr& graph,
+                 std::shared_ptr<const structure::ModuleTree> tree);
 
     AppContext* m_context;
     jobs::JobTracker m_jobs;

@@ -21,7 +21,7 @@ struct LoadResult {
 };
 
 struct LoadOptions {
-    // TORCH_TRACE graphs keep their code and parse on first use (GraphArtifact::loadGraph):
+    // TORCH_TRACE graphs keep their code and parse when asked (DeferredGraph::get()):
     // opening a large log costs the envelopes, not every graph's IR. Standalone graph files are
     // always parsed (the file is the graph).
     bool deferGraphParsing = false;

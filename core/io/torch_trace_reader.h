@@ -17,9 +17,9 @@ namespace fxs::io {
 
 struct TraceReadOptions {
     // Build graph IR for every graph payload at import. false: graphs keep a reference to
-    // their payload (GraphArtifact::code, sharing the file's buffer) and a deferred parse that
-    // GraphArtifact::loadGraph (or ensureGraph) runs when one is needed; their line counts are
-    // known at once.
+    // their payload (GraphArtifact::code, sharing the file's buffer) and a deferred parse
+    // (GraphArtifact::deferred: its get(), or ensureGraph, runs it when one is needed); their
+    // line counts are known at once.
     bool parseGraphs = true;
     bool verifyPayloads = true; // check has_payload MD5s
     // Decode JSON payloads (cache events, chromium events). false: only envelopes, payload
@@ -54,7 +54,7 @@ TraceReadResult readTorchTracePath(const std::string& path, const TraceReadOptio
 // Parses a graph kept for parsing on demand (GraphArtifact::code, or its deferred parse when
 // another copy ran it already) and fills its graph, statements and unparsedLines; the parser's
 // problems go to diagnostics. Does nothing when the graph is parsed already or has no code. Not
-// thread-safe for one artifact: for runs that threads share, use GraphArtifact::loadGraph().
+// thread-safe for one artifact: for runs that threads share, call its deferred->get().
 void ensureGraph(model::GraphArtifact& artifact, Diagnostics& diagnostics);
 // The deferred parse of graph code kept in a log's buffer (what the reader sets on each graph
 // when TraceReadOptions::parseGraphs is false); diagnostics name `file` and the log's lines.

@@ -133,7 +133,7 @@ void RecordSink::addGraph(const Record& r, const std::string& kind)
         g.unparsedLines = parsed.unparsedLines;
         m_diagnostics.append(parsed.diagnostics);
     } else {
-        g.code = payloadRef(r); // parsed when first needed (loadGraph, ensureGraph)
+        g.code = payloadRef(r); // parsed when first needed (deferred->get(), ensureGraph)
         g.deferred = deferParse(g.code, m_file);
     }
     m_run.graphs.push_back(std::move(g));

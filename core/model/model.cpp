@@ -122,14 +122,6 @@ const DeferredGraph::Parsed* DeferredGraph::ifParsed() const
     return m_done.load(std::memory_order_acquire) ? &m_parsed : nullptr;
 }
 
-graph::GraphPtr GraphArtifact::loadGraph() const
-{
-    if (graph || !deferred) {
-        return graph;
-    }
-    return deferred->get().graph;
-}
-
 graph::GraphPtr GraphArtifact::parsedGraph() const
 {
     if (graph || !deferred) {

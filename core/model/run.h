@@ -34,10 +34,12 @@ struct PayloadRef {
     std::string text() const;
 };
 
-// A graph whose parse was put off until first use. Runs are immutable snapshots that several
-// threads read (the app's workspace, its background jobs), so the first get() runs the parse
-// under a once-flag (a second caller waits for it) and every later one returns its result;
-// copies of an artifact share one DeferredGraph. Filled by io (which owns the parser).
+// A graph whose parse was put off until it is asked for. Plain data with one explicit entry
+// point: get() runs the parse (io's parser, set by io::deferParse) under a once-flag (a second
+// caller waits for it) and returns its result; copies of an artifact share one DeferredGraph, so
+// runs that several threads read stay immutable. Nothing in model parses on its own: reading a
+// graph (GraphArtifact::parsedGraph) never parses; whoever defers parsing calls get() where a
+// parse may take its time (the app's WorkspaceLoader, in a background job; io::ensureGraph).
 class DeferredGraph {
 public:
     struct Parsed {
@@ -76,7 +78,7 @@ struct GraphArtifact {
     // count of its lines is known without parsing.
     PayloadRef code;
     int payloadLines = 0;
-    // Set when the parse was put off (io::TraceReadOptions::parseGraphs false): loadGraph()
+    // Set when the parse was put off (io::TraceReadOptions::parseGraphs false): its get()
     // parses `code` once, for every copy of this artifact. It holds its own reference to the
     // code: whoever replaces `code` replaces this too (io::deferParse).
     std::shared_ptr<const DeferredGraph> deferred;
@@ -84,12 +86,10 @@ struct GraphArtifact {
     // A torch.export `.pt2` archive's signature, ranges and weight index; null otherwise.
     std::shared_ptr<const ExportedProgram> exported;
 
-    // The graph: the one parsed at import, else the deferred parse's (run now on first use:
-    // thread-safe, but slow for a large graph, so not on a GUI thread). Null when unreadable.
-    graph::GraphPtr loadGraph() const;
-    // The graph when it is parsed already; never parses.
+    // The graph when it is parsed (at import, or by its deferred parse); never parses. Null
+    // while the parse is pending, or when unreadable.
     graph::GraphPtr parsedGraph() const;
-    // True while loadGraph() still has a parse to do.
+    // True while the deferred parse (deferred->get()) is still to run.
     bool parsePending() const { return !graph && deferred && !deferred->ifParsed(); }
 };
 

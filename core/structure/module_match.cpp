@@ -148,7 +148,7 @@ Result<std::vector<ModuleInGraph>> moduleAcrossCompile(const model::Run& run,
                                                        const StructureOptions& options,
                                                        const CancelToken& cancel)
 {
-    if (graphIndex >= run.graphs.size() || !run.graphs[graphIndex].loadGraph()) {
+    if (graphIndex >= run.graphs.size() || !run.graphs[graphIndex].parsedGraph()) {
         return makeError(ErrorCode::Invalid, "no parsed graph at index " + std::to_string(graphIndex),
                          run.path);
     }
@@ -156,7 +156,7 @@ Result<std::vector<ModuleInGraph>> moduleAcrossCompile(const model::Run& run,
     std::vector<ModuleInGraph> out;
     for (std::size_t k = 0; k < run.graphs.size(); ++k) {
         const model::GraphArtifact& g = run.graphs[k];
-        if (g.compileId != self.compileId || g.rank != self.rank || !g.loadGraph()) {
+        if (g.compileId != self.compileId || g.rank != self.rank || !g.parsedGraph()) {
             continue;
         }
         auto tree = recoverRunGraphStructure(run, k, options, cancel);

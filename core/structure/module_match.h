@@ -46,7 +46,8 @@ struct ModuleInGraph {
 
 // The module at path in every parsed graph of the compile (same compile id and rank) that
 // run.graphs[graphIndex] belongs to, that graph included, in run order; graphs whose tree has no
-// such module are listed with no nodes; deferred graphs are parsed here. Errors: Invalid for a
+// such module are listed with no nodes; graphs not parsed yet are skipped (nothing is parsed
+// here). Errors: Invalid for a
 // graph index out of range or an unreadable graph; Cancelled; Internal.
 Result<std::vector<ModuleInGraph>> moduleAcrossCompile(const model::Run& run,
                                                        std::size_t graphIndex,

@@ -129,7 +129,7 @@ std::optional<std::size_t> companion(const model::Run& run, std::size_t index, s
     for (std::size_t k = 0; k < run.graphs.size(); ++k) {
         const auto& g = run.graphs[k];
         if (k == index || g.kind != kind || g.compileId != self.compileId || g.rank != self.rank ||
-            !g.loadGraph()) {
+            !g.parsedGraph()) {
             continue;
         }
         if (k < index || !found) {
@@ -157,7 +157,7 @@ ModuleTree recoverInRun(const model::Run& run, std::size_t index, const Structur
                         const CancelToken& cancel, int depth)
 {
     const model::GraphArtifact& art = run.graphs[index];
-    const graph::GraphPtr graph = art.loadGraph(); // parsed: checked by the caller
+    const graph::GraphPtr graph = art.parsedGraph(); // parsed: checked by the caller
     const Graph& g = *graph;
     StructureOptions noRepetition = options;
     noRepetition.findRepetition = false;
@@ -169,14 +169,14 @@ ModuleTree recoverInRun(const model::Run& run, std::size_t index, const Structur
     std::optional<MatchStrength> strength;
     const auto dynamo = companion(run, index, "dynamo_output_graph");
     const auto forward = companion(run, index, "aot_forward_graph");
-    const graph::GraphPtr fwGraph = forward ? run.graphs[*forward].loadGraph() : nullptr;
+    const graph::GraphPtr fwGraph = forward ? run.graphs[*forward].parsedGraph() : nullptr;
     if (fwGraph && depth == 0 && isBackwardOf(g, *fwGraph)) {
         const ModuleTree fwTree = recoverInRun(run, *forward, noRepetition, cancel, depth + 1);
         if (fwTree.source == Source::AotMapping) {
             strength = mapBackwardInputs(g, *fwGraph, fwTree, b);
         }
     } else if (dynamo) {
-        const graph::GraphPtr dynamoGraph = run.graphs[*dynamo].loadGraph();
+        const graph::GraphPtr dynamoGraph = run.graphs[*dynamo].parsedGraph();
         const Graph& dg = *dynamoGraph;
         const ModuleTree dynamoTree = recoverOwn(dg, noRepetition, cancel);
         if (hasNames(dynamoTree)) {
@@ -202,11 +202,30 @@ Result<ModuleTree> recoverRunGraphStructure(const model::Run& run, std::size_t g
                                             const StructureOptions& options,
                                             const CancelToken& cancel)
 {
-    if (graphIndex >= run.graphs.size() || !run.graphs[graphIndex].loadGraph()) {
+    if (graphIndex >= run.graphs.size() || !run.graphs[graphIndex].parsedGraph()) {
         return makeError(ErrorCode::Invalid, "no parsed graph at index " + std::to_string(graphIndex),
                          run.path);
     }
     return guarded(cancel, [&] { return recoverInRun(run, graphIndex, options, cancel, 0); });
+}
+
+std::vector<std::size_t> graphsReadFor(const model::Run& run, std::size_t graphIndex)
+{
+    if (graphIndex >= run.graphs.size()) {
+        return {};
+    }
+    // Every candidate companion() may pick: it takes the nearest readable one, which is known
+    // only once they are parsed.
+    std::vector<std::size_t> out{graphIndex};
+    const auto& self = run.graphs[graphIndex];
+    for (std::size_t k = 0; k < run.graphs.size(); ++k) {
+        const auto& g = run.graphs[k];
+        if (k != graphIndex && g.compileId == self.compileId && g.rank == self.rank &&
+            (g.kind == "dynamo_output_graph" || g.kind == "aot_forward_graph")) {
+            out.push_back(k);
+        }
+    }
+    return out;
 }
 
 } // namespace fxs::structure

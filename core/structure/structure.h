@@ -53,10 +53,17 @@ Result<ModuleTree> recoverStructure(const graph::Graph& graph, const StructureOp
 
 // The module tree of run.graphs[graphIndex], using the other graphs of its compile (same compile
 // id and rank) where its own names say nothing: AOT forward/backward graphs get the Dynamo
-// graph's paths (source 3). Falls back to recoverStructure. Graphs whose parse was deferred
-// (GraphArtifact::loadGraph) are parsed here, this one and the companions it reads.
+// graph's paths (source 3). Falls back to recoverStructure. Never parses: it reads the graphs
+// that are parsed already (GraphArtifact::parsedGraph); a caller that defers parsing parses
+// graphsReadFor(run, graphIndex) first (the app's WorkspaceLoader does, in its background job).
+// Errors: Invalid when run.graphs[graphIndex] is not parsed (or out of range).
 Result<ModuleTree> recoverRunGraphStructure(const model::Run& run, std::size_t graphIndex,
                                             const StructureOptions& options = {},
                                             const CancelToken& cancel = CancelToken::none());
+
+// The graphs recoverRunGraphStructure(run, graphIndex) may read, graphIndex first: the graph
+// and its companions of the same compile and rank (Dynamo graph, AOT forward graph). What a
+// caller that defers parsing must parse first; parses nothing itself.
+std::vector<std::size_t> graphsReadFor(const model::Run& run, std::size_t graphIndex);
 
 } // namespace fxs::structure

@@ -1,7 +1,6 @@
 // The zoomable, pannable QGraphicsView the graph is drawn in (wheel zooms around the cursor,
 // +/- keys, drag pans, a click on empty space clears the selection, Shift- or Ctrl-drag from
-// empty space draws a rubber band), and the minimap: a small second view of the same scene
-// showing the visible rectangle; click or drag it to move.
+// empty space draws a rubber band). Its overview is the Minimap (minimap.h).
 #pragma once
 
 #include <QGraphicsView>
@@ -37,23 +36,6 @@ protected:
 private:
     QPoint m_pressPos;
     Qt::KeyboardModifiers m_pressModifiers;
-};
-
-class Minimap : public QGraphicsView {
-    Q_OBJECT
-public:
-    Minimap(GraphCanvas* main, QWidget* parent = nullptr);
-    void refit();
-
-protected:
-    void drawForeground(QPainter* painter, const QRectF& rect) override;
-    void mousePressEvent(QMouseEvent* event) override;
-    void mouseMoveEvent(QMouseEvent* event) override;
-    void wheelEvent(QWheelEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
-
-private:
-    GraphCanvas* m_main;
 };
 
 } // namespace fxs::views

@@ -6,7 +6,7 @@
 
 #include "core/layout/graph_layout.h"
 #include "views/graph/graph_items.h"
-#include "views/graph/region_overlay.h"
+#include "views/models/region_overlay.h"
 
 #include <QGraphicsScene>
 

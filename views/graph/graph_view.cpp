@@ -4,12 +4,14 @@
 #include "core/layout/layout_cache.h"
 #include "views/graph/find_bar.h"
 #include "views/graph/graph_canvas.h"
+#include "views/graph/graph_exporter.h"
+#include "views/graph/graph_finder.h"
 #include "views/graph/graph_legend.h"
 #include "views/graph/graph_scene.h"
 
 #include <QEvent>
+#include <QKeyEvent>
 #include <QLabel>
-#include <QSettings>
 #include <QShortcut>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -74,6 +76,7 @@ GraphView::GraphView(QWidget* parent)
     m_canvas->setScene(m_scene);
     m_findBar = new FindBar(this);
     m_findBar->hide();
+    m_finder = new GraphFinder(m_findBar, this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
@@ -103,19 +106,20 @@ GraphView::GraphView(QWidget* parent)
     m_canvas->viewport()->installEventFilter(this); // its geometry is final when it resizes
     applyStyle();
     setupShortcuts();
+    setDecorations(new GraphDecorations(this));
+    setSelectionModel(new NodeSelectionModel(this));
 
     connect(m_scene, &GraphScene::nodeClicked, this, &GraphView::onNodeClicked);
     connect(m_canvas, &GraphCanvas::rubberBandSelected, this, &GraphView::onRubberBand);
     connect(m_scene, &GraphScene::groupToggled, this, &GraphView::onGroupToggled);
     connect(m_scene, &GraphScene::jumpRequested, this, &GraphView::selectNode);
     connect(m_canvas, &GraphCanvas::backgroundClicked, this,
-            [this] { setSelection(std::nullopt); });
-    m_overviewEnabled = QSettings().value(QStringLiteral("graphView/overview"), true).toBool();
+            [this] { m_selectionModel->clear(); });
     connect(m_canvas, &GraphCanvas::viewportChanged, this, [this] {
-        updateMinimapVisibility();
+        m_minimap->updateVisibility();
         positionOverlays(); // the selected node may have moved under one of them
     });
-    connect(m_findBar, &FindBar::textChanged, this, &GraphView::updateMatches);
+    connect(m_finder, &GraphFinder::nodeFound, this, &GraphView::selectNode);
     connect(m_findBar, &FindBar::nextRequested, this, &GraphView::findNext);
     connect(m_findBar, &FindBar::previousRequested, this, &GraphView::findPrevious);
     connect(m_findBar, &FindBar::closed, m_canvas, qOverload<>(&QWidget::setFocus));
@@ -123,6 +127,67 @@ GraphView::GraphView(QWidget* parent)
 
 // Layout jobs hold only shared snapshots; the tracker cancels them and waits a bounded time.
 GraphView::~GraphView() = default;
+
+void GraphView::setDecorations(GraphDecorations* decorations)
+{
+    for (const auto& c : m_decorationConnections) {
+        disconnect(c);
+    }
+    m_decorations = decorations;
+    m_decorationConnections = {
+        connect(decorations, &GraphDecorations::regionsChanged, this, &GraphView::drawRegions),
+        connect(decorations, &GraphDecorations::regionTintChanged, this,
+                &GraphView::drawRegionTint),
+        connect(decorations, &GraphDecorations::nodeColorsChanged, this,
+                &GraphView::drawNodeMarks),
+        connect(decorations, &GraphDecorations::highlightedChanged, this,
+                &GraphView::drawNodeMarks),
+        connect(decorations, &GraphDecorations::bannerChanged, this, &GraphView::drawBanner),
+    };
+    if (decorations->graph() != m_graph) {
+        decorations->setGraph(m_graph); // they are about what this view shows
+    }
+    drawRegions();
+    drawNodeMarks();
+    drawBanner();
+}
+
+void GraphView::setSelectionModel(NodeSelectionModel* selection)
+{
+    for (const auto& c : m_selectionConnections) {
+        disconnect(c);
+    }
+    m_selectionModel = selection;
+    m_selectionConnections = {
+        connect(selection, &NodeSelectionModel::selectionChanged, this,
+                [this](const std::vector<graph::NodeId>& nodes) {
+                    if (!isLayoutPending()) {
+                        markSelection();
+                    }
+                    Q_EMIT selectionChanged(nodes);
+                }),
+        connect(selection, &NodeSelectionModel::currentChanged, this,
+                &GraphView::onCurrentChanged),
+        connect(selection, &NodeSelectionModel::currentCleared, this,
+                &GraphView::onCurrentChanged),
+    };
+    if (selection->graph() != m_graph) {
+        selection->setGraph(m_graph);
+    }
+}
+
+// The current node moved (or went): drawn, and reported as the view's own signals.
+void GraphView::onCurrentChanged()
+{
+    if (!isLayoutPending()) {
+        markSelection();
+    }
+    if (const auto current = m_selectionModel->currentNode()) {
+        Q_EMIT nodeSelected(*current);
+    } else {
+        Q_EMIT selectionCleared();
+    }
+}
 
 void GraphView::setupShortcuts()
 {
@@ -182,20 +247,21 @@ bool GraphView::eventFilter(QObject* watched, QEvent* event)
         event->type() == QEvent::Resize) {
         positionOverlays();
     }
+    if (watched == m_canvas && event->type() == QEvent::KeyPress &&
+        static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape) {
+        Q_EMIT escapePressed();
+    }
     return QWidget::eventFilter(watched, event);
-}
-
-void GraphView::updateMinimapVisibility()
-{
-    const bool all = m_canvas->visibleSceneRect().contains(m_scene->sceneRect());
-    m_minimap->setVisible(m_overviewEnabled && !all && !m_scene->sceneRect().isEmpty());
 }
 
 void GraphView::setOverviewEnabled(bool enabled)
 {
-    m_overviewEnabled = enabled;
-    QSettings().setValue(QStringLiteral("graphView/overview"), enabled);
-    updateMinimapVisibility();
+    m_minimap->setUserEnabled(enabled);
+}
+
+bool GraphView::isOverviewEnabled() const
+{
+    return m_minimap->isUserEnabled();
 }
 
 // Legend top-left and overview bottom-right of the viewport, each moving to the other corner
@@ -204,8 +270,8 @@ void GraphView::positionOverlays()
 {
     const QRect area = m_canvas->viewport()->geometry();
     QRect selected;
-    if (m_selected) {
-        if (const auto* item = m_scene->nodeItem(*m_selected)) {
+    if (const auto current = m_selectionModel->currentNode()) {
+        if (const auto* item = m_scene->nodeItem(*current)) {
             selected = m_canvas->mapFromScene(item->sceneBoundingRect()).boundingRect().translated(
                 area.topLeft());
         }
@@ -228,43 +294,27 @@ void GraphView::setGraph(graph::GraphPtr graph, bool modulesPending)
 {
     m_modulesPending = false;
     m_pendingMessage.clear();
-    const bool hadSelection = m_selected.has_value();
-    const bool hadNodes = !m_selection.empty();
     m_graph = std::move(graph);
-    m_selected.reset();
-    m_selection.clear();
-    m_regions.reset();
-    m_regionTints.clear();
-    m_scene->setRegionOverlays(std::nullopt);
-    m_highlighted.clear();
-    m_colors.clear();
-    m_matches.clear();
-    m_matchIndex = -1;
     m_scene->clearLayout();
     m_error.clear();
-    if (hadNodes) {
-        Q_EMIT selectionChanged({});
-    }
-    if (hadSelection) {
-        Q_EMIT selectionCleared();
-    }
+    m_selectionModel->setGraph(m_graph);
+    m_finder->setGraph(m_graph, nullptr);
     if (!m_graph) {
         m_view.reset();
         m_layouts.abandon();
         m_busy->hide();
+        m_decorations->setGraph(nullptr); // layers cleared (drawn: nothing), owners told
         updateLegend();
         Q_EMIT graphChanged(nullptr);
         return;
     }
     m_view = std::make_shared<layout::ViewGraph>(m_graph);
-    updateLegend();
     m_pendingState.reset();
     m_fitPending = true;
     m_modulesPending = modulesPending;
     requestLayout();
-    if (m_findBar->isVisible()) {
-        updateMatches(m_findBar->text());
-    }
+    m_decorations->setGraph(m_graph);
+    updateLegend();
     Q_EMIT graphChanged(m_graph);
 }
 
@@ -316,9 +366,7 @@ void GraphView::setModules(graph::GraphPtr graph, std::shared_ptr<const structur
         return; // source scopes are shown already
     }
     updateLegend();
-    if (m_findBar->isVisible()) {
-        updateMatches(m_findBar->text()); // module paths can match now
-    }
+    m_finder->setGraph(m_graph, m_view->modules()); // module paths can match now
     requestLayout();
 }
 
@@ -374,8 +422,7 @@ void GraphView::applyLayout(const std::shared_ptr<LayoutJob>& job)
     m_error.clear();
     m_scene->setLayout(*job->result, job->view);
     markSelection();
-    m_scene->markHighlighted(m_highlighted);
-    m_scene->setOverlays(m_colors);
+    drawNodeMarks();
     m_minimap->refit();
     if (m_pendingState) {
         m_fitPending = false;
@@ -452,7 +499,7 @@ void GraphView::selectNode(graph::NodeId id)
         return;
     }
     const bool revealed = m_view->reveal(id);
-    setSelection(id);
+    m_selectionModel->setCurrentNode(id);
     if (revealed || isLayoutPending()) {
         m_centerPending = true;
         if (revealed) {
@@ -466,41 +513,49 @@ void GraphView::selectNode(graph::NodeId id)
 
 void GraphView::centerOnSelection()
 {
-    if (!m_selected) {
+    const auto current = m_selectionModel->currentNode();
+    if (!current) {
         return;
     }
-    if (QGraphicsItem* item = m_scene->itemShowing(*m_selected)) {
+    if (QGraphicsItem* item = m_scene->itemShowing(*current)) {
         m_canvas->centerOn(item);
     }
 }
 
-void GraphView::setBanner(const QString& text)
+bool GraphView::exportSvg(const QString& path)
 {
-    m_banner->setText(text);
-    m_banner->setVisible(!text.isEmpty());
+    return GraphExporter(*m_scene).writeSvg(
+        path, m_graph ? QString::fromStdString(m_graph->name()) : QString());
 }
 
-QString GraphView::banner() const { return m_banner->text(); }
-
-void GraphView::setHighlighted(const std::vector<graph::NodeId>& ids)
+bool GraphView::exportPng(const QString& path)
 {
-    m_highlighted = std::unordered_set<graph::NodeId>(ids.begin(), ids.end());
-    if (!isLayoutPending()) {
-        m_scene->markHighlighted(m_highlighted);
-    }
+    return GraphExporter(*m_scene).writePng(path);
 }
 
-void GraphView::setNodeColors(const std::unordered_map<graph::NodeId, QColor>& colors)
+void GraphView::showFindBar()
 {
-    m_colors = colors;
-    if (!isLayoutPending()) {
-        m_scene->setOverlays(m_colors);
-    }
+    m_finder->activate();
 }
 
-void GraphView::clearNodeColors()
+void GraphView::setFindText(const QString& text)
 {
-    setNodeColors({});
+    m_finder->setText(text);
+}
+
+void GraphView::findNext()
+{
+    m_finder->step(1, m_selectionModel->currentNode());
+}
+
+void GraphView::findPrevious()
+{
+    m_finder->step(-1, m_selectionModel->currentNode());
+}
+
+int GraphView::findMatchCount() const
+{
+    return m_finder->matchCount();
 }
 
 void GraphView::fitToView()
@@ -533,6 +588,158 @@ void GraphView::collapseAll()
         m_view->collapseAll();
         m_fitPending = true;
         requestLayout();
+    }
+}
+
+// ---- Selection: the NodeSelectionModel changed by clicks and bands, drawn on the scene ----
+
+std::optional<graph::NodeId> GraphView::selectedNode() const
+{
+    return m_selectionModel->currentNode();
+}
+
+std::vector<graph::NodeId> GraphView::selectedNodes() const
+{
+    return m_selectionModel->selectedNodes();
+}
+
+void GraphView::setSelectedNodes(const std::vector<graph::NodeId>& ids)
+{
+    m_selectionModel->select(ids);
+}
+
+void GraphView::markSelection()
+{
+    const auto& nodes = m_selectionModel->selectedNodes();
+    m_scene->markSelection(std::unordered_set<graph::NodeId>(nodes.begin(), nodes.end()),
+                           m_selectionModel->currentNode());
+    positionOverlays(); // keep the legend and overview off the current node
+}
+
+void GraphView::onNodeClicked(graph::NodeId id, Qt::KeyboardModifiers modifiers)
+{
+    if (modifiers & (Qt::ShiftModifier | Qt::ControlModifier)) {
+        m_selectionModel->toggle(id);
+    } else {
+        m_selectionModel->setCurrentNode(id);
+    }
+}
+
+// Shift-drag replaces the selection, Ctrl-drag (with or without Shift) adds to it.
+void GraphView::onRubberBand(const QRectF& rect, Qt::KeyboardModifiers modifiers)
+{
+    const std::vector<graph::NodeId> inside = m_scene->nodesInRect(rect);
+    std::vector<graph::NodeId> nodes = inside;
+    if (modifiers & Qt::ControlModifier) {
+        const auto& had = m_selectionModel->selectedNodes();
+        nodes.insert(nodes.end(), had.begin(), had.end());
+        std::sort(nodes.begin(), nodes.end());
+        nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    }
+    std::optional<graph::NodeId> current = m_selectionModel->currentNode();
+    if (!current || !std::binary_search(nodes.begin(), nodes.end(), *current)) {
+        current = inside.empty() ? std::optional<graph::NodeId>()
+                                 : std::optional<graph::NodeId>(inside.back());
+    }
+    m_selectionModel->setSelection(std::move(nodes), current);
+}
+
+// ---- Decorations: drawn from the GraphDecorations' resolved layers ----
+
+void GraphView::drawRegions()
+{
+    m_scene->setRegionOverlays(m_decorations->regions());
+    updateLegend();
+}
+
+void GraphView::drawRegionTint(const QString& id)
+{
+    const auto regions = m_decorations->regions();
+    if (!regions) {
+        return;
+    }
+    for (const RegionOverlay& r : *regions) {
+        if (r.id == id) {
+            m_scene->setRegionTint(id, r.tint);
+        }
+    }
+    updateLegend();
+}
+
+void GraphView::drawNodeMarks()
+{
+    if (!isLayoutPending()) {
+        m_scene->markHighlighted(m_decorations->highlighted());
+        m_scene->setOverlays(m_decorations->nodeColors());
+    }
+}
+
+void GraphView::drawBanner()
+{
+    const QString text = m_decorations->banner();
+    m_banner->setText(text);
+    m_banner->setVisible(!text.isEmpty());
+}
+
+QString GraphView::banner() const
+{
+    return m_banner->text();
+}
+
+void GraphView::updateLegend()
+{
+    const auto regions = m_decorations->regions();
+    if (!regions) {
+        m_legend->setRegions(m_view ? m_view->regionValues() : std::vector<std::string>{});
+        return;
+    }
+    std::vector<std::pair<QColor, QString>> entries;
+    for (const RegionOverlay& r : *regions) {
+        entries.emplace_back(r.tint, r.label);
+    }
+    m_legend->setRegionEntries(entries);
+}
+
+// ---- View state: expanded groups, zoom and centre ----
+
+std::optional<GraphView::ViewState> GraphView::viewState() const
+{
+    if (!m_view || !m_graph) {
+        return std::nullopt;
+    }
+    ViewState state;
+    for (layout::GroupId id = 0; id < m_view->groups().size(); ++id) {
+        if (id != layout::kRootGroup && m_view->isExpanded(id)) {
+            state.expanded.push_back(id);
+        }
+    }
+    if (m_pendingState) { // not laid out yet: what it will show
+        state.zoom = m_pendingState->zoom;
+        state.center = m_pendingState->center;
+        return state;
+    }
+    state.zoom = m_canvas->zoom();
+    state.center = m_canvas->mapToScene(m_canvas->viewport()->rect().center());
+    return state;
+}
+
+void GraphView::restoreViewState(const ViewState& state)
+{
+    if (!m_view) {
+        return;
+    }
+    expandOnly(state.expanded);
+    m_pendingState = state;
+    requestLayout(); // the newest request wins over setGraph's
+}
+
+void GraphView::expandOnly(const std::vector<layout::GroupId>& expanded)
+{
+    m_view->collapseAll();
+    for (layout::GroupId id : expanded) {
+        if (id < m_view->groups().size()) {
+            m_view->setExpanded(id, true);
+        }
     }
 }
 

@@ -1,17 +1,20 @@
-// GraphView: the interactive drawing of one FX graph — Graphviz layout run in the background
-// (level by level for large graphs, levels cached), collapsible module or source-scope groups, pan/zoom/fit, minimap, legend, find bar, multi-selection
-// (click, Shift/Ctrl-click, Shift/Ctrl rubber band), region hulls, diff highlights, colour
-// overlays, SVG/PNG export. Shows and reports; the app wires it to the inspector and other
-// panels. Every method must be called on the GUI thread.
+// GraphView: draws (graph, decorations, selection) and lets a person act on it — Graphviz
+// layout in the background (level by level for large graphs, levels cached), collapsible module
+// or source-scope groups, pan/zoom/fit, the Minimap, legend, the find bar (GraphFinder),
+// clicks and rubber bands that change its NodeSelectionModel, SVG/PNG export (GraphExporter).
+// What is drawn over the graph (region hulls, tints, node colours, highlights, the banner) is
+// read from a GraphDecorations, whose layers their owners write; the view writes none. Every
+// method must be called on the GUI thread.
 #pragma once
 
 #include "core/graph/graph.h"
 #include "core/layout/view_graph.h"
-#include "views/graph/region_overlay.h"
+#include "views/graph/minimap.h"
 #include "views/jobs/job_tracker.h"
+#include "views/models/graph_decorations.h"
+#include "views/models/node_selection_model.h"
 
 #include <QColor>
-#include <QHash>
 #include <QWidget>
 
 #include <memory>
@@ -31,9 +34,9 @@ namespace fxs::views {
 
 class FindBar;
 class GraphCanvas;
+class GraphFinder;
 class GraphLegend;
 class GraphScene;
-class Minimap;
 struct GraphStyle;
 struct LayoutJob;
 
@@ -42,6 +45,14 @@ class GraphView : public QWidget {
 public:
     explicit GraphView(QWidget* parent = nullptr);
     ~GraphView() override;
+
+    // What the view draws over the graph, and its selection. The view makes its own; the app
+    // hands it shared ones (AppContext), as a QAbstractItemView takes a selection model. Not
+    // owned when set; setGraph sets the graph on both.
+    void setDecorations(GraphDecorations* decorations);
+    GraphDecorations* decorations() const { return m_decorations; }
+    void setSelectionModel(NodeSelectionModel* selection);
+    NodeSelectionModel* selectionModel() const { return m_selectionModel; }
 
     // Lays out in the background (a JobTracker) and shows a busy hint meanwhile; the newest
     // request wins. Graphs over ~300 nodes open with their groups collapsed. Null clears.
@@ -72,28 +83,13 @@ public:
     // group inside stands for all its nodes), a Ctrl-drag adds them; a plain drag pans. The
     // selection survives collapse/expand: a collapsed group holding selected nodes is drawn
     // selected. selectionChanged reports every change (graph order); nodeSelected still
-    // reports the current node.
-    std::vector<fxs::graph::NodeId> selectedNodes() const { return m_selection; }
-    // Replaces the selection without revealing or centring (ids past the graph are ignored).
-    // The current node stays when still selected, else becomes the last id given.
+    // reports the current node. The selection lives in selectionModel().
+    std::vector<fxs::graph::NodeId> selectedNodes() const;
+    // selectionModel()->select(ids), for a view on its own (tests, the diff pane): replaces the
+    // selection without revealing or centring. Controllers go through the NodeSelectionModel.
     void setSelectedNodes(const std::vector<fxs::graph::NodeId>& ids);
-
-    // Regions drawn as hulls from the app's document; they replace the annotation hulls until
-    // clearRegions(). A collapsed group's box stands for the nodes it holds.
-    void setRegions(std::vector<RegionOverlay> regions);
-    void clearRegions();
-    const std::optional<std::vector<RegionOverlay>>& regions() const { return m_regions; }
-    // Recolours one region's hull (e.g. by cache state). The tint sticks to the id across
-    // setRegions calls until setGraph; an invalid QColor returns to the region's own tint.
-    void setRegionTint(const QString& id, QColor tint);
-
-    // A note above the drawing about the graph as a whole (e.g. the graph break that ends it);
-    // kept until replaced, empty hides it.
-    void setBanner(const QString& text);
+    // The banner drawn (decorations()->banner()).
     QString banner() const;
-    void setHighlighted(const std::vector<fxs::graph::NodeId>& ids); // e.g. changed nodes of a diff
-    void setNodeColors(const std::unordered_map<fxs::graph::NodeId, QColor>& colors); // overlays
-    void clearNodeColors();
     // Write the current view (at its expansion state); false when nothing is shown or the file
     // cannot be written.
     bool exportSvg(const QString& path);
@@ -126,7 +122,7 @@ public:
     // The overview map (shown while the graph does not fit the view): the user may turn it
     // off; remembered in QSettings ("graphView/overview").
     void setOverviewEnabled(bool enabled);
-    bool isOverviewEnabled() const { return m_overviewEnabled; }
+    bool isOverviewEnabled() const;
     GraphLegend* legend() const { return m_legend; }
 
     // Additions beyond the app contract (tests, menus).
@@ -141,15 +137,17 @@ public:
     void setFindText(const QString& text);
     void findNext();
     void findPrevious();
-    int findMatchCount() const { return static_cast<int>(m_matches.size()); }
+    int findMatchCount() const;
 
 Q_SIGNALS:
     void nodeSelected(fxs::graph::NodeId id);
     void selectionCleared();
     void selectionChanged(std::vector<fxs::graph::NodeId> nodes);
-    // setGraph was called (the new graph, possibly null); regions and tints were reset.
+    // setGraph was called (the new graph, possibly null); the decorations were reset.
     void graphChanged(fxs::graph::GraphPtr graph);
     void layoutFinished();
+    // Esc on the canvas (the app clears what Esc dismisses, e.g. a refused edit's path).
+    void escapePressed();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -167,20 +165,19 @@ private:
     void restoreAnchor(const Anchor& anchor);
     // Collapses every group of the view graph but these (ids past its groups ignored).
     void expandOnly(const std::vector<fxs::layout::GroupId>& expanded);
-    void setSelection(std::optional<fxs::graph::NodeId> id);
-    void applySelection(std::vector<fxs::graph::NodeId> nodes,
-                        std::optional<fxs::graph::NodeId> current);
     void markSelection();
     void onNodeClicked(fxs::graph::NodeId id, Qt::KeyboardModifiers modifiers);
     void onRubberBand(const QRectF& rect, Qt::KeyboardModifiers modifiers);
-    std::vector<RegionOverlay> tintedRegions() const;
+    void onCurrentChanged();
+    // Draw the decorations' resolved state (each after its signal).
+    void drawRegions();
+    void drawRegionTint(const QString& id);
+    void drawNodeMarks();
+    void drawBanner();
     void updateLegend();
     void centerOnSelection();
     void onGroupToggled(fxs::layout::GroupId id);
-    void updateMatches(const QString& text);
-    void stepFind(int direction);
     void positionOverlays();
-    void updateMinimapVisibility();
     void applyStyle();
 
     fxs::graph::GraphPtr m_graph;
@@ -190,6 +187,11 @@ private:
     Minimap* m_minimap;
     GraphLegend* m_legend;
     FindBar* m_findBar;
+    GraphFinder* m_finder;
+    GraphDecorations* m_decorations = nullptr;
+    NodeSelectionModel* m_selectionModel = nullptr;
+    std::vector<QMetaObject::Connection> m_decorationConnections;
+    std::vector<QMetaObject::Connection> m_selectionConnections;
     QLabel* m_busy;
     QLabel* m_banner;
     jobs::JobTracker m_layouts; // the newest layout request wins
@@ -201,16 +203,7 @@ private:
     Anchor m_pendingAnchor;
     bool m_fitPending = false;
     std::optional<ViewState> m_pendingState;
-    bool m_overviewEnabled = true; // zoom and centre to apply after the next layout
-    bool m_centerPending = false;
-    std::optional<fxs::graph::NodeId> m_selected; // the current node
-    std::vector<fxs::graph::NodeId> m_selection;  // sorted, holds m_selected
-    std::optional<std::vector<RegionOverlay>> m_regions;
-    QHash<QString, QColor> m_regionTints;
-    std::unordered_set<fxs::graph::NodeId> m_highlighted;
-    std::unordered_map<fxs::graph::NodeId, QColor> m_colors;
-    std::vector<fxs::graph::NodeId> m_matches;
-    int m_matchIndex = -1;
+    bool m_centerPending = false; // centre the current node after the next layout
     QString m_error;
     std::vector<QShortcut*> m_sharedShortcuts; // the keys a window may take over
 };

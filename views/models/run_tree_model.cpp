@@ -23,7 +23,7 @@ RunTreeModel::RunTreeModel(const Workspace* workspace, QObject* parent)
         rebuild();
         endResetModel();
     });
-    connect(workspace, &Workspace::graphParsed, this, [this](GraphRef ref) {
+    connect(workspace, &Workspace::graphReady, this, [this](GraphRef ref) {
         const QModelIndex name = indexOf(ref);
         if (name.isValid()) {
             const QModelIndex nodes = name.siblingAtColumn(NodesColumn);

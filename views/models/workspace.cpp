@@ -100,7 +100,7 @@ void Workspace::reportParsed(GraphRef ref)
         m_diagnostics.append(parsed->diagnostics);
         Q_EMIT diagnosticsAdded();
     }
-    Q_EMIT graphParsed(ref);
+    Q_EMIT graphReady(ref);
 }
 
 void Workspace::reportParsedGraphs(int run)

@@ -2,8 +2,9 @@
 // found while loading. Holds immutable core snapshots; changed only on the GUI thread, and
 // every item model and panel reads from it. Not a loader: io::loadPaths fills LoadResults.
 // Graphs of runs may be parsed on first use (io::LoadOptions::deferGraphParsing): graph()
-// never parses; a controller parses off the GUI thread (GraphArtifact::loadGraph) and then
-// calls reportParsed, which publishes the parser's problems and emits graphParsed.
+// never parses; the app's WorkspaceLoader parses them off the GUI thread (ensureParsed) and
+// reports each here (reportParsed): its problems join diagnostics() like a load's, and
+// graphReady is emitted once per graph.
 #pragma once
 
 #include "core/io/loader.h"
@@ -61,7 +62,8 @@ public:
     // True while the graph's parse is deferred and nobody ran it yet.
     bool parsePending(GraphRef ref) const;
     // After a deferred parse ran (on any thread): adds its problems to diagnostics() and emits
-    // graphParsed, once per graph; nothing when the graph's parse is still pending.
+    // graphReady, once per graph; nothing when the graph's parse is still pending. Called by
+    // the loader that ran the parse (app WorkspaceLoader), not by its consumers.
     void reportParsed(GraphRef ref);
     // reportParsed for every graph of the run (a job's parse may read several: a backward
     // graph's structure reads its forward graph).
@@ -84,8 +86,9 @@ public:
 Q_SIGNALS:
     void aboutToChange();
     void changed();
-    // A deferred graph is parsed (graph(ref) may still be null: unreadable).
-    void graphParsed(fxs::views::GraphRef ref);
+    // A deferred graph is parsed and its problems are in diagnostics(); once per graph
+    // (graph(ref) may still be null: unreadable). Graphs parsed at load are ready with changed().
+    void graphReady(fxs::views::GraphRef ref);
     // diagnostics() grows by rows [first, last] without the rest of the workspace changing.
     void diagnosticsAboutToBeAdded(int first, int last);
     void diagnosticsAdded();

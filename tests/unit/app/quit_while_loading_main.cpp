@@ -3,7 +3,7 @@
 // started, and ends the way fxscope's main() does. Modes: "polls" (the load returns when
 // cancelled), "ignores" (it never returns), "fifo PATH" (the real loader on a FIFO with no
 // writer: the open blocks). Test code only.
-#include "app/gui/job_runner.h"
+#include "app/gui/workspace_loader.h"
 #include "app/gui/main_window.h"
 #include "app/gui/shutdown.h"
 
@@ -58,7 +58,7 @@ int main(int argc, char** argv)
         } else {
             return 2;
         }
-        QObject::connect(window.jobs(), &app::JobRunner::started, &window, [&window] {
+        QObject::connect(window.jobs(), &app::WorkspaceLoader::started, &window, [&window] {
             QTimer::singleShot(100, &window, [&window] {
                 window.findChild<QAction*>(QStringLiteral("quitAction"))->trigger();
             });

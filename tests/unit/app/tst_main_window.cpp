@@ -2,7 +2,7 @@
 // graph, select a node → inspector and code panel; cache panel headline for basic_cold vs
 // basic_config; lookup selection selects its graph; problems with file:line; cancel a load.
 #include "app/gui/graph_area.h"
-#include "app/gui/job_runner.h"
+#include "app/gui/workspace_loader.h"
 #include "app/gui/main_window.h"
 #include "app/gui/structure_controller.h"
 #include "core/structure/module_tree.h"
@@ -127,7 +127,7 @@ private Q_SLOTS:
         const QModelIndex row = w.navigator()->model()->indexOf(bwd);
         const QModelIndex nodes = row.siblingAtColumn(RunTreeModel::NodesColumn);
         QCOMPARE(nodes.data().toString(), QStringLiteral("%1 lines").arg(lines));
-        QSignalSpy parsed(&ws, &Workspace::graphParsed);
+        QSignalSpy parsed(&ws, &Workspace::graphReady);
         w.showGraph(bwd);
         QCOMPARE(w.currentGraph(), bwd);
         QVERIFY(!w.graphView()->graph());

@@ -3,7 +3,7 @@
 // window goes away (bounded wait, the stuck worker is detached and later finishes). As a
 // process (quit_while_loading helper, offscreen): fxscope's exit path ends it in every case,
 // also with the real loader on a FIFO that has no writer.
-#include "app/gui/job_runner.h"
+#include "app/gui/workspace_loader.h"
 #include "app/gui/main_window.h"
 
 #include <QAction>
@@ -48,7 +48,7 @@ io::LoadResult ignoresCancel(const std::vector<std::string>&, const CancelToken&
 }
 
 // Starts a load with the given function and quits: the load is reported cancelled.
-bool quitWhileLoading(MainWindow& w, app::JobRunner::LoadFunction load)
+bool quitWhileLoading(MainWindow& w, app::WorkspaceLoader::LoadFunction load)
 {
     w.jobs()->setLoadFunction(std::move(load));
     QSignalSpy finished(&w, &MainWindow::loadFinished);

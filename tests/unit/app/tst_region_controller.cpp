@@ -102,8 +102,9 @@ private Q_SLOTS:
         QVERIFY(waitForLayout(w.graphView()));
         QCOMPARE(hullRegions(w.graphView()),
                  (std::set<QString>{QStringLiteral("r0"), QStringLiteral("r1")}));
-        // The cache-state colouring entry point.
-        w.graphView()->setRegionTint(QStringLiteral("r1"), QColor(Qt::green));
+        // The cache-state colouring entry point (the compile state layer over the regions).
+        w.graphView()->decorations()->setRegionTint(DecorationLayer::CompileState,
+                                                    QStringLiteral("r1"), QColor(Qt::green));
         QCOMPARE(w.graphView()->scene()->hullItem(QStringLiteral("r1"))->tint(),
                  QColor(Qt::green));
     }

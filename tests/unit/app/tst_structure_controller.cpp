@@ -10,6 +10,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/region_controller.h"
 #include "app/gui/structure_controller.h"
+#include "app/gui/workspace_loader.h"
 #include "core/io/loader.h"
 #include "core/structure/structure.h"
 #include "views/graph/graph_view.h"
@@ -23,6 +24,9 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <mutex>
+#include <thread>
 
 using namespace fxs;
 using fxs::app::AppContext;
@@ -96,6 +100,53 @@ private Q_SLOTS:
         // No graph: nothing published, the tree dropped.
         app.context.setCurrentGraph({});
         QVERIFY(!app.c.tree());
+    }
+
+    // A module's nodes in graphs whose parse was deferred: moduleNodesIn never parses on the
+    // GUI thread; it asks the loader, whose background job parses (and reports) the graph and
+    // the graphs its structure reads, and answers once they are read.
+    void moduleNodesInNeverParsesOnTheGuiThread()
+    {
+        io::LoadOptions options;
+        options.deferGraphParsing = true;
+        io::LoadResult result = io::loadPaths({kGptTrace}, options);
+        QVERIFY(!result.runs.empty());
+        struct Seen {
+            std::mutex mutex;
+            std::vector<std::thread::id> threads;
+        };
+        auto seen = std::make_shared<Seen>();
+        for (auto& g : result.runs.front().graphs) {
+            if (!g.deferred) {
+                continue;
+            }
+            g.deferred = std::make_shared<const model::DeferredGraph>([inner = g.deferred, seen] {
+                {
+                    std::lock_guard lock(seen->mutex);
+                    seen->threads.push_back(std::this_thread::get_id());
+                }
+                return inner->get();
+            });
+        }
+        App app;
+        app.ws.add(std::move(result));
+        const views::GraphRef dyn = graphOfKind(app.ws, "dynamo_output_graph");
+        QVERIFY(app.ws.parsePending(dyn));
+        QSignalSpy parsed(app.context.loader(), &app::WorkspaceLoader::parsed);
+        QVERIFY(app.c.moduleNodesIn(dyn, "s.blocks.2.attn").empty()); // not read yet
+        QVERIFY(parsed.wait(30000));
+        QVERIFY(!app.ws.parsePending(dyn));
+        auto tree = structure::recoverRunGraphStructure(*app.ws.runs().front(),
+                                                        static_cast<std::size_t>(dyn.index));
+        QVERIFY(tree.ok());
+        const auto expected = tree->nodesOf(*tree->find("s.blocks.2.attn"));
+        QVERIFY(!expected.empty());
+        QCOMPARE(app.c.moduleNodesIn(dyn, "s.blocks.2.attn"), expected);
+        std::lock_guard lock(seen->mutex);
+        QVERIFY(!seen->threads.empty());
+        for (const std::thread::id id : seen->threads) {
+            QVERIFY(id != std::this_thread::get_id());
+        }
     }
 
     void inspectorShowsModulePath()

@@ -69,7 +69,7 @@ private Q_SLOTS:
             QCOMPARE(b[i].payloadLines, a[i].payloadLines);
             QVERIFY(b[i].payloadLines > 0);
             large += b[i].payloadLines > 1000 ? 1 : 0;
-            const graph::GraphPtr g = b[i].loadGraph();
+            const graph::GraphPtr g = b[i].deferred->get().graph;
             QVERIFY(g);
             QVERIFY(!b[i].parsePending());
             QCOMPARE(b[i].parsedGraph(), g);
@@ -140,7 +140,8 @@ private Q_SLOTS:
         std::vector<graph::GraphPtr> seen(8);
         std::vector<std::thread> threads;
         for (std::size_t t = 0; t < seen.size(); ++t) {
-            threads.emplace_back([&, t] { seen[t] = (t % 2 ? copy : graphs[big]).loadGraph(); });
+            threads.emplace_back(
+                [&, t] { seen[t] = (t % 2 ? copy : graphs[big]).deferred->get().graph; });
         }
         for (auto& t : threads) {
             t.join();
@@ -158,7 +159,9 @@ private Q_SLOTS:
     }
 
     // Structure recovery reads the companions it needs (the forward graph for the backward,
-    // the Dynamo graph for module names) and parses them itself.
+    // the Dynamo graph for module names); it parses nothing itself: graphsReadFor lists what a
+    // caller that deferred parsing parses first (the app's WorkspaceLoader does, off the GUI
+    // thread), and the tree is then the one of an eager load.
     void structureParsesWhatItReads()
     {
         const auto eager = load(recorded("llama24.log.gz"), false);
@@ -167,6 +170,14 @@ private Q_SLOTS:
         for (std::size_t i = 0; i < run.graphs.size(); ++i) {
             if (run.graphs[i].kind != "aot_backward_graph") {
                 continue;
+            }
+            QVERIFY(!structure::recoverRunGraphStructure(run, i)); // not parsed: refused
+            QVERIFY(run.graphs[i].parsePending());
+            const auto reads = structure::graphsReadFor(run, i);
+            QCOMPARE(reads.front(), i);
+            QVERIFY(reads.size() >= 2); // itself and its companions of the compile
+            for (const std::size_t k : reads) {
+                run.graphs[k].deferred->get();
             }
             auto a = structure::recoverRunGraphStructure(eager.runs.front(), i);
             auto b = structure::recoverRunGraphStructure(run, i);

@@ -67,7 +67,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 1);
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
-        ws.artifact({0, 0})->loadGraph();
+        ws.artifact({0, 0})->deferred->get().graph;
         ws.reportParsed({0, 0});
         QCOMPARE(inserted.size(), 1);
         QCOMPARE(inserted.first().at(1).toInt(), 1);

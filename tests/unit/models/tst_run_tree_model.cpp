@@ -103,7 +103,7 @@ private Q_SLOTS:
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
         ws.reportParsed(ref); // nothing parsed yet: nothing to report
         QCOMPARE(changed.size(), 0);
-        QVERIFY(ws.artifact(ref)->loadGraph());
+        QVERIFY(ws.artifact(ref)->deferred->get().graph);
         ws.reportParsed(ref);
         QCOMPARE(changed.size(), 1);
         QCOMPARE(changed.first().at(0).toModelIndex(), nodes);

@@ -119,12 +119,12 @@ private Q_SLOTS:
         const GraphRef ref{0, 0};
         QVERIFY(ws.parsePending(ref));
         QVERIFY(!ws.graph(ref));
-        QSignalSpy parsed(&ws, &Workspace::graphParsed);
+        QSignalSpy parsed(&ws, &Workspace::graphReady);
         QSignalSpy adding(&ws, &Workspace::diagnosticsAboutToBeAdded);
         QSignalSpy reset(&ws, &Workspace::aboutToChange);
         ws.reportParsed(ref);
         QCOMPARE(parsed.size(), 0); // still pending
-        QVERIFY(!ws.artifact(ref)->loadGraph()); // unreadable
+        QVERIFY(!ws.artifact(ref)->deferred->get().graph); // unreadable
         QVERIFY(!ws.parsePending(ref));
         ws.reportParsed(ref);
         ws.reportParsed(ref);

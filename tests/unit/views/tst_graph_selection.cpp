@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+using fxs::views::DecorationLayer;
 using namespace fxs;
 using namespace fxs::graph;
 using fxs::views::GraphView;
@@ -197,7 +198,7 @@ private Q_SLOTS:
         std::vector<RegionOverlay> regions{
             {QStringLiteral("r0"), QStringLiteral("mlp"), ids(view, {"gelu", "view_11"}), blue},
             {QStringLiteral("r7"), QStringLiteral("tail"), ids(view, {"add_5"}), red}};
-        view.setRegions(regions);
+        view.decorations()->setRegions(DecorationLayer::Regions, regions);
         QCOMPARE(view.scene()->hullItems().size(), std::size_t(2));
         QVERIFY(view.scene()->hullItem(QStringLiteral("r0")) != nullptr);
         QCOMPARE(view.scene()->hullItem(QStringLiteral("r7"))->tint(), red);
@@ -207,12 +208,15 @@ private Q_SLOTS:
         QVERIFY(hull.contains(view.scene()->nodeItem(idOf(view, "view_11"))->sceneBoundingRect()));
 
         const QColor green(QStringLiteral("#2e9d4a"));
-        view.setRegionTint(QStringLiteral("r7"), green);
+        view.decorations()->setRegionTint(DecorationLayer::CompileState, QStringLiteral("r7"),
+                                          green);
         QCOMPARE(view.scene()->hullItem(QStringLiteral("r7"))->tint(), green);
-        view.setRegions(regions); // the document changed: the cache tint sticks to the id
+        // The document changed: the cache tint sticks to the id.
+        view.decorations()->setRegions(DecorationLayer::Regions, regions);
         QCOMPARE(view.scene()->hullItem(QStringLiteral("r7"))->tint(), green);
         QCOMPARE(view.scene()->hullItem(QStringLiteral("r0"))->tint(), blue);
-        view.setRegionTint(QStringLiteral("r7"), QColor());
+        view.decorations()->setRegionTint(DecorationLayer::CompileState, QStringLiteral("r7"),
+                                          QColor());
         QCOMPARE(view.scene()->hullItem(QStringLiteral("r7"))->tint(), red);
 
         // Collapse/expand rebuilds the scene; the hulls come back.
@@ -222,7 +226,7 @@ private Q_SLOTS:
         QVERIFY(waitForLayout(view));
         QCOMPARE(view.scene()->hullItems().size(), std::size_t(2));
 
-        view.clearRegions();
+        view.decorations()->clearRegions(DecorationLayer::Regions);
         QVERIFY(!view.scene()->hullItems().empty());
         QVERIFY(view.scene()->hullItem(QStringLiteral("r0")) == nullptr);
     }
@@ -237,7 +241,9 @@ private Q_SLOTS:
         const NodeId gelu = idOf(view, "gelu");
         const NodeId add2 = idOf(view, "add_2");
         QVERIFY(view.viewGraph()->groupOf(gelu) != view.viewGraph()->groupOf(add2));
-        view.setRegions({{QStringLiteral("r0"), QStringLiteral("r0"), {gelu, add2}, Qt::blue}});
+        view.decorations()->setRegions(
+            DecorationLayer::Regions,
+            {{QStringLiteral("r0"), QStringLiteral("r0"), {gelu, add2}, Qt::blue}});
         const auto hulls = view.scene()->hullItems();
         QCOMPARE(hulls.size(), std::size_t(2));
         const QRectF geluBox = view.scene()->nodeItem(gelu)->sceneBoundingRect();
@@ -246,7 +252,8 @@ private Q_SLOTS:
                 hulls[1]->sceneBoundingRect().contains(geluBox));
         QVERIFY(hulls[0]->sceneBoundingRect().contains(addBox) !=
                 hulls[1]->sceneBoundingRect().contains(addBox));
-        view.setRegionTint(QStringLiteral("r0"), Qt::green);
+        view.decorations()->setRegionTint(DecorationLayer::CompileState, QStringLiteral("r0"),
+                                          Qt::green);
         QCOMPARE(hulls[0]->tint(), QColor(Qt::green));
         QCOMPARE(hulls[1]->tint(), QColor(Qt::green));
     }
@@ -257,7 +264,9 @@ private Q_SLOTS:
         view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt12_train_bw.txt")));
         QVERIFY(waitForLayout(view));
         const NodeId add83 = idOf(view, "add_83");
-        view.setRegions({{QStringLiteral("r0"), QStringLiteral("r0"), {add83}, Qt::blue}});
+        view.decorations()->setRegions(
+            DecorationLayer::Regions,
+            {{QStringLiteral("r0"), QStringLiteral("r0"), {add83}, Qt::blue}});
         QGraphicsItem* box = view.scene()->itemShowing(add83);
         QVERIFY(qgraphicsitem_cast<views::GroupItem*>(box) != nullptr);
         views::HullItem* hull = view.scene()->hullItem(QStringLiteral("r0"));
@@ -285,8 +294,9 @@ private Q_SLOTS:
         // Hulls fill stronger on the dark base, and follow a switch back to a light palette.
         view.setGraph(loadFixture(QStringLiteral("/fixtures/export/small_mlp_export_graph.txt")));
         QVERIFY(waitForLayout(view));
-        view.setRegions({{QStringLiteral("r0"), QStringLiteral("r0"), {idOf(view, "gelu")},
-                          QColor(Qt::blue)}});
+        view.decorations()->setRegions(DecorationLayer::Regions,
+                                       {{QStringLiteral("r0"), QStringLiteral("r0"),
+                                         {idOf(view, "gelu")}, QColor(Qt::blue)}});
         const qreal darkAlpha =
             view.scene()->hullItem(QStringLiteral("r0"))->brush().color().alphaF();
         QPalette light;

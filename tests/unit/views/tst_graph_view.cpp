@@ -259,11 +259,12 @@ private Q_SLOTS:
         view.setGraph(loadFixture(QStringLiteral("/fixtures/export/small_mlp_export_graph.txt")));
         QVERIFY(waitForLayout(view));
         const NodeId first = 0;
-        view.setHighlighted({first});
+        view.decorations()->setHighlighted(fxs::views::DecorationLayer::Highlight, {first});
         QVERIFY(view.scene()->nodeItem(first)->isMarkedHighlighted());
-        view.setNodeColors({{first, QColor(Qt::red)}});
+        view.decorations()->setNodeColors(fxs::views::DecorationLayer::ProfileHeat,
+                                          {{first, QColor(Qt::red)}});
         QCOMPARE(view.scene()->nodeItem(first)->overlay(), QColor(Qt::red));
-        view.clearNodeColors();
+        view.decorations()->clear(fxs::views::DecorationLayer::ProfileHeat);
         QVERIFY(!view.scene()->nodeItem(first)->overlay().has_value());
     }
 };

@@ -1,6 +1,4 @@
-// GraphView's find bar logic: matching node names, op targets and module paths, stepping
-// through matches.
-#include "views/graph/graph_view.h"
+#include "views/graph/graph_finder.h"
 
 #include "views/graph/find_bar.h"
 
@@ -46,65 +44,71 @@ bool moduleMatches(const structure::ModuleTree* t, graph::NodeId id, std::string
 
 } // namespace
 
-void GraphView::showFindBar()
+GraphFinder::GraphFinder(FindBar* bar, QObject* parent) : QObject(parent), m_bar(bar)
 {
-    m_findBar->activate();
-    updateMatches(m_findBar->text());
+    connect(m_bar, &FindBar::textChanged, this, &GraphFinder::update);
 }
 
-void GraphView::setFindText(const QString& text)
+void GraphFinder::setGraph(graph::GraphPtr graph,
+                           std::shared_ptr<const structure::ModuleTree> modules)
 {
-    if (m_findBar->text() == text) {
-        updateMatches(text);
-    } else {
-        m_findBar->setText(text); // emits textChanged -> updateMatches
+    m_graph = std::move(graph);
+    m_modules = std::move(modules);
+    m_matches.clear();
+    m_index = -1;
+    if (m_bar->isVisible()) {
+        update(m_bar->text());
     }
 }
 
-void GraphView::updateMatches(const QString& text)
+void GraphFinder::activate()
+{
+    m_bar->activate();
+    update(m_bar->text());
+}
+
+void GraphFinder::setText(const QString& text)
+{
+    if (m_bar->text() == text) {
+        update(text);
+    } else {
+        m_bar->setText(text); // emits textChanged -> update
+    }
+}
+
+void GraphFinder::update(const QString& text)
 {
     m_matches.clear();
-    m_matchIndex = -1;
+    m_index = -1;
     const std::string needle = toLower(text.trimmed().toStdString());
-    const structure::ModuleTree* modules = m_view ? m_view->modules().get() : nullptr;
     if (m_graph && !needle.empty()) {
         for (const graph::Node& n : m_graph->nodes()) {
             if (toLower(n.name).find(needle) != std::string::npos ||
                 toLower(n.target).find(needle) != std::string::npos ||
-                moduleMatches(modules, n.id, needle)) {
+                moduleMatches(m_modules.get(), n.id, needle)) {
                 m_matches.push_back(n.id);
             }
         }
     }
-    m_findBar->setStatus(m_matchIndex, findMatchCount());
+    m_bar->setStatus(m_index, matchCount());
 }
 
-void GraphView::findNext()
+void GraphFinder::step(int direction, std::optional<graph::NodeId> from)
 {
-    stepFind(1);
-}
-
-void GraphView::findPrevious()
-{
-    stepFind(-1);
-}
-
-void GraphView::stepFind(int direction)
-{
-    const int n = findMatchCount();
+    const int n = matchCount();
     if (n == 0) {
         return;
     }
-    if (m_matchIndex < 0 && m_selected) {
-        // Continue from the selected node rather than from the top of the graph.
+    if (m_index < 0 && from) {
+        // Continue from the current node rather than from the top of the graph.
         const auto it = direction > 0
-                            ? std::upper_bound(m_matches.begin(), m_matches.end(), *m_selected)
-                            : std::lower_bound(m_matches.begin(), m_matches.end(), *m_selected);
-        m_matchIndex = static_cast<int>(it - m_matches.begin()) - (direction > 0 ? 1 : 0);
+                            ? std::upper_bound(m_matches.begin(), m_matches.end(), *from)
+                            : std::lower_bound(m_matches.begin(), m_matches.end(), *from);
+        m_index = static_cast<int>(it - m_matches.begin()) - (direction > 0 ? 1 : 0);
     }
-    m_matchIndex = m_matchIndex < 0 && direction < 0 ? n - 1 : (m_matchIndex + direction + n) % n;
-    selectNode(m_matches[static_cast<std::size_t>(m_matchIndex)]);
-    m_findBar->setStatus(m_matchIndex, n);
+    m_index = m_index < 0 && direction < 0 ? n - 1 : (m_index + direction + n) % n;
+    m_bar->setStatus(m_index, n);
+    Q_EMIT nodeFound(m_matches[static_cast<std::size_t>(m_index)]);
 }
 
 } // namespace fxs::views

@@ -1,6 +1,6 @@
 // One region as the graph view draws it: a tinted convex hull behind the items that show its
-// nodes (a collapsed group's box stands for its nodes). Plain data handed to
-// GraphView::setRegions; the view knows nothing of region documents or partitions.
+// nodes (a collapsed group's box stands for its nodes). Plain data written to a layer of the
+// GraphDecorations; the view knows nothing of region documents or partitions.
 #pragma once
 
 #include "core/graph/argument.h"
@@ -13,7 +13,7 @@
 namespace fxs::views {
 
 struct RegionOverlay {
-    QString id;    // stable id ("r0"); GraphView::setRegionTint addresses the hull by it
+    QString id;    // stable id ("r0"); GraphDecorations::setRegionTint addresses the hull by it
     QString label; // tooltip and legend text
     std::vector<graph::NodeId> nodes;
     QColor tint;

@@ -1,6 +1,6 @@
-// JobRunner: loads run on a worker, the newest request wins, cancel reaches the worker's
+// WorkspaceLoader: loads run on a worker, the newest request wins, cancel reaches the worker's
 // token, progress arrives on the GUI thread; directories of separate processes split per log.
-#include "app/gui/job_runner.h"
+#include "app/gui/workspace_loader.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -11,7 +11,7 @@
 #include <thread>
 
 using namespace fxs;
-using fxs::app::JobRunner;
+using fxs::app::WorkspaceLoader;
 
 namespace {
 
@@ -39,16 +39,16 @@ io::LoadResult quickLoad(const std::vector<std::string>& paths, const CancelToke
 
 } // namespace
 
-class TestJobRunner : public QObject {
+class TestWorkspaceLoader : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
     void cancelReachesTheWorker()
     {
-        JobRunner runner(&slowLoad, nullptr);
-        QSignalSpy finished(&runner, &JobRunner::finished);
-        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
-        QSignalSpy progress(&runner, &JobRunner::progress);
+        WorkspaceLoader runner(&slowLoad, nullptr);
+        QSignalSpy finished(&runner, &WorkspaceLoader::finished);
+        QSignalSpy cancelled(&runner, &WorkspaceLoader::cancelled);
+        QSignalSpy progress(&runner, &WorkspaceLoader::progress);
         const int id = runner.load({QStringLiteral("a")});
         QVERIFY(runner.isRunning());
         QVERIFY(progress.wait(5000));
@@ -62,9 +62,9 @@ private Q_SLOTS:
 
     void newestRequestWins()
     {
-        JobRunner runner(&quickLoad, nullptr);
-        QSignalSpy finished(&runner, &JobRunner::finished);
-        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        WorkspaceLoader runner(&quickLoad, nullptr);
+        QSignalSpy finished(&runner, &WorkspaceLoader::finished);
+        QSignalSpy cancelled(&runner, &WorkspaceLoader::cancelled);
         runner.load({QStringLiteral("first")});
         const int second = runner.load({QStringLiteral("second")});
         QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), 5000);
@@ -79,7 +79,7 @@ private Q_SLOTS:
 
     void destructionWaitsForWork()
     {
-        auto runner = std::make_unique<JobRunner>(&slowLoad, nullptr);
+        auto runner = std::make_unique<WorkspaceLoader>(&slowLoad, nullptr);
         runner->load({QStringLiteral("a")});
         runner.reset(); // cancels and joins; must not crash or hang
         QVERIFY(true);
@@ -88,14 +88,14 @@ private Q_SLOTS:
     void splitsDirectoriesOfSeparateProcesses()
     {
         const std::string sample = FXSCOPE_SAMPLES_DIR "/cache_miss_then_hit";
-        const auto split = JobRunner::expandProcessDirectories({sample});
+        const auto split = WorkspaceLoader::expandProcessDirectories({sample});
         QCOMPARE(split.size(), std::size_t(3));
         QVERIFY(split[0].ends_with("1_cold.log"));
         QVERIFY(split[1].ends_with("2_warm.log"));
         QVERIFY(split[2].ends_with("3_config.log"));
         // One log: the directory stays the run (named after it).
         const std::string cold = FXSCOPE_TEST_DATA "/fixtures/traces/basic_cold";
-        QCOMPARE(JobRunner::expandProcessDirectories({cold}), std::vector<std::string>{cold});
+        QCOMPARE(WorkspaceLoader::expandProcessDirectories({cold}), std::vector<std::string>{cold});
         // Per-rank logs of one distributed run stay together.
         QTemporaryDir dir;
         for (const char* name : {"dedicated_log_torch_trace_rank_0_a.log",
@@ -103,13 +103,14 @@ private Q_SLOTS:
             std::ofstream(dir.filePath(QString::fromLatin1(name)).toStdString()) << "x\n";
         }
         const std::string ranks = dir.path().toStdString();
-        QCOMPARE(JobRunner::expandProcessDirectories({ranks}), std::vector<std::string>{ranks});
+        QCOMPARE(WorkspaceLoader::expandProcessDirectories({ranks}),
+                 std::vector<std::string>{ranks});
     }
 
     void loadsTheSampleAsThreeRuns()
     {
-        JobRunner runner;
-        QSignalSpy finished(&runner, &JobRunner::finished);
+        WorkspaceLoader runner;
+        QSignalSpy finished(&runner, &WorkspaceLoader::finished);
         runner.load({QStringLiteral(FXSCOPE_SAMPLES_DIR "/cache_miss_then_hit")});
         QVERIFY(finished.wait(60000));
         const auto result = finished.first().at(1).value<std::shared_ptr<io::LoadResult>>();
@@ -118,5 +119,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestJobRunner)
-#include "tst_job_runner.moc"
+QTEST_MAIN(TestWorkspaceLoader)
+#include "tst_workspace_loader.moc"

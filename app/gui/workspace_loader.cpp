@@ -1,9 +1,10 @@
-#include "app/gui/job_runner.h"
+#include "app/gui/workspace_loader.h"
 
 #include "core/util/file_reader.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 
 namespace fxs::app {
 namespace {
@@ -16,9 +17,12 @@ struct Loaded {
 
 } // namespace
 
-JobRunner::JobRunner(QObject* parent) : JobRunner(&JobRunner::defaultLoad, parent) {}
+WorkspaceLoader::WorkspaceLoader(QObject* parent)
+    : WorkspaceLoader(&WorkspaceLoader::defaultLoad, parent)
+{
+}
 
-JobRunner::JobRunner(LoadFunction load, QObject* parent)
+WorkspaceLoader::WorkspaceLoader(LoadFunction load, QObject* parent)
     : QObject(parent), m_load(std::move(load))
 {
     connect(&m_tracker, &jobs::JobTracker::progress, this,
@@ -29,9 +33,9 @@ JobRunner::JobRunner(LoadFunction load, QObject* parent)
             });
 }
 
-JobRunner::~JobRunner() = default;
+WorkspaceLoader::~WorkspaceLoader() = default;
 
-int JobRunner::load(const QStringList& paths)
+int WorkspaceLoader::load(const QStringList& paths)
 {
     std::vector<std::string> list;
     for (const auto& p : paths) {
@@ -58,7 +62,7 @@ int JobRunner::load(const QStringList& paths)
     return id;
 }
 
-void JobRunner::cancel()
+void WorkspaceLoader::cancel()
 {
     if (!m_tracker.isRunning()) {
         return;
@@ -71,7 +75,10 @@ void JobRunner::cancel()
         this, [this, id, paths = m_paths] { Q_EMIT cancelled(id, paths); }, Qt::QueuedConnection);
 }
 
-std::vector<std::string> JobRunner::expandProcessDirectories(const std::vector<std::string>& paths)
+// ---- Which runs a directory holds: the one place of this rule in the app -------------------
+
+std::vector<std::string>
+WorkspaceLoader::expandProcessDirectories(const std::vector<std::string>& paths)
 {
     std::vector<std::string> out;
     for (const auto& path : paths) {
@@ -91,12 +98,76 @@ std::vector<std::string> JobRunner::expandProcessDirectories(const std::vector<s
     return out;
 }
 
-io::LoadResult JobRunner::defaultLoad(const std::vector<std::string>& paths,
+io::LoadResult WorkspaceLoader::defaultLoad(const std::vector<std::string>& paths,
                                       const CancelToken& cancel, const ProgressSink& progress)
 {
     io::LoadOptions options;
     options.deferGraphParsing = true; // a graph's IR is built when it is first shown
     return io::loadPaths(expandProcessDirectories(paths), options, cancel, progress);
+}
+
+// ---- Deferred graph parses ------------------------------------------------------------------
+
+int WorkspaceLoader::ensureParsed(const std::vector<views::GraphRef>& refs)
+{
+    if (m_workspace == nullptr) {
+        return 0;
+    }
+    struct Pending {
+        views::GraphRef ref;
+        std::shared_ptr<const model::DeferredGraph> parse;
+    };
+    std::vector<Pending> pending;
+    for (const views::GraphRef ref : refs) {
+        if (m_workspace->parsePending(ref)) {
+            pending.push_back({ref, m_workspace->artifact(ref)->deferred});
+        } else {
+            m_workspace->reportParsed(ref); // parsed already (by an earlier, abandoned job)
+        }
+    }
+    if (pending.empty()) {
+        return 0;
+    }
+    auto idle = std::find_if(m_parses.begin(), m_parses.end(),
+                             [](const auto& t) { return !t->isRunning(); });
+    if (idle == m_parses.end()) {
+        m_parses.push_back(std::make_unique<jobs::JobTracker>());
+        idle = std::prev(m_parses.end());
+    }
+    const int id = ++m_lastParse;
+    // The job holds the parses themselves (shared with the workspace's runs); a reload that
+    // replaces a run while it parses leaves it parsing a graph nobody reports.
+    (*idle)->start(
+        [pending](const CancelToken& cancel, const ProgressSink& progress) {
+            for (std::size_t i = 0; i < pending.size() && !cancel.isCancelled(); ++i) {
+                reportProgress(progress, double(i) / double(pending.size()),
+                               "Reading the graph code…");
+                pending[i].parse->get();
+            }
+            return true;
+        },
+        [this, refs, id](bool) {
+            for (const views::GraphRef ref : refs) {
+                m_workspace->reportParsed(ref);
+            }
+            Q_EMIT parsed(id);
+        });
+    return id;
+}
+
+bool WorkspaceLoader::isParsing() const
+{
+    return std::any_of(m_parses.begin(), m_parses.end(),
+                       [](const auto& t) { return t->isRunning(); });
+}
+
+void WorkspaceLoader::parseNow(views::GraphRef ref)
+{
+    if (m_workspace == nullptr || !m_workspace->parsePending(ref)) {
+        return;
+    }
+    m_workspace->artifact(ref)->deferred->get();
+    m_workspace->reportParsed(ref);
 }
 
 } // namespace fxs::app
