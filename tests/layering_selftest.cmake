@@ -22,6 +22,8 @@ set(clean
     core/graph/graph.h "#include \"core/util/cancel.h\""
     core/io/loader.cpp "#include \"core/graph/graph.h\""
     core/explain/explainer.cpp "#include \"core/io/loader.h\""
+    core/keydiff/component_diff.cpp "KeyDiff diffComponents(Keys a, Keys b)\n{\n    return {}\n}"
+    core/explain/component_differ.cpp "#include \"core/keydiff/component_diff.h\"\nComponentDiff diffLookups(const Lookup& a, const Lookup& b)\n{\n    return keydiff::diffComponents(keysOf(a), keysOf(b))\n}"
     core/exec/interpreter.cpp "#include \"core/graph/graph.h\""
     core/compile/graph_compile.cpp "#include \"core/exec/interpreter.h\""
     views/jobs/job_tracker.h "#include \"core/util/cancel.h\"\n#include <QObject>"
@@ -72,6 +74,12 @@ expect(cli_includes_views "fxscope-cli links core alone"
        app/cli/bad.cpp "#include \"views/models/workspace.h\"")
 expect(controllers_include_each_other "controllers must not include each other"
        app/gui/profile_controller.cpp "#include \"app/gui/compile_controller.h\"")
+expect(second_component_differ "one component differ \\(core/keydiff\\)"
+       core/cache/cache_explain.cpp "std::vector<ComponentChange> diffComponents(const Keys& a,\n                                             const Keys& b)\n{\n}")
+expect(second_nearest_entry "one component differ \\(core/keydiff\\)"
+       core/explain/lookup_matcher.cpp "const Entry* nearestEntry(const std::vector<Entry>& entries)\n{\n}")
+expect(second_similarity_index "one component differ \\(core/keydiff\\)"
+       core/explain/lookup_matcher.h "class SimilarityIndex {\n}")
 expect(strict_json_dump "JSON text goes through fxs::dumpJson"
        app/cli/bad.cpp "std::string s = value.dump(2);")
 file(REMOVE_RECURSE "${SCRATCH}")
