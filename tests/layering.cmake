@@ -66,19 +66,21 @@ foreach(f IN LISTS front_files)
 endforeach()
 # Core domains and the domains each may include besides itself. A new domain gets a line here
 # (and in ARCHITECTURE.md); an include outside its line fails. The table is the current graph:
-# util ← graph ← model ← io ← explain; exec, codegen, layout on graph; compile and profile on top.
+# util ← graph ← model ← io ← explain; keydiff (on util) under explain and cache; exec, codegen,
+# layout on graph; compile and profile on top.
 set(core_deps_util "")
 set(core_deps_graph util)
 set(core_deps_model util graph)
 set(core_deps_io util graph model)
-set(core_deps_explain util graph model io)
+set(core_deps_keydiff util) # labelled components compared: below explain and cache
+set(core_deps_explain util graph model io keydiff)
 set(core_deps_exec util graph)
 set(core_deps_torchscript util graph model io exec)
 set(core_deps_export util graph model io exec)
 set(core_deps_codegen util graph)
 set(core_deps_partition util graph codegen)
-set(core_deps_cache util graph explain) # explain/component_change.h: the one diff type
-set(core_deps_remote util graph explain cache) # cache's types; explain via cache's headers
+set(core_deps_cache util graph keydiff)
+set(core_deps_remote util graph keydiff cache) # cache's types; keydiff via cache's headers
 set(core_deps_compile util graph cache remote codegen cuda exec partition)
 set(core_deps_profile util graph model exec partition compile cuda structure)
 set(core_deps_layout util graph structure) # structure: module groups (module_tree.h)
@@ -107,6 +109,25 @@ foreach(domain IN LISTS core_domains)
             endif()
         endforeach()
     endforeach()
+endforeach()
+
+# One component differ: pairing keys, diffing them and choosing the nearest stored key are
+# core/keydiff's. A function of one of those names declared or defined at namespace scope
+# (a line that starts with its type) anywhere else in core, views or the app, or a second
+# similarity index class, fails: explain and the region cache add rank tables and describers.
+set(keydiff_names "(diffComponents|pairComponents|nearestEntry)")
+file(GLOB_RECURSE differ_files "${ROOT}/core/*.h" "${ROOT}/core/*.cpp" "${ROOT}/app/*.h"
+     "${ROOT}/app/*.cpp" "${ROOT}/views/*.h" "${ROOT}/views/*.cpp")
+foreach(f IN LISTS differ_files)
+    if(f MATCHES "/core/keydiff/[^/]*$")
+        continue()
+    endif()
+    file(STRINGS "${f}" lines REGEX
+         "^[A-Za-z_][A-Za-z0-9_:<>,*& ]*[ *&:]${keydiff_names}[ \t]*\\(|^(class|struct)[ \t]+SimilarityIndex")
+    if(lines)
+        message(FATAL_ERROR "one component differ (core/keydiff) — a second implementation: "
+                            "${f}: ${lines}")
+    endif()
 endforeach()
 
 # Outside core: views never include the app; the job tracker is QtCore and core/util only; the

@@ -22,6 +22,8 @@ set(clean
     core/graph/graph.h "#include \"core/util/cancel.h\""
     core/io/loader.cpp "#include \"core/graph/graph.h\""
     core/explain/explainer.cpp "#include \"core/io/loader.h\""
+    core/keydiff/component_diff.cpp "KeyDiff diffComponents(Keys a, Keys b)\n{\n    return {}\n}"
+    core/explain/component_differ.cpp "#include \"core/keydiff/component_diff.h\"\nComponentDiff diffLookups(const Lookup& a, const Lookup& b)\n{\n    return keydiff::diffComponents(keysOf(a), keysOf(b))\n}"
     core/exec/interpreter.cpp "#include \"core/graph/graph.h\""
     core/compile/graph_compile.cpp "#include \"core/exec/interpreter.h\""
     views/jobs/job_tracker.h "#include \"core/util/cancel.h\"\n#include <QObject>"
@@ -77,6 +79,12 @@ expect(controller_calls_view_setter "controllers must not call GraphView setters
        app/gui/compile_controller.cpp "m_context->graphView()->setRegionTint(id, tint);")
 expect(controller_holds_view "controllers must not call GraphView setters"
        app/gui/region_controller.h "views::GraphView* m_view;")
+expect(second_component_differ "one component differ \\(core/keydiff\\)"
+       core/cache/cache_explain.cpp "std::vector<ComponentChange> diffComponents(const Keys& a,\n                                             const Keys& b)\n{\n}")
+expect(second_nearest_entry "one component differ \\(core/keydiff\\)"
+       core/explain/lookup_matcher.cpp "const Entry* nearestEntry(const std::vector<Entry>& entries)\n{\n}")
+expect(second_similarity_index "one component differ \\(core/keydiff\\)"
+       core/explain/lookup_matcher.h "class SimilarityIndex {\n}")
 expect(strict_json_dump "JSON text goes through fxs::dumpJson"
        app/cli/bad.cpp "std::string s = value.dump(2);")
 expect(direct_json_parse "JSON text is read through fxs::parseJson"

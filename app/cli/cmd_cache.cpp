@@ -81,7 +81,7 @@ json componentChangesJson(const std::vector<cache::KeyComponent>& a,
                           const std::vector<cache::KeyComponent>& b)
 {
     json changes = json::array();
-    for (const auto& c : cache::diffComponents(a, b)) {
+    for (const auto& c : cache::diffKeys(a, b)) {
         changes.push_back({{"label", c.component},
                            {"kind", c.change == cache::ChangeKind::Changed ? "changed"
                                     : c.change == cache::ChangeKind::OnlyB ? "added"

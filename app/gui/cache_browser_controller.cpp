@@ -92,7 +92,7 @@ void CacheBrowserController::compare(const cache::EntryInfo& a, const cache::Ent
     const auto shortKey = [](const std::string& key) {
         return QString::fromStdString(key).left(views::CacheEntryModel::kShortKey);
     };
-    m_panel->showComparison(cache::diffComponents(a.components, b.components),
+    m_panel->showComparison(cache::diffKeys(a.components, b.components),
                             tr("A %1 → B %2: %3")
                                 .arg(shortKey(a.key), shortKey(b.key),
                                      QString::fromStdString(why.headline)));

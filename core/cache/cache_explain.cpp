@@ -1,5 +1,8 @@
 #include "core/cache/cache_explain.h"
 
+#include "core/keydiff/field_diff.h"
+#include "core/keydiff/headline.h"
+#include "core/keydiff/nearest_entry.h"
 #include "core/util/strings.h"
 
 #include <algorithm>
@@ -7,35 +10,6 @@
 
 namespace fxs::cache {
 namespace {
-
-bool isFieldText(const std::string& t)
-{
-    return t.find('\n') == std::string::npos && t.find('=') != std::string::npos;
-}
-
-// First field of "k=v;k=v" texts that differs; false when the texts have other shapes.
-bool diffFields(const std::string& a, const std::string& b, ComponentChange& c)
-{
-    if (!isFieldText(a) || !isFieldText(b)) {
-        return false;
-    }
-    const auto fa = split(a, ';');
-    const auto fb = split(b, ';');
-    for (std::size_t i = 0; i < std::max(fa.size(), fb.size()); ++i) {
-        const std::string_view x = i < fa.size() ? fa[i] : std::string_view();
-        const std::string_view y = i < fb.size() ? fb[i] : std::string_view();
-        if (x == y) {
-            continue;
-        }
-        const auto ex = x.find('=');
-        const auto ey = y.find('=');
-        c.field = std::string(ex != std::string_view::npos ? x.substr(0, ex) : y.substr(0, ey));
-        c.a = ex != std::string_view::npos ? std::string(x.substr(ex + 1)) : std::string(x);
-        c.b = ey != std::string_view::npos ? std::string(y.substr(ey + 1)) : std::string(y);
-        return true;
-    }
-    return false;
-}
 
 // First differing line of multi-line texts, for the headline of a region change.
 std::string firstDifferentLine(const std::string& a, const std::string& b)
@@ -63,59 +37,75 @@ std::string labelWords(const std::string& label)
     return label.substr(0, open) + " " + label.substr(open + 1, label.size() - open - 2);
 }
 
-int commonCount(const std::vector<KeyComponent>& a, const std::vector<KeyComponent>& b)
+// The region key's rank table: inputs say most to a user, the region graph least (its text
+// is long); everything else between.
+int headlineRank(const ComponentChange& c)
 {
-    int n = 0;
-    for (const auto& c : a) {
-        const KeyComponent* o = findComponent(b, c.label);
-        n += (o && o->digest == c.digest) ? 1 : 0;
-    }
-    return n;
+    return startsWith(c.component, "input") ? 0 : c.component == kLabelRegion ? 2 : 1;
 }
 
-ComponentChange makeChange(ChangeKind kind, const KeyComponent* a, const KeyComponent* b)
+// The region key's describer: texts verbatim, "k=v;k=v" texts by their first differing field.
+void describe(ComponentChange& c, const keydiff::Component* a, const keydiff::Component* b)
 {
-    ComponentChange c;
-    c.change = kind;
-    c.component = a != nullptr ? a->label : b->label;
-    if (a != nullptr) {
-        c.a = a->text;
-        c.digestA = a->digest;
+    if (a) {
+        c.a = std::string(a->text);
     }
-    if (b != nullptr) {
-        c.b = b->text;
-        c.digestB = b->digest;
+    if (b) {
+        c.b = std::string(b->text);
     }
-    if (kind == ChangeKind::Changed) {
-        diffFields(a->text, b->text, c);
+    if (c.change == ChangeKind::Changed) {
+        const auto fields =
+            keydiff::diffFields(c.a, c.b, keydiff::fieldStrategyOf(c.a, c.b));
+        if (!fields.empty()) {
+            c.field = fields.front().field;
+            c.a = fields.front().a;
+            c.b = fields.front().b;
+        }
     }
     c.summary = describeChange(c);
-    return c;
+}
+
+keydiff::KeyDiff diff(const std::vector<KeyComponent>& before,
+                      const std::vector<KeyComponent>& after)
+{
+    keydiff::DiffPolicy policy;
+    policy.rank = headlineRank;
+    policy.describe = describe;
+    policy.order = keydiff::ChangeOrder::Label;
+    return keydiff::diffComponents(keyComponentsOf(before), keyComponentsOf(after), policy);
+}
+
+// Entries of the wanted region when there are any, else all.
+std::vector<const EntryInfo*> pool(const std::string& region,
+                                   const std::vector<EntryInfo>& candidates)
+{
+    std::vector<const EntryInfo*> same;
+    std::vector<const EntryInfo*> all;
+    for (const auto& e : candidates) {
+        all.push_back(&e);
+        if (e.regionDigest == region) {
+            same.push_back(&e);
+        }
+    }
+    return same.empty() ? all : same;
 }
 
 } // namespace
 
-std::vector<ComponentChange> diffComponents(const std::vector<KeyComponent>& before,
-                                            const std::vector<KeyComponent>& after)
+std::vector<keydiff::Component> keyComponentsOf(const std::vector<KeyComponent>& components)
 {
-    std::vector<ComponentChange> out;
-    for (const auto& b : before) {
-        const KeyComponent* a = findComponent(after, b.label);
-        if (!a) {
-            out.push_back(makeChange(ChangeKind::OnlyA, &b, nullptr));
-        } else if (a->digest != b.digest) {
-            out.push_back(makeChange(ChangeKind::Changed, &b, a));
-        }
+    std::vector<keydiff::Component> out;
+    out.reserve(components.size());
+    for (const auto& c : components) {
+        out.push_back({c.label, {}, c.digest, c.text});
     }
-    for (const auto& a : after) {
-        if (!findComponent(before, a.label)) {
-            out.push_back(makeChange(ChangeKind::OnlyB, nullptr, &a));
-        }
-    }
-    std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) {
-        return x.component < y.component;
-    });
     return out;
+}
+
+std::vector<ComponentChange> diffKeys(const std::vector<KeyComponent>& before,
+                                      const std::vector<KeyComponent>& after)
+{
+    return diff(before, after).changes;
 }
 
 std::string describeChange(const ComponentChange& c)
@@ -142,43 +132,37 @@ MissExplanation explainMiss(const std::vector<KeyComponent>& wanted,
                             const std::vector<EntryInfo>& candidates)
 {
     MissExplanation m;
-    const std::string region = regionDigest(wanted);
-    const EntryInfo* best = nullptr;
-    int bestScore = -1;
-    for (const auto& e : candidates) {
-        // Same region identity dominates; then the number of equal components.
-        const int score = (e.regionDigest == region ? 1000 : 0) + commonCount(wanted, e.components);
-        if (score > bestScore) {
-            best = &e;
-            bestScore = score;
-        }
+    const std::vector<const EntryInfo*> entries = pool(regionDigest(wanted), candidates);
+    std::vector<std::vector<keydiff::Component>> keys;
+    keys.reserve(entries.size());
+    std::vector<keydiff::Candidate> near;
+    near.reserve(entries.size());
+    for (const EntryInfo* e : entries) {
+        keys.push_back(keyComponentsOf(e->components));
+        near.push_back({keys.back(), e->lastHitMs});
     }
-    if (!best) {
-        m.headline = "miss: cold (no cache entry to compare with)";
+    const keydiff::Nearest nearest = keydiff::nearestEntry(keyComponentsOf(wanted), near);
+    if (!nearest.index) {
+        m.headline = keydiff::headline(keydiff::Outcome::Miss,
+                                       "cold (no cache entry to compare with)");
         return m;
     }
+    const EntryInfo& best = *entries[*nearest.index];
     m.cold = false;
-    m.sameRegion = best->regionDigest == region;
-    m.nearestKey = best->key;
-    m.commonComponents = commonCount(wanted, best->components);
-    m.changes = diffComponents(best->components, wanted);
+    m.sameRegion = best.regionDigest == regionDigest(wanted);
+    m.nearestKey = best.key;
+    const keydiff::KeyDiff d = diff(best.components, wanted);
+    m.commonComponents = static_cast<int>(d.common);
+    m.changes = d.changes;
     if (m.changes.empty()) {
-        m.headline = "miss: entry " + best->key.substr(0, 12) + " has the same components";
+        m.headline = keydiff::headline(keydiff::Outcome::Miss,
+                                       "entry " + best.key.substr(0, 12) +
+                                           " has the same components");
         return m;
     }
-    // Inputs and options say most to a user; put them first in the headline.
-    std::vector<const ComponentChange*> order;
-    for (const auto& c : m.changes) {
-        order.push_back(&c);
-    }
-    std::stable_sort(order.begin(), order.end(), [](auto* x, auto* y) {
-        auto rank = [](const std::string& l) { return startsWith(l, "input") ? 0 : l == kLabelRegion ? 2 : 1; };
-        return rank(x->component) < rank(y->component);
-    });
-    m.headline = "miss: " + describeChange(*order.front());
-    if (order.size() > 1) {
-        m.headline += " (+" + std::to_string(order.size() - 1) + " more)";
-    }
+    m.headline = keydiff::headline(
+        keydiff::Outcome::Miss,
+        keydiff::changeDetail(d, describeChange, keydiff::CountStyle::PlusMore));
     return m;
 }
 
@@ -200,10 +184,12 @@ Result<MissExplanation> explainMiss(CacheStore& store, const std::vector<KeyComp
 
 std::string hitHeadline(const EntryInfo& e)
 {
-    return "hit: entry " + e.key.substr(0, 12) + " (" + std::string(entryStatusName(e.status)) +
-           ", hit " + std::to_string(e.hitCount + 1) + "×, saves " +
-           std::to_string(static_cast<long long>(std::llround(e.compileMs))) +
-           " ms of compile)";
+    return headline(Reason::Hit,
+                    "entry " + e.key.substr(0, 12) + " (" +
+                        std::string(entryStatusName(e.status)) + ", hit " +
+                        std::to_string(e.hitCount + 1) + "×, saves " +
+                        std::to_string(static_cast<long long>(std::llround(e.compileMs))) +
+                        " ms of compile)");
 }
 
 std::string remoteHitHeadline(const EntryInfo& e, const std::string& url)

@@ -1,40 +1,45 @@
-// Explains the region compiler's cache: on a miss, finds the nearest stored entries (same
-// region identity first, else most components in common) and diffs their key components
-// into changes and a one-line headline ("miss: input 0 dtype float32 → float16"); on a hit,
-// says which entry and what it saved. Its changes are explain::ComponentChange (A = the
-// nearest stored entry, B = the wanted key), the type core/explain's differ of PyTorch's logged
-// components also returns; pairing here is by label, and "k=v;k=v" texts by field.
+// Explains the region cache (fxscope's own compiled-region store): on a miss, finds the nearest
+// stored entry (among the entries of the same region when there are any; then keydiff's
+// nearest entry: fewest differing components, then fields, ties: the most recent) and diffs
+// its key components into changes and a one-line headline ("miss: input 0 dtype float32 →
+// float16"); on a hit, says which entry and what it saved. Pairing, field diffs, the choice
+// and the headline's shape are keydiff's; this file adds the region key's rank table
+// (inputs first, the region graph last) and its describer.
 #pragma once
 
 #include "core/cache/cache_store.h"
-#include "core/explain/component_change.h"
+#include "core/keydiff/component_diff.h"
 
 #include <string>
 #include <vector>
 
 namespace fxs::cache {
 
-using explain::ChangeKind;
-using explain::ComponentChange;
+using keydiff::ChangeKind;
+using keydiff::ComponentChange;
 
 struct MissExplanation {
     bool cold = true;        // no entry to compare with
     bool sameRegion = false; // nearest entry has the same canonical region graph
     std::string nearestKey;
     int commonComponents = 0;
-    std::vector<ComponentChange> changes;
+    std::vector<ComponentChange> changes; // label order; rank = the headline's order
     std::string headline; // "miss: input 0 dtype float32 → float16", "miss: cold (...)"
 };
 
 // Component diff of A (before) and B (after), in label order: OnlyA = removed, OnlyB = added.
-// Texts of the form "k=v;k=v" are compared field by field (field, a, b = the field's values).
-// Each change's summary is describeChange's phrase.
-std::vector<ComponentChange> diffComponents(const std::vector<KeyComponent>& before,
-                                            const std::vector<KeyComponent>& after);
+// Texts of the form "k=v;k=v" are compared field by field (field, a, b = the first differing
+// field's values). Each change's summary is describeChange's phrase, its rank the headline's.
+std::vector<ComponentChange> diffKeys(const std::vector<KeyComponent>& before,
+                                      const std::vector<KeyComponent>& after);
 // "input 0 dtype float32 → float16", "compiler changed", "region graph changed: ...".
 std::string describeChange(const ComponentChange& change);
 
-// candidates: typically store.entriesOfRegion(digest), else store.list().
+// The region key's components as keydiff sees them (views into the vector; no families).
+std::vector<keydiff::Component> keyComponentsOf(const std::vector<KeyComponent>& components);
+
+// candidates: typically store.entriesOfRegion(digest), else store.list(). Entries of the
+// wanted region are preferred when there are any.
 MissExplanation explainMiss(const std::vector<KeyComponent>& wanted,
                             const std::vector<EntryInfo>& candidates);
 // Looks the candidates up in the store itself.

@@ -1,6 +1,7 @@
 #include "core/cache/reason.h"
 
 #include "core/cache/cache_explain.h"
+#include "core/keydiff/headline.h"
 #include "core/util/strings.h"
 
 namespace fxs::cache {
@@ -87,12 +88,6 @@ const std::vector<ReasonInfo> kReasons = {
 
 const ReasonInfo kNone{Reason::None, C::None, "none", ""};
 
-// Inputs say most to a user, the region graph least (its text is long).
-int headlineRank(const std::string& label)
-{
-    return startsWith(label, "input") ? 0 : label == kLabelRegion ? 2 : 1;
-}
-
 Reason reasonOfChange(const ComponentChange& c)
 {
     if (startsWith(c.component, "input")) {
@@ -143,10 +138,10 @@ Reason reasonFromCode(int code)
 std::string headline(Reason r, std::string_view detail)
 {
     const ReasonInfo& info = reasonInfo(r);
-    const char* word = info.category == C::Hit        ? "hit"
-                       : info.category == C::Fallback ? "fallback"
-                                                      : "miss";
-    return std::string(word) + ": " + std::string(detail.empty() ? info.description : detail);
+    const keydiff::Outcome outcome = info.category == C::Hit        ? keydiff::Outcome::Hit
+                                     : info.category == C::Fallback ? keydiff::Outcome::Fallback
+                                                                    : keydiff::Outcome::Miss;
+    return keydiff::headline(outcome, detail.empty() ? info.description : detail);
 }
 
 MissCause missCause(const MissExplanation& ex)
@@ -158,18 +153,11 @@ MissCause missCause(const MissExplanation& ex)
         return {Reason::MissOther,
                 "entry " + ex.nearestKey.substr(0, 12) + " has the same components"};
     }
-    // The first change of the best rank, as the explainer orders its headline.
-    const ComponentChange* first = &ex.changes.front();
-    for (const auto& c : ex.changes) {
-        if (headlineRank(c.component) < headlineRank(first->component)) {
-            first = &c;
-        }
-    }
-    std::string detail = describeChange(*first);
-    if (ex.changes.size() > 1) {
-        detail += " (+" + std::to_string(ex.changes.size() - 1) + " more)";
-    }
-    return {reasonOfChange(*first), detail};
+    // The change the explainer's headline names, with the same count.
+    const ComponentChange* first = keydiff::leadingChange(ex.changes);
+    return {reasonOfChange(*first),
+            describeChange(*first) + keydiff::countSuffix(ex.changes.size(), 0,
+                                                          keydiff::CountStyle::PlusMore)};
 }
 
 } // namespace fxs::cache

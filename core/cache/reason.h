@@ -85,8 +85,9 @@ ReasonCategory reasonCategory(Reason r);
 // The reason of a persisted number; None for numbers this build does not know.
 Reason reasonFromCode(int code);
 
-// The one way a headline is made: "<hit|miss|fallback>: <detail>", the detail defaulting to
-// the reason's description. Bypasses read as misses ("miss: no cache").
+// The region cache's headline of a reason: keydiff's headline maker with "<hit|miss|fallback>:
+// <detail>", the detail defaulting to the reason's description. Bypasses read as misses
+// ("miss: no cache").
 std::string headline(Reason r, std::string_view detail = {});
 
 // A miss as a reason and the headline's detail: the change that matters most to a user

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <unordered_map>
 
 namespace fxs::explain {
 namespace {
@@ -55,62 +54,25 @@ std::string_view familyOf(const model::KeyComponent& c)
     return name.substr(0, name.find('['));
 }
 
-bool sameValue(const model::KeyComponent& a, const model::KeyComponent& b)
+// The lookups' describer: values as value_summary shows them (pickles by digest, graph code
+// by line count, TensorMetadata field by field); environment families marked.
+void describeLookupChange(ComponentChange& ch, const model::CacheLookup& a,
+                          const model::CacheLookup& b)
 {
-    if (!a.digest.empty() || !b.digest.empty()) {
-        return a.digest == b.digest;
-    }
-    return a.value == b.value;
-}
-
-ComponentChange makeChange(ChangeKind kind, const model::KeyComponent* a,
-                           const model::KeyComponent* b, int indexA, int indexB)
-{
-    const model::KeyComponent& any = a ? *a : *b;
-    ComponentChange ch;
-    ch.change = kind;
-    ch.component = any.name;
-    ch.family = std::string(familyOf(any));
+    const model::KeyComponent* ca = ch.indexA >= 0 ? &a.components[ch.indexA] : nullptr;
+    const model::KeyComponent* cb = ch.indexB >= 0 ? &b.components[ch.indexB] : nullptr;
     ch.environment = isEnvironmentFamily(ch.family);
-    ch.indexA = indexA;
-    ch.indexB = indexB;
-    if (a) {
-        ch.a = displayValue(*a);
-        ch.digestA = a->digest;
+    if (ca) {
+        ch.a = displayValue(*ca);
     }
-    if (b) {
-        ch.b = displayValue(*b);
-        ch.digestB = b->digest;
+    if (cb) {
+        ch.b = displayValue(*cb);
     }
-    switch (kind) {
-    case ChangeKind::Changed: ch.summary = describeChange(*a, *b); break;
+    switch (ch.change) {
+    case ChangeKind::Changed: ch.summary = describeChange(*ca, *cb); break;
     case ChangeKind::OnlyA: ch.summary = "only in A: " + ch.a; break;
     case ChangeKind::OnlyB: ch.summary = "only in B: " + ch.b; break;
     }
-    return ch;
-}
-
-int changeOrder(ChangeKind k)
-{
-    switch (k) {
-    case ChangeKind::Changed: return 0;
-    case ChangeKind::OnlyB: return 1;
-    case ChangeKind::OnlyA: return 2;
-    }
-    return 3;
-}
-
-void rank(std::vector<ComponentChange>& changes)
-{
-    std::stable_sort(changes.begin(), changes.end(),
-                     [](const ComponentChange& x, const ComponentChange& y) {
-                         const int fx = familyPriority(x.family);
-                         const int fy = familyPriority(y.family);
-                         if (fx != fy) {
-                             return fx < fy;
-                         }
-                         return changeOrder(x.change) < changeOrder(y.change);
-                     });
 }
 
 } // namespace
@@ -130,54 +92,23 @@ bool isEnvironmentFamily(std::string_view family)
     return familyPriority(family) >= kFirstEnvironmentRank;
 }
 
-bool ComponentDiff::onlyEnvironment() const
+std::vector<keydiff::Component> keyComponentsOf(const model::CacheLookup& lookup)
 {
-    return !changes.empty() &&
-           std::all_of(changes.begin(), changes.end(), [](const auto& c) { return c.environment; });
+    std::vector<keydiff::Component> out;
+    out.reserve(lookup.components.size());
+    for (const auto& c : lookup.components) {
+        out.push_back({c.name, familyOf(c), c.digest, c.value});
+    }
+    return out;
 }
 
-ComponentDiff diffComponents(const model::CacheLookup& a, const model::CacheLookup& b)
+ComponentDiff diffLookups(const model::CacheLookup& a, const model::CacheLookup& b)
 {
-    ComponentDiff diff;
-    const auto& ca = a.components;
-    const auto& cb = b.components;
-    diff.componentsA = ca.size();
-    diff.componentsB = cb.size();
-
-    // cursor[name] = the next unmatched occurrence of name in A; nextA chains the occurrences.
-    std::vector<int> nextA(ca.size(), -1);
-    std::unordered_map<std::string_view, int> cursor;
-    cursor.reserve(ca.size());
-    for (int i = static_cast<int>(ca.size()) - 1; i >= 0; --i) {
-        auto [it, inserted] = cursor.try_emplace(ca[i].name, i);
-        if (!inserted) {
-            nextA[i] = it->second;
-            it->second = i;
-        }
-    }
-    std::vector<char> matchedA(ca.size(), 0);
-    for (int j = 0; j < static_cast<int>(cb.size()); ++j) {
-        const auto it = cursor.find(cb[j].name);
-        if (it == cursor.end() || it->second < 0) {
-            diff.changes.push_back(makeChange(ChangeKind::OnlyB, nullptr, &cb[j], -1, j));
-            continue;
-        }
-        const int i = it->second;
-        it->second = nextA[i];
-        matchedA[i] = 1;
-        if (sameValue(ca[i], cb[j])) {
-            ++diff.common;
-        } else {
-            diff.changes.push_back(makeChange(ChangeKind::Changed, &ca[i], &cb[j], i, j));
-        }
-    }
-    for (int i = 0; i < static_cast<int>(ca.size()); ++i) {
-        if (!matchedA[i]) {
-            diff.changes.push_back(makeChange(ChangeKind::OnlyA, &ca[i], nullptr, i, -1));
-        }
-    }
-    rank(diff.changes);
-    return diff;
+    keydiff::DiffPolicy policy;
+    policy.rank = [](const ComponentChange& c) { return familyPriority(c.family); };
+    policy.describe = [&a, &b](ComponentChange& c, const keydiff::Component*,
+                               const keydiff::Component*) { describeLookupChange(c, a, b); };
+    return keydiff::diffComponents(keyComponentsOf(a), keyComponentsOf(b), policy);
 }
 
 } // namespace fxs::explain

@@ -1,6 +1,8 @@
-// Compares the key components of two cache lookups: which components changed, which exist only
-// in A or only in B, ranked so that the first entry names the most likely cause of a miss.
-// Knows nothing of runs or matching (lookup_matcher) and does not diff graph code (graph_diff).
+// Compares the key components of two PyTorch cache lookups: which components changed, which
+// exist only in A or only in B, ranked so that the first entry names the most likely cause of
+// a miss. The pairing and comparison are keydiff's (core/keydiff/component_diff.h); this file
+// adds the lookups' rank table and describer. Knows nothing of runs or matching
+// (lookup_matcher) and does not diff graph code (graph_diff).
 //
 // Ranking. Every component whose digest differs is a candidate cause (the digest changes exactly
 // when the value does). Candidates are ordered by family, user-controllable causes first:
@@ -20,6 +22,7 @@
 #pragma once
 
 #include "core/explain/component_change.h"
+#include "core/keydiff/component_diff.h"
 #include "core/model/cache_lookup.h"
 
 #include <string>
@@ -28,21 +31,18 @@
 
 namespace fxs::explain {
 
-struct ComponentDiff {
-    std::vector<ComponentChange> changes; // ranked: changes[0] is the most likely cause
-    std::size_t componentsA = 0;
-    std::size_t componentsB = 0;
-    std::size_t common = 0; // components with the same name and digest on both sides
-
-    bool empty() const { return changes.empty(); }
-    // True when there are changes and every one is an environment component.
-    bool onlyEnvironment() const;
-};
+// changes ranked (changes[0] is the most likely cause); common = components with the same
+// name and digest on both sides; onlyEnvironment() = every change is an environment family.
+using ComponentDiff = keydiff::KeyDiff;
 
 // Pairs components by name (the k-th occurrence of a name in A with the k-th in B, so repeated
 // names are kept apart) and compares their digests; values when a digest is missing.
 // Linear in the number of components. Never throws.
-ComponentDiff diffComponents(const model::CacheLookup& a, const model::CacheLookup& b);
+ComponentDiff diffLookups(const model::CacheLookup& a, const model::CacheLookup& b);
+
+// A lookup's components as keydiff sees them (views into the lookup; the family is the
+// logged one, else the name up to '[').
+std::vector<keydiff::Component> keyComponentsOf(const model::CacheLookup& lookup);
 
 // Rank of a family in the order above (smaller ranks first).
 int familyPriority(std::string_view family);

@@ -71,7 +71,7 @@ LookupExplanation explainPair(const CacheLookup& l, const CacheLookup* p, MatchK
         e.partnerKey = p->key;
     }
     if (shouldDiff(l, p)) {
-        e.diff = diffComponents(*p, l);
+        e.diff = diffLookups(*p, l);
         e.graphDiff = graphDiffOf(l, *p, e.diff);
     }
     HeadlineInput in;

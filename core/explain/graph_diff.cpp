@@ -59,16 +59,34 @@ void compareFields(NodeChange& ch)
     }
 }
 
-// "aten::mul.Tensor" → "mul"; placeholders and outputs by their op ("placeholder").
+// The function a target names, not its module or overload: "aten::mul.Tensor" → "mul",
+// "torch.ops.aten.mul.Tensor" → "mul", "operator.mul" → "mul", "torch.nn.functional.gelu" →
+// "gelu", "relu" (a method) → "relu"; placeholders and outputs by their op ("placeholder").
 std::string shortTarget(std::string_view target, std::string_view op)
 {
     if (target.empty()) {
         return std::string(op);
     }
+    // An operator overload, "ns::name.overload" or "torch.ops.ns.name.overload": the name.
     if (const auto colons = target.rfind("::"); colons != std::string_view::npos) {
         target.remove_prefix(colons + 2);
+        return std::string(target.substr(0, target.find('.')));
     }
-    return std::string(target.substr(0, target.find('.')));
+    const auto ops = target.find("ops.");
+    if (ops != std::string_view::npos && (ops == 0 || target[ops - 1] == '.')) {
+        const std::string_view rest = target.substr(ops + 4); // "aten.mul.Tensor"
+        const auto ns = rest.find('.');
+        if (ns != std::string_view::npos && ns + 1 < rest.size()) {
+            const std::string_view name = rest.substr(ns + 1); // "mul.Tensor"
+            return std::string(name.substr(0, name.find('.')));
+        }
+    }
+    // A Python function by its dotted path: the last part.
+    const auto dot = target.rfind('.');
+    if (dot != std::string_view::npos && dot + 1 < target.size()) {
+        return std::string(target.substr(dot + 1));
+    }
+    return std::string(target);
 }
 
 // "mul(gelu, 2.0) → mul(gelu, 3.0)", "+ cos(x)", "− sin(x)", "mul_1: meta a → b".

@@ -1,6 +1,7 @@
 #include "core/explain/headline.h"
 
 #include "core/explain/value_summary.h"
+#include "core/keydiff/headline.h"
 #include "core/util/strings.h"
 
 #include <cmath>
@@ -9,6 +10,8 @@
 namespace fxs::explain {
 namespace {
 
+using keydiff::CountStyle;
+using keydiff::Outcome;
 using model::CacheLookup;
 using model::CacheState;
 
@@ -73,11 +76,9 @@ std::string changePhrase(const ComponentChange& c, const GraphDiff* graphDiff)
            oneLine(c.b, kHeadlineValueChars);
 }
 
-std::string countSuffix(const ComponentDiff& d)
+Headline miss(Verdict v, std::string_view detail)
 {
-    const std::size_t total = d.common + d.changes.size();
-    return " (" + std::to_string(d.changes.size()) + " of " + std::to_string(total) +
-           " components)";
+    return {v, keydiff::headline(Outcome::Miss, detail)};
 }
 
 Headline missHeadline(const HeadlineInput& in)
@@ -85,47 +86,47 @@ Headline missHeadline(const HeadlineInput& in)
     const CacheLookup& l = *in.lookup;
     const CacheLookup* p = in.partner;
     if (l.detailedStatus == "guard_miss") {
-        return {Verdict::GuardMiss,
-                l.guardExpression.empty()
-                    ? std::string("miss: the key was found but its guards failed")
-                    : "miss: the key was found but a guard failed: " + oneLine(l.guardExpression)};
+        return miss(Verdict::GuardMiss,
+                    l.guardExpression.empty()
+                        ? std::string("the key was found but its guards failed")
+                        : "the key was found but a guard failed: " + oneLine(l.guardExpression));
     }
     if (!p) {
-        return {Verdict::NoPartner, in.withinRun
-                                        ? std::string("miss: first lookup of this graph")
-                                        : "miss: no counterpart in " + in.partnerLabel +
-                                              " to compare with"};
+        return miss(Verdict::NoPartner, in.withinRun ? std::string("first lookup of this graph")
+                                                     : "no counterpart in " + in.partnerLabel +
+                                                           " to compare with");
     }
     if (p->state == CacheState::Bypass || p->state == CacheState::Disabled) {
         const std::string how = p->state == CacheState::Bypass ? "bypassed" : "disabled";
-        std::string text = "miss: " + in.partnerLabel + " " + how + " the cache";
+        std::string text = in.partnerLabel + " " + how + " the cache";
         if (!p->bypassReason.empty()) {
             text += " (" + oneLine(p->bypassReason, 80) + ")";
         }
-        return {Verdict::PartnerUncached, text + ", so nothing was stored"};
+        return miss(Verdict::PartnerUncached, text + ", so nothing was stored");
     }
     if (l.key && p->key && *l.key == *p->key) {
-        return {Verdict::EntryAbsent,
-                "miss: same key as " + in.partnerLabel + " (" +
-                    std::string(model::cacheStateName(p->state)) +
-                    "), no component changed: the entry was absent (a different or cleared "
-                    "cache directory, or it was never written)"};
+        return miss(Verdict::EntryAbsent,
+                    "same key as " + in.partnerLabel + " (" +
+                        std::string(model::cacheStateName(p->state)) +
+                        "), no component changed: the entry was absent (a different or cleared "
+                        "cache directory, or it was never written)");
     }
     if (l.components.empty()) {
-        return {Verdict::NoComponents, "miss: no key components were logged; nothing to compare"};
+        return miss(Verdict::NoComponents, "no key components were logged; nothing to compare");
     }
     if (!in.diff || in.diff->empty()) {
-        return {Verdict::KeyDiffers, "miss: the key differs from " + in.partnerLabel +
-                                         "'s but every logged component is equal"};
+        return miss(Verdict::KeyDiffers, "the key differs from " + in.partnerLabel +
+                                             "'s but every logged component is equal");
     }
-    const ComponentChange& first = in.diff->changes.front();
-    if (in.diff->onlyEnvironment()) {
-        return {Verdict::EnvironmentChanged, "miss: " + changePhrase(first, in.graphDiff) + " — " +
-                                                 environmentHint(first.family) +
-                                                 countSuffix(*in.diff)};
-    }
-    return {Verdict::ComponentsChanged,
-            "miss: " + changePhrase(first, in.graphDiff) + countSuffix(*in.diff)};
+    const bool environment = in.diff->onlyEnvironment();
+    const std::string detail = keydiff::changeDetail(
+        *in.diff,
+        [&](const ComponentChange& first) {
+            const std::string phrase = changePhrase(first, in.graphDiff);
+            return environment ? phrase + " \u2014 " + environmentHint(first.family) : phrase;
+        },
+        CountStyle::OfTotal);
+    return miss(environment ? Verdict::EnvironmentChanged : Verdict::ComponentsChanged, detail);
 }
 
 } // namespace
@@ -194,7 +195,7 @@ Headline makeHeadline(const HeadlineInput& in)
     const CacheLookup& l = *in.lookup;
     switch (l.state) {
     case CacheState::Hit: {
-        std::string text = "hit: " + keyPrefix(l);
+        std::string text = keydiff::headline(Outcome::Hit, keyPrefix(l));
         if (const auto ns = savedNs(l)) {
             text += " (saved " + formatDurationNs(*ns) + ")";
         }
@@ -210,11 +211,12 @@ Headline makeHeadline(const HeadlineInput& in)
         if (!l.bypassExceptionType.empty() && l.bypassReason.empty()) {
             reason += " (" + l.bypassExceptionType + ")";
         }
-        return {Verdict::Bypass, "bypass: " + reason};
+        return {Verdict::Bypass, keydiff::headline(Outcome::Bypass, reason)};
     }
     case CacheState::Disabled: {
-        std::string text = "disabled: the " + std::string(model::cacheKindName(l.cache)) +
-                           " cache is turned off";
+        std::string text = keydiff::headline(Outcome::Disabled,
+                                             "the " + std::string(model::cacheKindName(l.cache)) +
+                                                 " cache is turned off");
         if (!l.bypassReason.empty()) {
             text += " (" + oneLine(l.bypassReason, 80) + ")";
         }
@@ -226,15 +228,18 @@ Headline makeHeadline(const HeadlineInput& in)
     if (in.recompile && h.verdict == Verdict::ComponentsChanged && in.diff) {
         // The recompile reason says what changed; the component list follows from it.
         const std::size_t total = in.diff->common + in.diff->changes.size();
-        h.text = "miss: recompile (" + in.recompile->summary() + "); " +
-                 std::to_string(in.diff->changes.size()) + " of " + std::to_string(total) +
-                 " key components changed";
+        h.text = keydiff::headline(Outcome::Miss, "recompile (" + in.recompile->summary() +
+                                                      "); " +
+                                                      std::to_string(in.diff->changes.size()) +
+                                                      " of " + std::to_string(total) +
+                                                      " key components changed");
     } else if (in.recompile) {
-        static constexpr std::string_view kMiss = "miss: ";
+        const std::string kMiss = keydiff::headline(Outcome::Miss, "");
         const std::string_view rest = startsWith(h.text, kMiss)
                                           ? std::string_view(h.text).substr(kMiss.size())
                                           : std::string_view(h.text);
-        h.text = "miss: recompile (" + in.recompile->summary() + "); " + std::string(rest);
+        h.text = keydiff::headline(Outcome::Miss, "recompile (" + in.recompile->summary() +
+                                                      "); " + std::string(rest));
     }
     return h;
 }

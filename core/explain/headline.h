@@ -4,7 +4,9 @@
 //   "miss: example_inputs[0] shape [64, 64] → [128, 64] (2 of 540 components)",
 //   "bypass: Unsupported call_function target autograd_function_apply ...",
 //   "hit: fok4sqjz… (saved 1535 ms)".
-// Only words: the comparison itself is done by lookup_matcher, component_differ and graph_diff.
+// Only words: the comparison itself is done by lookup_matcher, component_differ and graph_diff;
+// the sentence's shape ("<outcome>: <detail>", the leading change and its count) is
+// keydiff's headline maker, shared with the region cache.
 #pragma once
 
 #include "core/explain/component_differ.h"
@@ -20,19 +22,20 @@
 
 namespace fxs::explain {
 
-// Why, as a stable code (JSON "verdict"; persisted names are append-only).
+// Why, as a stable code (JSON "verdict"). Numbered like cache::Reason: append only, numbers
+// and names never reused or renamed.
 enum class Verdict : std::uint8_t {
-    Hit,                // the entry was found
-    Bypass,             // the cache was not consulted; bypassReason says why
-    Disabled,           // the cache is turned off
-    GuardMiss,          // key found, but the entry's guards failed
-    ComponentsChanged,  // key components differ from the partner's; diff[0] is the cause
-    EnvironmentChanged, // only environment components differ (torch version, system, tag)
-    EntryAbsent,        // same key as the partner, still a miss: the entry was not there
-    PartnerUncached,    // the partner bypassed or disabled the cache: nothing was stored
-    KeyDiffers,         // keys differ but every logged component is equal
-    NoComponents,       // a miss whose key components were not logged
-    NoPartner,          // nothing to compare with (a first compile, a new graph)
+    Hit = 1,                // the entry was found
+    Bypass = 2,             // the cache was not consulted; bypassReason says why
+    Disabled = 3,           // the cache is turned off
+    GuardMiss = 4,          // key found, but the entry's guards failed
+    ComponentsChanged = 5,  // key components differ from the partner's; diff[0] is the cause
+    EnvironmentChanged = 6, // only environment components differ (torch version, system, tag)
+    EntryAbsent = 7,        // same key as the partner, still a miss: the entry was not there
+    PartnerUncached = 8,    // the partner bypassed or disabled the cache: nothing was stored
+    KeyDiffers = 9,         // keys differ but every logged component is equal
+    NoComponents = 10,      // a miss whose key components were not logged
+    NoPartner = 11,         // nothing to compare with (a first compile, a new graph)
 };
 
 std::string_view verdictName(Verdict v); // "hit", "bypass", ..., "entry_absent", "no_partner"

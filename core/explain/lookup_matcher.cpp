@@ -1,11 +1,12 @@
 #include "core/explain/lookup_matcher.h"
 
+#include "core/explain/component_differ.h"
+#include "core/keydiff/similarity_index.h"
+
 #include <algorithm>
-#include <array>
 #include <functional>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 namespace fxs::explain {
 namespace {
@@ -27,103 +28,19 @@ std::vector<SlotKey> slotKeys(const LookupList& lookups)
     return keys;
 }
 
-std::uint64_t componentHash(const model::KeyComponent& c)
+// The similarity index over a pool of lookups, grouped by cache kind.
+keydiff::SimilarityIndex similarityIndex(const LookupList& pool)
 {
-    const std::uint64_t hn = std::hash<std::string_view>{}(c.name);
-    const std::uint64_t hv =
-        std::hash<std::string_view>{}(c.digest.empty() ? std::string_view(c.value) : c.digest);
-    return (hn * 0x9E3779B97F4A7C15ull) ^ (hv + 0x7F4A7C159E3779B9ull + (hn << 6) + (hn >> 2));
+    std::vector<keydiff::IndexedKey> keys;
+    keys.reserve(pool.size());
+    for (const CacheLookup* l : pool) {
+        keys.push_back({keyComponentsOf(*l), static_cast<int>(l->cache)});
+    }
+    return keydiff::SimilarityIndex(keys);
 }
-
-std::vector<std::uint64_t> componentHashes(const CacheLookup& l)
-{
-    std::vector<std::uint64_t> hs;
-    hs.reserve(l.components.size());
-    for (const auto& c : l.components) {
-        hs.push_back(componentHash(c));
-    }
-    std::sort(hs.begin(), hs.end());
-    hs.erase(std::unique(hs.begin(), hs.end()), hs.end());
-    return hs;
-}
-
-// Counts, for a probe lookup, the components every lookup of a pool shares with it. A component
-// held by most of the pool (most inductor_config entries) is stored as the list of lookups that
-// LACK it, so each probe component costs min(f, n − f) instead of f.
-class SimilarityIndex {
-public:
-    explicit SimilarityIndex(const LookupList& pool) : m_poolSize(pool.size())
-    {
-        std::array<std::unordered_map<std::uint64_t, std::vector<std::uint32_t>>, 2> holders;
-        for (std::uint32_t id = 0; id < pool.size(); ++id) {
-            const int kind = static_cast<int>(pool[id]->cache);
-            m_candidates[kind].push_back(id);
-            for (std::uint64_t h : componentHashes(*pool[id])) {
-                holders[kind][h].push_back(id);
-            }
-        }
-        for (int kind = 0; kind < 2; ++kind) {
-            auto& index = m_index[kind];
-            index.reserve(holders[kind].size());
-            for (auto& [h, ids] : holders[kind]) {
-                index.emplace(h, makePostings(std::move(ids), m_candidates[kind]));
-            }
-        }
-    }
-
-    // scores[i] = components pool[i] shares with probe, for every i of probe's cache kind.
-    void score(const CacheLookup& probe, std::vector<int>& scores) const
-    {
-        const int kind = static_cast<int>(probe.cache);
-        scores.assign(m_poolSize, 0);
-        int base = 0;
-        for (std::uint64_t h : componentHashes(probe)) {
-            const auto it = m_index[kind].find(h);
-            if (it == m_index[kind].end()) {
-                continue;
-            }
-            const int step = it->second.complement ? -1 : 1;
-            base += it->second.complement ? 1 : 0;
-            for (std::uint32_t id : it->second.ids) {
-                scores[id] += step;
-            }
-        }
-        for (std::uint32_t id : m_candidates[kind]) {
-            scores[id] += base;
-        }
-    }
-
-    const std::vector<std::uint32_t>& candidates(model::CacheKind kind) const
-    {
-        return m_candidates[static_cast<int>(kind)];
-    }
-
-private:
-    struct Postings {
-        std::vector<std::uint32_t> ids;
-        bool complement = false; // ids are the candidates that do NOT hold the component
-    };
-
-    static Postings makePostings(std::vector<std::uint32_t> ids,
-                                 const std::vector<std::uint32_t>& candidates)
-    {
-        if (ids.size() * 2 <= candidates.size()) {
-            return Postings{std::move(ids), false};
-        }
-        Postings p;
-        p.complement = true;
-        std::set_difference(candidates.begin(), candidates.end(), ids.begin(), ids.end(),
-                            std::back_inserter(p.ids));
-        return p;
-    }
-
-    std::size_t m_poolSize = 0;
-    std::array<std::vector<std::uint32_t>, 2> m_candidates;
-    std::array<std::unordered_map<std::uint64_t, Postings>, 2> m_index;
-};
 
 // Best candidate among pool ids accepted by `allowed`; ties go to the earliest (or latest).
-LookupMatch bestSimilar(const SimilarityIndex& index, const CacheLookup& probe,
+LookupMatch bestSimilar(const keydiff::SimilarityIndex& index, const CacheLookup& probe,
                         std::vector<int>& scores, const std::function<bool(std::uint32_t)>& allowed,
                         bool preferLatest)
 {
@@ -131,9 +48,10 @@ LookupMatch bestSimilar(const SimilarityIndex& index, const CacheLookup& probe,
     if (probe.components.empty()) {
         return m;
     }
-    index.score(probe, scores);
+    const int group = static_cast<int>(probe.cache);
+    index.score(keyComponentsOf(probe), group, scores);
     int best = 0;
-    for (std::uint32_t id : index.candidates(probe.cache)) {
+    for (std::uint32_t id : index.members(group)) {
         if (!allowed(id)) {
             continue;
         }
@@ -229,7 +147,7 @@ std::vector<LookupMatch> matchLookups(const LookupList& a, const LookupList& b)
     if (unmatched.empty() || a.empty()) {
         return out;
     }
-    const SimilarityIndex index(a);
+    const keydiff::SimilarityIndex index = similarityIndex(a);
     std::vector<int> scores;
     for (std::size_t j : unmatched) {
         out[j] = bestSimilar(index, *b[j], scores, [](std::uint32_t) { return true; }, false);
@@ -271,7 +189,7 @@ std::vector<LookupMatch> matchWithin(const LookupList& lookups)
     // absent on both counts as the same), the one with most components in common; else the
     // same slot of an earlier compile of the same frame (a recompile whose graph changed).
     const std::vector<std::string_view> gm = graphCodeDigests(lookups);
-    const SimilarityIndex index(lookups);
+    const keydiff::SimilarityIndex index = similarityIndex(lookups);
     const auto slots = slotKeys(lookups);
     std::vector<int> scores;
     for (std::size_t i : misses) {

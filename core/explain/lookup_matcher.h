@@ -1,6 +1,7 @@
-// Pairs cache lookups for comparison: each lookup of run B with its counterpart in run A, or
-// each lookup of one run with an earlier one of the same run. Only pairs; what differs is
-// component_differ's job.
+// Pairs PyTorch's cache lookups for comparison: each lookup of run B with its counterpart in
+// run A, or each lookup of one run with an earlier one of the same run. The pairing rules
+// (compile ids, positions, same key) are here; the similarity fallback is keydiff's
+// SimilarityIndex. Only pairs; what differs is component_differ's job.
 #pragma once
 
 #include "core/model/cache_lookup.h"

@@ -1,9 +1,10 @@
 // How the explainer shows a cache-key component's value and a change between two values:
 // readable values verbatim (abbreviated), pickles and binary blobs by digest, graph code by line
 // count, and `TensorMetadata(...)` changes field by field ("shape [64, 64] → [128, 64]").
-// Not a Python parser: it only splits the `key=value` lists the cache logs print.
+// Field-wise comparison is keydiff's (field_diff.h); this file only chooses the words.
 #pragma once
 
+#include "core/keydiff/field_diff.h"
 #include "core/model/cache_lookup.h"
 
 #include <string>
@@ -31,8 +32,8 @@ std::string displayValue(const model::KeyComponent& c);
 std::string abbreviateDigest(std::string_view digest);
 
 // The fields of "TensorMetadata(dtype=torch.float32, shape=torch.Size([64, 64]), ...)" as
-// (key, value) pairs in printed order, values as printed. Empty when text is not one.
-std::vector<std::pair<std::string, std::string>> parseTensorMetadata(std::string_view text);
+// (key, value) pairs in printed order: keydiff's TensorMetadata field strategy.
+using keydiff::parseTensorMetadata;
 
 // One user-facing phrase for a change between two values of the same component:
 //   TensorMetadata → "shape [64, 64] → [128, 64], dtype float32 → float16" (changed fields only,

@@ -1,6 +1,7 @@
 // fxscope-cli cache end to end: entries made by `compile` (f32 and f16 versions of one graph),
 // then ls, show (prefix), diff, verify, gc; errors for unknown keys; gc and compile refuse a
-// folder that is not the cache's, an artifacts/ link and another program's database.
+// folder that is not the cache's, an artifacts/ link and another program's database; a miss
+// explained against the nearest entry.
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -24,10 +25,10 @@ using nlohmann::json;
 
 namespace {
 
-// One 3-node region: exp(x * 2) + y, as print_readable prints it.
-QByteArray graphText(const char* dt)
+// One 3-node region: exp(x * 2) + y, as print_readable prints it; inputs [rows, 64].
+QByteArray graphText(const char* dt, const char* rows = "16")
 {
-    const QByteArray m = QByteArray("\"") + dt + "[16, 64][64, 1]cpu\"";
+    const QByteArray m = QByteArray("\"") + dt + "[" + rows + ", 64][64, 1]cpu\"";
     return "class GraphModule(torch.nn.Module):\n    def forward(self, x: " + m + ", y: " + m +
            "):\n        mul: " + m + " = torch.ops.aten.mul.Tensor(x, 2)\n        exp: " + m +
            " = torch.ops.aten.exp.default(mul)\n        add: " + m +
@@ -302,6 +303,36 @@ private Q_SLOTS:
         QCOMPARE(v.exitCode, 0);
         QCOMPARE(v.out["ok"].get<bool>(), true);
         QCOMPARE(v.out["checked"].get<int>(), 1);
+    }
+
+    void missIsExplainedAgainstTheNearestEntry()
+    {
+        // Issue 26: f32 and bf16 versions of one graph cached, bf16 the more recent; then the
+        // f32 graph at another size. Both entries differ from it in the two input components,
+        // the f32 one only in their sizes: the miss is explained against it, not against the
+        // newer bf16 entry ("input 0 dtype bfloat16 → float32 (+1 more)").
+        const QString ndb = m_dir.path() + "/near/cache.db";
+        auto compile = [&](const char* dt, const char* rows) {
+            const QString path = m_dir.path() + "/near_" + dt + "_" + rows + ".txt";
+            QFile f(path);
+            f.open(QIODevice::WriteOnly);
+            f.write(graphText(dt, rows));
+            f.close();
+            const Cli c =
+                runCli({"compile", path, "--auto", "--cache", ndb, "--json", "--repeat", "1"});
+            if (c.exitCode != 0 || c.out.is_discarded()) {
+                qWarning("%s", c.err.constData());
+                return json();
+            }
+            return c.out["regions"][0];
+        };
+        QCOMPARE(compile("f32", "16").value("reason", ""), std::string("miss_cold"));
+        QCOMPARE(compile("bf16", "16").value("reason", ""), std::string("miss_input_dtype"));
+        const json small = compile("f32", "8");
+        QCOMPARE(small.value("state", ""), std::string("miss"));
+        QCOMPARE(small.value("reason", ""), std::string("miss_input_shape"));
+        QCOMPARE(small.value("headline", ""),
+                 std::string("miss: input 0 sizes [16,64] \u2192 [8,64] (+1 more)"));
     }
 };
 

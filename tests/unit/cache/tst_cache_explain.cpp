@@ -81,7 +81,7 @@ private Q_SLOTS:
         before.add("a", "1").add("b", "2");
         KeyBuilder after;
         after.add("b", "2").add("c", "3");
-        const auto d = diffComponents(before.components(), after.components());
+        const auto d = diffKeys(before.components(), after.components());
         QCOMPARE(d.size(), std::size_t(2));
         QCOMPARE(int(d[0].change), int(ChangeKind::OnlyA)); // removed: only in the stored entry
         QCOMPARE(d[0].component, std::string("a"));

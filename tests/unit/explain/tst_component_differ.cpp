@@ -43,7 +43,7 @@ private Q_SLOTS:
     void identicalLookupsHaveNoChanges()
     {
         const auto a = test::fxMiss("fa", test::typicalComponents(10));
-        const auto d = diffComponents(a, a);
+        const auto d = diffLookups(a, a);
         QVERIFY(d.empty());
         QCOMPARE(d.common, std::size_t(14));
         QCOMPARE(d.componentsA, std::size_t(14));
@@ -55,7 +55,7 @@ private Q_SLOTS:
     {
         const auto a = test::fxMiss("fa", test::typicalComponents(10, 64));
         const auto b = test::fxMiss("fb", test::typicalComponents(10, 32));
-        const auto d = diffComponents(a, b);
+        const auto d = diffLookups(a, b);
         QCOMPARE(d.changes.size(), std::size_t(1));
         const auto& c = d.changes[0];
         QCOMPARE(c.change, ChangeKind::Changed);
@@ -84,7 +84,7 @@ private Q_SLOTS:
             ca.push_back(comp(n, "1"));
             cb.push_back(comp(n, "2"));
         }
-        const auto d = diffComponents(test::fxMiss("fa", ca), test::fxMiss("fb", cb));
+        const auto d = diffLookups(test::fxMiss("fa", ca), test::fxMiss("fb", cb));
         const std::vector<std::string> expected{
             "inductor_config[max_fusion_size]", "example_inputs[0]", "fx_kwargs[is_backward]",
             "gm", "aot_config", "grad_enabled", "unknown_family", "cache_key_tag",
@@ -105,7 +105,7 @@ private Q_SLOTS:
         QCOMPARE(cb[7].name, std::string("torch_version"));
         cb[7] = component("torch_version", std::string("\x80\x02}q\x01", 5), "zzzzzzzzzzzzz");
         cb[7].readable = false;
-        const auto d = diffComponents(test::fxMiss("fa", ca), test::fxMiss("fb", cb));
+        const auto d = diffLookups(test::fxMiss("fa", ca), test::fxMiss("fb", cb));
         QCOMPARE(d.changes.size(), std::size_t(1));
         QVERIFY(d.onlyEnvironment());
         QCOMPARE(d.changes[0].component, std::string("torch_version"));
@@ -123,7 +123,7 @@ private Q_SLOTS:
         const std::vector<model::KeyComponent> cb{comp("fx_kwargs[new]", "y"),
                                                   comp("fx_kwargs[a]", "1"),
                                                   comp("fx_kwargs[c]", "4")};
-        const auto d = diffComponents(test::fxMiss("fa", ca), test::fxMiss("fb", cb));
+        const auto d = diffLookups(test::fxMiss("fa", ca), test::fxMiss("fb", cb));
         QCOMPARE(names(d), (std::vector<std::string>{"fx_kwargs[c]", "fx_kwargs[new]",
                                                      "fx_kwargs[gone]"}));
         QCOMPARE(d.changes[0].change, ChangeKind::Changed);
@@ -145,7 +145,7 @@ private Q_SLOTS:
         const std::vector<model::KeyComponent> ca{comp("passes", "p1"), comp("passes", "p2")};
         const std::vector<model::KeyComponent> cb{comp("passes", "p1"), comp("passes", "p3"),
                                                   comp("passes", "p4")};
-        const auto d = diffComponents(test::fxMiss("fa", ca), test::fxMiss("fb", cb));
+        const auto d = diffLookups(test::fxMiss("fa", ca), test::fxMiss("fb", cb));
         QCOMPARE(d.changes.size(), std::size_t(2));
         QCOMPARE(d.changes[0].change, ChangeKind::Changed);
         QCOMPARE(d.changes[0].a, std::string("p2"));
@@ -159,13 +159,13 @@ private Q_SLOTS:
     {
         const auto full = test::fxMiss("fa", test::typicalComponents(3));
         const auto empty = test::fxMiss("fb", {});
-        const auto d = diffComponents(full, empty);
+        const auto d = diffLookups(full, empty);
         QCOMPARE(d.changes.size(), std::size_t(7));
         for (const auto& c : d.changes) {
             QCOMPARE(c.change, ChangeKind::OnlyA);
         }
         QCOMPARE(d.common, std::size_t(0));
-        const auto e = diffComponents(empty, empty);
+        const auto e = diffLookups(empty, empty);
         QVERIFY(e.empty());
     }
 
@@ -173,7 +173,7 @@ private Q_SLOTS:
     {
         const auto a = comp("example_inputs[0]", tensorMeta("float32", "64, 64", "64, 1"));
         const auto b = comp("example_inputs[0]", tensorMeta("float32", "128, 64", "64, 1"));
-        const auto d = diffComponents(test::fxMiss("fa", {a}), test::fxMiss("fb", {b}));
+        const auto d = diffLookups(test::fxMiss("fa", {a}), test::fxMiss("fb", {b}));
         QCOMPARE(d.changes.size(), std::size_t(1));
         QCOMPARE(d.changes[0].summary, "shape [64, 64]" + kArrow + "[128, 64]");
 
@@ -195,7 +195,7 @@ private Q_SLOTS:
     {
         const auto a = component("torch_version", "<binary>", "aaaaaaaaaaaa");
         const auto b = component("torch_version", "<binary>", "bbbbbbbbbbbb");
-        const auto d = diffComponents(test::fxMiss("fa", {a}), test::fxMiss("fb", {b}));
+        const auto d = diffLookups(test::fxMiss("fa", {a}), test::fxMiss("fb", {b}));
         QCOMPARE(d.changes.size(), std::size_t(1));
         QCOMPARE(d.changes[0].summary,
                  "same text, digest aaaaaaaa\u2026" + kArrow + "bbbbbbbb\u2026");
@@ -206,9 +206,9 @@ private Q_SLOTS:
         const auto a = component("inductor_config[x]", "1", "");
         const auto b = component("inductor_config[x]", "2", "");
         const auto same = component("inductor_config[x]", "1", "");
-        QCOMPARE(diffComponents(test::fxMiss("f", {a}), test::fxMiss("g", {b})).changes.size(),
+        QCOMPARE(diffLookups(test::fxMiss("f", {a}), test::fxMiss("g", {b})).changes.size(),
                  std::size_t(1));
-        QVERIFY(diffComponents(test::fxMiss("f", {a}), test::fxMiss("g", {same})).empty());
+        QVERIFY(diffLookups(test::fxMiss("f", {a}), test::fxMiss("g", {same})).empty());
     }
 
     void displayValues()

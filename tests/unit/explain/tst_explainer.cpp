@@ -103,6 +103,26 @@ private Q_SLOTS:
         QVERIFY(startsWith(e.diff.changes[0].a, "<graph code, 8 lines"));
     }
 
+    void gmChangeOfAnOperatorNamesTheFunction()
+    {
+        // Issue 26: the changed node is operator.mul; the headline names mul, not operator.
+        auto gm = [](const std::string& factor) {
+            return "GraphModule()\n\n\n\ndef forward(self, x):\n"
+                   "    gelu = torch._C._nn.gelu(x);  x = None\n"
+                   "    mul = gelu * " + factor + ";  gelu = None\n"
+                   "    return (mul,)\n    ";
+        };
+        auto ca = test::typicalComponents(5);
+        auto cb = ca;
+        ca.push_back(comp("gm", gm("2.0")));
+        cb.push_back(comp("gm", gm("3.0")));
+        const auto ex = explainRuns(runOf({test::fxMiss("fa", ca)}),
+                                    runOf({test::fxMiss("fb", cb)}));
+        QVERIFY(ex.ok());
+        QCOMPARE(ex->lookups[0].headline, "miss: gm changed: mul(gelu, 2.0)" + kArrow +
+                                              "mul(gelu, 3.0) (1 of 10 components)");
+    }
+
     void environmentOnly()
     {
         auto ca = test::typicalComponents(5);

@@ -140,6 +140,32 @@ private Q_SLOTS:
                  std::string());
     }
 
+    void functionsAreNamedNotTheirModules()
+    {
+        // Issue 26: `gelu * 2.0` is an operator.mul node; its change reads mul(...), not
+        // operator(...). Python paths and torch.ops overloads are named by their function.
+        auto code = [](const std::string& factor) {
+            return "GraphModule()\n\n\n\ndef forward(self, x):\n"
+                   "    gelu = torch._C._nn.gelu(x);  x = None\n"
+                   "    mul = gelu * " + factor + ";  gelu = None\n"
+                   "    return (mul,)\n    ";
+        };
+        const auto d = diffGraphCode(code("2.0"), code("3.0"));
+        QVERIFY(d.parsed);
+        const NodeChange* mul = find(d, "mul");
+        QVERIFY(mul);
+        QCOMPARE(mul->targetA, std::string("operator.mul"));
+        QCOMPARE(d.changeText(), std::string("mul(gelu, 2.0) \u2192 mul(gelu, 3.0)"));
+        const auto gelu = diffGraphCode(
+            code("2.0"),
+            replaced(code("2.0"), "torch._C._nn.gelu(x)", "torch.nn.functional.silu(x)"));
+        QCOMPARE(gelu.changeText(), std::string("gelu(x) \u2192 silu(x)"));
+        const auto ops = diffGraphCode(
+            code("2.0"),
+            replaced(code("2.0"), "torch._C._nn.gelu(x)", "torch.ops.aten.cos.default(x)"));
+        QCOMPARE(ops.changeText(), std::string("gelu(x) \u2192 cos(x)"));
+    }
+
     void removedNodes()
     {
         const auto d = diffGraphs(build("aten::relu.default", 2, 64, true),
