@@ -72,7 +72,16 @@ keydiff::KeyDiff diff(const std::vector<KeyComponent>& before,
     policy.rank = headlineRank;
     policy.describe = describe;
     policy.order = keydiff::ChangeOrder::Label;
-    return keydiff::diffComponents(keyComponentsOf(before), keyComponentsOf(after), policy);
+    keydiff::KeyDiff d =
+        keydiff::diffComponents(keyComponentsOf(before), keyComponentsOf(after), policy);
+    // The source's digest follows from the other components: when one of them changed too, it
+    // explains the miss and the source is not counted as a change of its own. A source that
+    // changed alone (a printer changed without a salt bump) stays the one change shown.
+    if (d.changes.size() > 1) {
+        std::erase_if(d.changes,
+                      [](const ComponentChange& c) { return c.component == kLabelSource; });
+    }
+    return d;
 }
 
 // Entries of the wanted region when there are any, else all.

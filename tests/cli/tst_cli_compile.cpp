@@ -138,7 +138,7 @@ private Q_SLOTS:
         const json& r0 = a["regions"][0];
         QCOMPARE(r0["state"].get<std::string>(), std::string("miss"));
         QCOMPARE(r0["headline"].get<std::string>(),
-                 std::string("miss: input 0 dtype float32 → bfloat16 (+2 more)"));
+                 std::string("miss: input 0 dtype float32 → bfloat16 (+1 more)"));
         QCOMPARE(r0["reason"].get<std::string>(), std::string("miss_input_dtype"));
         QCOMPARE(r0["reason_code"].get<int>(), 5);
     }
@@ -163,7 +163,7 @@ private Q_SLOTS:
         QCOMPARE(r["extern_nodes"].get<int>(), 0);
         QCOMPARE(r["reason"].get<std::string>(), std::string("miss_input_dtype"));
         QCOMPARE(r["headline"].get<std::string>(),
-                 std::string("miss: input 0 dtype float32 → float64 (+2 more)"));
+                 std::string("miss: input 0 dtype float32 → float64 (+1 more)"));
         QVERIFY(r["max_abs_err"].get<double>() < 1e-12);
     }
 
