@@ -1,10 +1,5 @@
 #include "app/gui/job_runner.h"
 
-#include "core/util/file_reader.h"
-
-#include <algorithm>
-#include <filesystem>
-
 namespace fxs::app {
 namespace {
 
@@ -71,32 +66,12 @@ void JobRunner::cancel()
         this, [this, id, paths = m_paths] { Q_EMIT cancelled(id, paths); }, Qt::QueuedConnection);
 }
 
-std::vector<std::string> JobRunner::expandProcessDirectories(const std::vector<std::string>& paths)
-{
-    std::vector<std::string> out;
-    for (const auto& path : paths) {
-        auto files = isDirectory(path) ? listFiles(path)
-                                       : Result<std::vector<std::string>>(std::vector<std::string>{});
-        const bool split = files.ok() && files->size() > 1
-                           && std::none_of(files->begin(), files->end(), [](const auto& f) {
-                                  return std::filesystem::path(f).filename().string().find("rank")
-                                         != std::string::npos;
-                              });
-        if (split) {
-            out.insert(out.end(), files->begin(), files->end());
-        } else {
-            out.push_back(path);
-        }
-    }
-    return out;
-}
-
 io::LoadResult JobRunner::defaultLoad(const std::vector<std::string>& paths,
                                       const CancelToken& cancel, const ProgressSink& progress)
 {
     io::LoadOptions options;
     options.deferGraphParsing = true; // a graph's IR is built when it is first shown
-    return io::loadPaths(expandProcessDirectories(paths), options, cancel, progress);
+    return io::loadPaths(paths, options, cancel, progress); // directories: io::planDirectory
 }
 
 } // namespace fxs::app

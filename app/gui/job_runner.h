@@ -40,13 +40,12 @@ public:
     void setLoadFunction(LoadFunction load) { m_load = std::move(load); }
     jobs::JobTracker* tracker() { return &m_tracker; }
 
-    // The default load: directories of separately run processes (several logs, none named
-    // per rank) open as one run per log; everything else goes to io::loadPaths as given. Graphs
+    // The default load: io::loadPaths, whose directories follow io::planDirectory (several logs
+    // none named per rank open as one run per log; rank logs as one run). Graphs
     // of logs are counted, not parsed (io::LoadOptions::deferGraphParsing): a graph's IR is
     // built when it is first shown (StructureController).
     static io::LoadResult defaultLoad(const std::vector<std::string>& paths,
                                       const CancelToken& cancel, const ProgressSink& progress);
-    static std::vector<std::string> expandProcessDirectories(const std::vector<std::string>& paths);
 
 Q_SIGNALS:
     void started(int id, const QStringList& paths);
