@@ -10,8 +10,10 @@
 #include "core/util/gzip.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <set>
+#include <thread>
 
 namespace fxs::io {
 
@@ -237,18 +239,50 @@ TraceReadResult readLogFile(const std::string& path, const TraceReadOptions& opt
     return result;
 }
 
+// Each file of a planned run read by its own reader, up to `threads` at once (a rank folder's
+// logs are independent until they are merged); results in plan order.
+std::vector<TraceReadResult> readFiles(const PlannedRun& planned, const TraceReadOptions& options,
+                                       const CancelToken& cancel)
+{
+    const auto& files = planned.files;
+    std::vector<TraceReadResult> results(files.size());
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i = next++; i < files.size() && !cancel.isCancelled(); i = next++) {
+            TraceReadOptions fileOptions = options;
+            fileOptions.fileRank = files[i].rank;
+            try {
+                results[i] = readLogFile(files[i].path, fileOptions, cancel);
+            } catch (const std::exception& e) { // allocation failures: this file, not the rest
+                results[i].run.path = files[i].path;
+                results[i].diagnostics.error(files[i].path, 0,
+                                             std::string("internal error while reading: ") +
+                                                 e.what());
+            }
+        }
+    };
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t threads = std::min<std::size_t>(
+        files.size(), options.readThreads > 0 ? std::size_t(options.readThreads) : hardware);
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) {
+        pool.emplace_back(work);
+    }
+    work();
+    for (auto& t : pool) {
+        t.join();
+    }
+    return results;
+}
+
 // The files of one planned run, merged in plan order (by rank).
 TraceReadResult readPlannedRun(const PlannedRun& planned, const TraceReadOptions& options,
                                const CancelToken& cancel, const ProgressSink& progress)
 {
+    reportProgress(progress, 0.0, "reading TORCH_TRACE logs");
     TraceReadResult result;
     result.run.path = planned.path;
-    const auto& files = planned.files;
-    for (std::size_t i = 0; i < files.size() && !cancel.isCancelled(); ++i) {
-        reportProgress(progress, double(i) / double(files.size()), "reading TORCH_TRACE logs");
-        TraceReadOptions fileOptions = options;
-        fileOptions.fileRank = files[i].rank;
-        auto one = readLogFile(files[i].path, fileOptions, cancel);
+    for (auto& one : readFiles(planned, options, cancel)) {
         result.diagnostics.append(one.diagnostics);
         result.readSomething = result.readSomething || one.readSomething;
         mergeRun(result.run, std::move(one.run));

@@ -31,6 +31,9 @@ struct TraceReadOptions {
     // envelope names no rank (those before init_process_group); an envelope that names another
     // rank is a warning naming both, and the file's rank wins.
     int fileRank = -1;
+    // Files of a rank folder read at once: 0 one per hardware thread, 1 one after the other.
+    // The run is the same whatever the count (merged in rank order).
+    int readThreads = 0;
 };
 
 struct TraceReadResult {

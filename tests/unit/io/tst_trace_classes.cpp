@@ -200,6 +200,25 @@ private Q_SLOTS:
         QCOMPARE(r.run.dynamoStarts[2].origin.rank, 1);
     }
 
+    void ranksReadConcurrentlyMergeInRankOrder()
+    {
+        io::TraceReadOptions one;
+        one.readThreads = 1;
+        io::TraceReadOptions four;
+        four.readThreads = 4;
+        const auto a = io::readTorchTracePath(kData + "ranks", one);
+        const auto b = io::readTorchTracePath(kData + "ranks", four);
+        QCOMPARE(b.run.files, a.run.files);
+        QCOMPARE(b.run.files.size(), std::size_t(2));
+        QVERIFY(b.run.files[0].find("rank_0") != std::string::npos);
+        QCOMPARE(b.run.graphs.size(), a.run.graphs.size());
+        for (std::size_t i = 0; i < a.run.dynamoStarts.size(); ++i) {
+            QCOMPARE(b.run.dynamoStarts[i].origin.rank, a.run.dynamoStarts[i].origin.rank);
+            QCOMPARE(b.run.dynamoStarts[i].origin.line, a.run.dynamoStarts[i].origin.line);
+        }
+        QCOMPARE(b.diagnostics.size(), a.diagnostics.size());
+    }
+
     void envelopeRankThatDisagreesWithTheName()
     {
         const auto r = io::readTorchTracePath(kData + "rank_conflict");
