@@ -91,6 +91,8 @@ json graphBreaksJson(const diagnose::Diagnosis& d)
             ranks.push_back(rankJson(r));
         }
         out.push_back({{"reason", b.reason},
+                       {"gb_id", b.gbId.empty() ? json(nullptr) : json(b.gbId)},
+                       {"source", b.source},
                        {"user_frame", {{"file", b.userFrame.file}, {"line", b.userFrame.line},
                                        {"code", b.userFrame.code}}},
                        {"count", b.count},
@@ -99,6 +101,45 @@ json graphBreaksJson(const diagnose::Diagnosis& d)
                        {"hints", b.hints},
                        {"ranks", ranks},
                        {"cost_s", b.costS}});
+    }
+    return out;
+}
+
+json userFrameJson(const diagnose::UserFrame& f)
+{
+    return {{"file", f.file}, {"line", f.line}, {"code", f.code}};
+}
+
+json failuresJson(const diagnose::Diagnosis& d)
+{
+    json out = json::array();
+    for (const auto& f : d.failures) {
+        out.push_back({{"rank", rankJson(f.rank)},
+                       {"compile_id", idJson(f.compileId)},
+                       {"frame", f.frame},
+                       {"fail_type", f.failType},
+                       {"reason", f.reason},
+                       {"user_frame", userFrameJson(f.userFrame)},
+                       {"run", f.run},
+                       {"cost_s", f.costS},
+                       {"error", f.error}});
+    }
+    return out;
+}
+
+json exportFailuresJson(const diagnose::Diagnosis& d)
+{
+    json out = json::array();
+    for (const auto& f : d.exportFailures) {
+        out.push_back({{"rank", rankJson(f.rank)},
+                       {"compile_id", idJson(f.compileId)},
+                       {"kind", f.kind},
+                       {"failure_type", f.failureType},
+                       {"reason", f.reason},
+                       {"expr", f.expr},
+                       {"op", f.op},
+                       {"user_frame", userFrameJson(f.userFrame)},
+                       {"run", f.run}});
     }
     return out;
 }
@@ -154,9 +195,26 @@ json diagnosisJson(const diagnose::Diagnosis& d)
             {"frames", framesJson(d)},
             {"recompiles", recompilesJson(d)},
             {"graph_breaks", graphBreaksJson(d)},
+            {"failures", failuresJson(d)},
+            {"export_failures", exportFailuresJson(d)},
             {"cache", cacheJson(d)},
             {"divergence", divergenceJson(d)},
             {"findings", std::move(findings)}};
+}
+
+// The first error, else the first warning: what a reader of stderr should see first.
+const Diagnostic* firstProblem(const Diagnostics& diagnostics)
+{
+    const Diagnostic* warning = nullptr;
+    for (const auto& d : diagnostics.items()) {
+        if (d.severity == Severity::Error) {
+            return &d;
+        }
+        if (d.severity == Severity::Warning && !warning) {
+            warning = &d;
+        }
+    }
+    return warning;
 }
 
 std::string rankPrefix(int rank)
@@ -192,27 +250,50 @@ void printHuman(const diagnose::Diagnosis& d)
     }
 }
 
-int runDiagnose(const DiagnoseOptions& o)
+// Every run of each path (a directory as io::planDirectory plans it); false when a path gave
+// nothing. Problems while reading are counted as inspect counts them (errors, not notes).
+bool readRuns(const std::vector<std::string>& paths, std::vector<model::Run>& runs,
+              Diagnostics& problems)
 {
-    std::vector<model::Run> runs;
     io::TraceReadOptions options;
     options.parseGraphs = false; // graphs are compared as text; no IR needed
-    for (const auto& path : o.runs) {
-        auto r = io::readTorchTracePath(path, options);
-        if (!r.readSomething) {
-            std::cerr << "fxscope-cli diagnose: cannot read run " << path << ": "
-                      << (r.diagnostics.empty() ? std::string("no TORCH_TRACE envelope found")
-                                                : r.diagnostics.items().front().toString())
-                      << "\n";
-            return 1;
+    for (const auto& path : paths) {
+        auto results = io::readTorchTraceRuns(path, options);
+        Diagnostics all;
+        bool readSomething = false;
+        for (auto& r : results) {
+            all.append(r.diagnostics);
+            readSomething = readSomething || r.readSomething;
         }
-        if (const auto errors = r.diagnostics.errorCount(); errors > 0) {
+        problems.append(all);
+        const Diagnostic* first = firstProblem(all);
+        if (!readSomething) {
+            std::cerr << "fxscope-cli diagnose: cannot read run " << path << ": "
+                      << (first ? first->toString() : std::string("no TORCH_TRACE envelope found"))
+                      << "\n";
+            return false;
+        }
+        if (const auto errors = all.errorCount(); errors > 0 && first) {
             // Read in part (a log cut short, bad lines): diagnosed, and said on stderr.
             std::cerr << "fxscope-cli diagnose: " << path << ": " << errors
                       << (errors == 1 ? " problem" : " problems") << " while reading, first: "
-                      << r.diagnostics.items().front().toString() << "\n";
+                      << first->toString() << "\n";
         }
-        runs.push_back(std::move(r.run));
+        for (auto& r : results) {
+            if (r.readSomething) {
+                runs.push_back(std::move(r.run));
+            }
+        }
+    }
+    return true;
+}
+
+int runDiagnose(const DiagnoseOptions& o)
+{
+    std::vector<model::Run> runs;
+    Diagnostics problems;
+    if (!readRuns(o.runs, runs, problems)) {
+        return 1;
     }
     std::vector<const model::Run*> pointers;
     for (const auto& r : runs) {
@@ -224,7 +305,9 @@ int runDiagnose(const DiagnoseOptions& o)
         return 1;
     }
     if (o.json) {
-        printJson(diagnosisJson(*d));
+        json out = diagnosisJson(*d);
+        out["problems"] = problemCountJson(problems);
+        printJson(out);
     } else {
         printHuman(*d);
     }

@@ -138,12 +138,29 @@ json resultJson(const io::LoadResult& result)
     }
     for (const auto& d : result.diagnostics.items()) {
         if (d.severity != Severity::Note) {
-            errors.push_back({{"where", d.where()}, {"message", messageOf(d)}});
+            errors.push_back({{"where", d.where()},
+                              {"message", messageOf(d)},
+                              {"severity", d.severity == Severity::Error ? "error" : "warning"}});
+        }
+    }
+    json unknownKinds = json::object();
+    json links = json::array();
+    for (const auto& run : result.runs) {
+        for (const auto& [kind, n] : run.unknownKinds) {
+            unknownKinds[kind] = unknownKinds.value(kind, 0) + n;
+        }
+        for (const auto& t : run.texts) {
+            if (t.kind == "link") {
+                links.push_back({{"name", t.filename}, {"url", t.text}});
+            }
         }
     }
     return {{"graphs", std::move(graphs)},
             {"cache_events", std::move(lookups)},
-            {"errors", std::move(errors)}};
+            {"errors", std::move(errors)},
+            {"unknown_kinds", std::move(unknownKinds)},
+            {"links", std::move(links)},
+            {"problems", problemCountJson(result.diagnostics)}};
 }
 
 void printGraph(const model::GraphArtifact& g)

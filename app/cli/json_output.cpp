@@ -17,4 +17,13 @@ nlohmann::json errorJson(const Error& e)
             {"expected", e.expected}, {"found", e.found}};
 }
 
+nlohmann::json problemCountJson(const Diagnostics& diagnostics)
+{
+    std::size_t warnings = 0;
+    for (const auto& d : diagnostics.items()) {
+        warnings += d.severity == Severity::Warning ? 1 : 0;
+    }
+    return {{"errors", diagnostics.errorCount()}, {"warnings", warnings}};
+}
+
 } // namespace fxs::cli

@@ -4,6 +4,7 @@
 // aborting the process. Also how an Error appears in those outputs.
 #pragma once
 
+#include "core/util/diagnostics.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -15,5 +16,9 @@ void printJson(const nlohmann::json& value);
 
 // {"code", "message", "where", "expected", "found"}: code is errorCodeName(e.code).
 nlohmann::json errorJson(const Error& e);
+
+// {"errors": N, "warnings": M}: how inspect and diagnose count the problems met while reading
+// (notes left out), so that one log gets one count from both.
+nlohmann::json problemCountJson(const Diagnostics& diagnostics);
 
 } // namespace fxs::cli

@@ -75,35 +75,12 @@ void WorkspaceLoader::cancel()
         this, [this, id, paths = m_paths] { Q_EMIT cancelled(id, paths); }, Qt::QueuedConnection);
 }
 
-// ---- Which runs a directory holds: the one place of this rule in the app -------------------
-
-std::vector<std::string>
-WorkspaceLoader::expandProcessDirectories(const std::vector<std::string>& paths)
-{
-    std::vector<std::string> out;
-    for (const auto& path : paths) {
-        auto files = isDirectory(path) ? listFiles(path)
-                                       : Result<std::vector<std::string>>(std::vector<std::string>{});
-        const bool split = files.ok() && files->size() > 1
-                           && std::none_of(files->begin(), files->end(), [](const auto& f) {
-                                  return std::filesystem::path(f).filename().string().find("rank")
-                                         != std::string::npos;
-                              });
-        if (split) {
-            out.insert(out.end(), files->begin(), files->end());
-        } else {
-            out.push_back(path);
-        }
-    }
-    return out;
-}
-
 io::LoadResult WorkspaceLoader::defaultLoad(const std::vector<std::string>& paths,
                                       const CancelToken& cancel, const ProgressSink& progress)
 {
     io::LoadOptions options;
     options.deferGraphParsing = true; // a graph's IR is built when it is first shown
-    return io::loadPaths(expandProcessDirectories(paths), options, cancel, progress);
+    return io::loadPaths(paths, options, cancel, progress); // directories: io::planDirectory
 }
 
 // ---- Deferred graph parses ------------------------------------------------------------------

@@ -57,14 +57,12 @@ public:
     void parseNow(views::GraphRef ref);
     bool isParsing() const;
 
-    // ---- Which runs a directory holds (the one place of this rule in the app) ----
-    // The default load: directories of separately run processes (several logs, none named
-    // per rank) open as one run per log; everything else goes to io::loadPaths as given. Graphs
-    // of logs are counted, not parsed (io::LoadOptions::deferGraphParsing): a graph's IR is
-    // built when it is first shown (ensureParsed).
+    // The default load: io::loadPaths, whose directories follow core's rule (io::planDirectory,
+    // the CLI's too: several logs none named per rank open as one run per log; rank logs as one
+    // run). Graphs of logs are counted, not parsed (io::LoadOptions::deferGraphParsing): a
+    // graph's IR is built when it is first shown (ensureParsed).
     static io::LoadResult defaultLoad(const std::vector<std::string>& paths,
                                       const CancelToken& cancel, const ProgressSink& progress);
-    static std::vector<std::string> expandProcessDirectories(const std::vector<std::string>& paths);
 
 Q_SIGNALS:
     void started(int id, const QStringList& paths);

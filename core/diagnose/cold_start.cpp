@@ -133,7 +133,9 @@ void addFromMetrics(const model::Run& run, CompileTimes& out)
 {
     std::set<CompileKey> profiled;
     for (const auto& [key, t] : out) {
-        profiled.insert(key);
+        if (t.totalS > 0.0) {
+            profiled.insert(key); // a damaged event that gave no time: metrics decide
+        }
     }
     for (const auto& m : readCompileMetrics(run)) {
         const CompileKey key{m.rank, m.compileId};
@@ -141,6 +143,9 @@ void addFromMetrics(const model::Run& run, CompileTimes& out)
             continue;
         }
         CompileTime& t = out[key];
+        if (!t.fromMetrics) {
+            t = {}; // a profiled compile of no time: start again from its metrics
+        }
         t.fromMetrics = true;
         if (m.backward) {
             t.phases.inductorS += m.inductorS;
@@ -189,10 +194,11 @@ double compileSeconds(const CompileTimes& times, int rank, const model::CompileI
 
 std::vector<Frame> framesOf(const model::Run& run, int runIndex, const CompileTimes& times)
 {
-    std::map<std::pair<int, int>, Frame> frames; // (rank, frame id)
+    // (rank, session, frame id): after torch._dynamo.reset() frame 0 is another function.
+    std::map<std::tuple<int, int, int>, Frame> frames;
     for (const auto& [key, t] : times) {
         const auto& [rank, id] = key;
-        Frame& f = frames[{rank, id.frameId}];
+        Frame& f = frames[{rank, id.session, id.frameId}];
         f.run = runIndex;
         f.rank = rank;
         f.frameId = id.frameId;
@@ -205,7 +211,7 @@ std::vector<Frame> framesOf(const model::Run& run, int runIndex, const CompileTi
         f.fromMetrics = f.fromMetrics || t.fromMetrics;
     }
     for (const auto& m : readCompileMetrics(run)) {
-        auto it = frames.find({m.rank, m.compileId.frameId});
+        auto it = frames.find({m.rank, m.compileId.session, m.compileId.frameId});
         if (it != frames.end() && it->second.function.empty() && !m.function.empty()) {
             it->second.function = m.function;
             it->second.file = m.file;

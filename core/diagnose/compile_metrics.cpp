@@ -22,6 +22,32 @@ std::string text(const json& j, const char* key)
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+void readFailure(const json& j, CompileMetrics& c)
+{
+    c.failType = text(j, "fail_type");
+    c.failReason = text(j, "fail_reason");
+    c.failUserFile = text(j, "fail_user_frame_filename");
+    c.failUserLine = static_cast<int>(number(j, "fail_user_frame_lineno"));
+}
+
+// Logs whose *_compile_time_s are absent (2.5+ log the cumulative µs fields instead): the
+// entire frame, its backend and Inductor's part, from the cumulative fields.
+void useCumulativeTimes(CompileMetrics& c)
+{
+    if (c.backward) {
+        return;
+    }
+    if (c.entireFrameS <= 0.0) {
+        c.entireFrameS = c.dynamoCumulativeS;
+    }
+    if (c.backendS <= 0.0) {
+        c.backendS = c.aotCumulativeS;
+    }
+    if (c.inductorS <= 0.0) {
+        c.inductorS = c.inductorCumulativeS;
+    }
+}
+
 CompileMetrics fromJson(const json& j, const model::CompilationMetrics& m)
 {
     CompileMetrics c;
@@ -38,6 +64,11 @@ CompileMetrics fromJson(const json& j, const model::CompilationMetrics& m)
     c.restartS = number(j, "dynamo_time_before_restart_s");
     c.recompileReason = text(j, "recompile_reason");
     c.graphBreaks = static_cast<int>(number(j, "num_graph_breaks"));
+    readFailure(j, c);
+    c.dynamoCumulativeS = number(j, "dynamo_cumulative_compile_time_us") / 1e6;
+    c.aotCumulativeS = number(j, "aot_autograd_cumulative_compile_time_us") / 1e6;
+    c.inductorCumulativeS = number(j, "inductor_cumulative_compile_time_us") / 1e6;
+    useCumulativeTimes(c);
     if (const auto it = j.find("restart_reasons"); it != j.end() && it->is_array()) {
         for (const auto& r : *it) {
             if (r.is_string()) {

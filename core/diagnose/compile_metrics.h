@@ -23,6 +23,15 @@ struct CompileMetrics {
     std::vector<std::string> restartReasons;
     std::string recompileReason; // recompile_reason
     int graphBreaks = 0;         // num_graph_breaks
+    std::string failType;        // fail_type ("BackendCompilerFailed"); empty when it compiled
+    std::string failReason;      // fail_reason
+    std::string failUserFile;    // fail_user_frame_filename
+    int failUserLine = 0;        // fail_user_frame_lineno
+    // The phases' *_cumulative_compile_time_us (older logs, and a fallback for chromium
+    // events that are damaged), in seconds; 0 when not logged.
+    double dynamoCumulativeS = 0.0;
+    double aotCumulativeS = 0.0;
+    double inductorCumulativeS = 0.0;
 };
 
 // compilation_metrics and bwd_compilation_metrics of the run (the *_runtime kinds are left

@@ -2,6 +2,7 @@
 
 #include "core/diagnose/cache_classes.h"
 #include "core/diagnose/cold_start.h"
+#include "core/diagnose/failures.h"
 #include "core/diagnose/findings.h"
 #include "core/diagnose/graph_breaks.h"
 #include "core/diagnose/rank_divergence.h"
@@ -103,6 +104,8 @@ Result<Diagnosis> run(const std::vector<const model::Run*>& runs, const CancelTo
         d.frames.insert(d.frames.end(), frames.begin(), frames.end());
         addRecompiles(r, index, times.back(), d.recompiles);
         addGraphBreaks(r, index, times.back(), d.graphBreaks);
+        addFailures(r, index, times.back(), d.failures);
+        addExportFailures(r, index, d.exportFailures);
         auto divergence = findDivergence(r);
         for (auto& v : divergence) {
             v.run = index;

@@ -90,9 +90,43 @@ struct UserFrame {
     std::string code;
 };
 
-// Distinct graph breaks (same reason and user line), deduplicated over runs and ranks.
+// A compile that failed: compilation_metrics' fail_type/fail_reason, the dynamo_error
+// traceback logged with it. An error: the frame runs without the compiled code.
+struct Failure {
+    int run = 0;
+    int rank = -1;
+    model::CompileId compileId;
+    std::string frame;    // co_name of the compiled function ("fn")
+    std::string failType; // "BackendCompilerFailed"
+    std::string reason;   // fail_reason, else the exception's message
+    UserFrame userFrame;  // fail_user_frame_*, else where Dynamo started on the frame
+    std::string error;    // the dynamo_error traceback, when logged
+    double costS = 0.0;   // the compile time spent before it failed
+    Link link;            // the compile (file:line: its dynamo_error record, when logged)
+};
+
+// What torch.export could not keep general (tlparse's export report): a guard it evaluated
+// (guard_added with prefix "eval"), a data-dependent expression it specialised
+// (propagate_real_tensors_provenance), an operator without a fake kernel or with a wrong one.
+struct ExportFailure {
+    int run = 0;
+    int rank = -1;
+    model::CompileId compileId;
+    std::string kind;        // the envelope kind ("guard_added", "missing_fake_kernel", ...)
+    std::string failureType; // "guard_evaluated", "data_dependent", "missing_fake_kernel",
+                             // "mismatched_fake_kernel"
+    std::string reason;      // one sentence, with the expression or the operator
+    std::string expr;        // guard_added / propagate_real_tensors_provenance
+    std::string op;          // *_fake_kernel
+    UserFrame userFrame;     // innermost frame of the user stack, when logged
+};
+
+// Distinct graph breaks (same reason and user line), deduplicated over runs and ranks; from
+// dynamo_graph_break_reason artifacts, and from compilation_metrics' restart_reasons where a
+// compile logged no artifact (older PyTorch).
 struct GraphBreak {
     std::string reason;      // "Failed to trace builtin operator"
+    std::string gbId;        // "gb0025": PyTorch's graph-break registry id, when the text has it
     std::string explanation; // PyTorch's explanation line
     std::vector<std::string> hints;
     UserFrame userFrame;
@@ -103,6 +137,7 @@ struct GraphBreak {
     std::vector<int> ranks;
     double costS = 0.0; // Dynamo's restart time plus the compile time of the resumed frames
     std::vector<Link> graphs; // dynamo_output_graph of each compile id, when logged
+    std::string source = "dynamo_graph_break_reason"; // or "restart_reasons"
 };
 
 enum class CacheClass : std::uint8_t { Hit, ColdMiss, GuardMiss, Bypass, LoadFailure, Disabled };
@@ -146,6 +181,8 @@ struct Diagnosis {
     std::vector<Frame> frames;
     std::vector<Recompile> recompiles;
     std::vector<GraphBreak> graphBreaks;
+    std::vector<Failure> failures;
+    std::vector<ExportFailure> exportFailures;
     std::vector<CacheRow> cache;
     std::vector<Divergence> divergence; // first diverging compile id first
     std::vector<Finding> findings;      // largest cost first

@@ -78,6 +78,9 @@ void addGraphBreaks(const Diagnosis& d, std::vector<Finding>& out)
 {
     for (const auto& b : d.graphBreaks) {
         std::string text = "Graph break: " + b.reason;
+        if (!b.gbId.empty()) {
+            text += " [" + b.gbId + "]";
+        }
         if (!b.userFrame.code.empty()) {
             text += " at `" + b.userFrame.code + "`";
         }
@@ -91,6 +94,41 @@ void addGraphBreaks(const Diagnosis& d, std::vector<Finding>& out)
         }
         out.push_back({Severity::Warning, b.costS, text,
                        shortLocation(b.userFrame.file, b.userFrame.line), link});
+    }
+}
+
+std::string firstLine(const std::string& text)
+{
+    return text.substr(0, text.find('\n'));
+}
+
+// A failed compile runs uncompiled: an error, whatever its compile time.
+void addFailures(const Diagnosis& d, std::vector<Finding>& out)
+{
+    for (const auto& f : d.failures) {
+        std::string text = "Compile failed";
+        if (!f.frame.empty()) {
+            text += " in " + f.frame;
+        }
+        text += ": " + (f.failType.empty() ? std::string("unknown error") : f.failType);
+        if (!f.reason.empty()) {
+            text += ": " + firstLine(f.reason);
+        }
+        std::string where = compileWhere(f.rank, f.compileId);
+        if (!f.userFrame.file.empty()) {
+            where += " " + shortLocation(f.userFrame.file, f.userFrame.line);
+        }
+        out.push_back({Severity::Error, f.costS, text, where, f.link});
+    }
+}
+
+void addExportFailures(const Diagnosis& d, std::vector<Finding>& out)
+{
+    for (const auto& f : d.exportFailures) {
+        Link link{Link::Kind::Source, f.run, -1, f.rank, f.compileId, f.userFrame.file,
+                  f.userFrame.line};
+        out.push_back({Severity::Error, 0.0, "Export: " + f.reason,
+                       shortLocation(f.userFrame.file, f.userFrame.line), link});
     }
 }
 
@@ -199,6 +237,8 @@ std::string shortLocation(const std::string& file, int line)
 std::vector<Finding> makeFindings(const Diagnosis& d)
 {
     std::vector<Finding> out;
+    addFailures(d, out);
+    addExportFailures(d, out);
     addRecompiles(d, out);
     addGraphBreaks(d, out);
     addCache(d, out);

@@ -208,6 +208,16 @@ std::string normalisedGraphCode(std::string_view code)
             if (line[i] == '#' && i > 0 && line[i - 1] == ' ') {
                 break; // a trailing comment
             }
+            // A rank's own GPU: "device(type='cuda', index=1)" is rank 0's "index=0".
+            if (line.substr(i, 6) == "index=" && i + 6 < line.size() && isDigit(line[i + 6]) &&
+                line.rfind("device(", i) != std::string_view::npos) {
+                out += "index=#";
+                i += 6;
+                while (i < line.size() && isDigit(line[i])) {
+                    ++i;
+                }
+                continue;
+            }
             out += line[i++];
         }
         while (!out.empty() && out.back() == ' ') {
@@ -226,6 +236,9 @@ std::string normalisedGuards(std::string_view text)
         if (startsWith(trimLeft(line), "Guard latency")) {
             continue;
         }
+        // The user line a guard came from ("  # h = F.gelu(h)  # test2.py:60 in fn") is where
+        // this rank first installed it, not part of the guard.
+        line = line.substr(0, line.find("  # "));
         std::size_t i = 0;
         while (i < line.size()) {
             if (line.substr(i, 2) == "0x") { // an address: differs per process
@@ -244,6 +257,15 @@ std::string normalisedGuards(std::string_view text)
             if (j - i >= 6) {
                 out += '#';
                 i = j;
+                continue;
+            }
+            // Each rank's tensors live on its own GPU: "device=1" on rank 1 is rank 0's "device=0".
+            if (line.substr(i, 7) == "device=" && i + 7 < line.size() && isDigit(line[i + 7])) {
+                out += "device=#";
+                i += 7;
+                while (i < line.size() && isDigit(line[i])) {
+                    ++i;
+                }
                 continue;
             }
             for (std::string_view list : {"size=[", "stride=["}) {

@@ -31,7 +31,8 @@ std::vector<Divergence> findDivergence(const model::Run& run);
 
 // Graph code without shape annotations ("f32[8, 16][16, 1]cuda:0" strings) and comments.
 std::string normalisedGraphCode(std::string_view code);
-// Guard text without numbers (ids, sizes) and without the "Guard latency" line.
+// Guard text without object ids, addresses, sizes, GPU indices (device=N), the user-code
+// comments and the "Guard latency" line: what two healthy ranks share.
 std::string normalisedGuards(std::string_view text);
 
 } // namespace fxs::diagnose

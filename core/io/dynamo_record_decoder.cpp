@@ -181,6 +181,8 @@ bool DynamoRecordDecoder::decodeShapeGuard(std::string_view json, const Interned
     return m_impl->forEachField(json, problems, [&](std::string_view key, od::value v) {
         if (key == "expr" && !getString(v, out.expr)) {
             problem(problems, key, "a string");
+        } else if (key == "prefix") {
+            getString(v, out.prefix);
         } else if (key == "user_stack" && !readStack(v, strings, out.userStack)) {
             problem(problems, key, "a list of stack frames");
         }
@@ -206,6 +208,8 @@ bool DynamoRecordDecoder::decodeTensor(std::string_view json, model::TensorRecor
             problem(problems, key, "a list of strides");
         } else if (key == "requires_grad" && v.get_bool().get(flag) == SUCCESS) {
             out.requiresGrad = flag;
+        } else if (key == "storage") {
+            getInt(v, out.storage);
         }
     });
 }
@@ -220,6 +224,54 @@ bool DynamoRecordDecoder::decodeTensorSource(std::string_view json, int& describ
         } else if (key == "id") {
             getInt(v, id);
         } else if (key == "source" && !getString(v, source)) {
+            problem(problems, key, "a string");
+        }
+    });
+}
+
+bool DynamoRecordDecoder::decodeStorage(std::string_view json, int& describerId, int& id,
+                                        std::int64_t& size, std::vector<DecodeProblem>& problems)
+{
+    return m_impl->forEachField(json, problems, [&](std::string_view key, od::value v) {
+        if (key == "describer_id") {
+            getInt(v, describerId);
+        } else if (key == "id") {
+            getInt(v, id);
+        } else if (key == "size" && v.get_int64().get(size) != SUCCESS) {
+            problem(problems, key, "a number of bytes");
+        }
+    });
+}
+
+bool DynamoRecordDecoder::decodeExportIssue(std::string_view json, const InternedStrings& strings,
+                                            model::ExportIssueRecord& out,
+                                            std::vector<DecodeProblem>& problems)
+{
+    return m_impl->forEachField(json, problems, [&](std::string_view key, od::value v) {
+        if (key == "expr") {
+            scalarText(v, out.expr);
+        } else if (key == "result") {
+            scalarText(v, out.result);
+        } else if (key == "op") {
+            getString(v, out.op);
+        } else if (key == "reason") {
+            getString(v, out.reason);
+        } else if (key == "user_stack" || (key == "stack" && out.userStack.empty())) {
+            out.userStack.clear(); // the user's stack wins over the full one
+            if (!readStack(v, strings, out.userStack)) {
+                problem(problems, key, "a list of stack frames");
+            }
+        }
+    });
+}
+
+bool DynamoRecordDecoder::decodeLink(std::string_view json, std::string& name, std::string& url,
+                                     std::vector<DecodeProblem>& problems)
+{
+    return m_impl->forEachField(json, problems, [&](std::string_view key, od::value v) {
+        if (key == "name" && !getString(v, name)) {
+            problem(problems, key, "a string");
+        } else if (key == "url" && !getString(v, url)) {
             problem(problems, key, "a string");
         }
     });

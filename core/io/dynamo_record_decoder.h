@@ -7,6 +7,7 @@
 #include "core/io/payload_decoder.h"
 #include "core/model/dynamo_records.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,6 +37,15 @@ public:
     // describe_source: {"describer_id", "id", "source"}.
     bool decodeTensorSource(std::string_view json, int& describerId, int& id,
                             std::string& source, std::vector<DecodeProblem>& problems);
+    // describe_storage: {"id", "describer_id", "size"} (bytes).
+    bool decodeStorage(std::string_view json, int& describerId, int& id, std::int64_t& size,
+                       std::vector<DecodeProblem>& problems);
+    // propagate_real_tensors_provenance, missing_fake_kernel, mismatched_fake_kernel.
+    bool decodeExportIssue(std::string_view json, const InternedStrings& strings,
+                           model::ExportIssueRecord& out, std::vector<DecodeProblem>& problems);
+    // link: {"name", "url"}.
+    bool decodeLink(std::string_view json, std::string& name, std::string& url,
+                    std::vector<DecodeProblem>& problems);
     bool decodeDynamoStart(std::string_view json, const InternedStrings& strings,
                            model::DynamoStartRecord& out, std::vector<DecodeProblem>& problems);
 

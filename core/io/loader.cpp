@@ -180,7 +180,10 @@ LoadResult loadPaths(const std::vector<std::string>& paths, const LoadOptions& o
         reportProgress(progress, double(i) / double(paths.size()), paths[i]);
         try {
             if (isDirectory(paths[i])) {
-                addTrace(readTorchTracePath(paths[i], traceOptions, cancel), result);
+                // One run per process log, or one of every rank log (io::planDirectory).
+                for (auto& run : readTorchTraceRuns(paths[i], traceOptions, cancel)) {
+                    addTrace(std::move(run), result);
+                }
             } else {
                 loadFile(paths[i], result, traceOptions, cancel);
             }

@@ -27,7 +27,8 @@ struct LoadOptions {
     bool deferGraphParsing = false;
 };
 
-// Each path: a directory is a TORCH_TRACE run; a file goes to the first registered loader
+// Each path: a directory holds TORCH_TRACE runs as io::planDirectory plans them (one run of
+// rank logs, or one run per process log); a file goes to the first registered loader
 // whose sniffer accepts it (graph_file_loaders.h), else is sniffed as a TORCH_TRACE log or
 // graph code. Unreadable or unrecognised paths become diagnostics; never throws.
 LoadResult loadPaths(const std::vector<std::string>& paths,

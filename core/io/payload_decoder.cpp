@@ -158,6 +158,9 @@ void readCompileId(od::value v, model::CacheLookup& out, std::vector<DecodeProbl
         problem(problems, "compile_id", "a string such as \"0/0\"", typeName(v));
         return;
     }
+    if (text == "None") {
+        return; // Python's None as text: events outside any compile (AOTInductor logs them)
+    }
     const auto id = model::CompileId::parse(text);
     if (!id) {
         problem(problems, "compile_id", "a compile id such as \"0/0\"", abbreviate(text));

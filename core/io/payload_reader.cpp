@@ -1,5 +1,6 @@
 #include "core/io/payload_reader.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace fxs::io::detail {
@@ -8,6 +9,20 @@ namespace {
 constexpr std::size_t kPadding = 64; // simdjson::SIMDJSON_PADDING, without the header here
 constexpr std::size_t kInitialCapacity = 64 * 1024;
 }
+
+namespace {
+
+// True when the cursor is at blank lines that a payload line follows.
+bool blankLinesInsidePayload(const LineCursor& cursor)
+{
+    LineCursor probe = cursor;
+    while (!probe.atEnd() && probe.peek().empty()) {
+        probe.next();
+    }
+    return !probe.atEnd() && probe.peek()[0] == '\t';
+}
+
+} // namespace
 
 Payload PayloadReader::read(LineCursor& cursor)
 {
@@ -18,6 +33,11 @@ Payload PayloadReader::read(LineCursor& cursor)
     }
     while (!cursor.atEnd()) {
         const std::string_view line = cursor.peek();
+        if (line.empty() && p.lineCount > 0 && blankLinesInsidePayload(cursor)) {
+            cursor.advance(line);
+            ++p.droppedBlankLines;
+            continue;
+        }
         if (line.empty() || line[0] != '\t') {
             break;
         }
@@ -52,6 +72,26 @@ PayloadCheck verifyPayload(const Envelope& env, std::string_view text)
         check.foundHex = toHex(digest);
     }
     return check;
+}
+
+std::string payloadWithBlankLines(std::string_view data, const Payload& payload)
+{
+    std::string out;
+    const std::string_view raw = data.substr(payload.rawOffset, payload.rawLength);
+    std::size_t pos = 0;
+    while (pos <= raw.size()) {
+        const std::size_t nl = std::min(raw.find('\n', pos), raw.size());
+        std::string_view line = raw.substr(pos, nl - pos);
+        if (!line.empty() && line.back() == '\r') {
+            line.remove_suffix(1);
+        }
+        if (!line.empty() && line[0] == '\t') {
+            line.remove_prefix(1);
+        }
+        out.append(pos > 0 ? "\n" : "").append(line);
+        pos = nl + 1;
+    }
+    return out;
 }
 
 } // namespace fxs::io::detail

@@ -15,6 +15,9 @@ struct Payload {
     int firstLine = 0;     // file line of the first payload line (0 when there is none)
     int lineCount = 0;
     bool truncated = false; // the data ended inside the payload without a final '\n'
+    // Untabbed blank lines between payload lines, dropped as tlparse drops them (a blank line
+    // that belongs to a payload is written as a lone TAB).
+    int droppedBlankLines = 0;
     // Where the payload's lines (TABs included) lie in the cursor's data, for references that
     // keep the payload without copying it (model::PayloadRef).
     std::size_t rawOffset = 0;
@@ -23,7 +26,8 @@ struct Payload {
 
 class PayloadReader {
 public:
-    // Consumes every following line that starts with a TAB. The returned text keeps
+    // Consumes every following line that starts with a TAB, and the blank lines between such
+    // lines (dropped from the text). The returned text keeps
     // SIMDJSON_PADDING spare capacity so JSON decoders can read it in place (see buffer()).
     Payload read(LineCursor& cursor);
     // The buffer behind the last Payload, with its capacity, for padded JSON parsing.
@@ -39,5 +43,8 @@ struct PayloadCheck {
     std::string foundHex; // filled only when !ok
 };
 PayloadCheck verifyPayload(const Envelope& env, std::string_view text);
+// The payload's text with its dropped blank lines kept as empty lines (the other reading of a
+// payload with droppedBlankLines, tried when the first one's MD5 does not match).
+std::string payloadWithBlankLines(std::string_view data, const Payload& payload);
 
 } // namespace fxs::io::detail

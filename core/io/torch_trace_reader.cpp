@@ -1,18 +1,24 @@
 #include "core/io/torch_trace_reader.h"
 
+#include "core/io/directory_plan.h"
 #include "core/io/graph_code_parser.h"
 #include "core/io/payload_reader.h"
+#include "core/io/run_merge.h"
 #include "core/io/trace_envelope.h"
 #include "core/io/trace_record_sink.h"
 #include "core/util/file_reader.h"
 #include "core/util/gzip.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <set>
+#include <thread>
 
 namespace fxs::io {
 
 using detail::Envelope;
+using detail::mergeRun;
 using detail::LineCursor;
 using detail::Payload;
 
@@ -37,6 +43,8 @@ private:
     void checkPayload(const Payload& payload, int line, bool& checksumOk);
     void badLine(std::string message, std::string expected, std::string_view found);
     void skipPayload();
+    void applyFileRank(int line);
+    void applySession();
 
     LineCursor m_cursor;
     const std::string& m_file;
@@ -48,6 +56,10 @@ private:
     Envelope m_env;
     std::string m_error;
     int m_badLines = 0;
+    int m_blankLines = 0;
+    bool m_rankConflictReported = false;
+    int m_session = 0;                   // torch._dynamo.reset() calls seen so far
+    std::set<model::CompileId> m_started; // compile ids Dynamo started in this session
 };
 
 void FileReader::read(const CancelToken& cancel)
@@ -67,9 +79,12 @@ void FileReader::read(const CancelToken& cancel)
         }
         readRecord(line);
     }
-    if (m_cursor.lastLineUnterminated()) {
-        m_result.diagnostics.warning(m_file, m_cursor.lineNumber(),
-                                     "the file does not end with a newline (truncated?)");
+    // A file without a final newline is not cut by itself: its last envelope parsed, or its
+    // last payload's MD5 matched (checkPayload says when it did not).
+    if (m_blankLines > 0) {
+        m_result.diagnostics.note(m_file, 0,
+                                  std::to_string(m_blankLines) +
+                                      " blank line(s) without a TAB dropped, as tlparse does");
     }
     if (m_badLines > kMaxBadLineDiagnostics) {
         m_result.diagnostics.error(m_file, 0,
@@ -98,27 +113,64 @@ void FileReader::skipPayload()
     }
 }
 
+void FileReader::applyFileRank(int line)
+{
+    const int fileRank = m_options.fileRank;
+    if (fileRank < 0) {
+        return;
+    }
+    if (m_env.rank >= 0 && m_env.rank != fileRank && !m_rankConflictReported) {
+        m_rankConflictReported = true;
+        m_result.diagnostics.warning(
+            m_file, line,
+            "the envelope says rank " + std::to_string(m_env.rank) +
+                " but the file name says rank " + std::to_string(fileRank) +
+                "; using the file name's rank " + std::to_string(fileRank) +
+                " for every record of the file");
+    }
+    m_env.rank = fileRank;
+}
+
+// After torch._dynamo.reset() PyTorch counts frames from 0 again: a dynamo_start of a compile
+// id already started (same attempt) begins a new session, and the compiles after it are others.
+void FileReader::applySession()
+{
+    if (m_env.kind == "dynamo_start" && m_env.compileId.valid() &&
+        !m_started.insert(m_env.compileId).second) {
+        ++m_session;
+        m_started = {m_env.compileId};
+        m_sink.setSession(m_session, m_env.compileId);
+    }
+    if (m_env.compileId.valid()) {
+        m_env.compileId.session = m_session;
+    }
+}
+
 void FileReader::readRecord(std::string_view line)
 {
     const int lineNo = m_cursor.lineNumber();
+    if (line.empty()) {
+        ++m_blankLines; // logging that stutters; tlparse drops them too
+        return;
+    }
     const std::size_t prefix = detail::glogPrefixLength(line);
     if (prefix == 0) {
-        badLine(line.empty() ? "empty line" : "line is neither a log record nor a payload line",
+        badLine("line is neither a log record nor a payload line",
                 "\"<L><MMDD> <time> <thread> <file>:<line>] {...}\" or a TAB-indented payload",
                 line);
         return;
     }
-    std::string_view json = line.substr(prefix);
-    if (!json.empty() && json.back() == '\r') {
-        json.remove_suffix(1);
-    }
+    const std::string_view json = line.substr(prefix);
     if (!m_parser.parse(json, m_env, m_error)) {
         badLine("envelope is not valid (" + m_error + ")", "a JSON object with one kind key",
                 json);
         skipPayload(); // its payload cannot be interpreted without the envelope
         return;
     }
+    applyFileRank(lineNo);
+    applySession();
     const Payload payload = m_payloads.read(m_cursor);
+    m_blankLines += payload.droppedBlankLines;
     bool checksumOk = true;
     checkPayload(payload, lineNo, checksumOk);
     m_result.readSomething = true;
@@ -129,14 +181,14 @@ void FileReader::checkPayload(const Payload& payload, int line, bool& checksumOk
 {
     auto& run = m_result.run;
     auto& diags = m_result.diagnostics;
-    if (payload.truncated) {
-        diags.error(m_file, m_cursor.lineNumber(), "the file ends inside a payload (truncated?)",
-                    "a payload line ending in a newline", "end of file");
-    }
     if (!m_env.hasPayload) {
         if (payload.lineCount > 0) {
             diags.warning(m_file, payload.firstLine,
                           "payload lines after an envelope without has_payload; kept unchecked");
+        }
+        if (payload.truncated) {
+            diags.warning(m_file, m_cursor.lineNumber(),
+                          "the file ends inside an unchecked payload (truncated?)");
         }
         return;
     }
@@ -144,75 +196,93 @@ void FileReader::checkPayload(const Payload& payload, int line, bool& checksumOk
     if (!m_options.verifyPayloads) {
         return;
     }
-    const auto check = detail::verifyPayload(m_env, payload.text);
+    auto check = detail::verifyPayload(m_env, payload.text);
+    if (!check.ok && payload.droppedBlankLines > 0) {
+        // The blank lines may have been the payload's own (written without their TAB).
+        const auto kept = detail::verifyPayload(
+            m_env, detail::payloadWithBlankLines(m_cursor.data(), payload));
+        check.ok = kept.ok;
+    }
     if (check.ok) {
         ++run.payloadsVerified;
-        return;
+        return; // complete, even when the file ends without a newline right after it
     }
     checksumOk = false;
     ++run.payloadMismatches;
+    if (payload.truncated) {
+        diags.error(m_file, m_cursor.lineNumber(),
+                    "the file ends inside a payload (truncated?); its MD5 does not match",
+                    m_env.payloadHex, check.foundHex);
+        return;
+    }
     const std::string what = payload.lineCount == 0 ? "payload is missing (MD5 of no text)"
                                                     : "payload MD5 does not match has_payload";
     diags.error(m_file, line, what + "; payload kept but flagged", m_env.payloadHex,
                 check.foundHex);
 }
 
-void mergeRun(model::Run& into, model::Run&& from)
+TraceReadResult readLogFile(const std::string& path, const TraceReadOptions& options,
+                            const CancelToken& cancel)
 {
-    auto move = [](auto& dst, auto& src) {
-        dst.insert(dst.end(), std::make_move_iterator(src.begin()),
-                   std::make_move_iterator(src.end()));
-    };
-    for (auto& l : from.lookups) {
-        l.run = into.path;
+    Diagnostics readProblems;
+    auto data = readTraceFile(path, readProblems);
+    if (!data) {
+        TraceReadResult result;
+        result.run.path = path;
+        result.diagnostics = std::move(readProblems);
+        return result;
     }
-    move(into.files, from.files);
-    move(into.graphs, from.graphs);
-    move(into.lookups, from.lookups);
-    move(into.texts, from.texts);
-    move(into.events, from.events);
-    move(into.metrics, from.metrics);
-    move(into.recompileReasons, from.recompileReasons);
-    move(into.graphBreaks, from.graphBreaks);
-    move(into.symbols, from.symbols);
-    move(into.shapeGuards, from.shapeGuards);
-    move(into.tensors, from.tensors);
-    move(into.dynamoStarts, from.dynamoStarts);
-    for (const auto& [k, n] : from.kindCounts) {
-        into.kindCounts[k] += n;
-    }
-    for (const auto& [k, n] : from.unknownKinds) {
-        into.unknownKinds[k] += n;
-    }
-    for (const auto& [k, n] : from.artifactCounts) {
-        into.artifactCounts[k] += n;
-    }
-    into.internedStrings.merge(from.internedStrings);
-    into.payloads += from.payloads;
-    into.payloadsVerified += from.payloadsVerified;
-    into.payloadMismatches += from.payloadMismatches;
-    into.bytes += from.bytes;
+    auto shared = std::make_shared<const std::string>(std::move(*data));
+    auto result = readTorchTrace(std::move(shared), path, options, cancel);
+    readProblems.append(result.diagnostics);
+    result.diagnostics = std::move(readProblems);
+    return result;
 }
 
-TraceReadResult readDirectory(const std::string& dir, const TraceReadOptions& options,
-                              const CancelToken& cancel, const ProgressSink& progress)
+// Each file of a planned run read by its own reader, up to `threads` at once (a rank folder's
+// logs are independent until they are merged); results in plan order.
+std::vector<TraceReadResult> readFiles(const PlannedRun& planned, const TraceReadOptions& options,
+                                       const CancelToken& cancel)
 {
+    const auto& files = planned.files;
+    std::vector<TraceReadResult> results(files.size());
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i = next++; i < files.size() && !cancel.isCancelled(); i = next++) {
+            TraceReadOptions fileOptions = options;
+            fileOptions.fileRank = files[i].rank;
+            try {
+                results[i] = readLogFile(files[i].path, fileOptions, cancel);
+            } catch (const std::exception& e) { // allocation failures: this file, not the rest
+                results[i].run.path = files[i].path;
+                results[i].diagnostics.error(files[i].path, 0,
+                                             std::string("internal error while reading: ") +
+                                                 e.what());
+            }
+        }
+    };
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t threads = std::min<std::size_t>(
+        files.size(), options.readThreads > 0 ? std::size_t(options.readThreads) : hardware);
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) {
+        pool.emplace_back(work);
+    }
+    work();
+    for (auto& t : pool) {
+        t.join();
+    }
+    return results;
+}
+
+// The files of one planned run, merged in plan order (by rank).
+TraceReadResult readPlannedRun(const PlannedRun& planned, const TraceReadOptions& options,
+                               const CancelToken& cancel, const ProgressSink& progress)
+{
+    reportProgress(progress, 0.0, "reading TORCH_TRACE logs");
     TraceReadResult result;
-    result.run.path = dir;
-    auto files = listFiles(dir);
-    if (!files.ok()) {
-        result.diagnostics.error(dir, 0, files.error().message, "a readable directory",
-                                 files.error().found);
-        return result;
-    }
-    if (files->empty()) {
-        result.diagnostics.error(dir, 0, "the directory holds no log files",
-                                 "one TORCH_TRACE log per rank", "no regular files");
-        return result;
-    }
-    for (std::size_t i = 0; i < files->size() && !cancel.isCancelled(); ++i) {
-        reportProgress(progress, double(i) / double(files->size()), "reading TORCH_TRACE logs");
-        auto one = readTorchTracePath((*files)[i], options, cancel, {});
+    result.run.path = planned.path;
+    for (auto& one : readFiles(planned, options, cancel)) {
         result.diagnostics.append(one.diagnostics);
         result.readSomething = result.readSomething || one.readSomething;
         mergeRun(result.run, std::move(one.run));
@@ -243,6 +313,43 @@ TraceReadResult readOne(std::string_view data, std::shared_ptr<const std::string
     return result;
 }
 
+// Logs named without a rank whose envelopes each name one rank, a different one per log (a
+// TORCH_TRACE file opened before init_process_group): one distributed run after all, and each
+// log's records without a rank are its rank's.
+void mergeEnvelopeRanked(const std::string& dir, std::vector<TraceReadResult>& results,
+                         Diagnostics& notes)
+{
+    if (results.size() < 2) {
+        return;
+    }
+    std::set<int> seen;
+    std::vector<int> fileRanks;
+    for (const auto& r : results) {
+        const auto ranks = detail::envelopeRanks(r.run);
+        if (ranks.size() != 1 || !seen.insert(*ranks.begin()).second) {
+            notes.note(dir, 0,
+                       std::to_string(results.size()) +
+                           " logs without a rank in their names: read as separate processes");
+            return;
+        }
+        fileRanks.push_back(*ranks.begin());
+    }
+    TraceReadResult merged;
+    merged.run.path = dir;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        detail::assignMissingRank(results[i].run, fileRanks[i]);
+        merged.diagnostics.append(results[i].diagnostics);
+        merged.readSomething = merged.readSomething || results[i].readSomething;
+        mergeRun(merged.run, std::move(results[i].run));
+    }
+    notes.note(dir, 0,
+               std::to_string(results.size()) +
+                   " logs named without a rank name one rank each in their records: read as "
+                   "one distributed run");
+    results.clear();
+    results.push_back(std::move(merged));
+}
+
 } // namespace
 
 TraceReadResult readTorchTrace(std::string_view data, const std::string& path,
@@ -258,26 +365,48 @@ TraceReadResult readTorchTrace(std::shared_ptr<const std::string> data, const st
     return readOne(view, std::move(data), path, options, cancel);
 }
 
+std::vector<TraceReadResult> readTorchTraceRuns(const std::string& path,
+                                                const TraceReadOptions& options,
+                                                const CancelToken& cancel,
+                                                const ProgressSink& progress)
+{
+    std::vector<TraceReadResult> results;
+    if (!isDirectory(path)) {
+        reportProgress(progress, 0.0, "reading TORCH_TRACE log");
+        results.push_back(readLogFile(path, options, cancel));
+        reportProgress(progress, 1.0, "reading TORCH_TRACE log");
+        return results;
+    }
+    DirectoryPlan plan = planDirectory(path);
+    for (std::size_t i = 0; i < plan.runs.size() && !cancel.isCancelled(); ++i) {
+        results.push_back(readPlannedRun(plan.runs[i], options, cancel, progress));
+    }
+    mergeEnvelopeRanked(path, results, plan.notes);
+    if (results.empty()) {
+        results.emplace_back();
+        results.front().run.path = path;
+    }
+    plan.notes.append(results.front().diagnostics);
+    results.front().diagnostics = std::move(plan.notes);
+    return results;
+}
+
 TraceReadResult readTorchTracePath(const std::string& path, const TraceReadOptions& options,
                                    const CancelToken& cancel, const ProgressSink& progress)
 {
-    if (isDirectory(path)) {
-        return readDirectory(path, options, cancel, progress);
-    }
-    Diagnostics readProblems;
-    auto data = readTraceFile(path, readProblems);
-    if (!data) {
-        TraceReadResult result;
+    auto runs = readTorchTraceRuns(path, options, cancel, progress);
+    TraceReadResult result = std::move(runs.front());
+    if (runs.size() > 1) {
         result.run.path = path;
-        result.diagnostics = std::move(readProblems);
-        return result;
+        for (auto& l : result.run.lookups) {
+            l.run = path;
+        }
+        for (std::size_t i = 1; i < runs.size(); ++i) {
+            result.diagnostics.append(runs[i].diagnostics);
+            result.readSomething = result.readSomething || runs[i].readSomething;
+            mergeRun(result.run, std::move(runs[i].run));
+        }
     }
-    reportProgress(progress, 0.0, "reading TORCH_TRACE log");
-    auto result =
-        readTorchTrace(std::make_shared<const std::string>(std::move(*data)), path, options, cancel);
-    readProblems.append(result.diagnostics);
-    result.diagnostics = std::move(readProblems);
-    reportProgress(progress, 1.0, "reading TORCH_TRACE log");
     return result;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fxs::io {
 
@@ -26,6 +27,13 @@ struct TraceReadOptions {
     // extraction and MD5 checks; lookups then carry ids and state but no components, and
     // chromium events are counted, not kept.
     bool decodePayloads = true;
+    // The rank the file's name gives (io::planDirectory); -1: none. Records take it when their
+    // envelope names no rank (those before init_process_group); an envelope that names another
+    // rank is a warning naming both, and the file's rank wins.
+    int fileRank = -1;
+    // Files of a rank folder read at once: 0 one per hardware thread, 1 one after the other.
+    // The run is the same whatever the count (merged in rank order).
+    int readThreads = 0;
 };
 
 struct TraceReadResult {
@@ -47,10 +55,18 @@ TraceReadResult readTorchTrace(std::shared_ptr<const std::string> data, const st
 // the loader). A gzip'd log cut short (a copy or a run interrupted) keeps the whole lines that
 // inflate before the cut, with an error saying so; any other failure is an error, no bytes.
 std::optional<std::string> readTraceFile(const std::string& path, Diagnostics& diagnostics);
-// Reads a file, or every log file of a directory into one Run.
+// Reads a file, or a directory as io::planDirectory plans it into one Run (a directory of
+// separate processes is merged: callers that can show several runs use readTorchTraceRuns).
 TraceReadResult readTorchTracePath(const std::string& path, const TraceReadOptions& options = {},
                                    const CancelToken& cancel = CancelToken::none(),
                                    const ProgressSink& progress = {});
+// Every run a path holds: a file is one; a directory is read as io::planDirectory plans it (one
+// run of rank logs, or one run per process log). Never empty: the plan's notes and errors are
+// in the first result's diagnostics (a result with readSomething false when nothing was read).
+std::vector<TraceReadResult> readTorchTraceRuns(const std::string& path,
+                                                const TraceReadOptions& options = {},
+                                                const CancelToken& cancel = CancelToken::none(),
+                                                const ProgressSink& progress = {});
 // Parses a graph kept for parsing on demand (GraphArtifact::code, or its deferred parse when
 // another copy ran it already) and fills its graph, statements and unparsedLines; the parser's
 // problems go to diagnostics. Does nothing when the graph is parsed already or has no code. Not

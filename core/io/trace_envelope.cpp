@@ -57,12 +57,22 @@ std::string_view LineCursor::peek() const
     const char* begin = m_data.data() + m_pos;
     const std::size_t left = m_data.size() - m_pos;
     const void* nl = std::memchr(begin, '\n', left);
-    return {begin, nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin) : left};
+    std::size_t length =
+        nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin) : left;
+    // A log copied through Windows ends its lines with "\r\n": the '\r' is no part of the line
+    // (tlparse reads lines the same way), so envelopes parse and payload MD5s match.
+    if (length > 0 && begin[length - 1] == '\r') {
+        --length;
+    }
+    return {begin, length};
 }
 
 std::string_view LineCursor::advance(std::string_view line)
 {
     m_pos += line.size();
+    if (m_pos < m_data.size() && m_data[m_pos] == '\r') {
+        ++m_pos; // the '\r' peek() left out
+    }
     m_unterminated = m_pos >= m_data.size();
     if (!m_unterminated) {
         ++m_pos; // the '\n'
@@ -94,11 +104,18 @@ bool isMetricsKind(std::string_view kind)
            (kind.size() > 8 && kind.substr(kind.size() - 8) == "_runtime");
 }
 
+bool isExportIssueKind(std::string_view kind)
+{
+    return kind == "propagate_real_tensors_provenance" || kind == "missing_fake_kernel" ||
+           kind == "mismatched_fake_kernel";
+}
+
 bool keepsMetadataJson(std::string_view kind)
 {
     return isMetricsKind(kind) || kind == "create_symbol" || kind == "guard_added_fast" ||
            kind == "guard_added" || kind == "describe_tensor" || kind == "describe_source" ||
-           kind == "dynamo_start";
+           kind == "dynamo_start" || kind == "describe_storage" || kind == "link" ||
+           isExportIssueKind(kind);
 }
 
 namespace {

@@ -17,7 +17,8 @@ namespace fxs::io::detail {
 // line, or 0 when the line does not start with one. L is one of V I W E C.
 std::size_t glogPrefixLength(std::string_view line);
 
-// Walks a buffer line by line with memchr; no allocation. Lines exclude their '\n'.
+// Walks a buffer line by line with memchr; no allocation. Lines exclude their '\n' and a '\r'
+// before it (or before the end of the data).
 class LineCursor {
 public:
     explicit LineCursor(std::string_view data) : m_data(data) {}
@@ -30,6 +31,7 @@ public:
     std::string_view advance(std::string_view peeked);
     int lineNumber() const { return m_line; }
     std::size_t offset() const { return m_pos; }
+    std::string_view data() const { return m_data; }
     // True when the last line returned by next() was cut off (no '\n' at the end of data).
     bool lastLineUnterminated() const { return m_unterminated; }
 
@@ -62,8 +64,12 @@ struct Envelope {
 
 // Compilation metrics kinds (compilation_metrics, bwd_compilation_metrics, *_runtime).
 bool isMetricsKind(std::string_view kind);
+// torch.export's records of what it could not keep general (propagate_real_tensors_provenance,
+// missing_fake_kernel, mismatched_fake_kernel).
+bool isExportIssueKind(std::string_view kind);
 // Kinds whose value is kept as JSON text for the record sink: metrics and the Dynamo records
-// (create_symbol, guard_added(_fast), describe_tensor, describe_source, dynamo_start).
+// (create_symbol, guard_added(_fast), describe_tensor/_source/_storage, dynamo_start), link and
+// the export issue kinds.
 bool keepsMetadataJson(std::string_view kind);
 
 // Parses envelope JSON with simdjson On Demand. Holds the parser and a padded scratch buffer,

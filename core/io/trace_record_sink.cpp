@@ -84,10 +84,26 @@ model::PayloadRef RecordSink::payloadRef(const Record& r) const
     return ref;
 }
 
+void RecordSink::setSession(int session, const model::CompileId& started)
+{
+    m_session = session;
+    for (auto it = m_run.events.rbegin(); it != m_run.events.rend() && it->line > m_lastOtherLine;
+         ++it) {
+        model::CompileId id = it->compileId;
+        id.session = started.session;
+        if (id == started) {
+            it->compileId.session = session;
+        }
+    }
+}
+
 void RecordSink::add(const Record& r, const std::string& buffer)
 {
     const std::string& kind = r.env.kind;
     ++m_run.kindCounts[kind];
+    if (kind != "chromium_event" && kind != "str") {
+        m_lastOtherLine = r.line;
+    }
     if (kind == "str") {
         if (r.env.strId >= 0) {
             m_run.internedStrings[m_file][r.env.strId] = r.env.strValue;
@@ -207,6 +223,9 @@ void RecordSink::addCacheLookup(const Record& r, const std::string& buffer)
         }
         report(r.line, problems);
     }
+    if (l.compileId.valid()) {
+        l.compileId.session = m_session; // also an id read from the payload
+    }
     if (event.state == model::CacheState::Disabled) {
         m_sawDisabledArtifact = true;
     }
@@ -227,6 +246,8 @@ void RecordSink::addChromiumEvent(const Record& r, const std::string& buffer)
     }
     if (!e.compileId.valid()) {
         e.compileId = r.env.compileId;
+    } else {
+        e.compileId.session = m_session;
     }
     e.rank = r.env.rank;
     e.line = r.line;
@@ -262,6 +283,9 @@ void RecordSink::addMetrics(const Record& r)
     m.kind = r.env.kind;
     m.json = r.env.metadataJson;
     m.compileId = r.env.compileId.valid() ? r.env.compileId : metricsCompileId(m.json);
+    if (m.compileId.valid()) {
+        m.compileId.session = m_session;
+    }
     m.rank = r.env.rank;
     m.line = r.line;
     m_run.metrics.push_back(std::move(m));
@@ -287,7 +311,25 @@ bool RecordSink::addDynamoRecord(const Record& r)
         model::TensorRecord t;
         t.origin = originOf(r);
         m_dynamo.decodeTensor(r.env.metadataJson, t, problems);
+        const auto storage = m_storageBytes.find({t.describerId, t.storage});
+        if (t.storage >= 0 && storage != m_storageBytes.end()) {
+            t.storageBytes = storage->second;
+        }
         m_run.tensors.push_back(std::move(t));
+    } else if (kind == "describe_storage") {
+        int describer = -1;
+        int id = -1;
+        std::int64_t size = -1;
+        m_dynamo.decodeStorage(r.env.metadataJson, describer, id, size, problems);
+        m_storageBytes[{describer, id}] = size; // described before the tensors that view it
+    } else if (isExportIssueKind(kind)) {
+        model::ExportIssueRecord e;
+        e.origin = originOf(r);
+        e.kind = kind;
+        m_dynamo.decodeExportIssue(r.env.metadataJson, strings, e, problems);
+        m_run.exportIssues.push_back(std::move(e));
+    } else if (kind == "link") {
+        addLink(r);
     } else if (kind == "describe_source") {
         addTensorSource(r);
     } else if (kind == "dynamo_start") {
@@ -300,6 +342,22 @@ bool RecordSink::addDynamoRecord(const Record& r)
     }
     report(r.line, problems);
     return true;
+}
+
+// A named link (a dashboard, a manifold URL): kept as a text artifact "link", its name as the
+// file name and its URL as the text.
+void RecordSink::addLink(const Record& r)
+{
+    model::TextArtifact t;
+    t.kind = "link";
+    std::vector<DecodeProblem> problems;
+    m_dynamo.decodeLink(r.env.metadataJson, t.filename, t.text, problems);
+    report(r.line, problems);
+    t.compileId = r.env.compileId;
+    t.rank = r.env.rank;
+    t.file = m_file;
+    t.line = r.line;
+    m_run.texts.push_back(std::move(t));
 }
 
 void RecordSink::addTensorSource(const Record& r)

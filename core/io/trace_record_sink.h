@@ -8,6 +8,8 @@
 #include "core/io/payload_reader.h"
 #include "core/io/torch_trace_reader.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -30,6 +32,12 @@ public:
     void add(const Record& record, const std::string& payloadBuffer);
     // Call once after the last record of the file.
     void finish();
+    // The torch._dynamo.reset() session of the records that follow: given to the compile ids
+    // read from payloads (metrics, chromium events, cache events), as the reader gives it to
+    // the envelopes' ids.
+    // The chromium events logged since the last other record that name `started` (PyTorch
+    // opens a compile's "dynamo" event just before its dynamo_start) move to the new session.
+    void setSession(int session, const model::CompileId& started);
 
 private:
     void addGraph(const Record& r, const std::string& kind);
@@ -40,6 +48,7 @@ private:
     void addMetrics(const Record& r);
     bool addDynamoRecord(const Record& r);
     void addTensorSource(const Record& r);
+    void addLink(const Record& r);
     void addRecompileReasons(const Record& r);
     void addGraphBreak(const Record& r);
     model::RecordOrigin originOf(const Record& r) const;
@@ -55,6 +64,9 @@ private:
     PayloadDecoder m_decoder;
     DynamoRecordDecoder m_dynamo;
     bool m_sawDisabledArtifact = false;
+    int m_session = 0;
+    int m_lastOtherLine = 0; // the line of the last record that was not a chromium event
+    std::map<std::pair<int, int>, std::int64_t> m_storageBytes; // (describer, storage) -> bytes
 };
 
 // Graph code sniffing shared with the loader: "class X(torch.nn.Module):", "def forward",

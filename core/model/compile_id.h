@@ -1,6 +1,7 @@
 // Identity of one compilation in a TORCH_TRACE run: frame id / frame compile id, with the
 // attempt and compiled-autograd id when present. Printed as PyTorch and tlparse print it:
-// "0/0", "0/0_1" (attempt 1), "!1/0/0" (compiled autograd 1).
+// "0/0", "0/0_1" (attempt 1), "!1/0/0" (compiled autograd 1); after torch._dynamo.reset()
+// PyTorch counts frames from 0 again, so a compile of a later session is "0/0 after reset 1".
 #pragma once
 
 // <string> before <compare>: Qt 6.4's moc cannot parse <concepts> when it comes first.
@@ -12,6 +13,9 @@
 namespace fxs::model {
 
 struct CompileId {
+    // How many torch._dynamo.reset() calls came before (the reader counts a dynamo_start of a
+    // compile id already started as one); first so that ids order by session, then by frame.
+    int session = 0;
     int frameId = -1;
     int frameCompileId = -1;
     int attempt = 0;

@@ -64,6 +64,20 @@ struct ShapeGuardRecord {
     RecordOrigin origin;
     std::string kind; // the envelope kind
     std::string expr;
+    std::string prefix; // guard_added: "eval" when torch.export evaluated it (a specialisation)
+    std::vector<StackFrame> userStack;
+};
+
+// What torch.export logs when it could not keep a program general (tlparse's export report):
+// propagate_real_tensors_provenance (a data-dependent expression specialised), missing_fake_kernel,
+// mismatched_fake_kernel. guard_added with prefix "eval" stays a ShapeGuardRecord.
+struct ExportIssueRecord {
+    RecordOrigin origin;
+    std::string kind;   // the envelope kind
+    std::string expr;   // propagate_real_tensors_provenance: the expression
+    std::string result; // ... and what it was specialised to
+    std::string op;     // *_fake_kernel: the operator ("mylib.foo.default")
+    std::string reason; // mismatched_fake_kernel: why
     std::vector<StackFrame> userStack;
 };
 
@@ -78,6 +92,8 @@ struct TensorRecord {
     std::vector<std::string> size; // "8", "32", or a symbol
     std::vector<std::string> stride;
     bool requiresGrad = false;
+    int storage = -1;          // describe_tensor: the id of its storage
+    std::int64_t storageBytes = -1; // that storage's size from describe_storage; -1 unknown
 };
 
 // dynamo_start: the user stack when Dynamo started on a frame (innermost last).

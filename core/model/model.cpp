@@ -7,6 +7,10 @@
 
 namespace fxs::model {
 
+namespace {
+constexpr std::string_view kAfterReset = " after reset ";
+}
+
 std::string CompileId::toString() const
 {
     if (!valid()) {
@@ -20,12 +24,23 @@ std::string CompileId::toString() const
     if (attempt > 0) {
         s += "_" + std::to_string(attempt);
     }
+    if (session > 0) {
+        s += std::string(kAfterReset) + std::to_string(session);
+    }
     return s;
 }
 
 std::optional<CompileId> CompileId::parse(std::string_view text)
 {
     CompileId id;
+    if (const auto reset = text.find(kAfterReset); reset != std::string_view::npos) {
+        const auto session = parseInt(text.substr(reset + kAfterReset.size()));
+        if (!session || *session < 0) {
+            return std::nullopt;
+        }
+        id.session = static_cast<int>(*session);
+        text = text.substr(0, reset);
+    }
     if (startsWith(text, "!")) {
         const auto slash = text.find('/');
         const auto ca = parseInt(text.substr(1, slash - 1));
@@ -96,14 +111,22 @@ std::string PayloadRef::text() const
     std::string out;
     out.reserve(raw.size());
     std::size_t pos = 0;
+    bool first = true;
     while (pos <= raw.size()) {
         const std::size_t nl = std::min(raw.find('\n', pos), raw.size());
-        const std::size_t start = pos < nl && raw[pos] == '\t' ? pos + 1 : pos;
-        if (pos > 0) {
-            out += '\n';
-        }
-        out.append(raw.substr(start, nl - start));
+        std::string_view line = raw.substr(pos, nl - pos);
         pos = nl + 1;
+        if (!line.empty() && line.back() == '\r') {
+            line.remove_suffix(1); // a "\r\n" log
+        }
+        if (line.empty()) {
+            continue; // an untabbed blank line the reader dropped from the payload
+        }
+        if (line[0] == '\t') {
+            line.remove_prefix(1);
+        }
+        out.append(first ? "" : "\n").append(line);
+        first = false;
     }
     return out;
 }

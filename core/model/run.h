@@ -143,6 +143,7 @@ struct Run {
     std::vector<ShapeGuardRecord> shapeGuards;
     std::vector<TensorRecord> tensors;
     std::vector<DynamoStartRecord> dynamoStarts;
+    std::vector<ExportIssueRecord> exportIssues;
     std::map<std::string, int> kindCounts;    // every envelope kind seen, with counts
     std::map<std::string, int> unknownKinds;  // kinds fxscope does not interpret
     std::map<std::string, int> artifactCounts; // `artifact` envelopes by artifact name

@@ -15,6 +15,7 @@ namespace {
 using fxs::test::runCli;
 
 const QString kRecorded = QStringLiteral(FXSCOPE_TEST_DATA "/recorded/traces/");
+const QString kClasses = QStringLiteral(FXSCOPE_TEST_DATA "/trace_classes/");
 
 json diagnoseJson(const QStringList& runs)
 {
@@ -52,8 +53,11 @@ private Q_SLOTS:
     void recompileContract()
     {
         const json j = diagnoseJson({kRecorded + "recompile.log.gz"});
-        QCOMPARE(keysOf(j), (std::vector<std::string>{"cache", "divergence", "findings", "frames",
-                                                      "graph_breaks", "recompiles", "runs"}));
+        QCOMPARE(keysOf(j), (std::vector<std::string>{"cache", "divergence", "export_failures",
+                                                      "failures", "findings", "frames",
+                                                      "graph_breaks", "problems", "recompiles",
+                                                      "runs"}));
+        QCOMPARE(j["problems"], json({{"errors", 0}, {"warnings", 0}}));
         QCOMPARE(j["runs"].size(), std::size_t(1));
         QVERIFY(j["runs"][0]["source"].get<std::string>().find("recompile.log.gz") !=
                 std::string::npos);
@@ -127,6 +131,70 @@ private Q_SLOTS:
         QCOMPARE(v["detail"]["0"].get<std::string>(), std::string("x: [8, 16] float32"));
         QCOMPARE(v["detail"]["1"].get<std::string>(), std::string("x: [12, 16] float32"));
         QCOMPARE(j["findings"][0]["severity"].get<std::string>(), std::string("error"));
+    }
+
+    void failuresContract()
+    {
+        const json j = diagnoseJson({kClasses + "comp_failure.log"});
+        QCOMPARE(j["failures"].size(), std::size_t(1));
+        const json& f = j["failures"][0];
+        QVERIFY(hasKeys(f, {"rank", "compile_id", "frame", "fail_type", "reason", "user_frame"}));
+        QVERIFY(f["rank"].is_null());
+        QCOMPARE(f["compile_id"].get<std::string>(), std::string("0/0"));
+        QCOMPARE(f["frame"].get<std::string>(), std::string("fn"));
+        QCOMPARE(f["fail_type"].get<std::string>(), std::string("BackendCompilerFailed"));
+        QCOMPARE(f["user_frame"]["line"].get<int>(), 14);
+        QCOMPARE(j["findings"][0]["severity"].get<std::string>(), std::string("error"));
+        QVERIFY(j["findings"][0]["text"].get<std::string>().starts_with("Compile failed in fn"));
+
+        const json e = diagnoseJson({kClasses + "export_failures.log"});
+        QCOMPARE(e["export_failures"].size(), std::size_t(4));
+        QVERIFY(hasKeys(e["export_failures"][0], {"rank", "compile_id", "kind", "failure_type",
+                                                  "reason", "expr", "op", "user_frame"}));
+        QCOMPARE(e["export_failures"][0]["kind"].get<std::string>(), std::string("guard_added"));
+
+        const json b = diagnoseJson({kClasses + "graph_break_artifact.log"});
+        QCOMPARE(b["graph_breaks"][0]["gb_id"].get<std::string>(), std::string("gb0025"));
+        QCOMPARE(b["graph_breaks"][0]["count"].get<int>(), 2);
+        const json old = diagnoseJson({kClasses + "restart_reasons.log"});
+        QCOMPARE(old["graph_breaks"].size(), std::size_t(2));
+        QVERIFY(old["graph_breaks"][0]["gb_id"].is_null());
+        QCOMPARE(old["graph_breaks"][0]["source"].get<std::string>(),
+                 std::string("restart_reasons"));
+    }
+
+    void problemsCountedAsInspectCountsThem()
+    {
+        // Logs whose graphs parse (inspect also parses every graph and counts what the graph
+        // parser finds; diagnose leaves graphs unparsed).
+        for (const char* name : {"blank_lines.log", "crlf.log", "rank_conflict"}) {
+            const QString path = kClasses + name;
+            const auto i = runCli({"inspect", "--json", path});
+            const auto d = runCli({"diagnose", "--json", path});
+            QCOMPARE(i.exitCode, 0);
+            QCOMPARE(d.exitCode, 0);
+            const json pi = json::parse(i.out.toStdString())["problems"];
+            const json pd = json::parse(d.out.toStdString())["problems"];
+            QCOMPARE(pi, pd);
+        }
+        const auto cut = runCli({"diagnose", "--json", kClasses + "cut_payload.log"});
+        QCOMPARE(json::parse(cut.out.toStdString())["problems"],
+                 json({{"errors", 1}, {"warnings", 0}}));
+    }
+
+    void rankFolderOfOneDistributedRun()
+    {
+        // Records before init_process_group are their file's rank's; stray files are notes.
+        const auto r = runCli({"diagnose", "--json", kClasses + "ranks"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.isEmpty(), r.err.constData());
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j["runs"].size(), std::size_t(1));
+        QCOMPARE(j["runs"][0]["ranks"], json({0, 1}));
+        QVERIFY(j["divergence"].empty()); // device=0 vs device=1 is no difference
+        // A folder of separate processes: one run each.
+        const json p = diagnoseJson({kClasses + "processes"});
+        QCOMPARE(p["runs"].size(), std::size_t(2));
     }
 
     void humanOutput()

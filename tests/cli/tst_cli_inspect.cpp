@@ -51,8 +51,12 @@ private Q_SLOTS:
         const auto r = runCli({"inspect", log, graphFile, "--json"});
         QCOMPARE(r.exitCode, 0);
         const json j = json::parse(r.out.toStdString());
-        QCOMPARE(j.size(), std::size_t(3));
+        QCOMPARE(j.size(), std::size_t(6));
         QVERIFY(j.at("errors").empty());
+        QCOMPARE(j.at("problems"), json({{"errors", 0}, {"warnings", 0}}));
+        QVERIFY(j.at("links").empty());
+        // describe_storage is read (into the described inputs) and listed nowhere as unknown.
+        QCOMPARE(j.at("unknown_kinds"), json::object());
         const json& graphs = j.at("graphs");
         QCOMPARE(graphs.size(), std::size_t(11)); // 10 in the log + 1 file
 
@@ -89,6 +93,18 @@ private Q_SLOTS:
         QVERIFY(events[0].at("reason").is_null());
         QCOMPARE(events[1].at("cache").get<std::string>(), std::string("fx_graph"));
         QCOMPARE(events[2].at("components").get<int>(), 542);
+    }
+
+    void unknownKindsAndLinks()
+    {
+        const auto r = runCli({"inspect", "--json",
+                               QStringLiteral(FXSCOPE_TEST_DATA "/trace_classes/other_kinds.log")});
+        QCOMPARE(r.exitCode, 0);
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("unknown_kinds"),
+                 json({{"create_unbacked_symbol", 1}, {"expression_created", 2}}));
+        QCOMPARE(j.at("links"),
+                 json::array({{{"name", "manifold_url"}, {"url", "https://example.com/trace"}}}));
     }
 
     void bypassAndDisabled()

@@ -85,26 +85,36 @@ private Q_SLOTS:
         QVERIFY(true);
     }
 
+    // The directory rule is core's (io::planDirectory), the CLI's too: the app only calls it.
     void splitsDirectoriesOfSeparateProcesses()
     {
-        const std::string sample = FXSCOPE_SAMPLES_DIR "/cache_miss_then_hit";
-        const auto split = WorkspaceLoader::expandProcessDirectories({sample});
-        QCOMPARE(split.size(), std::size_t(3));
-        QVERIFY(split[0].ends_with("1_cold.log"));
-        QVERIFY(split[1].ends_with("2_warm.log"));
-        QVERIFY(split[2].ends_with("3_config.log"));
+        auto load = [](const std::string& path) {
+            return WorkspaceLoader::defaultLoad({path}, CancelToken::none(), {});
+        };
+        const auto split = load(FXSCOPE_SAMPLES_DIR "/cache_miss_then_hit");
+        QCOMPARE(split.runs.size(), std::size_t(3));
+        QVERIFY(split.runs[0].path.ends_with("1_cold.log"));
+        QVERIFY(split.runs[1].path.ends_with("2_warm.log"));
+        QVERIFY(split.runs[2].path.ends_with("3_config.log"));
         // One log: the directory stays the run (named after it).
         const std::string cold = FXSCOPE_TEST_DATA "/fixtures/traces/basic_cold";
-        QCOMPARE(WorkspaceLoader::expandProcessDirectories({cold}), std::vector<std::string>{cold});
-        // Per-rank logs of one distributed run stay together.
+        const auto one = load(cold);
+        QCOMPARE(one.runs.size(), std::size_t(1));
+        QCOMPARE(one.runs[0].path, cold);
+        // Per-rank logs of one distributed run stay together, each with its file's rank.
         QTemporaryDir dir;
+        std::ifstream in(FXSCOPE_TEST_DATA
+                         "/fixtures/traces/basic_cold/dedicated_log_torch_trace_octthcir.log");
+        const std::string log((std::istreambuf_iterator<char>(in)), {});
+        QVERIFY(!log.empty());
         for (const char* name : {"dedicated_log_torch_trace_rank_0_a.log",
                                  "dedicated_log_torch_trace_rank_1_b.log"}) {
-            std::ofstream(dir.filePath(QString::fromLatin1(name)).toStdString()) << "x\n";
+            std::ofstream(dir.filePath(QString::fromLatin1(name)).toStdString()) << log;
         }
-        const std::string ranks = dir.path().toStdString();
-        QCOMPARE(WorkspaceLoader::expandProcessDirectories({ranks}),
-                 std::vector<std::string>{ranks});
+        const auto ranks = load(dir.path().toStdString());
+        QCOMPARE(ranks.runs.size(), std::size_t(1));
+        QCOMPARE(ranks.runs[0].path, dir.path().toStdString());
+        QCOMPARE(ranks.runs[0].graphs.back().rank, 1);
     }
 
     void loadsTheSampleAsThreeRuns()

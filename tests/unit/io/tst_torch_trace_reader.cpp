@@ -529,8 +529,9 @@ void TestTorchTraceReader::truncatedInsidePayload()
     QCOMPARE(r.run.lookups[0].components.size(), std::size_t(538));
     QVERIFY2(hasDiagnosticAt(r.diagnostics, 1196, "ends inside a payload"),
              diagText(r.diagnostics).c_str());
-    QVERIFY(hasDiagnosticAt(r.diagnostics, 1189, "MD5"));
-    QVERIFY(hasDiagnosticAt(r.diagnostics, 1196, "newline"));
+    // One error for the cut (its MD5 fails because it is cut), not one per symptom.
+    QVERIFY(hasDiagnosticAt(r.diagnostics, 1196, "MD5 does not match"));
+    QVERIFY(!hasDiagnosticAt(r.diagnostics, 1189, "MD5"));
     QCOMPARE(r.run.payloadMismatches, 1);
     QCOMPARE(r.run.graphs.back().line, 1189);
     QVERIFY(!r.run.graphs.back().checksumOk);
@@ -684,7 +685,8 @@ void TestTorchTraceReader::directoryOfTwoRanks()
         f.write(copy.toUtf8());
     }
     const auto r = io::readTorchTracePath(dir.path().toStdString());
-    QVERIFY2(r.diagnostics.empty(), diagText(r.diagnostics).c_str());
+    QVERIFY2(r.diagnostics.errorCount() == 0, diagText(r.diagnostics).c_str());
+    QCOMPARE(r.diagnostics.size(), std::size_t(1)); // a note: one run after all (the ranks)
     QCOMPARE(r.run.files.size(), std::size_t(2));
     QCOMPARE(r.run.path, dir.path().toStdString());
     QCOMPARE(r.run.lookups.size(), std::size_t(6));

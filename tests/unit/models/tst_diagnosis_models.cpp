@@ -70,6 +70,19 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 0);
     }
 
+    void failedCompileIsAnErrorRow()
+    {
+        // tests/data/trace_classes/comp_failure.log: 0/0 of fn died with BackendCompilerFailed.
+        FindingsModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setDiagnosis(diagnosed(FXSCOPE_TEST_DATA "/trace_classes/comp_failure.log"));
+        QVERIFY(model.rowCount() >= 1);
+        const auto cell = [&](int column) { return model.data(model.index(0, column)).toString(); };
+        QCOMPARE(cell(FindingsModel::SeverityColumn), QStringLiteral("error"));
+        QVERIFY(cell(FindingsModel::TextColumn)
+                    .startsWith("Compile failed in fn: BackendCompilerFailed: backend="));
+    }
+
     void oneRankHasNoGrid()
     {
         const auto d = diagnosed(kRecorded + "recompile.log.gz");
