@@ -71,7 +71,6 @@ private Q_SLOTS:
     void refusesStridesPastTheStorage()
     {
         QVERIFY(mentions(load(tensorZip(6, 0, {2, 3}, {4, 1}, 6)), "reaches past its storage"));
-        QVERIFY(mentions(load(tensorZip(6, 0, {2, 3}, {3, -1}, 6)), "reaches past its storage"));
         // (size - 1) * stride overflows 64 bits.
         QVERIFY(mentions(load(tensorZip(6, 0, {3}, {INT64_MAX / 2 + 1}, 6)),
                          "reaches past its storage"));
