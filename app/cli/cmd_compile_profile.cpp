@@ -133,7 +133,8 @@ void addCompileProfileCommand(CLI::App& app, int& exitCode)
                                    "Compile-time profile of a TORCH_TRACE run per compile id");
     cmd->add_option("TRACE", opts->trace, "TORCH_TRACE file or directory")->required();
     cmd->add_flag("--json", opts->json, "Print the JSON contract documented in README");
-    cmd->add_option("--trace", opts->chromeTrace, "Also write a Chrome trace (Perfetto) JSON");
+    cmd->add_option("--trace", opts->chromeTrace, "Also write a Chrome trace (Perfetto) JSON")
+        ->check(outputFile());
     cmd->callback([opts, &exitCode] { exitCode = runCompileProfile(*opts); });
 }
 

@@ -361,12 +361,16 @@ void addPartitionCommand(CLI::App& app, int& exitCode)
     project->excludes(proposal);
     cmd->add_flag("--json", opts->json, "Print the JSON contract documented in README");
     auto* plan =
-        cmd->add_option("--plan", opts->plan, "Write a region plan for fxscope_regions.py");
+        cmd->add_option("--plan", opts->plan, "Write a region plan for fxscope_regions.py")
+            ->check(outputFile());
     auto* save = cmd->add_option("--save-project", opts->saveProject,
-                                 "Write the regions as a .fxscope project");
+                                 "Write the regions as a .fxscope project")
+                     ->check(outputFile());
     auto* nested = cmd->add_option(
-        "--nested", opts->nested,
-        "Write a nested-region plan of the repeated blocks for fxscope_nested.py instead");
+                          "--nested", opts->nested,
+                          "Write a nested-region plan of the repeated blocks for fxscope_nested.py "
+                          "instead")
+                       ->check(outputFile());
     nested->excludes(project)->excludes(proposal)->excludes(plan)->excludes(save);
     cmd->add_option("--exclude", opts->exclude, "With --auto: node names to keep out")
         ->needs(proposal);

@@ -245,9 +245,11 @@ void addProfileCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--seed", o->seed, "Seed for synthesised inputs");
     cmd->add_option("--inputs", o->inputs,
                     "Real inputs: a torch.save({name: tensor}) file (names as the placeholders)");
-    cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing)");
-    cmd->add_option("--csv", o->csv, "Write the table as CSV");
-    cmd->add_option("--save", o->save, "Save the profile (reload and compare in the app)");
+    cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing)")
+        ->check(outputFile());
+    cmd->add_option("--csv", o->csv, "Write the table as CSV")->check(outputFile());
+    cmd->add_option("--save", o->save, "Save the profile (reload and compare in the app)")
+        ->check(outputFile());
     cmd->add_option("--cache", o->cache, "Region compiler cache database");
     cmd->add_flag("--eager-only", o->eagerOnly, "Do not compile regions (compiled_ms null)");
     cmd->add_flag("--json", o->json, "Print the JSON contract instead of text");

@@ -263,7 +263,9 @@ void addRenderCommand(CLI::App& app, int& exitCode)
         "render", "Draw a graph as SVG or PNG (grouped by modules; large graphs collapsed)");
     cmd->add_option("GRAPH", opts->path, "Graph-code file, TORCH_TRACE log or directory")
         ->required();
-    cmd->add_option("--out,-o", opts->out, "Output file: .svg or .png")->required();
+    cmd->add_option("--out,-o", opts->out, "Output file: .svg or .png")
+        ->required()
+        ->check(outputFile());
     cmd->add_flag("--expand-all", opts->expandAll, "Expand every group");
     cmd->add_option("--module", opts->module,
                     "Draw only this module (a path `fxscope-cli structure` lists)");

@@ -2,9 +2,25 @@
 // stores its exit status in exitCode when it runs. One .cpp per subcommand.
 #pragma once
 
+#include "core/util/file_writer.h"
+
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace fxs::cli {
+
+// For options that name a file to write: an existing FIFO, socket, device or directory is
+// refused while the arguments are parsed, before any work (the writer would refuse it too).
+inline CLI::Validator outputFile()
+{
+    return CLI::Validator(
+        [](std::string& path) {
+            const Status s = checkWritableTarget(path);
+            return s.ok() ? std::string() : s.error().toString();
+        },
+        "FILE");
+}
 
 void addInspectCommand(CLI::App& app, int& exitCode);
 void addExplainCommand(CLI::App& app, int& exitCode);

@@ -13,7 +13,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <set>
 
 namespace fxs::exec::detail {
@@ -277,36 +276,33 @@ Result<c10::IValue> synthesizeInput(const graph::Node& node, const graph::ValueM
 
 Result<std::map<std::string, c10::IValue>> loadInputsFile(const std::string& path)
 {
-    if (!std::ifstream(path, std::ios::binary)) {
-        return makeError(ErrorCode::Io, "cannot open inputs file", path);
+    auto v = readTorchSave(path); // the gate: a FIFO is refused at once, sizes capped (2 GiB)
+    if (!v.ok()) {
+        Error err = v.error();
+        err.message = "cannot read inputs file: " + err.message;
+        if (err.expected.empty()) {
+            err.expected = "a file written by torch.save({name: tensor}, path)";
+        }
+        return err;
     }
     std::map<std::string, c10::IValue> out;
-    try {
-        c10::IValue v = readTorchSave(path);
-        if (v.isGenericDict()) {
-            for (const auto& kv : v.toGenericDict()) {
-                if (!kv.key().isString()) {
-                    return makeError(ErrorCode::Parse, "inputs file keys must be strings", path);
-                }
-                out[kv.key().toStringRef()] = kv.value();
+    if (v->isGenericDict()) {
+        for (const auto& kv : v->toGenericDict()) {
+            if (!kv.key().isString()) {
+                return makeError(ErrorCode::Parse, "inputs file keys must be strings", path);
             }
-        } else if (v.isTuple() || v.isList()) {
-            const auto elems = v.isTuple() ? v.toTupleRef().elements().vec() : v.toList().vec();
-            for (std::size_t i = 0; i < elems.size(); ++i) {
-                out[std::to_string(i)] = elems[i];
-            }
-        } else if (v.isTensor()) {
-            out["0"] = v;
-        } else {
-            return makeError(ErrorCode::Parse,
-                             "inputs file must hold a dict {name: tensor} or a list of tensors",
-                             path);
+            out[kv.key().toStringRef()] = kv.value();
         }
-    } catch (const std::exception& e) {
-        Error err = makeError(ErrorCode::Parse, "cannot read inputs file", path);
-        err.expected = "a file written by torch.save({name: tensor}, path)";
-        err.found = torchMessage(e);
-        return err;
+    } else if (v->isTuple() || v->isList()) {
+        const auto elems = v->isTuple() ? v->toTupleRef().elements().vec() : v->toList().vec();
+        for (std::size_t i = 0; i < elems.size(); ++i) {
+            out[std::to_string(i)] = elems[i];
+        }
+    } else if (v->isTensor()) {
+        out["0"] = *v;
+    } else {
+        return makeError(ErrorCode::Parse,
+                         "inputs file must hold a dict {name: tensor} or a list of tensors", path);
     }
     return out;
 }

@@ -1,11 +1,18 @@
 #include "core/exec/torch_save.h"
 
-#include <caffe2/serialize/inline_container.h>
+#include "core/exec/executor.h"
+#include "core/util/diagnostics.h"
+#include "core/util/strings.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/CPUAllocator.h>
 #include <torch/csrc/jit/serialization/unpickler.h>
 
 #include <algorithm>
 #include <cstring>
-#include <sstream>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace fxs::exec::detail {
 
@@ -28,11 +35,167 @@ void patchSingleEntry(std::string& pkl)
     pkl.insert(5, 1, '(');
 }
 
-// What torch::jit::pickle_load does, with the patch above.
-c10::IValue readFrom(caffe2::serialize::PyTorchStreamReader& reader)
+// A refusal from inside the unpickler's record callback, carried out through LibTorch.
+struct GateRefusal {
+    Error error;
+};
+
+// The storage records the unpickler was given, by the address of their bytes: what a tensor's
+// storage really holds, whatever the pickle declared.
+struct Record {
+    std::string key;
+    std::uint64_t bytes = 0;
+};
+using Records = std::unordered_map<const void*, Record>;
+
+Error refusal(ErrorCode code, std::string message, const std::string& where, std::string expected,
+              std::string found)
 {
-    auto record = reader.getRecord("data.pkl");
-    std::string pkl(static_cast<const char*>(std::get<0>(record).get()), std::get<1>(record));
+    Error e = makeError(code, std::move(message), where);
+    e.expected = std::move(expected);
+    e.found = std::move(found);
+    return e;
+}
+
+// x * y and x + y on unsigned 64-bit values, false on overflow.
+bool mulInto(std::uint64_t& x, std::uint64_t y) { return !__builtin_mul_overflow(x, y, &x); }
+bool addInto(std::uint64_t& x, std::uint64_t y) { return !__builtin_add_overflow(x, y, &x); }
+
+class TensorCheck {
+public:
+    TensorCheck(const Records& records, const TorchSaveArchive& archive)
+        : m_records(records), m_where(archive.label()), m_cap(archive.limits().maxTotalBytes)
+    {
+    }
+
+    Status check(const at::Tensor& t);
+
+private:
+    Status checkView(const at::Tensor& t, const std::string& key, std::uint64_t storageBytes);
+    Error tooLarge(const std::string& what, std::uint64_t bytes) const
+    {
+        return refusal(ErrorCode::Unsupported,
+                       what + " is " + formatBytes(bytes) + ", more than the limit of " +
+                           formatBytes(m_cap),
+                       m_where, "at most " + formatBytes(m_cap), formatBytes(bytes));
+    }
+
+    const Records& m_records;
+    const std::string& m_where;
+    std::uint64_t m_cap;
+    std::uint64_t m_total = 0; // bytes of the distinct tensors so far
+};
+
+Status TensorCheck::check(const at::Tensor& t)
+{
+    if (!t.defined()) {
+        return {};
+    }
+    if (t.layout() != at::kStrided || t.is_quantized() || !t.has_storage()) {
+        return refusal(ErrorCode::Unsupported, "a tensor of the pickle is not a dense one",
+                       m_where, "dense (strided) tensors", c10::str(t.layout()));
+    }
+    const c10::Storage& storage = t.storage();
+    const auto it = m_records.find(storage.data());
+    const std::uint64_t held = it != m_records.end() ? it->second.bytes : 0;
+    const std::string key = it != m_records.end() ? it->second.key : std::string("(none)");
+    const std::uint64_t declared = storage.nbytes();
+    if (declared > held) {
+        return refusal(ErrorCode::Parse,
+                       "storage '" + abbreviate(key) + "' declares " + formatBytes(declared) +
+                           "; its record holds " + formatBytes(held),
+                       m_where, "at most " + std::to_string(held) + " bytes",
+                       std::to_string(declared) + " bytes");
+    }
+    return checkView(t, key, declared);
+}
+
+// The farthest element the view reaches (offset + sum of (size - 1) * stride) must lie inside
+// the storage, and the tensor's own bytes (what an op on it allocates) under the cap.
+Status TensorCheck::checkView(const at::Tensor& t, const std::string& key,
+                              std::uint64_t storageBytes)
+{
+    const auto sizes = t.sizes();
+    const auto strides = t.strides();
+    const std::int64_t offset = t.storage_offset();
+    bool empty = false;
+    std::uint64_t elements = 1;
+    std::uint64_t last = offset < 0 ? 0 : static_cast<std::uint64_t>(offset);
+    bool fits = offset >= 0;
+    for (std::size_t i = 0; i < sizes.size() && fits; ++i) {
+        fits = sizes[i] >= 0 && strides[i] >= 0;
+        empty = empty || sizes[i] == 0;
+        std::uint64_t reach = sizes[i] > 0 ? static_cast<std::uint64_t>(sizes[i] - 1) : 0;
+        fits = fits && mulInto(reach, static_cast<std::uint64_t>(strides[i])) &&
+               addInto(last, reach);
+        if (fits && !mulInto(elements, static_cast<std::uint64_t>(sizes[i]))) {
+            return tooLarge("a tensor of the pickle", std::numeric_limits<std::uint64_t>::max());
+        }
+    }
+    std::uint64_t end = last;
+    const auto item = static_cast<std::uint64_t>(t.element_size());
+    fits = fits && (empty || (addInto(end, 1) && mulInto(end, item) && end <= storageBytes));
+    if (!fits) {
+        return refusal(ErrorCode::Parse,
+                       "a tensor reaches past its storage '" + abbreviate(key) + "'", m_where,
+                       "offset + (size - 1) * stride within " + std::to_string(storageBytes) +
+                           " bytes",
+                       "offset " + std::to_string(offset) + ", sizes " + c10::str(sizes) +
+                           ", strides " + c10::str(strides));
+    }
+    std::uint64_t bytes = empty ? 0 : elements;
+    if (!mulInto(bytes, item) || bytes > m_cap) {
+        return tooLarge("a tensor of the pickle (" + c10::str(sizes) + ")", bytes);
+    }
+    if (!addInto(m_total, bytes) || m_total > m_cap) {
+        return tooLarge("the pickle's tensors together", m_total);
+    }
+    return {};
+}
+
+// Every tensor reachable from root, each container and tensor once (memo'd values may be
+// shared any number of times), without recursion.
+Status checkTensors(const c10::IValue& root, TensorCheck& check)
+{
+    std::vector<const c10::IValue*> todo{&root};
+    std::unordered_set<const void*> seen;
+    while (!todo.empty()) {
+        const c10::IValue& v = *todo.back();
+        todo.pop_back();
+        if (v.isPtrType() && !seen.insert(v.internalToPointer()).second) {
+            continue;
+        }
+        if (v.isTensor()) {
+            if (auto s = check.check(v.toTensor()); !s.ok()) {
+                return s;
+            }
+        } else if (v.isTuple()) {
+            for (const auto& e : v.toTupleRef().elements()) {
+                todo.push_back(&e);
+            }
+        } else if (v.isList()) {
+            for (const auto& e : v.toListRef()) {
+                todo.push_back(&e);
+            }
+        } else if (v.isGenericDict()) {
+            for (const auto& kv : v.toGenericDict()) {
+                todo.push_back(&kv.key());
+                todo.push_back(&kv.value());
+            }
+        } else if (v.isObject()) {
+            for (const auto& slot : v.toObjectRef().slots()) {
+                todo.push_back(&slot);
+            }
+        }
+    }
+    return {};
+}
+
+// What torch::jit::pickle_load does, with the patch above, records read through the gate and
+// the tensors checked before anyone uses them.
+Result<c10::IValue> unpickle(TorchSaveArchive& archive)
+{
+    std::string pkl = archive.pickle();
     patchSingleEntry(pkl);
     std::size_t pos = 0;
     auto read = [&](char* buf, std::size_t n) {
@@ -41,27 +204,55 @@ c10::IValue readFrom(caffe2::serialize::PyTorchStreamReader& reader)
         pos += n;
         return n;
     };
-    auto readRecord = [&](const std::string& name) {
-        return std::get<0>(reader.getRecord("data/" + name));
+    Records records;
+    auto readRecord = [&](const std::string& key) {
+        auto bytes = archive.readRecord(key);
+        if (!bytes.ok()) {
+            throw GateRefusal{bytes.error()};
+        }
+        at::DataPtr data = c10::GetCPUAllocator()->allocate(bytes->size());
+        std::memcpy(data.get(), bytes->data(), bytes->size());
+        records[data.get()] = {key, bytes->size()};
+        return data;
     };
     torch::jit::Unpickler unpickler(read, nullptr, nullptr, readRecord, c10::Device(c10::kCPU));
-    unpickler.set_version(reader.version());
-    return unpickler.parse_ivalue();
+    unpickler.set_version(archive.version());
+    c10::IValue value = unpickler.parse_ivalue();
+    TensorCheck check(records, archive);
+    if (auto checked = checkTensors(value, check); !checked.ok()) {
+        return checked.error();
+    }
+    return value;
+}
+
+Result<c10::IValue> guarded(Result<TorchSaveArchive> archive)
+{
+    if (!archive.ok()) {
+        return archive.error();
+    }
+    try {
+        return unpickle(*archive);
+    } catch (const GateRefusal& r) {
+        return r.error;
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::Runtime, "out of memory while unpickling", archive->label());
+    } catch (const std::exception& e) {
+        return refusal(ErrorCode::Parse, "LibTorch cannot read the pickle", archive->label(),
+                       "a file written by torch.save", torchMessage(e));
+    }
 }
 
 } // namespace
 
-c10::IValue readTorchSave(const std::string& path)
+Result<c10::IValue> readTorchSave(const std::string& path, const TorchSaveLimits& limits)
 {
-    caffe2::serialize::PyTorchStreamReader reader(path);
-    return readFrom(reader);
+    return guarded(TorchSaveArchive::open(path, limits));
 }
 
-c10::IValue readTorchSaveBytes(const std::string& bytes)
+Result<c10::IValue> readTorchSaveBytes(std::string bytes, const std::string& label,
+                                       const TorchSaveLimits& limits)
 {
-    std::istringstream in(bytes);
-    caffe2::serialize::PyTorchStreamReader reader(&in);
-    return readFrom(reader);
+    return guarded(TorchSaveArchive::fromBytes(std::move(bytes), label, limits));
 }
 
 } // namespace fxs::exec::detail

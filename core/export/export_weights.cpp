@@ -2,8 +2,10 @@
 
 #include "core/exec/torch_bridge.h"
 #include "core/exec/torch_save.h"
-#include "core/io/zip_archive.h"
+#include "core/util/strings.h"
+#include "core/util/zip_archive.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -16,7 +18,11 @@ using exec::ValueStore;
 namespace detail = exec::detail;
 namespace {
 
+// What a program's weights may declare together (each entry once), and what one may be; sample
+// inputs take the file cap (kDefaultMaxFileBytes, 2 GiB). Both are checked by declared size
+// before anything is read.
 constexpr std::uint64_t kMaxWeightBytes = 16ull << 30;
+constexpr std::uint64_t kMaxSampleInputBytes = kDefaultMaxFileBytes;
 
 Error entryError(const std::string& where, std::string message, std::string expected,
                  std::string found)
@@ -27,16 +33,36 @@ Error entryError(const std::string& where, std::string message, std::string expe
     return e;
 }
 
-// Raw storage bytes viewed with the meta's sizes, strides and storage offset.
-Result<at::Tensor> rawTensor(const model::ExportWeight& w, const std::string& bytes,
+// x * y and x + y on non-negative 64-bit values, false on overflow.
+bool mulInto(std::int64_t& x, std::int64_t y) { return !__builtin_mul_overflow(x, y, &x); }
+bool addInto(std::int64_t& x, std::int64_t y) { return !__builtin_add_overflow(x, y, &x); }
+
+// Bytes the view reaches in its storage: (offset + the farthest element + 1) * item, or 0 for
+// an empty view; nullopt when a size, stride or the offset is negative or the sum overflows.
+std::optional<std::int64_t> reachedBytes(const std::vector<std::int64_t>& sizes,
+                                         const std::vector<std::int64_t>& strides,
+                                         std::int64_t offset, std::int64_t item)
+{
+    std::int64_t last = offset;
+    bool ok = offset >= 0;
+    bool empty = false;
+    for (std::size_t i = 0; i < sizes.size() && ok; ++i) {
+        std::int64_t reach = sizes[i] > 0 ? sizes[i] - 1 : 0;
+        ok = sizes[i] >= 0 && strides[i] >= 0 && mulInto(reach, strides[i]) && addInto(last, reach);
+        empty = empty || sizes[i] == 0;
+    }
+    if (!ok || !addInto(last, 1) || !mulInto(last, item)) {
+        return std::nullopt;
+    }
+    return empty ? 0 : last;
+}
+
+// Raw storage bytes viewed with the meta's sizes, strides and storage offset. The bytes are
+// shared by every weight that views the same entry with the same dtype.
+Result<at::Tensor> rawTensor(const model::ExportWeight& w, const at::Tensor& flat,
                              const std::string& where)
 {
     const graph::TensorMeta& m = *w.meta;
-    const auto st = toScalarType(m.dtype);
-    if (!st) {
-        return makeError(ErrorCode::Unsupported,
-                         "weight '" + w.fqn + "' has a dtype this LibTorch lacks", where);
-    }
     std::vector<std::int64_t> sizes;
     std::vector<std::int64_t> strides;
     for (const auto& s : m.sizes) {
@@ -49,26 +75,40 @@ Result<at::Tensor> rawTensor(const model::ExportWeight& w, const std::string& by
         return entryError(where, "weight '" + w.fqn + "' has no concrete shape",
                           "concrete sizes and strides", m.toString());
     }
-    const std::int64_t item = c10::elementSize(*st);
-    std::int64_t extent = sizes.empty() ? 1 : 0; // elements the view reaches, plus one
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-        extent = std::max(extent, sizes[i] == 0 ? 0 : (sizes[i] - 1) * strides[i] + 1);
-    }
-    const std::int64_t needed = (w.storageOffset + extent) * item;
-    const auto elements = static_cast<std::int64_t>(bytes.size()) / item;
-    if (extent > 0 && static_cast<std::int64_t>(bytes.size()) < needed) {
+    const std::int64_t item = flat.element_size();
+    const auto reached = reachedBytes(sizes, strides, w.storageOffset, item);
+    const auto held = static_cast<std::int64_t>(flat.numel()) * item;
+    if (!reached || *reached > held) {
         return entryError(where, "weight file too short for '" + w.fqn + "'",
-                          std::to_string(needed) + " bytes (" + m.toString() + ")",
-                          std::to_string(bytes.size()) + " bytes");
+                          (reached ? std::to_string(*reached) + " bytes"
+                                   : std::string("a view inside the file")) +
+                              " (" + m.toString() + ", storage offset " +
+                              std::to_string(w.storageOffset) + ")",
+                          std::to_string(held) + " bytes");
     }
-    at::Tensor flat = at::empty({elements}, at::TensorOptions().dtype(*st));
-    std::memcpy(flat.data_ptr(), bytes.data(), static_cast<std::size_t>(elements * item));
+    const auto bytes = m.nbytes();
+    if (!bytes || std::uint64_t(*bytes) > kMaxWeightBytes) {
+        return makeError(ErrorCode::Unsupported,
+                         "weight '" + w.fqn + "' is larger than the limit of " +
+                             formatBytes(kMaxWeightBytes) + " (" + m.toString() + ")",
+                         where);
+    }
     return flat.as_strided(sizes, strides, w.storageOffset);
+}
+
+// An entry's bytes as a flat tensor of `st`, without a copy (the tensor owns the buffer).
+at::Tensor flatTensor(std::string bytes, at::ScalarType st)
+{
+    const auto item = static_cast<std::size_t>(c10::elementSize(st));
+    const auto elements = static_cast<std::int64_t>(bytes.size() / item);
+    auto* owned = new std::string(std::move(bytes));
+    return at::from_blob(owned->data(), {elements}, [owned](void*) { delete owned; },
+                         at::TensorOptions().dtype(st));
 }
 
 class WeightReader {
 public:
-    WeightReader(const io::ZipArchive& zip, const model::ExportedProgram& program) : m_zip(zip)
+    WeightReader(const ZipArchive& zip, const model::ExportedProgram& program) : m_zip(zip)
     {
         for (const auto& w : program.weights) {
             if (w.pickled) {
@@ -89,11 +129,11 @@ public:
             return bytes.error();
         }
         if (!w.pickled) {
-            auto raw = m_zip.read(w.entry, kMaxWeightBytes);
-            if (!raw.ok()) {
-                return raw.error();
+            auto flat = flatEntry(w);
+            if (!flat.ok()) {
+                return flat.error();
             }
-            return rawTensor(w, *raw, where);
+            return rawTensor(w, *flat, where);
         }
         const c10::IValue& v = **bytes;
         c10::IValue item = v;
@@ -131,20 +171,69 @@ private:
         if (!bytes.ok()) {
             return bytes.error();
         }
-        try {
-            return &m_pickles.emplace(entry, detail::readTorchSaveBytes(*bytes)).first->second;
-        } catch (const std::exception& e) {
-            return entryError(m_zip.path() + "!" + entry, "cannot read pickled weights",
-                              "a torch.save file", e.what());
+        auto value = detail::readTorchSaveBytes(std::move(*bytes), m_zip.path() + "!" + entry,
+                                                {kMaxWeightBytes});
+        if (!value.ok()) {
+            Error e = value.error();
+            e.message = "cannot read pickled weights: " + e.message;
+            return e;
         }
+        return &m_pickles.emplace(entry, std::move(*value)).first->second;
+    }
+
+    // A raw entry's bytes as a flat tensor of the weight's dtype, read once per entry and
+    // dtype: weights that view one entry share it.
+    Result<at::Tensor> flatEntry(const model::ExportWeight& w)
+    {
+        const auto st = toScalarType(w.meta->dtype);
+        if (!st) {
+            return makeError(ErrorCode::Unsupported,
+                             "weight '" + w.fqn + "' has a dtype this LibTorch lacks",
+                             m_zip.path() + "!" + w.entry);
+        }
+        const auto key = std::make_pair(w.entry, *st);
+        if (const auto it = m_flat.find(key); it != m_flat.end()) {
+            return it->second;
+        }
+        auto raw = m_zip.read(w.entry, kMaxWeightBytes);
+        if (!raw.ok()) {
+            return raw.error();
+        }
+        return m_flat.emplace(key, flatTensor(std::move(*raw), *st)).first->second;
     }
 
     bool isPickled(const std::string& entry) const { return m_pickledEntries.count(entry) != 0; }
 
-    const io::ZipArchive& m_zip;
+    const ZipArchive& m_zip;
     std::set<std::string> m_pickledEntries;
     std::map<std::string, c10::IValue> m_pickles;
+    std::map<std::pair<std::string, at::ScalarType>, at::Tensor> m_flat;
 };
+
+// Before any weight is read: what the entries they come from declare together (each entry
+// once), against kMaxWeightBytes.
+Status checkDeclaredWeights(const ZipArchive& zip, const model::ExportedProgram& program)
+{
+    std::set<std::string> entries;
+    std::uint64_t total = 0;
+    for (const auto& w : program.weights) {
+        if (entries.insert(w.entry).second) {
+            total += std::min<std::uint64_t>(zip.size(w.entry).value_or(0), kMaxWeightBytes + 1);
+        }
+        if (total > kMaxWeightBytes) {
+            Error e = makeError(ErrorCode::Unsupported,
+                                "the weights declare " + formatBytes(total) +
+                                    " or more together, more than the limit of " +
+                                    formatBytes(kMaxWeightBytes),
+                                zip.path());
+            e.expected = "at most " + formatBytes(kMaxWeightBytes);
+            e.found = "at least " + formatBytes(total) + " in " +
+                      std::to_string(entries.size()) + " entries";
+            return e;
+        }
+    }
+    return {};
+}
 
 // Tensors of a pytree (tuples, lists, dict values in order), depth first.
 void flattenTensors(const c10::IValue& v, std::vector<at::Tensor>& out, int depth)
@@ -169,6 +258,23 @@ void flattenTensors(const c10::IValue& v, std::vector<at::Tensor>& out, int dept
     }
 }
 
+// The sample inputs entry's bytes, refused by its declared size before anything is allocated.
+Result<std::string> readSampleInputs(const ZipArchive& zip, const std::string& entry)
+{
+    const std::string where = zip.path() + "!" + entry;
+    const auto declared = zip.size(entry);
+    if (declared && *declared > kMaxSampleInputBytes) {
+        Error e = makeError(ErrorCode::Unsupported,
+                            "the sample inputs declare " + formatBytes(*declared) +
+                                ", more than the limit of " + formatBytes(kMaxSampleInputBytes),
+                            where);
+        e.expected = "at most " + formatBytes(kMaxSampleInputBytes);
+        e.found = formatBytes(*declared) + " (" + std::to_string(*declared) + " bytes)";
+        return e;
+    }
+    return zip.read(entry, kMaxSampleInputBytes);
+}
+
 } // namespace
 
 Result<std::shared_ptr<ValueStore>> loadExportSampleInputs(const model::ExportedProgram& program)
@@ -179,16 +285,22 @@ Result<std::shared_ptr<ValueStore>> loadExportSampleInputs(const model::Exported
     }
     const std::string where = program.archivePath + "!" + program.sampleInputsEntry;
     try {
-        auto zip = io::ZipArchive::open(program.archivePath);
+        auto zip = ZipArchive::open(program.archivePath);
         if (!zip.ok()) {
             return zip.error();
         }
-        auto bytes = zip->read(program.sampleInputsEntry, kMaxWeightBytes);
+        auto bytes = readSampleInputs(*zip, program.sampleInputsEntry);
         if (!bytes.ok()) {
             return bytes.error();
         }
+        auto value = detail::readTorchSaveBytes(std::move(*bytes), where, {kMaxSampleInputBytes});
+        if (!value.ok()) {
+            Error e = value.error();
+            e.message = "cannot read the sample inputs: " + e.message;
+            return e;
+        }
         std::vector<at::Tensor> tensors;
-        flattenTensors(detail::readTorchSaveBytes(*bytes), tensors, 0);
+        flattenTensors(*value, tensors, 0);
         std::vector<std::string> names;
         for (const auto& in : program.inputs) {
             if (in.kind == model::ExportInputKind::UserInput) {
@@ -215,9 +327,12 @@ Result<std::shared_ptr<ValueStore>> loadExportSampleInputs(const model::Exported
 Result<std::shared_ptr<ValueStore>> loadExportWeights(const model::ExportedProgram& program)
 {
     try {
-        auto zip = io::ZipArchive::open(program.archivePath);
+        auto zip = ZipArchive::open(program.archivePath);
         if (!zip.ok()) {
             return zip.error();
+        }
+        if (auto declared = checkDeclaredWeights(*zip, program); !declared.ok()) {
+            return declared.error();
         }
         WeightReader reader(*zip, program);
         auto store = std::make_shared<ValueStore>();

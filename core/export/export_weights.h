@@ -14,13 +14,16 @@ namespace fxs::exported {
 
 // Errors (each naming the archive entry): Io/Parse (archive unreadable or damaged, a bad
 // CRC), Invalid (a weight the signature needs is not in the archive), Unsupported (a dtype
-// this LibTorch lacks), Parse (raw bytes that do not fit the meta, an unreadable pickle).
+// this LibTorch lacks; weights that declare more than 16 GiB together, refused before any is
+// read), Parse (raw bytes that do not fit the meta: a view past the file, a negative or
+// overflowing offset, size or stride; a pickle the torch.save gate refuses).
 Result<std::shared_ptr<exec::ValueStore>> loadExportWeights(const model::ExportedProgram& program);
 
 // The example inputs the program was exported with, keyed by user-input placeholder: args then
 // kwargs, tensors in pytree order, matched to the signature's user inputs in order. Errors:
-// Invalid when the archive has none or their count differs from the user inputs; Parse for an
-// unreadable pickle (naming the entry).
+// Invalid when the archive has none or their count differs from the user inputs; Unsupported
+// when the entry declares more than 2 GiB (the file cap; refused before it is read); the
+// torch.save gate's errors for its pickle (naming the entry).
 Result<std::shared_ptr<exec::ValueStore>> loadExportSampleInputs(const model::ExportedProgram& program);
 
 } // namespace fxs::exported

@@ -75,10 +75,10 @@ std::optional<std::int64_t> TensorMeta::numel() const
 {
     std::int64_t n = 1;
     for (const auto& s : sizes) {
-        if (s.isSymbolic()) {
+        // Sizes from a file may be anything: a negative or overflowing product has no count.
+        if (s.isSymbolic() || s.value < 0 || __builtin_mul_overflow(n, s.value, &n)) {
             return std::nullopt;
         }
-        n *= s.value;
     }
     return n;
 }
@@ -89,7 +89,11 @@ std::optional<std::int64_t> TensorMeta::nbytes() const
     if (!n) {
         return std::nullopt;
     }
-    return *n * dtypeItemSize(dtype);
+    std::int64_t bytes = 0;
+    if (__builtin_mul_overflow(*n, std::int64_t(dtypeItemSize(dtype)), &bytes)) {
+        return std::nullopt;
+    }
+    return bytes;
 }
 
 } // namespace fxs::graph

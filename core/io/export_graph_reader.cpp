@@ -130,11 +130,13 @@ private:
     void readMetas(const Json& g)
     {
         if (const Json* tv = member(g, "tensor_values"); tv != nullptr && tv->is_object()) {
+            m_metas.reserve(tv->size());
             for (const auto& [name, meta] : tv->items()) {
                 if (auto t = tensorMetaOf(meta, m_ctx.hints)) {
-                    m_metas[name].kind = graph::ValueMeta::Kind::Tensor;
-                    m_metas[name].tensor = std::move(*t);
-                    m_metas[name].text = m_metas[name].tensor.toString();
+                    graph::ValueMeta& m = m_metas[name];
+                    m.kind = graph::ValueMeta::Kind::Tensor;
+                    m.tensor = std::move(*t);
+                    m.text = m.tensor.toString();
                 } else {
                     problem("tensor meta of '" + name + "' is not readable",
                             "dtype, sizes, strides, device", abbreviate(dumpJson(meta)));
@@ -144,22 +146,30 @@ private:
         for (const char* key : {"sym_int_values", "sym_bool_values", "sym_float_values"}) {
             if (const Json* sv = member(g, key); sv != nullptr && sv->is_object()) {
                 for (const auto& [name, value] : sv->items()) {
-                    m_metas[name].kind = graph::ValueMeta::Kind::Sym;
-                    m_metas[name].text = "Sym(" + symValueText(value) + ")";
+                    graph::ValueMeta& m = m_metas[name];
+                    m.kind = graph::ValueMeta::Kind::Sym;
+                    m.text = "Sym(" + symValueText(value) + ")";
                 }
             }
         }
     }
 
+    // wanted, else the first of wanted_1, wanted_2, ... not taken. Each base name keeps the
+    // suffix it tried last: names are only ever added, so the ones below it stay taken, and n
+    // nodes of one name cost n lookups, not n^2 / 2.
     std::string uniqueName(std::string wanted)
     {
         if (wanted.empty()) {
             wanted = "node";
         }
-        std::string name = wanted;
-        for (int i = 1; m_names.count(name) != 0; ++i) {
-            name = wanted + "_" + std::to_string(i);
+        if (m_names.count(wanted) == 0) {
+            return wanted;
         }
+        std::uint64_t& next = m_nextSuffix[wanted];
+        std::string name;
+        do {
+            name = wanted + "_" + std::to_string(++next);
+        } while (m_names.count(name) != 0);
         return name;
     }
 
@@ -168,7 +178,8 @@ private:
         n.name = uniqueName(n.name);
         if (const auto it = m_metas.find(n.name); it != m_metas.end() && n.meta.kind ==
                                                        graph::ValueMeta::Kind::None) {
-            n.meta = it->second;
+            n.meta = std::move(it->second); // names are unique: no other node asks for it
+            m_metas.erase(it);
         }
         const std::string name = n.name;
         const NodeId id = m_builder.add(std::move(n));
@@ -237,6 +248,7 @@ private:
     int m_depth;
     std::string m_graphName;
     std::unordered_map<std::string, NodeId> m_names;
+    std::unordered_map<std::string, std::uint64_t> m_nextSuffix; // uniqueName's, per base name
     std::unordered_map<std::string, graph::ValueMeta> m_metas;
     std::set<std::string> m_bodies; // submodules registered so far
 };

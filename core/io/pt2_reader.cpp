@@ -3,7 +3,7 @@
 #include "core/io/export_graph_reader.h"
 #include "core/io/export_meta.h"
 #include "core/io/export_program_reader.h"
-#include "core/io/zip_archive.h"
+#include "core/util/zip_archive.h"
 #include "core/util/file_reader.h"
 #include "core/util/json_parse.h"
 #include "core/util/strings.h"

@@ -2,10 +2,10 @@
 
 #include "core/graph/op_category.h"
 #include "core/layout/palette.h"
+#include "core/util/file_writer.h"
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 namespace fxs::layout {
@@ -183,16 +183,7 @@ std::string layoutToSvg(const LayoutResult& layout, const ViewGraph& view,
 Status writeSvgFile(const std::string& path, const LayoutResult& layout, const ViewGraph& view,
                     const SvgOptions& options)
 {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) {
-        return makeError(ErrorCode::Io, "cannot open for writing", path);
-    }
-    out << layoutToSvg(layout, view, options);
-    out.flush();
-    if (!out) {
-        return makeError(ErrorCode::Io, "write failed", path);
-    }
-    return {};
+    return writeFile(path, layoutToSvg(layout, view, options)); // never a FIFO: file_writer.h
 }
 
 } // namespace fxs::layout

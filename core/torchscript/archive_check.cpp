@@ -1,9 +1,10 @@
 #include "core/torchscript/archive_check.h"
 
-#include "core/io/zip_archive.h"
+#include "core/util/zip_archive.h"
 #include "core/torchscript/class_constants.h"
 #include "core/torchscript/code_nesting.h"
-#include "core/torchscript/pickle_scan.h"
+#include "core/util/file_reader.h"
+#include "core/util/pickle_scan.h"
 
 namespace fxs::torchscript {
 namespace {
@@ -76,7 +77,7 @@ bool hasEndRecord(std::string_view archive)
 
 Status checkArchive(std::string_view archive, const std::string& path)
 {
-    auto zip = io::ZipArchive::fromView(archive, path);
+    auto zip = ZipArchive::fromView(archive, path);
     if (!zip.ok() && !hasEndRecord(archive)) {
         return {};
     }
@@ -89,6 +90,12 @@ Status checkArchive(std::string_view archive, const std::string& path)
         e.found = "a zip archive libzip refuses (" + (why.found.empty() ? why.message : why.found) +
                   ")";
         return e;
+    }
+    // LibTorch's reader allocates what an entry declares before reading it: tensor records
+    // too, which are not scanned below. The same declared-size check as the torch.save gate,
+    // under the file cap.
+    if (auto declared = zip->checkDeclaredSizes(kDefaultMaxFileBytes); !declared.ok()) {
+        return declared;
     }
     for (const auto& name : zip->names()) {
         // *.debug_pkl ends otherwise: LibTorch never sees those (debug_info.h).

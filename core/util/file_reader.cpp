@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <new>
 
 namespace fxs {
@@ -82,10 +81,11 @@ private:
     int m_fd;
 };
 
-// Opens a regular file for reading. stat() first, so that nothing else is ever opened (opening
-// a device can have effects); O_NONBLOCK in case the path was swapped for a FIFO meanwhile
-// (fstat then refuses it).
-Result<int> openRegular(const std::string& path, std::uint64_t& size)
+} // namespace
+
+// stat() first, so that nothing else is ever opened (opening a device can have effects);
+// O_NONBLOCK in case the path was swapped for a FIFO meanwhile (fstat then refuses it).
+Result<int> openRegularFile(const std::string& path, std::uint64_t& size)
 {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
@@ -107,6 +107,8 @@ Result<int> openRegular(const std::string& path, std::uint64_t& size)
     size = static_cast<std::uint64_t>(st.st_size);
     return fd;
 }
+
+namespace {
 
 // Reads up to limit bytes (limit + 1 to notice a file that grew past it). The reported size
 // only sizes the first allocation: files in /proc report 0, files may change while read.
@@ -141,10 +143,47 @@ Result<std::string> readUpTo(int fd, const std::string& path, std::uint64_t repo
     return data;
 }
 
+// The first maxBytes inflated bytes of a gzip'd file whose first raw bytes are `raw`: more
+// raw bytes are read while the output is short (empty members at the start of a file are read
+// past, as readFile would), up to the file cap.
+Result<std::string> inflateHead(int fd, const std::string& path, std::string raw,
+                                std::size_t maxBytes)
+{
+    constexpr std::size_t kPiece = std::size_t(64) << 10;
+    std::string head;
+    GzipStream stream(path);
+    const auto sink = [&](const char* data, std::size_t n) {
+        head.append(data, std::min(n, maxBytes - head.size()));
+        return head.size() < maxBytes;
+    };
+    std::uint64_t rawRead = raw.size();
+    try {
+        while (true) {
+            if (auto fed = stream.feed(raw, false, sink); !fed.ok()) {
+                return fed.error();
+            }
+            if (stream.finished() || rawRead > kDefaultMaxFileBytes) {
+                return head;
+            }
+            auto more = readUpTo(fd, path, kPiece, kPiece - 1);
+            if (!more.ok()) {
+                return more;
+            }
+            if (more->empty()) {
+                return head; // the end of the file: a stream cut short gives what came before
+            }
+            raw = std::move(*more);
+            rawRead += raw.size();
+        }
+    } catch (const std::bad_alloc&) {
+        return outOfMemory(path, maxBytes);
+    }
+}
+
 Result<std::string> readRegular(const std::string& path, std::size_t maxBytes, bool head)
 {
     std::uint64_t size = 0;
-    auto fd = openRegular(path, size);
+    auto fd = openRegularFile(path, size);
     if (!fd.ok()) {
         return fd.error();
     }
@@ -199,10 +238,16 @@ Result<std::string> readFile(const std::string& path, const ReadOptions& options
 
 Result<std::string> readFileHead(const std::string& path, std::size_t maxBytes)
 {
+    std::uint64_t size = 0;
+    auto fd = openRegularFile(path, size);
+    if (!fd.ok()) {
+        return fd.error();
+    }
+    const Fd guard(*fd);
     // Room for a gzip header and block overheads, so that even incompressible data gives
     // maxBytes once inflated.
     constexpr std::size_t kGzipSlack = 4096;
-    auto raw = readRegular(path, maxBytes + kGzipSlack, true);
+    auto raw = readUpTo(*fd, path, size, maxBytes + kGzipSlack - 1); // reads at most the limit + 1
     if (!raw.ok()) {
         return raw;
     }
@@ -210,7 +255,7 @@ Result<std::string> readFileHead(const std::string& path, std::size_t maxBytes)
         raw->resize(std::min(raw->size(), maxBytes));
         return raw;
     }
-    return gunzip(*raw, path, maxBytes, GunzipMode::Head);
+    return inflateHead(*fd, path, std::move(*raw), maxBytes);
 }
 
 Status checkRegularFile(const std::string& path)
@@ -249,20 +294,6 @@ Result<std::vector<std::string>> listFiles(const std::string& dir)
 bool isDirectory(const std::string& path)
 {
     return fileType(path) == FileType::Directory;
-}
-
-Status writeFile(const std::string& path, std::string_view data)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) {
-        return makeError(ErrorCode::Io, std::string("cannot write file: ") + std::strerror(errno),
-                         path);
-    }
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out) {
-        return makeError(ErrorCode::Io, "write failed", path);
-    }
-    return {};
 }
 
 } // namespace fxs

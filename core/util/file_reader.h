@@ -2,9 +2,11 @@
 // regular files (directories, FIFOs, sockets and devices are refused by name, and nothing is
 // opened in a way that could block), at most a cap the caller picks, gzip'd files (magic
 // 1f 8b) inflated transparently, the first bytes readable alone for sniffing a format. Also
-// lists directories and writes files. Never throws: allocation failure is an Error.
+// lists directories; files are written by file_writer.h (included here for its callers).
+// Never throws: allocation failure is an Error.
 #pragma once
 
+#include "core/util/file_writer.h"
 #include "core/util/result.h"
 
 #include <cstddef>
@@ -52,12 +54,16 @@ Result<std::string> readFile(const std::string& path, const ReadOptions& options
 // by maxBytes is not an error.
 Result<std::string> readFileHead(const std::string& path, std::size_t maxBytes = kSniffBytes);
 
+// Opens a regular file for reading (a read-only descriptor the caller closes) and gives its
+// size; never opens anything else (a FIFO, socket or device is refused by name, and nothing
+// is opened in a way that could block). Errors: the Io errors of readFile.
+Result<int> openRegularFile(const std::string& path, std::uint64_t& size);
+
 // Success for a regular file; otherwise the Io error readFile would return.
 Status checkRegularFile(const std::string& path);
 
 // Regular files directly inside dir, sorted by name (not recursive).
 Result<std::vector<std::string>> listFiles(const std::string& dir);
 bool isDirectory(const std::string& path);
-Status writeFile(const std::string& path, std::string_view data);
 
 } // namespace fxs

@@ -6,3 +6,4 @@ fxscope_add_bench(bench_explain SOURCES bench_explain.cpp LIBS fxscope_explain)
 fxscope_add_bench(bench_partition SOURCES bench_partition.cpp LIBS fxscope_partition fxscope_io)
 fxscope_add_bench(bench_graph_view SOURCES bench_graph_view.cpp LIBS fxscope_views fxscope_io
     fxscope_structure)
+fxscope_add_bench(bench_pt2_import SOURCES bench_pt2_import.cpp LIBS fxscope_io ZLIB::ZLIB)

@@ -2,8 +2,10 @@
 """A mutation campaign over the fixtures and the CLI's commands, as a hostile user would run it.
 
 Makes MUTANTS mutants of the test fixtures (graph code, TORCH_TRACE logs and directories, .pt2
-archives, TorchScript .pt files; plain and gzip'd), then runs fxscope-cli commands on each
-(inspect, structure, render, partition, run, explain, diagnose, compile --no-run) and counts:
+archives, TorchScript .pt files; plain and gzip'd; zips whose entries declare sizes their data
+cannot hold), then runs fxscope-cli commands on each (inspect, structure, render, partition,
+run, explain, diagnose, compile --no-run; now and then with a FIFO as an input or output file)
+and counts:
   crash    the process died from a signal (SIGSEGV, SIGABRT, ...) or an exit code >= 128
   hang     it ran past --timeout seconds (then killed)
   badjson  a --json command exited 0-3 but its stdout was not one JSON document
@@ -155,11 +157,42 @@ def mutate_zip(rng, path, dest):
             out.writestr(n, data)
 
 
+LIES = (1 << 31, (1 << 32) - 1, 3 << 30, 1 << 30)
+
+
+def lie_about_sizes(rng, path, dest):
+    """A copy of a zip whose entries declare sizes their data cannot hold: one entry's (or every
+    entry's) uncompressed size rewritten in both its headers, so that readers get as far as
+    allocating what it declares (issue 31: a 533-byte file allocated 4.25 GB)."""
+    data = bytearray(open(path, "rb").read())
+    end = data.rfind(b"PK\x05\x06")
+    if end < 0 or end + 22 > len(data):
+        open(dest, "wb").write(bytes(data))
+        return
+    count = int.from_bytes(data[end + 10:end + 12], "little")
+    at = int.from_bytes(data[end + 16:end + 20], "little")
+    victim = rng.randrange(max(count, 1)) if rng.random() < 0.7 else -1
+    for i in range(count):
+        if at + 46 > len(data) or data[at:at + 4] != b"PK\x01\x02":
+            break
+        names = int.from_bytes(data[at + 28:at + 30], "little")
+        rest = names + int.from_bytes(data[at + 30:at + 32], "little") + \
+            int.from_bytes(data[at + 32:at + 34], "little")
+        local = int.from_bytes(data[at + 42:at + 46], "little")
+        if victim in (-1, i):
+            lie = rng.choice(LIES).to_bytes(4, "little")
+            data[at + 24:at + 28] = lie
+            if local + 26 <= len(data) and data[local:local + 4] == b"PK\x03\x04":
+                data[local + 22:local + 26] = lie
+        at += 46 + rest
+    open(dest, "wb").write(bytes(data))
+
+
 def make_mutant(rng, kind, path, seeds, folder, index):
     ext = {"code": ".txt", "trace": ".log", "pt2": ".pt2", "pt": ".pt"}[kind]
     dest = os.path.join(folder, "m%05d%s" % (index, ext))
     if kind in ("pt2", "pt"):
-        mutate_zip(rng, path, dest)
+        (lie_about_sizes if rng.random() < 0.1 else mutate_zip)(rng, path, dest)
         return dest
     data = read_plain(path)
     for _ in range(rng.randint(1, 3)):
@@ -189,6 +222,8 @@ def commands(rng, kind, mutant, original, scratch):
         extra.append(["compile", mutant, "--auto", "--no-run", "--json", "--cache",
                       os.path.join(scratch, "cache", "c.db")])
     cmds.append(rng.choice(extra))
+    if rng.random() < 0.05:
+        cmds.append(fifo_command(rng, kind, mutant, scratch))
     return cmds
 
 
@@ -453,6 +488,20 @@ def attack_cases(o, rng, work):
         elif cls == "fifo":
             cases += attack_fifo(rng, o.attacks, new_case)
     return cases
+
+
+def fifo_command(rng, kind, mutant, scratch):
+    """A command given a FIFO (nothing writes or reads its other end) as an input or output
+    file: it must refuse it at once, never block (issue 31)."""
+    fifo = os.path.join(scratch, "fifo")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    graph = mutant if kind in ("code", "pt2", "pt") else os.path.join(DATA, "fixtures", "graphs",
+                                                                     "resnet18_infer.txt")
+    return rng.choice([["run", graph, "--inputs", fifo],
+                       ["partition", graph, "--auto", "--save-project", fifo],
+                       ["profile", graph, "--eager-only", "--repeat", "1", "--save", fifo],
+                       ["inspect", mutant, fifo, "--json"]])
 
 
 def run_one(cli, args, timeout, scratch):

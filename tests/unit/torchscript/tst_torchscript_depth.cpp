@@ -4,7 +4,7 @@
 // loaded for real: a Parse error naming the entry, never a crash. Code and pickles as torch
 // writes them still load.
 #include "core/torchscript/code_nesting.h"
-#include "core/torchscript/pickle_scan.h"
+#include "core/util/pickle_scan.h"
 #include "core/torchscript/torchscript_loader.h"
 #include "tests/unit/torchscript/nested_code_archive.h"
 
@@ -173,7 +173,7 @@ private Q_SLOTS:
     void deepPicklesAreFound()
     {
         using Kind = torchscript::PickleFaultKind;
-        using torchscript::findPickleFault;
+        using fxs::findPickleFault;
         const auto tuples = findPickleFault(nestedTuples(200000));
         QVERIFY(tuples);
         QCOMPARE(tuples->kind, Kind::TooDeep);

@@ -6,7 +6,7 @@
 #include "core/io/loader.h"
 #include "core/torchscript/class_constants.h"
 #include "core/torchscript/code_nesting.h"
-#include "core/torchscript/pickle_scan.h"
+#include "core/util/pickle_scan.h"
 #include "core/torchscript/torchscript_loader.h"
 #include "tests/unit/torchscript/nested_code_archive.h"
 
@@ -256,8 +256,8 @@ private Q_SLOTS:
 
     void pickleFaultsAreFound()
     {
-        using torchscript::findPickleFault;
-        using Kind = torchscript::PickleFaultKind;
+        using fxs::findPickleFault;
+        using Kind = fxs::PickleFaultKind;
         QVERIFY(!findPickleFault("\x80\x02X\x03\x00\x00\x00"
                                  "abcq\x00h\x00\x86."sv));
         // A 'X' in a GLOBAL's lines is text, not an opcode; after STOP nothing counts; an

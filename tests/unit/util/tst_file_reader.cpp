@@ -1,13 +1,14 @@
 // The hardened input reader: regular files only (directory, FIFO, socket and device refused by
 // name, a FIFO without a writer never blocks), size caps checked before reading (a sparse
-// 64 GiB file), sniffing heads, and transparent gzip (made here; truncated, corrupt,
-// concatenated, over the cap).
+// 64 GiB file), sniffing heads (past empty gzip members), and transparent gzip (made here;
+// truncated, corrupt, concatenated, over the cap: refused holding little memory).
 #include "core/util/file_reader.h"
 #include "core/util/gzip.h"
 #include "tests/unit/util/gzip_writer.h"
 
 #include <QtTest>
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -49,6 +50,14 @@ std::optional<Result<std::string>> readWithin10s(const std::string& path)
     return future.get();
 }
 
+// The process's peak resident memory so far.
+long peakRssKib()
+{
+    struct rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
+
 std::string sampleText()
 {
     std::string text;
@@ -64,6 +73,69 @@ class TestFileReader : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // First, while the process is small: ru_maxrss only grows. 40 concatenated members of
+    // 16 MiB of zeros (640 MiB, 640 KiB compressed) under a 512 MiB cap: refused at the cap,
+    // with only what the first pass keeps (64 MiB) ever held, not the 512 MiB the cap allows.
+    void gzipBombIsRefusedHoldingLittleMemory()
+    {
+        const std::string member = test::gzipBytes(std::string(std::size_t(16) << 20, '\0'));
+        std::string bomb;
+        for (int i = 0; i < 40; ++i) {
+            bomb += member;
+        }
+        const long before = peakRssKib();
+        auto r = gunzip(bomb, "bomb.gz", std::size_t(512) << 20);
+        const long grown = peakRssKib() - before;
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, ErrorCode::Unsupported);
+        QVERIFY2(mentions(r.error(), "inflates to more than the limit of 512.0 MiB"),
+                 r.error().toString().c_str());
+        QVERIFY2(grown < 200 * 1024, ("peak memory grew by " + std::to_string(grown) +
+                                      " KiB while inflating").c_str());
+    }
+
+    // Over 64 MiB a stream is counted first, then inflated into a buffer of its exact size.
+    void inflatesLargeStreamsExactly()
+    {
+        std::string text;
+        const std::string line = "0123456789abcdefghijklmnopqrstuvwxyz line of a large log\n";
+        while (text.size() < (std::size_t(70) << 20)) {
+            text += line + std::to_string(text.size()) + "\n";
+        }
+        const std::string gz = test::gzipBytes(text);
+        auto r = gunzip(gz + test::gzipBytes("tail\n"), "large.gz", kDefaultMaxFileBytes);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+        QCOMPARE(r->size(), text.size() + 5);
+        QVERIFY(*r == text + "tail\n");
+        QCOMPARE(r->capacity(), r->size()); // one allocation of the exact size
+        auto cut = gunzip(gz.substr(0, gz.size() - 100), "cut.gz", kDefaultMaxFileBytes);
+        QVERIFY(!cut.ok());
+        QVERIFY2(mentions(cut.error(), "truncated"), cut.error().toString().c_str());
+    }
+
+    // Empty members first (more than the 64 KiB a sniffer looks at): the head is the text
+    // after them, as readFile reads it, so every command recognises the same files.
+    void headReadsPastEmptyMembers()
+    {
+        QTemporaryDir dir;
+        const std::string empty = test::gzipBytes("");
+        std::string gz;
+        while (gz.size() < (std::size_t(80) << 10)) {
+            gz += empty;
+        }
+        gz += test::gzipBytes("def forward(self, x):\n    return x\n");
+        const auto path = writeBytes(dir, "graph.py.gz", gz);
+        auto whole = readFile(path);
+        QVERIFY(whole.ok());
+        QCOMPARE(*whole, std::string("def forward(self, x):\n    return x\n"));
+        auto head = readFileHead(path);
+        QVERIFY2(head.ok(), head.ok() ? "" : head.error().toString().c_str());
+        QCOMPARE(*head, *whole);
+        QCOMPARE(*readFileHead(path, 11), std::string("def forward"));
+        // Trailing bytes that are not a member are ignored, as gzip does.
+        QCOMPARE(*readFileHead(writeBytes(dir, "trail.gz", gz + "garbage")), *whole);
+    }
+
     void readsRegularFilesWhole()
     {
         QTemporaryDir dir;

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace fxs::torchscript {
+namespace fxs {
 
 enum class PickleFaultKind {
     Overrun,   // a length (or a fixed-size argument) runs past the end: declared vs left
@@ -51,4 +51,4 @@ std::optional<PickleFault> findPickleFault(std::string_view pickle);
 // "opcode 0x58 at byte 23 declares 2147483647 bytes; 506 follow" and the like.
 std::string describe(const PickleFault& fault);
 
-} // namespace fxs::torchscript
+} // namespace fxs

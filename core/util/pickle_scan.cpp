@@ -1,4 +1,4 @@
-#include "core/torchscript/pickle_scan.h"
+#include "core/util/pickle_scan.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fxs::torchscript {
+namespace fxs {
 namespace {
 
 // How an opcode's argument is encoded (pickletools' argument descriptors).
@@ -405,4 +405,4 @@ std::string describe(const PickleFault& fault)
     return text;
 }
 
-} // namespace fxs::torchscript
+} // namespace fxs
