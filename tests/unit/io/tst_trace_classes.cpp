@@ -98,7 +98,7 @@ private Q_SLOTS:
         const std::string code = r.run.graphs.at(0).code.text();
         QVERIFY(code.find('\r') == std::string::npos);
         QVERIFY(code.starts_with("class GraphModule(torch.nn.Module):\n    def forward"));
-        QVERIFY(r.run.graphs[0].loadGraph());
+        QVERIFY(r.run.graphs[0].deferred && r.run.graphs[0].deferred->get().graph);
     }
 
     void noFinalNewlineAfterACompletePayload()
