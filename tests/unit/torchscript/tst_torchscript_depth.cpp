@@ -172,14 +172,14 @@ private Q_SLOTS:
 
     void deepPicklesAreFound()
     {
-        using Kind = torchscript::PickleFaultKind;
+        using Kind = fxs::PickleFaultKind;
         using fxs::findPickleFault;
         const auto tuples = findPickleFault(nestedTuples(200000));
         QVERIFY(tuples);
         QCOMPARE(tuples->kind, Kind::TooDeep);
         QCOMPARE(tuples->declared, std::uint64_t(200001));
         QCOMPARE(tuples->offset, std::size_t(200002)); // the last TUPLE1 makes the outermost
-        QCOMPARE(torchscript::describe(*tuples),
+        QCOMPARE(fxs::describe(*tuples),
                  std::string("opcode 0x85 at byte 200002 starts values nested 200001 deep "
                              "(more than 1000)"));
         const auto memo = findPickleFault(nestedThroughMemo(200000));
@@ -195,8 +195,8 @@ private Q_SLOTS:
         marks += std::string(200000, 'e') + ".";
         QCOMPARE(findPickleFault(marks)->kind, Kind::TooDeep);
         // At the cap, and a list that holds itself (a cycle, as Python writes one), pass.
-        QVERIFY(!findPickleFault(nestedTuples(int(torchscript::kMaxPickleDepth) - 1)));
-        QVERIFY(findPickleFault(nestedTuples(int(torchscript::kMaxPickleDepth))));
+        QVERIFY(!findPickleFault(nestedTuples(int(fxs::kMaxPickleDepth) - 1)));
+        QVERIFY(findPickleFault(nestedTuples(int(fxs::kMaxPickleDepth))));
         QVERIFY(!findPickleFault("\x80\x02]q\x00h\x00" "a."sv)); // `\x00a` would be one byte
         QVERIFY(!findPickleFault(nestedThroughMemo(900)));
     }
