@@ -9,17 +9,19 @@
 #include <string>
 #include <string_view>
 #include <compare>
+#include <tuple>
 
 namespace fxs::model {
 
 struct CompileId {
-    // How many torch._dynamo.reset() calls came before (the reader counts a dynamo_start of a
-    // compile id already started as one); first so that ids order by session, then by frame.
-    int session = 0;
     int frameId = -1;
     int frameCompileId = -1;
     int attempt = 0;
     std::optional<int> compiledAutogradId;
+    // How many torch._dynamo.reset() calls came before (the reader counts a dynamo_start of a
+    // compile id already started as one). Last, so that `CompileId{0, 0}` stays frame 0,
+    // compile 0; ids still order by session first (operator<=> below).
+    int session = 0;
 
     bool valid() const { return frameId >= 0 && frameCompileId >= 0; }
     // The compile without Dynamo's restart attempt ("0/0_1" → "0/0"): frames, recompiles and
@@ -32,7 +34,12 @@ struct CompileId {
     }
     std::string toString() const; // "" when !valid()
     static std::optional<CompileId> parse(std::string_view text);
-    auto operator<=>(const CompileId&) const = default;
+    auto operator<=>(const CompileId& o) const
+    {
+        return std::tie(session, frameId, frameCompileId, attempt, compiledAutogradId) <=>
+               std::tie(o.session, o.frameId, o.frameCompileId, o.attempt, o.compiledAutogradId);
+    }
+    bool operator==(const CompileId&) const = default;
 };
 
 } // namespace fxs::model
