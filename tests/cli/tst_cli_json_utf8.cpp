@@ -193,7 +193,8 @@ private Q_SLOTS:
 
     void compileProfileAndCacheStayValid()
     {
-        const std::string db = m_dir + "/c" + kBad + ".db";
+        // The cache gets a folder of its own (it refuses a folder holding other files).
+        const std::string db = m_dir + "/cache" + kBad + "/c" + kBad + ".db";
         JSON_OF(compiled, (Args{"compile", m_graph, "--json", "--cache", db, "--repeat", "1"}), 0);
         JSON_OF(ls, (Args{"cache", "--cache", db, "ls"}), 0);
         QCOMPARE(ls["path"].get<std::string>(), m_tmp.path().toStdString() + "/d" + kFffd + "/c" +
