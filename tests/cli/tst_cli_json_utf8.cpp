@@ -197,8 +197,8 @@ private Q_SLOTS:
         const std::string db = m_dir + "/cache" + kBad + "/c" + kBad + ".db";
         JSON_OF(compiled, (Args{"compile", m_graph, "--json", "--cache", db, "--repeat", "1"}), 0);
         JSON_OF(ls, (Args{"cache", "--cache", db, "ls"}), 0);
-        QCOMPARE(ls["path"].get<std::string>(), m_tmp.path().toStdString() + "/d" + kFffd + "/c" +
-                                                    kFffd + ".db");
+        QCOMPARE(ls["path"].get<std::string>(), m_tmp.path().toStdString() + "/d" + kFffd + "/cache" +
+                                                    kFffd + "/c" + kFffd + ".db");
         const std::string saved = m_dir + "/prof" + kBad + ".json";
         JSON_OF(p, (Args{"profile", m_graph, "--json", "--repeat", "1", "--save", saved}), 0);
         QVERIFY(p.dump(-1, ' ', false, json::error_handler_t::strict).find("sin" + kFffd) !=
