@@ -16,10 +16,8 @@ namespace fxs::cli {
 
 using nlohmann::json;
 
-namespace {
 // The exit status of every cache subcommand that finds the database or an entry damaged.
 constexpr int kExitDamaged = 3;
-} // namespace
 
 json cacheEntryJson(const cache::EntryInfo& e, bool withComponents)
 {
@@ -94,7 +92,7 @@ json componentChangesJson(const std::vector<cache::KeyComponent>& a,
     return changes;
 }
 
-namespace {
+namespace cmd_cache_detail {
 
 int fail(const Error& e)
 {
@@ -304,10 +302,11 @@ void withStore(const CacheOptions& o, int& exitCode, F&& f)
     }
 }
 
-} // namespace
+} // namespace cmd_cache_detail
 
 void addCacheCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_cache_detail;
     auto opts = std::make_shared<CacheOptions>();
     auto* cmd = app.add_subcommand("cache", "Inspect and maintain the region compiler's cache");
     cmd->add_option("--cache", opts->db, "Cache database (default: $FXSCOPE_CACHE_DIR/cache.db, "

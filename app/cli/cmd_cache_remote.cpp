@@ -7,7 +7,7 @@
 #include <iostream>
 
 namespace fxs::cli {
-namespace {
+namespace cmd_cache_remote_detail {
 
 using nlohmann::json;
 
@@ -79,10 +79,11 @@ int runShowOrDiff(remote::RemoteTier& tier, const CacheOptions& o)
     return 0;
 }
 
-} // namespace
+} // namespace cmd_cache_remote_detail
 
 int runRemoteCache(const CacheOptions& o)
 {
+    using namespace cmd_cache_remote_detail;
     if (o.subcommand == "stats") {
         return fail(makeError(ErrorCode::Unsupported,
                               "statistics are kept by each local store: run cache stats "

@@ -18,7 +18,7 @@
 #include <iostream>
 
 namespace fxs::cli {
-namespace {
+namespace cmd_compile_detail {
 
 using nlohmann::json;
 
@@ -174,10 +174,11 @@ int runCompile(const CompileCliOptions& o)
     return 0;
 }
 
-} // namespace
+} // namespace cmd_compile_detail
 
 void addCompileCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_compile_detail;
     auto o = std::make_shared<CompileCliOptions>();
     auto* cmd = app.add_subcommand("compile", "Compile a graph's regions and compare with eager");
     cmd->add_option("GRAPH", o->graph, "Graph code, TorchScript .pt or TORCH_TRACE")->required();

@@ -15,7 +15,7 @@
 
 namespace fxs::cli {
 
-namespace {
+namespace cmd_compile_profile_detail {
 
 using nlohmann::json;
 
@@ -124,10 +124,11 @@ int runCompileProfile(const CompileProfileOptions& o)
     return 0;
 }
 
-} // namespace
+} // namespace cmd_compile_profile_detail
 
 void addCompileProfileCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_compile_profile_detail;
     auto opts = std::make_shared<CompileProfileOptions>();
     auto* cmd = app.add_subcommand("compile-profile",
                                    "Compile-time profile of a TORCH_TRACE run per compile id");

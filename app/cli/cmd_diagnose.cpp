@@ -13,7 +13,7 @@
 #include <iostream>
 
 namespace fxs::cli {
-namespace {
+namespace cmd_diagnose_detail {
 
 using nlohmann::json;
 
@@ -314,10 +314,11 @@ int runDiagnose(const DiagnoseOptions& o)
     return 0;
 }
 
-} // namespace
+} // namespace cmd_diagnose_detail
 
 void addDiagnoseCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_diagnose_detail;
     auto opts = std::make_shared<DiagnoseOptions>();
     CLI::App* sub = app.add_subcommand(
         "diagnose", "Why start-up was slow: recompiles, graph breaks, cache classes, cold start");

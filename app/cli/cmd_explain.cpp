@@ -12,7 +12,7 @@
 #include <iostream>
 
 namespace fxs::cli {
-namespace {
+namespace cmd_explain_detail {
 
 using nlohmann::json;
 
@@ -210,10 +210,11 @@ int runExplain(const ExplainOptions& o)
     return 0;
 }
 
-} // namespace
+} // namespace cmd_explain_detail
 
 void addExplainCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_explain_detail;
     auto opts = std::make_shared<ExplainOptions>();
     CLI::App* sub = app.add_subcommand(
         "explain", "Explain compile-cache hits and misses: RUN_B against RUN_A, or within one RUN");

@@ -15,7 +15,7 @@
 
 namespace fxs::cli {
 
-namespace {
+namespace cmd_inspect_detail {
 
 using nlohmann::json;
 
@@ -234,10 +234,11 @@ int runInspect(const InspectOptions& options)
     return 0;
 }
 
-} // namespace
+} // namespace cmd_inspect_detail
 
 void addInspectCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_inspect_detail;
     auto options = std::make_shared<InspectOptions>();
     CLI::App* cmd = app.add_subcommand(
         "inspect", "Read graph-code files, TorchScript .pt files and TORCH_TRACE logs or "

@@ -23,7 +23,7 @@
 
 namespace fxs::cli {
 
-namespace {
+namespace cmd_partition_detail {
 
 using json = nlohmann::ordered_json;
 using partition::Partition;
@@ -161,9 +161,9 @@ int fail(const std::string& message)
     return 1;
 }
 
-} // namespace
+} // namespace cmd_partition_detail
 
-namespace {
+namespace cmd_partition_detail {
 
 // Project mode: the project's regions re-matched to the graph; nodes outside are "user
 // excluded" since the user drew the regions.
@@ -342,10 +342,11 @@ int runPartition(const PartitionOptions& o)
     return rematch && !rematch->clean() ? 3 : 0;
 }
 
-} // namespace
+} // namespace cmd_partition_detail
 
 void addPartitionCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_partition_detail;
     auto opts = std::make_shared<PartitionOptions>();
     auto* cmd = app.add_subcommand(
         "partition", "Regions of a graph: from its annotations, a project, or --auto");

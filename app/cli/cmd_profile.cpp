@@ -21,7 +21,7 @@
 #include <memory>
 
 namespace fxs::cli {
-namespace {
+namespace cmd_profile_detail {
 
 using nlohmann::json;
 
@@ -228,10 +228,11 @@ int runProfile(const ProfileCliOptions& o)
     return 0;
 }
 
-} // namespace
+} // namespace cmd_profile_detail
 
 void addProfileCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_profile_detail;
     auto o = std::make_shared<ProfileCliOptions>();
     auto* cmd = app.add_subcommand("profile", "Run-time profile of a graph's nodes and regions");
     cmd->add_option("graph", o->graph, "Graph-code file, TorchScript .pt or TORCH_TRACE")

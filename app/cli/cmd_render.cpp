@@ -22,7 +22,7 @@
 
 namespace fxs::cli {
 
-namespace {
+namespace cmd_render_detail {
 
 using nlohmann::json;
 
@@ -254,10 +254,11 @@ int render(const RenderOptions&)
 
 #endif
 
-} // namespace
+} // namespace cmd_render_detail
 
 void addRenderCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_render_detail;
     auto opts = std::make_shared<RenderOptions>();
     CLI::App* cmd = app.add_subcommand(
         "render", "Draw a graph as SVG or PNG (grouped by modules; large graphs collapsed)");

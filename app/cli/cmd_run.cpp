@@ -14,7 +14,7 @@
 #include <memory>
 
 namespace fxs::cli {
-namespace {
+namespace cmd_run_detail {
 
 using nlohmann::json;
 
@@ -184,10 +184,11 @@ int runRun(const RunCliOptions& o)
     return report->ok ? 0 : 1;
 }
 
-} // namespace
+} // namespace cmd_run_detail
 
 void addRunCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_run_detail;
     auto options = std::make_shared<RunCliOptions>();
     CLI::App* cmd = app.add_subcommand(
         "run", "Run a graph (graph code, TorchScript .pt, TORCH_TRACE) on the reference engine");

@@ -12,7 +12,7 @@
 #include <iostream>
 
 namespace fxs::cli {
-namespace {
+namespace cmd_structure_detail {
 
 using nlohmann::json;
 using structure::kNoModule;
@@ -129,10 +129,11 @@ int runStructure(const StructureCliOptions& o)
     return 0;
 }
 
-} // namespace
+} // namespace cmd_structure_detail
 
 void addStructureCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_structure_detail;
     auto opts = std::make_shared<StructureCliOptions>();
     auto* cmd = app.add_subcommand(
         "structure", "Recover a graph's module tree (module paths, identical modules, repeated "

@@ -14,7 +14,7 @@
 #include <set>
 
 namespace fxs::cli {
-namespace {
+namespace graph_input_detail {
 
 Error invalid(std::string message, std::string where, std::string expected, std::string found)
 {
@@ -264,11 +264,12 @@ Status checkRange(const model::RangeConstraint& r, std::int64_t value)
                    r.symbol, r.symbol + " in " + range, std::to_string(value));
 }
 
-} // namespace
+} // namespace graph_input_detail
 
 Result<std::shared_ptr<const exec::ValueStore>> graphWeights(const LoadedGraph& loaded,
                                                              bool sampleInputs, std::string* note)
 {
+    using namespace graph_input_detail;
     if (!loaded.exported) {
         return loaded.attributes;
     }
@@ -294,6 +295,7 @@ Result<std::shared_ptr<const exec::ValueStore>> graphWeights(const LoadedGraph& 
 
 Status completeSizes(const LoadedGraph& loaded, std::map<std::string, std::int64_t>& sizes)
 {
+    using namespace graph_input_detail;
     if (!loaded.exported) {
         return {};
     }
@@ -312,6 +314,7 @@ Status completeSizes(const LoadedGraph& loaded, std::map<std::string, std::int64
 
 Result<LoadedGraph> loadGraphInput(const std::string& path, const std::string& selector)
 {
+    using namespace graph_input_detail;
     try {
         return loadAny(path, selector);
     } catch (const std::bad_alloc&) {
@@ -323,6 +326,7 @@ Result<LoadedGraph> loadGraphInput(const std::string& path, const std::string& s
 
 Result<structure::ModuleTree> structureOf(const LoadedGraph& loaded)
 {
+    using namespace graph_input_detail;
     return loaded.run ? structure::recoverRunGraphStructure(*loaded.run, loaded.runGraphIndex)
                       : structure::recoverStructure(*loaded.graph);
 }

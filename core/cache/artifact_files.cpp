@@ -1,6 +1,7 @@
 #include "core/cache/artifact_files.h"
 
 #include "core/cache/cache_dir.h"
+#include "core/util/unique_fd.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -19,37 +20,11 @@ namespace {
 constexpr std::time_t kStaleBuildSeconds = 3600;
 constexpr std::time_t kOrphanSeconds = 600;
 
-// Closes a descriptor when it goes.
-struct Fd {
-    int fd = -1;
-    ~Fd()
-    {
-        if (fd >= 0) {
-            ::close(fd);
-        }
-    }
-};
-
-// Names of the entries directly inside the directory dirFd ("." and ".." left out).
+// Names of the entries directly inside the directory dirFd (none when it cannot be read).
 std::vector<std::string> listNames(int dirFd)
 {
-    std::vector<std::string> out;
-    const int fd = ::openat(dirFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
-    if (!d) {
-        if (fd >= 0) {
-            ::close(fd);
-        }
-        return out;
-    }
-    while (const dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name != "." && name != "..") {
-            out.push_back(name);
-        }
-    }
-    ::closedir(d);
-    return out;
+    bool ok = false;
+    return namesIn(dirFd, ok);
 }
 
 std::time_t ageOf(const struct stat& st) { return std::time(nullptr) - st.st_mtime; }
@@ -63,9 +38,10 @@ bool processGone(long pid)
 // nobody else can write, compared byte for byte.
 bool holdsExactly(int dirFd, const std::string& name, const std::string& bytes)
 {
-    Fd f{::openat(dirFd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
+    const UniqueFd f{
+        ::openat(dirFd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
     struct stat st {};
-    if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+    if (f.get() < 0 || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
         st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
         st.st_size != static_cast<off_t>(bytes.size())) {
         return false;
@@ -73,7 +49,7 @@ bool holdsExactly(int dirFd, const std::string& name, const std::string& bytes)
     std::string existing(bytes.size(), '\0');
     std::size_t done = 0;
     while (done < existing.size()) {
-        const ssize_t n = ::read(f.fd, existing.data() + done, existing.size() - done);
+        const ssize_t n = ::read(f.get(), existing.data() + done, existing.size() - done);
         if (n <= 0) {
             return false;
         }
@@ -109,10 +85,10 @@ Result<std::string> ArtifactFiles::write(const std::string& key, ArtifactKind ki
     if (!dirFd) {
         return dirFd.error();
     }
-    Fd dir{*dirFd};
+    const UniqueFd dir{*dirFd};
     const std::string name = nameOf(key, kind);
-    if (!holdsExactly(dir.fd, name, bytes)) {
-        if (Status s = writePrivateFileAt(dir.fd, name, bytes, artifactsDir()); !s) {
+    if (!holdsExactly(dir.get(), name, bytes)) {
+        if (Status s = writePrivateFileAt(dir.get(), name, bytes, artifactsDir()); !s) {
             return s.error();
         }
     }
@@ -168,30 +144,30 @@ int ArtifactFiles::unlinkAll(const std::vector<std::string>& names)
     if (!dirFd) {
         return 0; // none there, or not one the store may delete in
     }
-    Fd dir{*dirFd};
+    const UniqueFd dir{*dirFd};
     int n = 0;
     for (const auto& name : names) {
-        n += isArtifactName(name) && ::unlinkat(dir.fd, name.c_str(), 0) == 0 ? 1 : 0;
+        n += isArtifactName(name) && ::unlinkat(dir.get(), name.c_str(), 0) == 0 ? 1 : 0;
     }
     return n;
 }
 
 Result<int> ArtifactFiles::sweepBuildDirs()
 {
-    Fd dir{::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-    if (dir.fd < 0) {
+    const UniqueFd dir{::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (dir.get() < 0) {
         return makeError(ErrorCode::Io, "cannot open the cache directory", m_dir);
     }
     int removed = 0;
-    for (const auto& name : listNames(dir.fd)) {
+    for (const auto& name : listNames(dir.get())) {
         struct stat st {};
         if (!isBuildDirName(name) ||
-            ::fstatat(dir.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            ::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
             continue;
         }
         const long pid = std::strtol(name.c_str() + 6, nullptr, 10);
-        if ((processGone(pid) || ageOf(st) > kStaleBuildSeconds) && removeTreeAt(dir.fd, name)) {
+        if ((processGone(pid) || ageOf(st) > kStaleBuildSeconds) && removeTreeAt(dir.get(), name)) {
             ++removed;
         }
     }
@@ -205,7 +181,7 @@ Result<int> ArtifactFiles::sweepOrphans()
         // None yet is nothing to sweep; a link or another user's folder is refused.
         return dirFd.error().code == ErrorCode::Io ? Result<int>(0) : Result<int>(dirFd.error());
     }
-    Fd dir{*dirFd};
+    const UniqueFd dir{*dirFd};
     (void)m_db.exec("DELETE FROM files WHERE key NOT IN (SELECT key FROM entries)");
     std::set<std::string> known;
     if (auto st = m_db.prepare("SELECT key, kind FROM files")) {
@@ -214,14 +190,14 @@ Result<int> ArtifactFiles::sweepOrphans()
         }
     }
     int removed = 0;
-    for (const auto& name : listNames(dir.fd)) {
+    for (const auto& name : listNames(dir.get())) {
         struct stat st {};
         if (!isArtifactName(name) || known.count(name) ||
-            ::fstatat(dir.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            ::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) || ageOf(st) <= kOrphanSeconds) {
             continue;
         }
-        removed += ::unlinkat(dir.fd, name.c_str(), 0) == 0 ? 1 : 0;
+        removed += ::unlinkat(dir.get(), name.c_str(), 0) == 0 ? 1 : 0;
     }
     return removed;
 }

@@ -58,30 +58,6 @@ std::string randomId()
     return hex;
 }
 
-// Names directly inside dir ("." and ".." left out); nullopt-like empty with ok=false when it
-// cannot be read.
-std::vector<std::string> namesIn(int dirFd, bool& ok)
-{
-    std::vector<std::string> out;
-    const int fd = ::openat(dirFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
-    ok = d != nullptr;
-    if (!d) {
-        if (fd >= 0) {
-            ::close(fd);
-        }
-        return out;
-    }
-    while (const dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name != "." && name != "..") {
-            out.push_back(name);
-        }
-    }
-    ::closedir(d);
-    return out;
-}
-
 // Files the database itself makes, and a marker being written: a directory holding only these
 // is as good as empty.
 bool isDatabaseName(const std::string& name, const std::string& db)
@@ -140,6 +116,29 @@ Result<bool> readMarker(const std::string& dir)
 }
 
 } // namespace
+
+std::vector<std::string> namesIn(int dirFd, bool& ok)
+{
+    std::vector<std::string> out;
+    const int fd = ::openat(dirFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
+    ok = d != nullptr;
+    if (!d) {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+        return out;
+    }
+    while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name != "." && name != "..") {
+            out.push_back(name);
+        }
+    }
+    ::closedir(d);
+    return out;
+}
+
 
 Error notACacheDirectory(const std::string& dir, const std::string& why)
 {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fxs::cache::detail {
 
@@ -52,6 +53,9 @@ Result<int> openOwnedSubdir(const std::string& dir, const std::string& name, boo
 // never following a symbolic link (a link is removed, not its target). A missing entry is not
 // an error.
 Status removeTreeAt(int dirFd, const std::string& name);
+// Names of the entries directly inside the directory dirFd ("." and ".." left out); ok is false
+// (and the list empty) when it cannot be read.
+std::vector<std::string> namesIn(int dirFd, bool& ok);
 
 // Names the cache creates: "<64 hex><.so|.cpp|.cubin|.cu|.bin>" in artifacts/ (plus the
 // ".tmp<pid>" of a write a dead process left), "build-<pid>-XXXXXX", and lock files named by

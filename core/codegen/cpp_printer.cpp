@@ -262,22 +262,13 @@ void Printer::emitRowBody(const std::string& in)
     }
 }
 
-std::string shapeText(const std::vector<std::int64_t>& v)
-{
-    std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        s += (i ? ", " : "") + std::to_string(v[i]);
-    }
-    return s + "]";
-}
-
 constexpr std::int64_t kBlock = 8192;         // elements per block in flat kernels
 constexpr std::int64_t kParallelMin = 32768;  // fewer elements run on one thread
 
 std::string Printer::kernelFunction(const RegionProgram& prog)
 {
     m_out = detail::kernelComment(m_k);
-    m_out += "// index space " + shapeText(m_k.shape) +
+    m_out += "// index space " + detail::shapeText(m_k.shape) +
              (m_k.flat ? ", flat blocks of " + std::to_string(kBlock)
                        : ", rows " + std::to_string(m_k.rows()) + " x inner " +
                              std::to_string(m_k.inner())) +

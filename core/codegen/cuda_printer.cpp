@@ -36,15 +36,6 @@ constexpr std::int64_t kMaxRegisterRow = 32; // elements per thread a row keeps 
 // with one, and slower with a grid sized to the multiprocessors (fewer, longer-lived groups).
 constexpr std::int64_t kPipelinedRows = 4;
 
-std::string shapeText(const std::vector<std::int64_t>& v)
-{
-    std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        s += (i ? ", " : "") + str(v[i]);
-    }
-    return s + "]";
-}
-
 // Prints the device functions and entries of one kernel and chooses its launch.
 class KernelPrinter {
 public:
@@ -140,7 +131,7 @@ std::string KernelPrinter::alignedDecl() const
 std::string KernelPrinter::header() const
 {
     std::string s = detail::kernelComment(m_k);
-    s += "// index space " + shapeText(m_k.shape) +
+    s += "// index space " + detail::shapeText(m_k.shape) +
          (m_k.flat ? ", flat" : ", rows " + str(m_k.rows()) + " x inner " + str(m_k.inner())) +
          ", " + str(std::int64_t(m_k.reductions.size())) + " row reduction(s)";
     if (!m_k.reductions.empty()) {

@@ -140,6 +140,15 @@ const char* computeName(ComputeType t)
     return "void";
 }
 
+std::string shapeText(const std::vector<std::int64_t>& v)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        s += (i ? ", " : "") + std::to_string(v[i]);
+    }
+    return s + "]";
+}
+
 // The float v rounds to, without the undefined behaviour of a cast beyond FLT_MAX: from
 // FLT_MAX + half an ulp (2^128 - 2^103) on, the nearest float is infinity.
 static double nearestFloat(double v)

@@ -33,6 +33,8 @@ using MathCalls = std::set<MathCall>;
 
 // "float", "double", "int64_t", "bool" (both languages: the CUDA prelude typedefs int64_t).
 const char* computeName(ComputeType t);
+// "[2, 3]": an index space's shape in a kernel's opening comment.
+std::string shapeText(const std::vector<std::int64_t>& v);
 
 // A constant of type t ("(0.5f)", "(0.5)", "INT64_C(3)", "true", the dialect's infinity/NaN).
 // A float constant is the float nearest v (inf beyond its range); an int64 one saturates and NaN

@@ -14,7 +14,7 @@ std::string ints(const std::vector<std::int64_t>& v)
     return s + "]";
 }
 
-const char* computeName(ComputeType t)
+const char* irTypeName(ComputeType t)
 {
     switch (t) {
     case ComputeType::Bool: return "bool";
@@ -64,7 +64,7 @@ std::string exprLine(const Kernel& k, std::size_t id)
         rhs += ")";
         break;
     }
-    return "    t" + std::to_string(id) + " = " + rhs + " : " + computeName(e.type) + "\n";
+    return "    t" + std::to_string(id) + " = " + rhs + " : " + irTypeName(e.type) + "\n";
 }
 
 std::string kernelText(const Kernel& k)
@@ -87,7 +87,7 @@ std::string kernelText(const Kernel& k)
     for (std::size_t i = 0; i < k.reductions.size(); ++i) {
         const Reduction& r = k.reductions[i];
         s += "  red" + std::to_string(i) + " = " + reduceName(r.kind) + " over the row of t" +
-             std::to_string(r.operand) + " : " + computeName(r.type) + " (phase " +
+             std::to_string(r.operand) + " : " + irTypeName(r.type) + " (phase " +
              std::to_string(i) + ")\n";
     }
     for (const auto& st : k.stores) {

@@ -3,6 +3,7 @@
 #include "core/cache/cache_explain.h"
 #include "core/cache/cache_paths.h"
 #include "core/remote/remote_tier.h"
+#include "core/util/elapsed.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,11 +14,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using cache::Reason;
-
-double msSince(Clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 Reason buildFailureReason(const Error& e)
 {

@@ -11,6 +11,7 @@
 #include "core/cuda/device.h"
 #include "core/exec/interpreter.h"
 #include "core/exec/torch_bridge.h"
+#include "core/util/elapsed.h"
 #include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
@@ -29,11 +30,6 @@ using cache::Reason;
 using detail::failWith;
 using detail::KernelInput;
 using detail::PreparedRegion;
-
-double msSince(Clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // Region options are JSON object text: keys sorted, no whitespace, so equal options give
 // equal digests however they were written. Text that is not JSON is kept as is.

@@ -3,6 +3,7 @@
 #include "core/codegen/ir_printer.h"
 #include "core/codegen/source_text.h"
 #include "core/util/digest.h"
+#include "core/util/unique_fd.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -77,17 +78,6 @@ bool safeStemChar(char c)
            c == '_' || c == '.' || c == '-';
 }
 
-// Closes a descriptor when it goes out of scope.
-struct Fd {
-    int fd = -1;
-    ~Fd()
-    {
-        if (fd >= 0) {
-            ::close(fd);
-        }
-    }
-};
-
 Status ioError(const std::string& what, int err, const std::string& where)
 {
     return makeError(ErrorCode::Io, what + ": " + std::strerror(err), where);
@@ -101,13 +91,13 @@ Status writeInDir(int dirFd, const std::string& dir, const std::string& name,
     static std::atomic<unsigned> counter{0};
     const std::string tmp = "." + name + ".tmp" + std::to_string(::getpid()) + "-" +
                             std::to_string(counter.fetch_add(1));
-    Fd f{::openat(dirFd, tmp.c_str(),
+    const UniqueFd f{::openat(dirFd, tmp.c_str(),
                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
-    if (f.fd < 0) {
+    if (f.get() < 0) {
         return ioError("cannot write a dump file", errno, dir + "/" + tmp);
     }
     for (std::size_t done = 0; done < text.size();) {
-        const ssize_t n = ::write(f.fd, text.data() + done, text.size() - done);
+        const ssize_t n = ::write(f.get(), text.data() + done, text.size() - done);
         if (n <= 0) {
             const int err = n < 0 ? errno : ENOSPC;
             ::unlinkat(dirFd, tmp.c_str(), 0);
@@ -151,8 +141,8 @@ Status dumpRegion(const std::string& dir, const PreparedRegion& p, const RegionO
     if (ec) {
         return makeError(ErrorCode::Io, "cannot create the dump directory: " + ec.message(), dir);
     }
-    Fd dirFd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-    if (dirFd.fd < 0) {
+    const UniqueFd dirFd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (dirFd.get() < 0) {
         return ioError("cannot open the dump directory", errno, dir);
     }
     const std::string stem = dumpStem(out.id);
@@ -170,7 +160,7 @@ Status dumpRegion(const std::string& dir, const PreparedRegion& p, const RegionO
     }
     files.emplace_back(stem + ".passes.txt", passesReport(out));
     for (const auto& [name, text] : files) {
-        if (Status s = writeInDir(dirFd.fd, dir, name, text); !s) {
+        if (Status s = writeInDir(dirFd.get(), dir, name, text); !s) {
             return s;
         }
     }

@@ -2,6 +2,7 @@
 // and what the operators themselves allocate: this is the per-node overhead the benchmark
 // measures.
 #include "core/exec/executor.h"
+#include "core/util/elapsed.h"
 
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
@@ -13,11 +14,6 @@ namespace fxs::exec::detail {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 void getitem(const Step& step, std::vector<c10::IValue>& slots)
 {

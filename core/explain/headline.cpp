@@ -16,7 +16,6 @@ using model::CacheLookup;
 using model::CacheState;
 
 constexpr std::size_t kHeadlineValueChars = 60;
-constexpr std::string_view kArrow = " \u2192 ";
 
 std::string keyPrefix(const CacheLookup& l)
 {
@@ -72,7 +71,7 @@ std::string changePhrase(const ComponentChange& c, const GraphDiff* graphDiff)
     if (startsWith(c.a, "TensorMetadata(") || c.a == c.b) {
         return c.component + " " + oneLine(c.summary, 2 * kHeadlineValueChars);
     }
-    return c.component + " changed " + oneLine(c.a, kHeadlineValueChars) + std::string(kArrow) +
+    return c.component + " changed " + oneLine(c.a, kHeadlineValueChars) + std::string(kChangeArrow) +
            oneLine(c.b, kHeadlineValueChars);
 }
 

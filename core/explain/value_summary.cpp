@@ -9,7 +9,6 @@
 namespace fxs::explain {
 namespace {
 
-constexpr std::string_view kArrow = " \u2192 ";
 constexpr std::string_view kEllipsis = "\u2026";
 
 bool validUtf8(std::string_view s)
@@ -93,13 +92,13 @@ std::string displayValue(const model::KeyComponent& c)
 std::string describeChange(const model::KeyComponent& a, const model::KeyComponent& b)
 {
     if (isUnreadableValue(a) || isUnreadableValue(b) || a.family == "gm" || b.family == "gm") {
-        return displayValue(a) + std::string(kArrow) + displayValue(b);
+        return displayValue(a) + std::string(kChangeArrow) + displayValue(b);
     }
     const keydiff::FieldStrategy fields = keydiff::fieldStrategyOf(a.value, b.value);
     if (fields == keydiff::FieldStrategy::TensorMetadata) {
         std::vector<std::string> phrases;
         for (const auto& f : keydiff::diffFields(a.value, b.value, fields)) {
-            phrases.push_back(f.field + " " + f.a + std::string(kArrow) + f.b);
+            phrases.push_back(f.field + " " + f.a + std::string(kChangeArrow) + f.b);
         }
         if (!phrases.empty()) {
             return join(phrases, ", ");
@@ -107,10 +106,10 @@ std::string describeChange(const model::KeyComponent& a, const model::KeyCompone
     }
     if (a.value == b.value) {
         // Same text, different digest: the logged text hides the difference.
-        return "same text, digest " + abbreviateDigest(a.digest) + std::string(kArrow) +
+        return "same text, digest " + abbreviateDigest(a.digest) + std::string(kChangeArrow) +
                abbreviateDigest(b.digest);
     }
-    return displayValue(a) + std::string(kArrow) + displayValue(b);
+    return displayValue(a) + std::string(kChangeArrow) + displayValue(b);
 }
 
 } // namespace fxs::explain

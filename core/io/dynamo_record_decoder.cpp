@@ -3,6 +3,8 @@
 #include "core/util/diagnostics.h"
 #include "core/util/strings.h"
 
+#include "core/io/ondemand_read.h"
+
 #include <simdjson.h>
 
 namespace fxs::io::detail {
@@ -16,16 +18,6 @@ void problem(std::vector<DecodeProblem>& problems, std::string_view key, std::st
 {
     problems.push_back({"unexpected value for \"" + std::string(key) + "\"", std::move(expected),
                         "something else"});
-}
-
-bool getString(od::value v, std::string& out)
-{
-    std::string_view s;
-    if (v.get_string().get(s) != SUCCESS) {
-        return false;
-    }
-    out.assign(s);
-    return true;
 }
 
 bool getInt(od::value v, int& out)

@@ -3,6 +3,8 @@
 #include "core/io/cache_event_parser.h"
 #include "core/util/diagnostics.h"
 
+#include "core/io/ondemand_read.h"
+
 #include <simdjson.h>
 
 namespace fxs::io::detail {
@@ -34,16 +36,6 @@ void problem(std::vector<DecodeProblem>& problems, std::string_view key, std::st
 {
     problems.push_back({"unexpected value for \"" + std::string(key) + "\"", std::move(expected),
                         std::move(found)});
-}
-
-bool getString(od::value v, std::string& out)
-{
-    std::string_view s;
-    if (v.get_string().get(s) != SUCCESS) {
-        return false;
-    }
-    out.assign(s);
-    return true;
 }
 
 bool isNull(od::value v)

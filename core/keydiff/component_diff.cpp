@@ -1,14 +1,13 @@
 #include "core/keydiff/component_diff.h"
 
 #include "core/keydiff/field_diff.h"
+#include "core/util/strings.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 namespace fxs::keydiff {
 namespace {
-
-constexpr std::string_view kArrow = " \u2192 ";
 
 int changeOrder(ChangeKind k)
 {
@@ -151,10 +150,10 @@ void describeText(ComponentChange& c, const Component* a, const Component* b)
         c.field = fields.front().field;
         c.a = fields.front().a;
         c.b = fields.front().b;
-        c.summary = c.component + " " + c.field + " " + c.a + std::string(kArrow) + c.b;
+        c.summary = c.component + " " + c.field + " " + c.a + std::string(kChangeArrow) + c.b;
         return;
     }
-    c.summary = c.component + " " + c.a + std::string(kArrow) + c.b;
+    c.summary = c.component + " " + c.a + std::string(kChangeArrow) + c.b;
 }
 
 } // namespace fxs::keydiff

@@ -2,6 +2,7 @@
 
 #include "core/util/gzip.h"
 #include "core/util/strings.h"
+#include "core/util/unique_fd.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -62,24 +63,6 @@ Error outOfMemory(const std::string& path, std::uint64_t size)
     return makeError(ErrorCode::Runtime,
                      "not enough memory to read the file (" + formatBytes(size) + ")", path);
 }
-
-// A file descriptor closed on scope exit.
-class Fd {
-public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd()
-    {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return m_fd; }
-
-private:
-    int m_fd;
-};
 
 } // namespace
 
@@ -187,7 +170,7 @@ Result<std::string> readRegular(const std::string& path, std::size_t maxBytes, b
     if (!fd.ok()) {
         return fd.error();
     }
-    const Fd guard(*fd);
+    const UniqueFd guard(*fd);
     if (!head && size > maxBytes) {
         return tooLarge(path, size, maxBytes);
     }
@@ -243,7 +226,7 @@ Result<std::string> readFileHead(const std::string& path, std::size_t maxBytes)
     if (!fd.ok()) {
         return fd.error();
     }
-    const Fd guard(*fd);
+    const UniqueFd guard(*fd);
     // Room for a gzip header and block overheads, so that even incompressible data gives
     // maxBytes once inflated.
     constexpr std::size_t kGzipSlack = 4096;

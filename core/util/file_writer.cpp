@@ -1,6 +1,7 @@
 #include "core/util/file_writer.h"
 
 #include "core/util/file_reader.h"
+#include "core/util/unique_fd.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,24 +20,6 @@ Error ioError(const std::string& path, const std::string& what, int error)
 {
     return makeError(ErrorCode::Io, what + ": " + std::strerror(error), path);
 }
-
-// A descriptor closed on scope exit.
-class Fd {
-public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd()
-    {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return m_fd; }
-
-private:
-    int m_fd;
-};
 
 struct Target {
     std::string path; // where the data goes: the path, or the file a symbolic link names
@@ -112,7 +95,7 @@ bool writeAll(int fd, std::string_view data)
 // opened without blocking and checked again once open.
 Status writeInPlace(const std::string& path, std::string_view data)
 {
-    const Fd fd(::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    const UniqueFd fd(::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
     if (fd.get() < 0) {
         return ioError(path, "cannot write file", errno);
     }
@@ -150,7 +133,7 @@ Status writeFile(const std::string& path, std::string_view data)
     if (!temp.ok()) {
         return target->exists ? writeInPlace(target->path, data) : Status(temp.error());
     }
-    const Fd fd(temp->fd);
+    const UniqueFd fd(temp->fd);
     const bool written = (!target->exists || ::fchmod(fd.get(), target->mode) == 0) &&
                          writeAll(fd.get(), data);
     const int error = errno;

@@ -9,6 +9,9 @@
 
 namespace fxs {
 
+// " → ": the arrow every explanation puts between an old and a new value.
+inline constexpr std::string_view kChangeArrow = " \u2192 ";
+
 std::string_view trim(std::string_view s);
 std::string_view trimLeft(std::string_view s);
 std::vector<std::string_view> split(std::string_view s, char sep);
