@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/codegen/loop_ir.h"
-#include "core/compile/region_compiler.h"
+#include "core/compile/compile_types.h"
 #include "core/compile/schedule_runner.h"
 #include "core/compile/shared_library.h"
 

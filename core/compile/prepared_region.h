@@ -7,7 +7,7 @@
 #include "core/cache/cache_key.h"
 #include "core/cache/reason.h"
 #include "core/cache/region_canon.h"
-#include "core/compile/region_compiler.h"
+#include "core/compile/compile_types.h"
 #include "core/compile/region_schedule.h"
 #include "core/compile/schedule_runner.h"
 #include "core/compile/target_code.h"

@@ -9,7 +9,7 @@
 #include "core/cache/cache_key.h"
 #include "core/cache/cache_store.h"
 #include "core/compile/cuda_target.h"
-#include "core/compile/region_compiler.h"
+#include "core/compile/compile_types.h"
 #include "core/compile/region_schedule.h"
 #include "core/compile/schedule_runner.h"
 

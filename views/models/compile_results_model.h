@@ -4,7 +4,7 @@
 // Plain data in (region compiler outcomes); does not compile anything.
 #pragma once
 
-#include "core/compile/region_compiler.h"
+#include "core/compile/compile_types.h"
 
 #include <QAbstractTableModel>
 #include <QColor>

@@ -1,0 +1,117 @@
+// The region compiler's vocabulary, shared by its parts (kernel calls, target code, prepared
+// regions, whole-graph compilation) and its callers (CLI, models): what to compile (RegionSpec,
+// CompileOptions), what came of it (RegionOutcome, RegionState, PassTime) and the verification
+// tolerances. Types only; the facade that does the work is region_compiler.h.
+#pragma once
+
+#include "core/cache/cache_store.h"
+#include "core/cache/reason.h"
+#include "core/codegen/cuda_printer.h"
+#include "core/compile/host_compiler.h"
+#include "core/exec/tensor_handle.h"
+#include "core/graph/graph.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fxs::remote {
+class RemoteTier; // core/remote/remote_tier.h
+}
+
+namespace fxs::compile {
+
+struct RegionSpec {
+    std::string id;                   // "r0"
+    std::vector<graph::NodeId> nodes; // any order
+    std::string options;              // region options text (part of the key)
+};
+
+// Where generated kernels run (RegionCompiler and compileGraphRegions).
+enum class TargetDevice : std::uint8_t { Cpu, Cuda };
+std::string_view targetDeviceName(TargetDevice d); // "cpu", "cuda"
+
+struct CompileOptions {
+    CompilerConfig compiler;
+    TargetDevice device = TargetDevice::Cpu;
+    int cudaArch = 0;               // SM to build for (90); 0: the GPU's, else sm_90
+    codegen::CudaTuning cudaTuning; // launch parameters of the CUDA printer
+    // Generate, build and cache only: no eager run, no verification, no timing; inputs from the
+    // graph's meta. Regions end Built (or Hit when the cache has them) and their entries are
+    // stored unverified: the first run that hits one verifies it.
+    bool buildOnly = false;
+    cache::CacheStore* store = nullptr; // null: no cache (always build, artifacts in a temp dir)
+    // The remote tier behind the store (null: none; ignored without a store). Looked up after a
+    // local miss; a checked hit is stored locally, then loaded; new entries go to both.
+    remote::RemoteTier* remote = nullptr;
+    // Timed runs of eager and compiled (after one warm-up). Outputs are compared with eager on
+    // every run: a first build that mismatches is stored as bad, a hit that mismatches is
+    // marked bad; either way the region falls back.
+    int timingRepeats = 5;
+    // Where each region's schedule, loop IR, generated source and pass times are written
+    // (<dir>/<region id>.schedule.txt, .ir.txt, .cpp or .cu, .passes.txt). Empty: the directory in
+    // $FXSCOPE_DUMP_CODEGEN when it is set, else no dump (Halide's HL_DEBUG_CODEGEN is the
+    // model).
+    std::string dumpDir;
+};
+
+// One pass of a region's compilation and its wall time.
+struct PassTime {
+    std::string name; // "canonicalize", "eager", "schedule", "print", "key", "lookup", ...
+    double ms = 0;
+};
+
+enum class RegionState : std::uint8_t { Hit, Miss, Fallback, Built };
+std::string_view regionStateName(RegionState s); // "hit", "miss", "fallback", "built"
+
+struct RegionOutcome {
+    std::string id;
+    int nodes = 0;
+    // Nodes left to LibTorch (extern steps of the schedule: mm, convolution, ...) when the
+    // region compiled; the other nodes run in generated kernels.
+    int externNodes = 0;
+    RegionState state = RegionState::Fallback;
+    // Why, numbered (cache/reason.h): a hit, a miss and the change that caused it, a bypass of
+    // the cache, or the cause of a fallback. The headline is made from it.
+    cache::Reason reason = cache::Reason::None;
+    std::string headline; // hit: which entry and what it saved; miss: why; fallback: reason
+    std::string key;      // cache key (empty when lowering failed)
+    std::string transcript; // the key's components, readable
+    double compileMs = 0;   // build time on a miss, lookup+load on a hit
+    // CPU: means over timingRepeats (eager: the LibTorch interpreter on the region); CUDA:
+    // medians of CUDA event times. compiledMs equals eagerMs on fallback.
+    double eagerMs = 0;
+    double compiledMs = 0;
+    std::vector<double> compiledSamplesMs; // each timed run of the compiled region (spread)
+    double maxAbsErr = 0;   // compiled vs eager, over finite values
+    std::string device;     // where it ran: "cpu", "cuda:0" ("" when not run)
+    std::string target;     // what the code was built for: "host" or "sm_90"
+    // "wall mean" (CPU: host clock over the runs) or "cuda events median" (one event pair per
+    // run on the stream, after a warm-up); spreads are max - min over the runs (CUDA only).
+    std::string timing;
+    double eagerSpreadMs = 0;
+    double compiledSpreadMs = 0;
+    // CUDA: the mean of as many runs enqueued back to back (launch latency hidden); 0 on the CPU.
+    double eagerBackToBackMs = 0;
+    double compiledBackToBackMs = 0;
+    std::int64_t bytesMoved = 0; // the region's inputs read once plus outputs written once
+    std::string resources;       // CUDA: registers and local bytes per kernel
+    std::string source;     // generated C++ or CUDA (when lowering succeeded)
+    std::string buildCommand;     // a failed build: the command line
+    std::string buildDiagnostics; // a failed build: the compiler's output
+    // The region's outputs (compiled, or eager on fallback) in canonical order: region nodes
+    // read outside the region, in graph order; outputNames names them.
+    std::vector<exec::TensorHandle> outputs;
+    std::vector<std::string> outputNames;
+    std::vector<PassTime> passes; // in the order they ran
+};
+
+// Tolerances of the verification step, by element type (exact for int64/bool).
+struct Tolerance {
+    double rtol = 0;
+    double atol = 0;
+};
+Tolerance toleranceFor(graph::DType t);
+
+} // namespace fxs::compile
