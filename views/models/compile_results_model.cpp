@@ -26,6 +26,7 @@ QColor regionStateColor(compile::RegionState state)
     case compile::RegionState::Hit:
         return {0x3b, 0xa5, 0x5c};
     case compile::RegionState::Miss:
+    case compile::RegionState::Built: // built now, like a miss, before its entry is written
         return {0xe8, 0xa3, 0x17};
     case compile::RegionState::Fallback:
         break;
