@@ -6,6 +6,7 @@
 #include "core/cache/cache_key.h"
 #include "core/cache/cache_paths.h"
 #include "core/cache/cache_store.h"
+#include "tests/unit/cache/cache_test_util.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -22,20 +23,10 @@
 
 using namespace fxs;
 using namespace fxs::cache;
+using fxs::cache::testing::rawExec;
+using fxs::cache::testing::regionEntry;
 
 namespace {
-
-EntryInfo makeInfo(const std::string& regionText)
-{
-    KeyBuilder kb;
-    kb.add("region", regionText);
-    EntryInfo e;
-    e.key = kb.key();
-    e.components = kb.components();
-    e.regionDigest = regionDigest(e.components);
-    e.title = "r0 of test";
-    return e;
-}
 
 bool exists(const std::string& path)
 {
@@ -56,16 +47,6 @@ void age(const std::string& path)
 }
 
 // Runs SQL on a database behind the store's back.
-void rawExec(const std::string& path, const std::string& sql)
-{
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    char* msg = nullptr;
-    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg);
-    QVERIFY2(rc == SQLITE_OK, msg ? msg : "");
-    sqlite3_close(db);
-}
-
 std::string rawText(const std::string& path, const std::string& sql)
 {
     sqlite3* db = nullptr;
@@ -118,10 +99,10 @@ private:
     static std::unique_ptr<CacheStore> storeWithAFile(const std::string& path)
     {
         auto s = open(path);
-        if (!s || !(*s)->insert(makeInfo("A"), Artifact::hostBuild("so-a", "src-a")).ok()) {
+        if (!s || !(*s)->insert(regionEntry("A"), Artifact::hostBuild("so-a", "src-a")).ok()) {
             return nullptr;
         }
-        auto hit = (*s)->lookup(makeInfo("A").key);
+        auto hit = (*s)->lookup(regionEntry("A").key);
         if (!hit || !hit->entry || !(*s)->materialize(*hit->entry, ArtifactKind::SharedObject)) {
             return nullptr;
         }
@@ -188,7 +169,7 @@ private Q_SLOTS:
         auto s = open(db);
         QVERIFY2(s.ok(), s.ok() ? "" : s.error().toString().c_str());
         QVERIFY(exists(d + "/fxscope-cache.tag"));
-        QCOMPARE(int((*s)->lookup(makeInfo("A").key)->state), int(LookupState::Hit));
+        QCOMPARE(int((*s)->lookup(regionEntry("A").key)->state), int(LookupState::Hit));
         QVERIFY((*s)->gc(1LL << 40).ok());
         s->reset();
         QCOMPARE(rawText(db, "PRAGMA application_id"), std::to_string(0x66787363) + ";");
@@ -233,7 +214,7 @@ private Q_SLOTS:
         auto store = storeWithAFile(d + "/cache.db");
         QVERIFY(store);
         const std::string victim = dir("victim");
-        const std::string keyName = makeInfo("orphan").key + ".so";
+        const std::string keyName = regionEntry("orphan").key + ".so";
         for (const auto& n : {std::string("a.txt"), std::string("b.txt"), keyName}) {
             writeText(victim + "/" + n, "mine");
             age(victim + "/" + n);
@@ -247,15 +228,15 @@ private Q_SLOTS:
         for (const auto& n : {std::string("a.txt"), std::string("b.txt"), keyName}) {
             QVERIFY2(exists(victim + "/" + n), n.c_str());
         }
-        auto hit = store->lookup(makeInfo("A").key);
+        auto hit = store->lookup(regionEntry("A").key);
         QVERIFY(hit && hit->entry);
         QVERIFY(!store->materialize(*hit->entry, ArtifactKind::CppSource));
-        QVERIFY(!exists(victim + "/" + makeInfo("A").key + ".cpp"));
+        QVERIFY(!exists(victim + "/" + regionEntry("A").key + ".cpp"));
         // locks/ likewise.
         const std::string lockVictim = dir("lock-victim");
         QCOMPARE(::symlink(lockVictim.c_str(), (d + "/locks").c_str()), 0);
-        QVERIFY(!store->lockBuild(makeInfo("A").key, 0));
-        QVERIFY(!exists(lockVictim + "/" + makeInfo("A").key));
+        QVERIFY(!store->lockBuild(regionEntry("A").key, 0));
+        QVERIFY(!exists(lockVictim + "/" + regionEntry("A").key));
     }
 
     // In its own directory gc deletes only the names it creates.
@@ -268,7 +249,7 @@ private Q_SLOTS:
         const std::string notOurs = d + "/build-77777-release";
         const std::string notes = d + "/notes.txt";
         const std::string pdf = d + "/artifacts/report.pdf";
-        const std::string orphan = d + "/artifacts/" + makeInfo("orphan").key + ".so";
+        const std::string orphan = d + "/artifacts/" + regionEntry("orphan").key + ".so";
         const std::string outside = dir("outside");
         writeText(outside + "/keep.txt", "keep");
         QCOMPARE(::mkdir(dead.c_str(), 0700), 0);

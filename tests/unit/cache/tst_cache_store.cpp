@@ -3,6 +3,7 @@
 // store, gc sweeps, path resolution and several writer processes at once.
 #include "core/cache/artifact_blob.h"
 #include "core/cache/cache_store.h"
+#include "tests/unit/cache/cache_test_util.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,18 +23,13 @@
 
 using namespace fxs;
 using namespace fxs::cache;
+using fxs::cache::testing::rawExec;
 
 namespace {
 
 EntryInfo makeInfo(const std::string& regionText, const std::string& input = "dtype=float32")
 {
-    KeyBuilder kb;
-    kb.add("region", regionText).add("input[0]", input);
-    EntryInfo e;
-    e.key = kb.key();
-    e.components = kb.components();
-    e.regionDigest = regionDigest(e.components);
-    e.title = "r0 of test";
+    EntryInfo e = testing::regionEntry(regionText, input);
     e.compileMs = 123.5;
     return e;
 }
@@ -45,16 +41,6 @@ std::int64_t fileBytes(const std::string& path)
 }
 
 // Runs one SQL statement on the database behind the store's back.
-void rawExec(const std::string& path, const std::string& sql)
-{
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    char* msg = nullptr;
-    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg);
-    QVERIFY2(rc == SQLITE_OK, msg ? msg : "");
-    sqlite3_close(db);
-}
-
 std::int64_t rawInt(const std::string& path, const std::string& sql)
 {
     sqlite3* db = nullptr;

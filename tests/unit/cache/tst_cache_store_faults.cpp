@@ -5,6 +5,7 @@
 // second holder wait, and a killed holder frees it at once.
 #include "core/cache/cache_store.h"
 #include "core/cache/database_file.h"
+#include "tests/unit/cache/cache_test_util.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -23,20 +24,9 @@
 
 using namespace fxs;
 using namespace fxs::cache;
+using fxs::cache::testing::regionEntry;
 
 namespace {
-
-EntryInfo makeInfo(const std::string& regionText)
-{
-    KeyBuilder kb;
-    kb.add("region", regionText);
-    EntryInfo e;
-    e.key = kb.key();
-    e.components = kb.components();
-    e.regionDigest = regionDigest(e.components);
-    e.title = "r0 of test";
-    return e;
-}
 
 QByteArray readAll(const std::string& path)
 {
@@ -105,7 +95,7 @@ private:
         auto store = openStore(path);
         for (int i = 0; store && i < n; ++i) {
             const auto art = Artifact::hostBuild(std::string(blobBytes, char('a' + i % 26)), "s");
-            if (!store->insert(makeInfo("region " + std::to_string(i)), art)) {
+            if (!store->insert(regionEntry("region " + std::to_string(i)), art)) {
                 return false;
             }
         }
@@ -126,7 +116,7 @@ private:
         QVERIFY2(warning.find(path) != std::string::npos, warning.c_str());
         QVERIFY2(warning.find("cache --cache " + path + " repair") != std::string::npos,
                  warning.c_str());
-        auto ins = store->insert(makeInfo("new"), Artifact::hostBuild("so", "src"));
+        auto ins = store->insert(regionEntry("new"), Artifact::hostBuild("so", "src"));
         QVERIFY(!ins.ok());
         QCOMPARE(ins.error().code, ErrorCode::Checksum);
         QVERIFY(ins.error().message.find("cannot prepare") == std::string::npos);
@@ -213,7 +203,7 @@ private Q_SLOTS:
     void fullDiskServesHitsReadOnly()
     {
         const std::string path = dbPath("full");
-        const EntryInfo a = makeInfo("A");
+        const EntryInfo a = regionEntry("A");
         {
             auto store = openStore(path);
             QVERIFY(store);
@@ -240,7 +230,7 @@ private Q_SLOTS:
             if (!(*store)->materialize(*hit->entry, ArtifactKind::SharedObject)) {
                 return 13;
             }
-            auto ins = (*store)->insert(makeInfo("B"), Artifact::hostBuild("so-b", "src-b"));
+            auto ins = (*store)->insert(regionEntry("B"), Artifact::hostBuild("so-b", "src-b"));
             return ins ? 14 : ins.error().message.find("disk full") == std::string::npos ? 15 : 0;
         });
         QCOMPARE(rc, 0);
@@ -273,7 +263,7 @@ private Q_SLOTS:
     void diskFillingUpMidRunKeepsServingHits()
     {
         const std::string path = dbPath("filling");
-        const EntryInfo a = makeInfo("A");
+        const EntryInfo a = regionEntry("A");
         QVERIFY(makeDatabase(path, 0, 0));
         {
             auto store = openStore(path);
@@ -285,7 +275,7 @@ private Q_SLOTS:
                 return 10;
             }
             fillTheDisk(256 * 1024); // the WAL cannot take a 1 MB blob
-            auto ins = (*store)->insert(makeInfo("big"),
+            auto ins = (*store)->insert(regionEntry("big"),
                                         Artifact::hostBuild(std::string(1 << 20, 'x'), "s"));
             if (ins || ins.error().message.rfind("disk full", 0) != 0) {
                 return 11;
@@ -303,7 +293,7 @@ private Q_SLOTS:
     {
         auto store = openStore(dbPath("lock"));
         QVERIFY(store);
-        const std::string key = makeInfo("A").key;
+        const std::string key = regionEntry("A").key;
         auto first = store->lockBuild(key, 0);
         QVERIFY(first.ok() && first->held() && !first->waited());
         const auto t0 = std::chrono::steady_clock::now();
@@ -312,7 +302,7 @@ private Q_SLOTS:
         QVERIFY(!second->held()); // timed out: the caller builds without it
         QVERIFY(second->waited());
         QVERIFY(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(200));
-        first = store->lockBuild(makeInfo("B").key, 0); // the old lock goes with its object
+        first = store->lockBuild(regionEntry("B").key, 0); // the old lock goes with its object
         auto third = store->lockBuild(key, 0);
         QVERIFY(third.ok() && third->held());
         QVERIFY(!store->lockBuild("../escape", 0).ok());
@@ -322,7 +312,7 @@ private Q_SLOTS:
     {
         auto store = openStore(dbPath("killed"));
         QVERIFY(store);
-        const std::string key = makeInfo("A").key;
+        const std::string key = regionEntry("A").key;
         int ready[2];
         QCOMPARE(::pipe(ready), 0);
         const pid_t builder = ::fork();
@@ -353,8 +343,8 @@ private Q_SLOTS:
     {
         auto store = openStore(dbPath("locksweep"));
         QVERIFY(store);
-        const std::string held = makeInfo("held").key;
-        const std::string stale = makeInfo("stale").key;
+        const std::string held = regionEntry("held").key;
+        const std::string stale = regionEntry("stale").key;
         auto lock = store->lockBuild(held, 0);
         QVERIFY(lock.ok() && lock->held());
         { auto gone = store->lockBuild(stale, 0); }

@@ -11,6 +11,7 @@
 #include "core/util/digest.h"
 #include "tests/unit/remote/fake_redis_server.h"
 #include "tests/unit/remote/redis_server.h"
+#include "tests/unit/remote/remote_entries.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
@@ -20,22 +21,11 @@
 
 using namespace fxs;
 using namespace fxs::remote;
+using fxs::remote::testing::sampleEntry;
 
 namespace {
 
 constexpr qint64 kReturnsWithinMs = 30000;
-
-cache::EntryInfo entryInfo(int n)
-{
-    cache::KeyBuilder kb;
-    kb.add(cache::kLabelRegion, "region " + std::to_string(n));
-    cache::EntryInfo e;
-    e.key = kb.key();
-    e.components = kb.components();
-    e.regionDigest = cache::regionDigest(e.components);
-    e.title = "r" + std::to_string(n);
-    return e;
-}
 
 // Format-1 blob whose two lengths add up to the 4 bytes that follow only modulo 2^64: the
 // second file would start 10 bytes into a 4-byte body.
@@ -95,7 +85,7 @@ private Q_SLOTS:
     void forgedLockIsNotWaitedOn()
     {
         QFETCH(QString, kind);
-        const auto e = entryInfo(1);
+        const auto e = sampleEntry(1);
         const std::string lockKey = "fxscope:lock:" + e.key;
         std::string value = "12345";
         if (kind == "other key") {
@@ -123,7 +113,7 @@ private Q_SLOTS:
     // A teammate's lock (signed with the key) is waited on, but only for lockWaitMs.
     void signedLockWaitIsBounded()
     {
-        const auto e = entryInfo(2);
+        const auto e = sampleEntry(2);
         auto holder = open("team key");
         QVERIFY(holder->tryLock(e.key, 600000));
         auto waiter = open("team key", 500);
@@ -144,7 +134,7 @@ private Q_SLOTS:
     // Without a key a lock is never taken or waited on.
     void noKeyNeverWaits()
     {
-        const auto e = entryInfo(3);
+        const auto e = sampleEntry(3);
         QVERIFY(open("team key")->tryLock(e.key, 600000));
         auto keyless = open(std::nullopt, 600000);
         QElapsedTimer t;
@@ -161,7 +151,7 @@ private Q_SLOTS:
         QVERIFY(!cache::deserializeArtifact("fxscope-artifact-1\n18446744073709551615\n1\n", a));
         QVERIFY(!cache::deserializeArtifact("fxscope-artifact-1\n1\n18446744073709551615\nx", a));
         // As an unsigned remote entry whose checksum is right.
-        const auto e = entryInfo(4);
+        const auto e = sampleEntry(4);
         auto signer = open("team key");
         QVERIFY(signer->publish(e, cache::Artifact::hostBuild("so", "src")));
         auto c = client();
@@ -218,8 +208,8 @@ private Q_SLOTS:
         auto tier = RemoteTier::open(o);
         QVERIFY(tier.ok());
         t.restart();
-        QCOMPARE((*tier)->fetch(entryInfo(1).key).state, FetchState::Unavailable);
-        QCOMPARE((*tier)->fetch(entryInfo(2).key).state, FetchState::Unavailable);
+        QCOMPARE((*tier)->fetch(sampleEntry(1).key).state, FetchState::Unavailable);
+        QCOMPARE((*tier)->fetch(sampleEntry(2).key).state, FetchState::Unavailable);
         QVERIFY(t.elapsed() < kReturnsWithinMs);
         QCOMPARE((*tier)->warnings().size(), std::size_t(1));
     }

@@ -7,6 +7,7 @@
 #include "core/remote/team_key.h"
 #include "core/util/digest.h"
 #include "tests/unit/remote/redis_server.h"
+#include "tests/unit/remote/remote_entries.h"
 
 #include <QFile>
 #include <QtTest>
@@ -15,22 +16,9 @@
 
 using namespace fxs;
 using namespace fxs::remote;
+using fxs::remote::testing::sampleEntry;
 
 namespace {
-
-cache::EntryInfo entryInfo(int n, std::int64_t createdMs = 0)
-{
-    cache::KeyBuilder kb;
-    kb.add(cache::kLabelRegion, "region " + std::to_string(n));
-    cache::EntryInfo e;
-    e.key = kb.key();
-    e.components = kb.components();
-    e.regionDigest = cache::regionDigest(e.components);
-    e.title = "r" + std::to_string(n);
-    e.compileMs = 250;
-    e.createdMs = createdMs;
-    return e;
-}
 
 cache::Artifact artifact(int n)
 {
@@ -122,7 +110,7 @@ private Q_SLOTS:
         auto tier = open("team secret");
         QVERIFY(tier && tier->online() && tier->hasKey());
         QVERIFY(tier->warnings().empty());
-        const auto e = entryInfo(1);
+        const auto e = sampleEntry(1);
         QVERIFY(tier->publish(e, artifact(1)));
         QVERIFY(!tier->publish(e, artifact(2))); // the first writer wins
         const FetchResult f = tier->fetch(e.key);
@@ -131,14 +119,14 @@ private Q_SLOTS:
         QCOMPARE(f.entry->info.components, e.components);
         QCOMPARE(*f.entry->artifact.bytesOf(cache::ArtifactKind::SharedObject),
                  *artifact(1).bytesOf(cache::ArtifactKind::SharedObject));
-        QCOMPARE(tier->fetch(entryInfo(2).key).state, FetchState::Miss);
+        QCOMPARE(tier->fetch(sampleEntry(2).key).state, FetchState::Miss);
         auto all = tier->list();
         QVERIFY(all && all->size() == 1);
         QCOMPARE(all->front().soBytes, 8192);
         QVERIFY(all->front().lastHitMs > 0); // the hit refreshed its access time
         auto region = tier->entriesOfRegion(e.regionDigest);
         QVERIFY(region && region->size() == 1 && region->front().key == e.key);
-        QVERIFY(tier->entriesOfRegion(entryInfo(2).regionDigest)->empty());
+        QVERIFY(tier->entriesOfRegion(sampleEntry(2).regionDigest)->empty());
         auto key = tier->resolvePrefix(e.key.substr(0, 6));
         QVERIFY(key && *key == e.key);
         auto v = tier->verify();
@@ -148,7 +136,7 @@ private Q_SLOTS:
     void corruptedValueIsRefused()
     {
         auto tier = open("team secret");
-        const auto e = entryInfo(1);
+        const auto e = sampleEntry(1);
         QVERIFY(tier->publish(e, artifact(1)));
         auto c = client();
         const std::string blobKey = "fxscope:blob:" + e.key;
@@ -171,7 +159,7 @@ private Q_SLOTS:
 
     void wrongHmacIsRefused()
     {
-        const auto e = entryInfo(1);
+        const auto e = sampleEntry(1);
         QVERIFY(open("team A")->publish(e, artifact(1)));
         const FetchResult other = open("team B")->fetch(e.key);
         QCOMPARE(other.state, FetchState::Rejected);
@@ -200,7 +188,7 @@ private Q_SLOTS:
 
     void noKeyReadsMetadataOnly()
     {
-        const auto e = entryInfo(1);
+        const auto e = sampleEntry(1);
         QVERIFY(open("team secret")->publish(e, artifact(1)));
         auto tier = open(std::nullopt); // and no key in the environment
         QVERIFY(tier && tier->online() && !tier->hasKey());
@@ -211,8 +199,8 @@ private Q_SLOTS:
         QCOMPARE(f.reason, cache::Reason::MissRemoteNoKey);
         QVERIFY(!f.entry);
         QVERIFY(f.info && f.info->title == "r1");
-        QVERIFY(!tier->publish(entryInfo(2), artifact(2)));
-        QVERIFY(!tier->tryLock(entryInfo(2).key, 1000));
+        QVERIFY(!tier->publish(sampleEntry(2), artifact(2)));
+        QVERIFY(!tier->tryLock(sampleEntry(2).key, 1000));
         auto all = tier->list();
         QVERIFY(all && all->size() == 1);
         QCOMPARE(tier->warnings().size(), std::size_t(1)); // said once
@@ -243,12 +231,12 @@ private Q_SLOTS:
         auto tier = RemoteTier::open(o);
         QVERIFY(tier && (*tier)->hasKey());
         // The same key from the variable reads the file's entries.
-        QVERIFY((*tier)->publish(entryInfo(1), artifact(1)));
+        QVERIFY((*tier)->publish(sampleEntry(1), artifact(1)));
         qunsetenv("FXSCOPE_CACHE_KEY_FILE");
         qputenv("FXSCOPE_CACHE_KEY", "s3cret");
         auto byVar = RemoteTier::open(o);
         QVERIFY(byVar);
-        QCOMPARE((*byVar)->fetch(entryInfo(1).key).state, FetchState::Hit);
+        QCOMPARE((*byVar)->fetch(sampleEntry(1).key).state, FetchState::Hit);
     }
 
     void serverDownMeansOfflineWithOneWarning()
@@ -261,8 +249,8 @@ private Q_SLOTS:
         QVERIFY(!(*tier)->online());
         QCOMPARE((*tier)->warnings().size(), std::size_t(1));
         QVERIFY((*tier)->warnings()[0].find("local cache only") != std::string::npos);
-        QCOMPARE((*tier)->fetch(entryInfo(1).key).state, FetchState::Unavailable);
-        QVERIFY(!(*tier)->publish(entryInfo(1), artifact(1)));
+        QCOMPARE((*tier)->fetch(sampleEntry(1).key).state, FetchState::Unavailable);
+        QVERIFY(!(*tier)->publish(sampleEntry(1), artifact(1)));
         auto ls = (*tier)->list();
         QVERIFY(!ls && ls.error().code == ErrorCode::Io);
         QCOMPARE((*tier)->warnings().size(), std::size_t(1));
@@ -271,12 +259,12 @@ private Q_SLOTS:
     void killedMidRunThenReconnects()
     {
         auto tier = open("k");
-        QVERIFY(tier->publish(entryInfo(1), artifact(1)));
+        QVERIFY(tier->publish(sampleEntry(1), artifact(1)));
         const int port = m_server->port();
         m_server->kill();
-        QCOMPARE(tier->fetch(entryInfo(1).key).state, FetchState::Unavailable);
-        QCOMPARE(tier->fetch(entryInfo(2).key).state, FetchState::Unavailable);
-        QVERIFY(!tier->publish(entryInfo(3), artifact(3)));
+        QCOMPARE(tier->fetch(sampleEntry(1).key).state, FetchState::Unavailable);
+        QCOMPARE(tier->fetch(sampleEntry(2).key).state, FetchState::Unavailable);
+        QVERIFY(!tier->publish(sampleEntry(3), artifact(3)));
         QVERIFY(!tier->online());
         QCOMPARE(tier->warnings().size(), std::size_t(1));
         QVERIFY(tier->warnings()[0].find("local cache only") != std::string::npos);
@@ -286,17 +274,17 @@ private Q_SLOTS:
         QVERIFY2(m_server->start(error, port), qPrintable(error));
         auto again = open("k");
         QVERIFY(again->online());
-        QVERIFY(again->publish(entryInfo(1), artifact(1)));
-        QCOMPARE(again->fetch(entryInfo(1).key).state, FetchState::Hit);
+        QVERIFY(again->publish(sampleEntry(1), artifact(1)));
+        QCOMPARE(again->fetch(sampleEntry(1).key).state, FetchState::Hit);
     }
 
     void hungServerTimesOut()
     {
         auto tier = open("k", 300);
-        QVERIFY(tier->publish(entryInfo(1), artifact(1)));
+        QVERIFY(tier->publish(sampleEntry(1), artifact(1)));
         m_server->pause();
-        QCOMPARE(tier->fetch(entryInfo(1).key).state, FetchState::Unavailable);
-        QCOMPARE(tier->fetch(entryInfo(1).key).state, FetchState::Unavailable); // at once now
+        QCOMPARE(tier->fetch(sampleEntry(1).key).state, FetchState::Unavailable);
+        QCOMPARE(tier->fetch(sampleEntry(1).key).state, FetchState::Unavailable); // at once now
         QCOMPARE(tier->warnings().size(), std::size_t(1));
     }
 
@@ -304,7 +292,7 @@ private Q_SLOTS:
     {
         auto a = open("k");
         auto b = open("k");
-        const auto e = entryInfo(1);
+        const auto e = sampleEntry(1);
         QVERIFY(a->tryLock(e.key, 60000));
         QVERIFY(!b->tryLock(e.key, 60000));
         a->unlock(e.key); // the builder gave up without an entry: the waiter builds
@@ -312,26 +300,26 @@ private Q_SLOTS:
         QVERIFY(a->tryLock(e.key, 60000));
         QVERIFY(a->publish(e, artifact(1)));
         QCOMPARE(b->waitFor(e.key, 60000).state, FetchState::Hit);
-        QVERIFY(a->tryLock(entryInfo(2).key, 50)); // expires when its holder dies
+        QVERIFY(a->tryLock(sampleEntry(2).key, 50)); // expires when its holder dies
         QTest::qWait(200);
-        QVERIFY(b->tryLock(entryInfo(2).key, 1000));
+        QVERIFY(b->tryLock(sampleEntry(2).key, 1000));
     }
 
     void gcEvictsLeastRecentlyUsed()
     {
         auto tier = open("k");
         for (int n = 1; n <= 3; ++n) {
-            QVERIFY(tier->publish(entryInfo(n, 1000 * n), artifact(n)));
+            QVERIFY(tier->publish(sampleEntry(n, 1000 * n), artifact(n)));
         }
-        QCOMPARE(tier->fetch(entryInfo(1).key).state, FetchState::Hit); // 1 is now the newest
+        QCOMPARE(tier->fetch(sampleEntry(1).key).state, FetchState::Hit); // 1 is now the newest
         auto total = tier->totalBytes();
         QVERIFY(total && *total > 3 * 8192);
         auto gc = tier->gc(*total - 1);
         QVERIFY(gc && gc->removed == 1 && gc->bytesBefore == *total && gc->bytesAfter < *total);
-        QCOMPARE(tier->fetch(entryInfo(2).key).state, FetchState::Miss); // the oldest went
-        QCOMPARE(tier->fetch(entryInfo(1).key).state, FetchState::Hit);
-        QVERIFY(tier->remove(entryInfo(3).key));
-        QVERIFY(tier->entriesOfRegion(entryInfo(3).regionDigest)->empty());
+        QCOMPARE(tier->fetch(sampleEntry(2).key).state, FetchState::Miss); // the oldest went
+        QCOMPARE(tier->fetch(sampleEntry(1).key).state, FetchState::Hit);
+        QVERIFY(tier->remove(sampleEntry(3).key));
+        QVERIFY(tier->entriesOfRegion(sampleEntry(3).regionDigest)->empty());
         auto all = tier->gc(0);
         QVERIFY(all && all->removed == 1 && all->bytesAfter == 0);
         QVERIFY(tier->list()->empty());
