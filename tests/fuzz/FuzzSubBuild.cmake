@@ -9,7 +9,11 @@ if(NOT FXSCOPE_CLANGXX OR NOT FXSCOPE_CLANG)
     return()
 endif()
 include(ExternalProject)
+# -O1 with line tables, as libFuzzer and ASan recommend: reports name files and lines, and the
+# instrumented build takes less time than at -O2 with full debug information.
 set(fuzz_args -DFXSCOPE_FUZZ_ONLY=ON -DFXSCOPE_BUILD_GUI=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
     -DCMAKE_CXX_COMPILER=${FXSCOPE_CLANGXX} -DCMAKE_C_COMPILER=${FXSCOPE_CLANG}
     -G ${CMAKE_GENERATOR})
 set(fuzz_dir "${CMAKE_BINARY_DIR}/fuzz-build")
