@@ -6,6 +6,7 @@
 #include "core/util/json_text.h"
 #include "core/util/strings.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -167,6 +168,8 @@ private:
                                                        graph::ValueMeta::Kind::None) {
             n.meta = std::move(it->second); // names are unique: no other node asks for it
             m_metas.erase(it);
+        } else if (n.meta.kind == graph::ValueMeta::Kind::None && m_pending != nullptr) {
+            takePendingMeta(n);
         }
         const std::string name = n.name;
         const NodeId id = m_builder.add(std::move(n));
@@ -236,6 +239,17 @@ private:
     std::unordered_map<std::string, NodeId> m_names;
     std::unordered_map<std::string, std::uint64_t> m_nextSuffix; // uniqueName's, per base name
     std::unordered_map<std::string, graph::ValueMeta> m_metas;
+    // The piecewise read's tensor metas, parsed when their node is added (a million ValueMetas
+    // are not held twice): indices into m_pending sorted by name, and which were taken.
+    const ExportGraphText* m_pending = nullptr;
+    std::vector<std::uint32_t> m_pendingByName;
+    std::vector<bool> m_pendingTaken;
+    simdjson::dom::parser m_metaParser; // not the node's: its DOM is in use while a node is added
+    std::string m_pieceError;
+
+    void indexPendingMetas(const ExportGraphText& g);
+    void takePendingMeta(graph::Node& n);
+    void readPendingMeta(std::size_t i, graph::Node* into);
     std::set<std::string> m_bodies; // submodules registered so far
 };
 
@@ -470,12 +484,7 @@ graph::GraphPtr GraphReader::read(const ExportGraphText& g,
         use(p.value);
         return true;
     };
-    m_metas.reserve(g.tensorValues.size());
-    for (const auto& [name, text] : g.tensorValues) {
-        if (!parse(text, [&](const JsonValue& meta) { readTensorMeta(name, meta); })) {
-            return nullptr;
-        }
-    }
+    indexPendingMetas(g);
     for (const auto& [key, text] : g.symValues) {
         if (!parse(text, [&](const JsonValue& values) { readSymValues(values); })) {
             return nullptr;
@@ -488,6 +497,7 @@ graph::GraphPtr GraphReader::read(const ExportGraphText& g,
         noNodes();
     }
     m_names.reserve(g.nodes.size() + 1);
+    m_builder.reserve(g.nodes.size() + 2); // + inputs' placeholders below, + output (a guess)
     for (const std::string_view text : g.nodes) {
         if (!parse(text, [&](const JsonValue& n) { readNode(n); })) {
             return nullptr;
@@ -496,7 +506,65 @@ graph::GraphPtr GraphReader::read(const ExportGraphText& g,
     if (!parse(g.outputs, [&](const JsonValue& out) { readOutputs(out); })) {
         return nullptr;
     }
+    for (std::size_t i = 0; i < m_pendingTaken.size(); ++i) {
+        if (!m_pendingTaken[i]) { // metas no node took: their problems and size hints
+            readPendingMeta(i, nullptr);
+        }
+    }
+    if (!m_pieceError.empty()) {
+        pieceError = m_pieceError;
+        return nullptr;
+    }
     return build();
+}
+
+void GraphReader::indexPendingMetas(const ExportGraphText& g)
+{
+    m_pending = &g;
+    m_pendingByName.resize(g.tensorValues.size());
+    for (std::size_t i = 0; i < m_pendingByName.size(); ++i) {
+        m_pendingByName[i] = static_cast<std::uint32_t>(i);
+    }
+    // by name, the first of duplicate names first (a DOM kept one of them)
+    std::stable_sort(m_pendingByName.begin(), m_pendingByName.end(),
+                     [&](std::uint32_t a, std::uint32_t b) {
+                         return g.tensorValues[a].first < g.tensorValues[b].first;
+                     });
+    m_pendingTaken.assign(g.tensorValues.size(), false);
+}
+
+void GraphReader::takePendingMeta(graph::Node& n)
+{
+    const auto& values = m_pending->tensorValues;
+    const auto it = std::lower_bound(
+        m_pendingByName.begin(), m_pendingByName.end(), n.name,
+        [&](std::uint32_t i, const std::string& name) { return values[i].first < name; });
+    if (it != m_pendingByName.end() && values[*it].first == n.name && !m_pendingTaken[*it]) {
+        readPendingMeta(*it, &n);
+    }
+}
+
+void GraphReader::readPendingMeta(std::size_t i, graph::Node* into)
+{
+    m_pendingTaken[i] = true;
+    const auto& [name, text] = m_pending->tensorValues[i];
+    ParsedJson p = parsePiece(m_metaParser, text, m_pending->paddedAfter);
+    if (!p.error.empty()) {
+        m_pieceError = p.error;
+        return;
+    }
+    if (auto t = tensorMetaOf(p.value, m_ctx.hints)) {
+        graph::ValueMeta m;
+        m.kind = graph::ValueMeta::Kind::Tensor;
+        m.tensor = std::move(*t);
+        m.text = m.tensor.toString();
+        if (into != nullptr) {
+            into->meta = std::move(m);
+        }
+    } else {
+        problem("tensor meta of '" + name + "' is not readable", "dtype, sizes, strides, device",
+                abbreviate(p.value.dump()));
+    }
 }
 
 } // namespace

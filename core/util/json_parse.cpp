@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
 #include <string>
 
 namespace fxs {
@@ -67,17 +68,29 @@ J orDiscarded(std::string_view text, JsonLimits limits)
 std::optional<std::size_t> findDeepJsonNesting(std::string_view text, int maxDepth)
 {
     int depth = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            i += c == '\\' ? 1 : 0; // the escaped character cannot end the string
-            inString = c != '"';
+    const char* const begin = text.data();
+    const char* const end = begin + text.size();
+    for (const char* p = begin; p < end; ++p) {
+        const char c = *p;
+        if (c == '"') { // skip the string: memchr to each quote, escaped ones are inside it
+            for (++p;; ++p) {
+                const auto left = static_cast<std::size_t>(end - p);
+                p = static_cast<const char*>(std::memchr(p, '"', left));
+                if (p == nullptr) {
+                    return std::nullopt; // an unterminated string: the parser's to report
+                }
+                const char* q = p;
+                while (q > begin && q[-1] == '\\') {
+                    --q;
+                }
+                if ((p - q) % 2 == 0) {
+                    break; // an even run of backslashes escapes only itself
+                }
+            }
             continue;
         }
-        if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
+        const std::size_t i = static_cast<std::size_t>(p - begin);
+        if (c == '[' || c == '{') {
             if (++depth > maxDepth) {
                 return i;
             }
