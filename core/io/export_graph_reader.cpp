@@ -244,6 +244,7 @@ private:
     const ExportGraphText* m_pending = nullptr;
     std::vector<std::uint32_t> m_pendingByName;
     std::vector<bool> m_pendingTaken;
+    std::size_t m_pendingNext = 0; // the meta after the one taken last
     simdjson::dom::parser m_metaParser; // not the node's: its DOM is in use while a node is added
     std::string m_pieceError;
 
@@ -536,10 +537,17 @@ void GraphReader::indexPendingMetas(const ExportGraphText& g)
 void GraphReader::takePendingMeta(graph::Node& n)
 {
     const auto& values = m_pending->tensorValues;
+    // torch.export writes the metas in graph order: try the one after the last taken first
+    if (m_pendingNext < values.size() && values[m_pendingNext].first == n.name &&
+        !m_pendingTaken[m_pendingNext]) {
+        readPendingMeta(m_pendingNext++, &n);
+        return;
+    }
     const auto it = std::lower_bound(
         m_pendingByName.begin(), m_pendingByName.end(), n.name,
         [&](std::uint32_t i, const std::string& name) { return values[i].first < name; });
     if (it != m_pendingByName.end() && values[*it].first == n.name && !m_pendingTaken[*it]) {
+        m_pendingNext = *it + 1;
         readPendingMeta(*it, &n);
     }
 }
