@@ -1,5 +1,10 @@
 #include "core/io/export_json.h"
 
+#include "core/util/json_parse.h"
+#include "core/util/json_text.h"
+
+#include <nlohmann/json.hpp>
+
 #include <limits>
 
 namespace fxs::io::detail {
@@ -104,7 +109,15 @@ std::string JsonValue::dump() const
 ParsedJson parsePiece(simdjson::dom::parser& parser, std::string_view text, bool paddedAfter)
 {
     simdjson::dom::element root;
-    const auto code = parser.parse(text.data(), text.size(), !paddedAfter).get(root);
+    auto code = parser.parse(text.data(), text.size(), !paddedAfter).get(root);
+    if (code == simdjson::NUMBER_ERROR || code == simdjson::NUMBER_OUT_OF_RANGE) {
+        // Integers past 64 bits are JSON all the same: as nlohmann reads them (doubles), then
+        // parsed again. The DOM owns its strings, so the rewritten text may go.
+        if (auto lenient = parseJson(text); lenient.ok()) {
+            const std::string rewritten = dumpJson(*lenient);
+            code = parser.parse(rewritten).get(root);
+        }
+    }
     if (code != simdjson::SUCCESS) {
         return {{}, simdjson::error_message(code)};
     }

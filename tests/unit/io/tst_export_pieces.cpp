@@ -2,13 +2,16 @@
 // inspect): a generated 20,000-node archive reads whole and right (facts of the generator,
 // not of the reader), members in any order, and text that is not JSON — nested deeper than
 // 200, cut short, a bad token inside one node, text after the object — still gives the
-// errors with the byte where it goes wrong and no half-read graph.
+// errors with the byte where it goes wrong and no half-read graph, while numbers past 64 bits
+// (JSON all the same) still read.
 #include "core/io/export_program_reader.h"
 #include "core/io/pt2_reader.h"
 #include "tests/data/make_pt2_archive.h"
 
 #include <QtTest>
 
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -194,6 +197,25 @@ private Q_SLOTS:
         QVERIFY(!bad.graph);
         QVERIFY2(hasDiagnostic(bad.diagnostics, "not valid JSON (byte "),
                  allDiagnostics(bad.diagnostics).c_str());
+    }
+
+    // Numbers past 64 bits are JSON (the int-edges seed of issue 31): read as before, a bound
+    // that no int64 holds is no bound, and the graph is kept.
+    void numbersPast64Bits()
+    {
+        std::string json = testdata::pt2ProgramJson(3, reluName);
+        json.replace(0, 1, R"({"range_constraints": {"s0": {"min_val": -9223372036854775808,)"
+                           R"( "max_val": 99999999999999999999}}, )");
+        const std::string metadata = "\"metadata\": {}";
+        json.replace(json.find(metadata), metadata.size(),
+                     "\"metadata\": {\"big\": 123456789012345678901234567890}");
+        const auto read = readArchive(json, "numbers.pt2");
+        QVERIFY2(read.diagnostics.errorCount() == 0, allDiagnostics(read.diagnostics).c_str());
+        QVERIFY(read.graph);
+        QCOMPARE(read.graph->size(), std::size_t(5));
+        QCOMPARE(read.program->ranges.size(), std::size_t(1));
+        QCOMPARE(read.program->ranges[0].min, std::optional<std::int64_t>(INT64_MIN));
+        QCOMPARE(read.program->ranges[0].max, std::optional<std::int64_t>());
     }
 
     void textAfterTheObject()
