@@ -109,6 +109,10 @@ private:
 
     graph::GraphPtr build()
     {
+        // The graph indexes the names again: ours go first (a million of them is ~70 MB).
+        m_names = {};
+        m_nextSuffix = {};
+        m_pendingByName = {};
         m_builder.setSource(m_ctx.where, 0);
         auto built = m_builder.build();
         if (!built.ok()) {
