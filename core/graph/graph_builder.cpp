@@ -16,6 +16,11 @@ NodeId GraphBuilder::add(Node node)
     return m_graph->m_nodes.back().id;
 }
 
+void GraphBuilder::reserve(std::size_t n)
+{
+    m_graph->m_nodes.reserve(n);
+}
+
 NodeId GraphBuilder::placeholder(std::string name, std::optional<TensorMeta> meta)
 {
     Node n;

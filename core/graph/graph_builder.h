@@ -13,6 +13,8 @@ public:
 
     // Adds a node; its id is assigned here. Names must be unique (checked in build()).
     NodeId add(Node node);
+    // Room for n nodes in all (a reader that knows how many saves the vector's regrowth).
+    void reserve(std::size_t n);
     NodeId placeholder(std::string name, std::optional<TensorMeta> meta = std::nullopt);
     NodeId call(std::string name, std::string target, std::vector<Argument> args,
                 std::vector<std::pair<std::string, Argument>> kwargs = {},

@@ -6,6 +6,7 @@
 #include "core/util/json_text.h"
 #include "core/util/strings.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -26,31 +27,10 @@ void ExportReadContext::finish()
     }
 }
 
-const Json* member(const Json& j, const char* key)
-{
-    if (!j.is_object()) {
-        return nullptr;
-    }
-    const auto it = j.find(key);
-    return it == j.end() ? nullptr : &*it;
-}
-
-std::string stringMember(const Json& j, const char* key)
-{
-    const Json* m = member(j, key);
-    return m != nullptr && m->is_string() ? m->get<std::string>() : std::string();
-}
-
 namespace {
 
 using graph::Argument;
 using graph::NodeId;
-
-// The only key of a serialized union ({"as_tensor": {...}}), or "".
-std::string unionKind(const Json& j)
-{
-    return j.is_object() && j.size() == 1 ? j.begin().key() : std::string();
-}
 
 // "torch.ops.aten.add.Tensor" -> "aten::add.Tensor"; "torch.ops.higher_order.cond" ->
 // "higher_order.cond"; "_operator.getitem" -> "operator.getitem"; others unchanged.
@@ -68,20 +48,20 @@ std::string irTarget(const std::string& serialized)
 
 // The name of a node's only value when the node is that value (PyTorch's deserializer names such
 // nodes after it); "" when its result is unpacked by getitem nodes or it returns nothing.
-std::string singleOutputName(const Json& n, const Json& outputs)
+std::string singleOutputName(const JsonValue& n, const JsonValue& outputs)
 {
     if (outputs.size() != 1) {
         return {};
     }
-    const std::string kind = unionKind(outputs[0]);
+    const std::string_view kind = outputs.front().unionKind();
     if (kind.empty()) {
         return {};
     }
-    const Json& v = outputs[0].begin().value();
+    const JsonValue v = outputs.front().unionValue();
     if (kind == "as_tensor") {
-        const Json* single = member(n, "is_hop_single_tensor_return");
-        const bool hop = startsWith(stringMember(n, "target"), "torch.ops.higher_order.");
-        if (hop && single != nullptr && single->is_boolean() && !single->get<bool>()) {
+        const JsonValue single = n["is_hop_single_tensor_return"];
+        const bool hop = startsWith(n["target"].stringView(), "torch.ops.higher_order.");
+        if (hop && single.isBool() && !single.toBool()) {
             return {}; // a HOP returning a one-element tuple
         }
         return stringMember(v, "name");
@@ -99,18 +79,40 @@ public:
     {
     }
 
-    graph::GraphPtr read(const Json& g, const std::vector<std::string>& inputNames)
+    graph::GraphPtr read(const JsonValue& g, const std::vector<std::string>& inputNames)
     {
-        readMetas(g);
-        readInputs(g, inputNames);
-        if (const Json* nodes = member(g, "nodes"); nodes != nullptr && nodes->is_array()) {
-            for (const Json& n : *nodes) {
-                readNode(n);
-            }
-        } else {
-            problem("the graph has no node list", "\"nodes\": [...]", "none");
+        g["tensor_values"].forEachMember(
+            [&](std::string_view name, const JsonValue& meta) { readTensorMeta(name, meta); });
+        for (const char* key : {"sym_int_values", "sym_bool_values", "sym_float_values"}) {
+            readSymValues(g[key]);
         }
-        readOutputs(g);
+        readInputs(g["inputs"], inputNames);
+        if (const JsonValue nodes = g["nodes"]; nodes.isArray()) {
+            nodes.forEach([&](const JsonValue& n) { readNode(n); });
+        } else {
+            noNodes();
+        }
+        readOutputs(g["outputs"]);
+        return build();
+    }
+
+    // The same, parsing one piece at a time into one parser (its buffers are reused).
+    graph::GraphPtr read(const ExportGraphText& g, const std::vector<std::string>& inputNames,
+                         std::string& pieceError);
+
+private:
+    void problem(std::string message, std::string expected = {}, std::string found = {})
+    {
+        const std::string in = m_depth == 0 ? std::string() : " (in body " + m_graphName + ")";
+        m_ctx.problem(std::move(message) + in, std::move(expected), std::move(found));
+    }
+
+    graph::GraphPtr build()
+    {
+        // The graph indexes the names again: ours go first (a million of them is ~70 MB).
+        m_names = {};
+        m_nextSuffix = {};
+        m_pendingByName = {};
         m_builder.setSource(m_ctx.where, 0);
         auto built = m_builder.build();
         if (!built.ok()) {
@@ -120,38 +122,28 @@ public:
         return *built;
     }
 
-private:
-    void problem(std::string message, std::string expected = {}, std::string found = {})
+    void noNodes() { problem("the graph has no node list", "\"nodes\": [...]", "none"); }
+
+    void readTensorMeta(std::string_view name, const JsonValue& meta)
     {
-        const std::string in = m_depth == 0 ? std::string() : " (in body " + m_graphName + ")";
-        m_ctx.problem(std::move(message) + in, std::move(expected), std::move(found));
+        if (auto t = tensorMetaOf(meta, m_ctx.hints)) {
+            graph::ValueMeta& m = m_metas[std::string(name)];
+            m.kind = graph::ValueMeta::Kind::Tensor;
+            m.tensor = std::move(*t);
+            m.text = m.tensor.toString();
+        } else {
+            problem("tensor meta of '" + std::string(name) + "' is not readable",
+                    "dtype, sizes, strides, device", abbreviate(meta.dump()));
+        }
     }
 
-    void readMetas(const Json& g)
+    void readSymValues(const JsonValue& values)
     {
-        if (const Json* tv = member(g, "tensor_values"); tv != nullptr && tv->is_object()) {
-            m_metas.reserve(tv->size());
-            for (const auto& [name, meta] : tv->items()) {
-                if (auto t = tensorMetaOf(meta, m_ctx.hints)) {
-                    graph::ValueMeta& m = m_metas[name];
-                    m.kind = graph::ValueMeta::Kind::Tensor;
-                    m.tensor = std::move(*t);
-                    m.text = m.tensor.toString();
-                } else {
-                    problem("tensor meta of '" + name + "' is not readable",
-                            "dtype, sizes, strides, device", abbreviate(dumpJson(meta)));
-                }
-            }
-        }
-        for (const char* key : {"sym_int_values", "sym_bool_values", "sym_float_values"}) {
-            if (const Json* sv = member(g, key); sv != nullptr && sv->is_object()) {
-                for (const auto& [name, value] : sv->items()) {
-                    graph::ValueMeta& m = m_metas[name];
-                    m.kind = graph::ValueMeta::Kind::Sym;
-                    m.text = "Sym(" + symValueText(value) + ")";
-                }
-            }
-        }
+        values.forEachMember([&](std::string_view name, const JsonValue& value) {
+            graph::ValueMeta& m = m_metas[std::string(name)];
+            m.kind = graph::ValueMeta::Kind::Sym;
+            m.text = "Sym(" + symValueText(value) + ")";
+        });
     }
 
     // wanted, else the first of wanted_1, wanted_2, ... not taken. Each base name keeps the
@@ -180,6 +172,8 @@ private:
                                                        graph::ValueMeta::Kind::None) {
             n.meta = std::move(it->second); // names are unique: no other node asks for it
             m_metas.erase(it);
+        } else if (n.meta.kind == graph::ValueMeta::Kind::None && m_pending != nullptr) {
+            takePendingMeta(n);
         }
         const std::string name = n.name;
         const NodeId id = m_builder.add(std::move(n));
@@ -187,39 +181,37 @@ private:
         return id;
     }
 
-    void readInputs(const Json& g, const std::vector<std::string>& inputNames)
+    void readInputs(const JsonValue& inputs, const std::vector<std::string>& inputNames)
     {
-        const Json* inputs = member(g, "inputs");
-        if (inputs == nullptr || !inputs->is_array()) {
+        if (!inputs.isArray()) {
             problem("the graph has no input list", "\"inputs\": [...]", "none");
             return;
         }
-        for (std::size_t i = 0; i < inputs->size(); ++i) {
-            const Json& in = (*inputs)[i];
-            std::string name = valueName(in);
-            if (name.empty()) {
-                name = i < inputNames.size() ? inputNames[i] : "arg" + std::to_string(i);
-            }
-            if (m_names.count(name) != 0) {
-                problem("two graph inputs are named '" + name + "'");
-            }
-            graph::Node n;
-            n.op = graph::OpKind::Placeholder;
-            n.name = name;
-            n.target = name;
-            add(std::move(n));
+        std::size_t i = 0;
+        inputs.forEach([&](const JsonValue& in) { readInput(in, i++, inputNames); });
+    }
+
+    void readInput(const JsonValue& in, std::size_t i, const std::vector<std::string>& inputNames)
+    {
+        std::string name = valueName(in);
+        if (name.empty()) {
+            name = i < inputNames.size() ? inputNames[i] : "arg" + std::to_string(i);
         }
+        if (m_names.count(name) != 0) {
+            problem("two graph inputs are named '" + name + "'");
+        }
+        graph::Node n;
+        n.op = graph::OpKind::Placeholder;
+        n.name = name;
+        n.target = name;
+        add(std::move(n));
     }
 
     // The name a value-carrying argument defines or refers to: as_tensor.name,
     // as_sym_int.as_name, as_custom_obj.name, ...; "" for literals.
-    static std::string valueName(const Json& arg)
+    static std::string valueName(const JsonValue& arg)
     {
-        const std::string kind = unionKind(arg);
-        if (kind.empty()) {
-            return {};
-        }
-        const Json& v = arg.begin().value();
+        const JsonValue v = arg.unionValue();
         if (const std::string n = stringMember(v, "name"); !n.empty()) {
             return n;
         }
@@ -236,12 +228,13 @@ private:
         return Argument::expr(name);
     }
 
-    Argument argument(const Json& arg, const std::string& node);
-    Argument listArgument(const std::string& kind, const Json& v, const std::string& node);
-    Argument bodyArgument(const Json& v, const std::string& node);
-    void readNode(const Json& n);
-    void readOutputs(const Json& g);
-    void addMultiOutputs(NodeId parent, const Json& outputs, const graph::Node& proto);
+    Argument argument(const JsonValue& arg, const std::string& node);
+    Argument listArgument(std::string_view kind, const JsonValue& v, const std::string& node);
+    Argument bodyArgument(const JsonValue& v, const std::string& node);
+    void readNode(const JsonValue& n);
+    void readOutputs(const JsonValue& outputs);
+    void addMultiOutputs(NodeId parent, const JsonValue& outputs, const graph::Node& proto);
+    void addItems(NodeId parent, const JsonValue& list, bool tensorList, const graph::Node& proto);
 
     graph::GraphBuilder m_builder;
     ExportReadContext& m_ctx;
@@ -250,23 +243,35 @@ private:
     std::unordered_map<std::string, NodeId> m_names;
     std::unordered_map<std::string, std::uint64_t> m_nextSuffix; // uniqueName's, per base name
     std::unordered_map<std::string, graph::ValueMeta> m_metas;
+    // The piecewise read's tensor metas, parsed when their node is added (a million ValueMetas
+    // are not held twice): indices into m_pending sorted by name, and which were taken.
+    const ExportGraphText* m_pending = nullptr;
+    std::vector<std::uint32_t> m_pendingByName;
+    std::vector<bool> m_pendingTaken;
+    std::size_t m_pendingNext = 0; // the meta after the one taken last
+    simdjson::dom::parser m_metaParser; // not the node's: its DOM is in use while a node is added
+    std::string m_pieceError;
+
+    void indexPendingMetas(const ExportGraphText& g);
+    void takePendingMeta(graph::Node& n);
+    void readPendingMeta(std::size_t i, graph::Node* into);
     std::set<std::string> m_bodies; // submodules registered so far
 };
 
-Argument GraphReader::bodyArgument(const Json& v, const std::string& node)
+Argument GraphReader::bodyArgument(const JsonValue& v, const std::string& node)
 {
     std::string body = stringMember(v, "name");
-    const Json* g = member(v, "graph");
-    if (body.empty() || g == nullptr) {
+    const JsonValue g = v["graph"];
+    if (body.empty() || !g.present()) {
         problem("node '" + node + "' has a graph argument without name or graph",
-                "{\"name\": ..., \"graph\": {...}}", abbreviate(dumpJson(v)));
+                "{\"name\": ..., \"graph\": {...}}", abbreviate(v.dump()));
         return Argument::none();
     }
     if (m_depth + 1 > kMaxBodyDepth) {
         problem("higher-order bodies nested deeper than " + std::to_string(kMaxBodyDepth) +
                 " are not read", {}, body);
     } else if (m_bodies.insert(body).second) {
-        if (auto sub = readExportGraph(*g, body, {}, m_ctx, m_depth + 1)) {
+        if (auto sub = readExportGraph(g, body, {}, m_ctx, m_depth + 1)) {
             m_builder.addSubmodule(std::move(sub));
         }
     }
@@ -277,67 +282,68 @@ Argument GraphReader::bodyArgument(const Json& v, const std::string& node)
     return Argument::ref(add(std::move(attr)));
 }
 
-Argument GraphReader::listArgument(const std::string& kind, const Json& v,
+Argument GraphReader::listArgument(std::string_view kind, const JsonValue& v,
                                    const std::string& node)
 {
     std::vector<Argument> items;
-    for (const Json& item : v) {
+    items.reserve(v.size());
+    v.forEach([&](const JsonValue& item) {
         if (kind == "as_tensors") {
             items.push_back(refTo(stringMember(item, "name"), node));
-        } else if (kind == "as_ints" && item.is_number_integer()) {
-            items.push_back(Argument::integer(item.get<std::int64_t>()));
-        } else if (kind == "as_floats" && item.is_number()) {
-            items.push_back(Argument::real(item.get<double>()));
-        } else if (kind == "as_bools" && item.is_boolean()) {
-            items.push_back(Argument::boolean(item.get<bool>()));
-        } else if (kind == "as_strings" && item.is_string()) {
-            items.push_back(Argument::string(item.get<std::string>()));
+        } else if (kind == "as_ints" && item.isInteger()) {
+            items.push_back(Argument::integer(item.toInt()));
+        } else if (kind == "as_floats" && item.isNumber()) {
+            items.push_back(Argument::real(item.toDouble()));
+        } else if (kind == "as_bools" && item.isBool()) {
+            items.push_back(Argument::boolean(item.toBool()));
+        } else if (kind == "as_strings" && item.isString()) {
+            items.push_back(Argument::string(item.str()));
         } else if (kind == "as_int_lists" || kind == "as_nested_tensors") {
             items.push_back(listArgument(kind == "as_int_lists" ? "as_ints" : "as_tensors", item,
                                          node));
-        } else if (item.is_object()) { // as_sym_ints, as_optional_tensors, ...: unions
+        } else if (item.isObject()) { // as_sym_ints, as_optional_tensors, ...: unions
             items.push_back(argument(item, node));
         } else {
-            problem("node '" + node + "' has a malformed " + kind + " item", kind + " items",
-                    abbreviate(dumpJson(item)));
-            items.push_back(Argument::expr(dumpJson(item)));
+            problem("node '" + node + "' has a malformed " + std::string(kind) + " item",
+                    std::string(kind) + " items", abbreviate(item.dump()));
+            items.push_back(Argument::expr(item.dump()));
         }
-    }
+    });
     return Argument::list(std::move(items));
 }
 
-Argument GraphReader::argument(const Json& arg, const std::string& node)
+Argument GraphReader::argument(const JsonValue& arg, const std::string& node)
 {
-    const std::string kind = unionKind(arg);
+    const std::string_view kind = arg.unionKind();
     if (kind.empty()) {
         problem("node '" + node + "' has an argument that is not a one-key union",
-                "{\"as_<kind>\": value}", abbreviate(dumpJson(arg)));
-        return Argument::expr(dumpJson(arg));
+                "{\"as_<kind>\": value}", abbreviate(arg.dump()));
+        return Argument::expr(arg.dump());
     }
-    const Json& v = arg.begin().value();
+    const JsonValue v = arg.unionValue();
     if (kind == "as_none") {
         return Argument::none();
     }
     if (kind == "as_tensor") {
         return refTo(stringMember(v, "name"), node);
     }
-    if (kind == "as_name" && v.is_string()) { // inside as_sym_int and friends
-        return refTo(v.get<std::string>(), node);
+    if (kind == "as_name" && v.isString()) { // inside as_sym_int and friends
+        return refTo(v.str(), node);
     }
-    if (kind == "as_int" && v.is_number_integer()) {
-        return Argument::integer(v.get<std::int64_t>());
+    if (kind == "as_int" && v.isInteger()) {
+        return Argument::integer(v.toInt());
     }
-    if (kind == "as_float" && (v.is_number() || v.is_string())) {
+    if (kind == "as_float" && (v.isNumber() || v.isString())) {
         return Argument::real(floatOf(v));
     }
-    if (kind == "as_bool" && v.is_boolean()) {
-        return Argument::boolean(v.get<bool>());
+    if (kind == "as_bool" && v.isBool()) {
+        return Argument::boolean(v.toBool());
     }
-    if (kind == "as_string" && v.is_string()) {
-        return Argument::string(v.get<std::string>());
+    if (kind == "as_string" && v.isString()) {
+        return Argument::string(v.str());
     }
     if ((kind == "as_sym_int" || kind == "as_sym_bool" || kind == "as_sym_float" ||
-         kind == "as_optional_tensor") && v.is_object()) {
+         kind == "as_optional_tensor") && v.isObject()) {
         return argument(v, node);
     }
     if (kind == "as_custom_obj") {
@@ -347,34 +353,41 @@ Argument GraphReader::argument(const Json& arg, const std::string& node)
     if (kind == "as_graph") {
         return bodyArgument(v, node);
     }
-    if (kind == "as_string_to_argument" && v.is_object()) { // kept as (key, value) pairs
+    if (kind == "as_string_to_argument" && v.isObject()) { // kept as (key, value) pairs
+        std::vector<std::pair<std::string, Argument>> byKey;
+        v.forEachMember([&](std::string_view key, const JsonValue& value) {
+            byKey.emplace_back(std::string(key), argument(value, node));
+        });
+        std::stable_sort(byKey.begin(), byKey.end(), // by key, as before (a sorted JSON DOM)
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
         std::vector<Argument> pairs;
-        for (const auto& [key, value] : v.items()) {
-            pairs.push_back(Argument::tuple({Argument::string(key), argument(value, node)}));
+        for (auto& [key, value] : byKey) {
+            pairs.push_back(Argument::tuple({Argument::string(key), std::move(value)}));
         }
         return Argument::list(std::move(pairs));
     }
-    if (v.is_array()) {
+    if (v.isArray()) {
         return listArgument(kind, v, node);
     }
     if (auto constant = constantArgument(kind, v)) {
         return *constant;
     }
-    problem("node '" + node + "' has an argument of unsupported kind '" + kind + "'",
-            "one of the schema's Argument kinds", abbreviate(dumpJson(arg)));
-    return Argument::expr("<" + kind + ">");
+    problem("node '" + node + "' has an argument of unsupported kind '" + std::string(kind) +
+                "'",
+            "one of the schema's Argument kinds", abbreviate(arg.dump()));
+    return Argument::expr("<" + std::string(kind) + ">");
 }
 
-void GraphReader::readNode(const Json& n)
+void GraphReader::readNode(const JsonValue& n)
 {
     graph::Node node;
     node.op = graph::OpKind::CallFunction;
     const std::string serialized = stringMember(n, "target");
     node.target = irTarget(serialized);
     node.name = stringMember(n, "name");
-    const Json* outputs = member(n, "outputs");
-    const bool hasOutputs = outputs != nullptr && outputs->is_array() && !outputs->empty();
-    const std::string single = hasOutputs ? singleOutputName(n, *outputs) : std::string();
+    const JsonValue outputs = n["outputs"];
+    const bool hasOutputs = outputs.isArray() && !outputs.empty();
+    const std::string single = hasOutputs ? singleOutputName(n, outputs) : std::string();
     if (!single.empty()) {
         node.name = single; // a one-value node is named after its value
     }
@@ -383,47 +396,55 @@ void GraphReader::readNode(const Json& n)
     }
     if (serialized.empty()) {
         problem("a node has no target", "\"target\": \"torch.ops.<ns>.<op>.<overload>\"",
-                abbreviate(dumpJson(n)));
+                abbreviate(n.dump()));
     }
-    applyMetadata(member(n, "metadata"), node);
-    if (const Json* inputs = member(n, "inputs"); inputs != nullptr && inputs->is_array()) {
+    applyMetadata(n["metadata"], node);
+    if (const JsonValue inputs = n["inputs"]; inputs.isArray()) {
         const bool hop = startsWith(node.target, "higher_order.");
-        for (const Json& in : *inputs) {
-            Argument a = argument(member(in, "arg") != nullptr ? *member(in, "arg") : Json(),
-                                  node.name);
+        inputs.forEach([&](const JsonValue& in) {
+            Argument a = argument(in["arg"], node.name);
             const std::string key = stringMember(in, "name");
-            const Json* kind = member(in, "kind");
-            const bool keyword = kind != nullptr && kind->is_number_integer()
-                                     ? kind->get<int>() == 2
-                                     : (hop ? !key.empty() : false);
+            const JsonValue kind = in["kind"];
+            const bool keyword = kind.isInteger() ? kind.toInt() == 2
+                                                  : (hop ? !key.empty() : false);
             if (keyword) {
                 node.kwargs.emplace_back(key, std::move(a));
             } else {
                 node.args.push_back(std::move(a));
             }
-        }
+        });
     }
-    const graph::Node proto = node; // getitems share the producer's source and modules
+    const bool multi = hasOutputs && single.empty();
+    graph::Node proto; // getitems share the producer's source and modules
+    if (multi) {
+        proto.source = node.source;
+        proto.moduleStack = node.moduleStack;
+    }
     const NodeId id = add(std::move(node));
-    if (hasOutputs && single.empty()) {
-        addMultiOutputs(id, *outputs, proto);
+    if (multi) {
+        addMultiOutputs(id, outputs, proto);
     }
 }
 
-void GraphReader::addMultiOutputs(NodeId parent, const Json& outputs, const graph::Node& proto)
+void GraphReader::addMultiOutputs(NodeId parent, const JsonValue& outputs,
+                                  const graph::Node& proto)
 {
-    const Json* list = &outputs;
-    const bool tensorList = outputs.size() == 1 && unionKind(outputs[0]) == "as_tensors";
-    if (tensorList) { // a Tensor[] result: its items are plain {"name": ...}
-        list = &outputs[0].begin().value();
-    }
+    const bool tensorList = outputs.size() == 1 && outputs.front().unionKind() == "as_tensors";
+    // a Tensor[] result: its items are plain {"name": ...}
+    addItems(parent, tensorList ? outputs.front().unionValue() : outputs, tensorList, proto);
+}
+
+void GraphReader::addItems(NodeId parent, const JsonValue& list, bool tensorList,
+                           const graph::Node& proto)
+{
     int index = 0;
-    for (const Json& out : *list) {
-        const std::string kind = tensorList ? std::string("as_tensor") : unionKind(out);
+    list.forEach([&](const JsonValue& out) {
+        const std::string_view kind = tensorList ? std::string_view("as_tensor")
+                                                 : out.unionKind();
         const std::string name = tensorList ? stringMember(out, "name") : valueName(out);
         if (kind == "as_none" || (name.empty() && kind != "as_tensors")) {
             ++index; // a None result: nothing to unpack
-            continue;
+            return;
         }
         graph::Node item;
         item.name = name.empty() ? std::string("getitem") : name;
@@ -433,36 +454,155 @@ void GraphReader::addMultiOutputs(NodeId parent, const Json& outputs, const grap
         item.moduleStack = proto.moduleStack;
         const NodeId id = add(std::move(item));
         if (kind == "as_tensors") { // a list result inside a tuple: unpacked once more
-            addMultiOutputs(id, Json::array({out}), proto);
+            addItems(id, out.unionValue(), true, proto);
         }
-    }
+    });
 }
 
-void GraphReader::readOutputs(const Json& g)
+void GraphReader::readOutputs(const JsonValue& outputs)
 {
     std::vector<Argument> returned;
-    if (const Json* outputs = member(g, "outputs"); outputs != nullptr && outputs->is_array()) {
-        for (const Json& out : *outputs) {
-            returned.push_back(argument(out, "output"));
-        }
+    if (outputs.isArray()) {
+        outputs.forEach([&](const JsonValue& out) { returned.push_back(argument(out, "output")); });
     } else {
         problem("the graph has no output list", "\"outputs\": [...]", "none");
     }
     m_builder.output(std::move(returned));
 }
 
+graph::GraphPtr GraphReader::read(const ExportGraphText& g,
+                                  const std::vector<std::string>& inputNames,
+                                  std::string& pieceError)
+{
+    simdjson::dom::parser parser;
+    // Each piece parsed into the one parser; false (and pieceError) when it is not JSON.
+    const auto parse = [&](std::string_view text, auto&& use) {
+        if (text.empty()) {
+            use(JsonValue());
+            return true;
+        }
+        ParsedJson p = parsePiece(parser, text, g.paddedAfter);
+        if (!p.error.empty()) {
+            pieceError = p.error;
+            return false;
+        }
+        use(p.value);
+        return true;
+    };
+    indexPendingMetas(g);
+    for (const auto& [key, text] : g.symValues) {
+        if (!parse(text, [&](const JsonValue& values) { readSymValues(values); })) {
+            return nullptr;
+        }
+    }
+    if (!parse(g.inputs, [&](const JsonValue& in) { readInputs(in, inputNames); })) {
+        return nullptr;
+    }
+    if (!g.hasNodes) {
+        noNodes();
+    }
+    m_names.reserve(g.nodes.size() + 1);
+    m_builder.reserve(g.nodes.size() + 2); // + inputs' placeholders below, + output (a guess)
+    for (const std::string_view text : g.nodes) {
+        if (!parse(text, [&](const JsonValue& n) { readNode(n); })) {
+            return nullptr;
+        }
+    }
+    if (!parse(g.outputs, [&](const JsonValue& out) { readOutputs(out); })) {
+        return nullptr;
+    }
+    for (std::size_t i = 0; i < m_pendingTaken.size(); ++i) {
+        if (!m_pendingTaken[i]) { // metas no node took: their problems and size hints
+            readPendingMeta(i, nullptr);
+        }
+    }
+    if (!m_pieceError.empty()) {
+        pieceError = m_pieceError;
+        return nullptr;
+    }
+    return build();
+}
+
+void GraphReader::indexPendingMetas(const ExportGraphText& g)
+{
+    m_pending = &g;
+    m_pendingByName.resize(g.tensorValues.size());
+    for (std::size_t i = 0; i < m_pendingByName.size(); ++i) {
+        m_pendingByName[i] = static_cast<std::uint32_t>(i);
+    }
+    // by name, the first of duplicate names first (a DOM kept one of them)
+    std::stable_sort(m_pendingByName.begin(), m_pendingByName.end(),
+                     [&](std::uint32_t a, std::uint32_t b) {
+                         return g.tensorValues[a].first < g.tensorValues[b].first;
+                     });
+    m_pendingTaken.assign(g.tensorValues.size(), false);
+}
+
+void GraphReader::takePendingMeta(graph::Node& n)
+{
+    const auto& values = m_pending->tensorValues;
+    // torch.export writes the metas in graph order: try the one after the last taken first
+    if (m_pendingNext < values.size() && values[m_pendingNext].first == n.name &&
+        !m_pendingTaken[m_pendingNext]) {
+        readPendingMeta(m_pendingNext++, &n);
+        return;
+    }
+    const auto it = std::lower_bound(
+        m_pendingByName.begin(), m_pendingByName.end(), n.name,
+        [&](std::uint32_t i, const std::string& name) { return values[i].first < name; });
+    if (it != m_pendingByName.end() && values[*it].first == n.name && !m_pendingTaken[*it]) {
+        m_pendingNext = *it + 1;
+        readPendingMeta(*it, &n);
+    }
+}
+
+void GraphReader::readPendingMeta(std::size_t i, graph::Node* into)
+{
+    m_pendingTaken[i] = true;
+    const auto& [name, text] = m_pending->tensorValues[i];
+    ParsedJson p = parsePiece(m_metaParser, text, m_pending->paddedAfter);
+    if (!p.error.empty()) {
+        m_pieceError = p.error;
+        return;
+    }
+    if (auto t = tensorMetaOf(p.value, m_ctx.hints)) {
+        graph::ValueMeta m;
+        m.kind = graph::ValueMeta::Kind::Tensor;
+        m.tensor = std::move(*t);
+        m.text = m.tensor.toString();
+        if (into != nullptr) {
+            into->meta = std::move(m);
+        }
+    } else {
+        problem("tensor meta of '" + name + "' is not readable", "dtype, sizes, strides, device",
+                abbreviate(p.value.dump()));
+    }
+}
+
 } // namespace
 
-graph::GraphPtr readExportGraph(const Json& graph, const std::string& name,
+graph::GraphPtr readExportGraph(const JsonValue& graph, const std::string& name,
                                 const std::vector<std::string>& inputNames,
                                 ExportReadContext& ctx, int depth)
 {
-    if (!graph.is_object()) {
+    if (!graph.isObject()) {
         ctx.problem("the graph of '" + name + "' is not an object", "a serialized Graph",
-                    abbreviate(dumpJson(graph)));
+                    abbreviate(graph.dump()));
         return nullptr;
     }
     return GraphReader(name, ctx, depth).read(graph, inputNames);
+}
+
+graph::GraphPtr readExportGraphText(const ExportGraphText& graph, const std::string& name,
+                                    const std::vector<std::string>& inputNames,
+                                    ExportReadContext& ctx, std::string& pieceError)
+{
+    if (!graph.isObject) {
+        ctx.problem("the graph of '" + name + "' is not an object", "a serialized Graph",
+                    abbreviate(graph.whole));
+        return nullptr;
+    }
+    return GraphReader(name, ctx, 0).read(graph, inputNames, pieceError);
 }
 
 } // namespace fxs::io::detail

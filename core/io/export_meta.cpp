@@ -6,6 +6,8 @@
 #include "core/util/json_text.h"
 #include "core/util/strings.h"
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <limits>
 
@@ -15,68 +17,65 @@ using Json = nlohmann::json;
 
 namespace {
 
-const Json* field(const Json& j, const char* key)
+std::optional<std::int64_t> intOf(const JsonValue& j)
 {
-    if (!j.is_object()) {
-        return nullptr;
-    }
-    const auto it = j.find(key);
-    return it == j.end() ? nullptr : &*it;
-}
-
-std::optional<std::int64_t> intOf(const Json* j)
-{
-    if (j == nullptr || !j->is_number_integer()) {
+    if (!j.isInteger()) {
         return std::nullopt;
     }
-    return j->get<std::int64_t>();
+    return j.toInt();
 }
 
-std::optional<graph::SymInt> symIntOf(const Json& j, std::map<std::string, std::int64_t>& hints)
+std::optional<graph::SymInt> symIntOf(const JsonValue& j,
+                                      std::map<std::string, std::int64_t>& hints)
 {
-    if (const auto v = intOf(field(j, "as_int"))) {
+    if (const auto v = intOf(j["as_int"])) {
         return graph::SymInt::of(*v);
     }
-    const Json* e = field(j, "as_expr");
-    const Json* text = e != nullptr ? field(*e, "expr_str") : nullptr;
-    if (text == nullptr || !text->is_string()) {
+    const JsonValue e = j["as_expr"];
+    const JsonValue text = e["expr_str"];
+    if (!text.isString()) {
         return std::nullopt;
     }
-    std::string expr = sympyToInfix(text->get<std::string>());
-    const Json* hint = field(*e, "hint");
-    if (const auto h = hint != nullptr ? intOf(field(*hint, "as_int")) : std::nullopt;
+    std::string expr = sympyToInfix(text.str());
+    if (const auto h = intOf(e["hint"]["as_int"]);
         h && !expr.empty() && expr.find_first_of(" *+-/()") == std::string::npos) {
         hints.emplace(expr, *h); // a bare symbol: its traced value
     }
     return graph::SymInt::symbol(std::move(expr));
 }
 
-std::optional<std::vector<graph::SymInt>> symIntsOf(const Json* list,
+std::optional<std::vector<graph::SymInt>> symIntsOf(const JsonValue& list,
                                                     std::map<std::string, std::int64_t>& hints)
 {
-    if (list == nullptr || !list->is_array()) {
+    if (!list.isArray()) {
         return std::nullopt;
     }
     std::vector<graph::SymInt> out;
-    for (const Json& item : *list) {
-        auto s = symIntOf(item, hints);
+    out.reserve(list.size());
+    bool ok = true;
+    list.forEach([&](const JsonValue& item) {
+        auto s = ok ? symIntOf(item, hints) : std::nullopt;
         if (!s) {
-            return std::nullopt;
+            ok = false;
+            return;
         }
         out.push_back(std::move(*s));
+    });
+    if (!ok) {
+        return std::nullopt;
     }
     return out;
 }
 
-std::optional<graph::Device> deviceOf(const Json& j)
+std::optional<graph::Device> deviceOf(const JsonValue& j)
 {
-    const Json* type = field(j, "type");
-    if (type == nullptr || !type->is_string()) {
+    const JsonValue type = j["type"];
+    if (!type.isString()) {
         return std::nullopt;
     }
     graph::Device d;
-    d.type = type->get<std::string>();
-    d.index = static_cast<int>(intOf(field(j, "index")).value_or(-1));
+    d.type = type.str();
+    d.index = static_cast<int>(intOf(j["index"]).value_or(-1));
     return d;
 }
 
@@ -115,44 +114,44 @@ std::optional<graph::DType> dtypeOfScalarType(std::int64_t scalarType)
     return std::nullopt;
 }
 
-std::optional<graph::TensorMeta> tensorMetaOf(const Json& meta,
+std::optional<graph::TensorMeta> tensorMetaOf(const JsonValue& meta,
                                               std::map<std::string, std::int64_t>& hints)
 {
-    const auto dtype = intOf(field(meta, "dtype"));
-    auto sizes = symIntsOf(field(meta, "sizes"), hints);
+    const auto dtype = intOf(meta["dtype"]);
+    auto sizes = symIntsOf(meta["sizes"], hints);
     if (!dtype || !sizes) {
         return std::nullopt;
     }
     graph::TensorMeta t;
     t.dtype = dtypeOfScalarType(*dtype).value_or(graph::DType::Unknown);
     t.sizes = std::move(*sizes);
-    t.strides = symIntsOf(field(meta, "strides"), hints);
-    if (const Json* device = field(meta, "device")) {
-        t.device = deviceOf(*device);
+    t.strides = symIntsOf(meta["strides"], hints);
+    if (const JsonValue device = meta["device"]; device.present()) {
+        t.device = deviceOf(device);
     }
     return t;
 }
 
-std::string symValueText(const Json& value)
+std::string symValueText(const JsonValue& value)
 {
     std::map<std::string, std::int64_t> ignored;
-    if (const Json* b = field(value, "as_bool"); b != nullptr && b->is_boolean()) {
-        return b->get<bool>() ? "True" : "False";
+    if (const JsonValue b = value["as_bool"]; b.isBool()) {
+        return b.toBool() ? "True" : "False";
     }
-    if (const Json* f = field(value, "as_float"); f != nullptr && f->is_number()) {
-        return formatDouble(f->get<double>());
+    if (const JsonValue f = value["as_float"]; f.isNumber()) {
+        return formatDouble(f.toDouble());
     }
     const auto s = symIntOf(value, ignored);
-    return s ? s->toString() : abbreviate(dumpJson(value));
+    return s ? s->toString() : abbreviate(value.dump());
 }
 
-double floatOf(const Json& value)
+double floatOf(const JsonValue& value)
 {
-    if (value.is_number()) {
-        return value.get<double>();
+    if (value.isNumber()) {
+        return value.toDouble();
     }
-    if (value.is_string()) {
-        const std::string s = value.get<std::string>();
+    if (value.isString()) {
+        const std::string s = value.str();
         if (s == "Infinity" || s == "inf") {
             return std::numeric_limits<double>::infinity();
         }
@@ -164,7 +163,7 @@ double floatOf(const Json& value)
     return std::numeric_limits<double>::quiet_NaN();
 }
 
-std::optional<graph::Argument> constantArgument(const std::string& kind, const Json& value)
+std::optional<graph::Argument> constantArgument(std::string_view kind, const JsonValue& value)
 {
     using graph::Argument;
     static constexpr std::array<std::string_view, 8> kLayouts{
@@ -172,7 +171,7 @@ std::optional<graph::Argument> constantArgument(const std::string& kind, const J
         "strided"};
     static constexpr std::array<std::string_view, 5> kFormats{
         "", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format"};
-    const std::int64_t number = value.is_number_integer() ? value.get<std::int64_t>() : -1;
+    const std::int64_t number = value.toInt(-1);
     if (kind == "as_scalar_type") {
         if (auto t = dtypeOfScalarType(number)) {
             return Argument::ofDtype(*t);
@@ -185,15 +184,15 @@ std::optional<graph::Argument> constantArgument(const std::string& kind, const J
         if (auto d = deviceOf(value)) {
             return Argument::ofDevice(*d);
         }
-    } else if (kind == "as_complex" && value.is_object()) {
-        const Json* re = field(value, "real");
-        const Json* im = field(value, "imag");
-        if (re != nullptr && im != nullptr) {
-            return Argument::expr("complex(" + formatDouble(floatOf(*re)) + ", " +
-                                  formatDouble(floatOf(*im)) + ")");
+    } else if (kind == "as_complex" && value.isObject()) {
+        const JsonValue re = value["real"];
+        const JsonValue im = value["imag"];
+        if (re.present() && im.present()) {
+            return Argument::expr("complex(" + formatDouble(floatOf(re)) + ", " +
+                                  formatDouble(floatOf(im)) + ")");
         }
-    } else if (kind == "as_operator" && value.is_string()) {
-        return Argument::expr(value.get<std::string>());
+    } else if (kind == "as_operator" && value.isString()) {
+        return Argument::expr(value.str());
     }
     return std::nullopt;
 }
@@ -251,18 +250,18 @@ graph::SourceLoc innermostFrame(std::string_view stackTrace)
     return loc;
 }
 
-void applyMetadata(const Json* metadata, graph::Node& node)
+void applyMetadata(const JsonValue& metadata, graph::Node& node)
 {
-    if (metadata == nullptr || !metadata->is_object()) {
+    if (!metadata.isObject()) {
         return;
     }
-    const auto text = [&](const char* key) {
-        const Json* v = field(*metadata, key);
-        return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
-    };
-    node.source = innermostFrame(text("stack_trace"));
-    node.moduleStack = parseModuleStack(text("nn_module_stack"));
-    const Json custom = parseJsonOrDiscarded(text("custom"));
+    node.source = innermostFrame(metadata["stack_trace"].stringView());
+    node.moduleStack = parseModuleStack(metadata["nn_module_stack"].stringView());
+    const std::string_view customText = metadata["custom"].stringView();
+    if (customText.empty()) {
+        return; // most nodes: no annotation (parsing "" would throw and catch, per node)
+    }
+    const Json custom = parseJsonOrDiscarded(customText);
     if (custom.is_object() && !custom.empty()) {
         graph::Annotation a;
         for (const auto& [key, value] : custom.items()) {

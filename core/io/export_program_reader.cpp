@@ -1,39 +1,84 @@
 #include "core/io/export_program_reader.h"
 
 #include "core/io/export_graph_reader.h"
+#include "core/io/export_program_text.h"
 #include "core/util/json_parse.h"
-#include "core/util/json_text.h"
+#include "core/util/strings.h"
 
+#include <simdjson.h>
+
+#include <algorithm>
 #include <array>
 #include <exception>
+#include <memory>
 
 namespace fxs::io {
 
-using detail::Json;
+using detail::JsonValue;
 using detail::member;
 using detail::stringMember;
 
+static_assert(kProgramJsonPadding >= simdjson::SIMDJSON_PADDING);
+
 namespace {
 
-std::optional<std::int64_t> intMember(const Json& j, const char* key)
+std::optional<std::int64_t> intMember(const JsonValue& j, const char* key)
 {
-    const Json* m = member(j, key);
-    if (m == nullptr || !m->is_number_integer()) {
+    const JsonValue m = j[key];
+    if (!m.isInteger()) {
         return std::nullopt;
     }
-    return m->get<std::int64_t>();
+    return m.toInt();
 }
 
-void readVersion(const Json& root, model::ExportedProgram& p, detail::ExportReadContext& ctx)
+// Members of the root or of graph_module, each parsed into a DOM of its own (all of them, so
+// that the whole text is checked to be JSON; they are small: the nodes are not among them).
+class Members {
+public:
+    // False, with simdjson's message in error, when a member is not JSON after all.
+    bool parse(const std::vector<std::pair<std::string, std::string_view>>& members,
+               std::string& error)
+    {
+        for (const auto& [key, text] : members) {
+            auto parser = std::make_unique<simdjson::dom::parser>();
+            detail::ParsedJson p = detail::parsePiece(*parser, text, true);
+            if (!p.error.empty()) {
+                error = p.error;
+                return false;
+            }
+            m_members.push_back({key, std::move(parser), p.value});
+        }
+        return true;
+    }
+
+    JsonValue operator[](std::string_view key) const
+    {
+        for (const auto& m : m_members) {
+            if (m.key == key) {
+                return m.value;
+            }
+        }
+        return {};
+    }
+
+private:
+    struct Member {
+        std::string key;
+        std::unique_ptr<simdjson::dom::parser> parser; // owns value's DOM
+        JsonValue value;
+    };
+    std::vector<Member> m_members;
+};
+
+void readVersion(const JsonValue& v, model::ExportedProgram& p, detail::ExportReadContext& ctx)
 {
-    const Json* v = member(root, "schema_version");
-    const std::int64_t major = v != nullptr ? intMember(*v, "major").value_or(-1) : -1;
-    const std::int64_t minor = v != nullptr ? intMember(*v, "minor").value_or(-1) : -1;
+    const std::int64_t major = intMember(v, "major").value_or(-1);
+    const std::int64_t minor = intMember(v, "minor").value_or(-1);
     const std::string expected = "schema version " + std::to_string(kExportSchemaMajor) +
                                  ".x (PyTorch 2.6–2.11)";
     if (major < 0 || minor < 0) {
         ctx.problem("the program has no schema version", expected,
-                    v != nullptr ? abbreviate(dumpJson(*v)) : "none");
+                    v.present() ? abbreviate(v.dump()) : "none");
         return;
     }
     p.schemaMajor = static_cast<int>(major);
@@ -52,15 +97,14 @@ void readVersion(const Json& root, model::ExportedProgram& p, detail::ExportRead
     }
 }
 
-void readRanges(const Json& root, model::ExportedProgram& p)
+void readRanges(const JsonValue& ranges, model::ExportedProgram& p)
 {
-    const Json* ranges = member(root, "range_constraints");
-    if (ranges == nullptr || !ranges->is_object()) {
-        return;
-    }
-    for (const auto& [symbol, r] : ranges->items()) {
-        p.ranges.push_back({symbol, intMember(r, "min_val"), intMember(r, "max_val")});
-    }
+    ranges.forEachMember([&](std::string_view symbol, const JsonValue& r) {
+        p.ranges.push_back({std::string(symbol), intMember(r, "min_val"), intMember(r, "max_val")});
+    });
+    // by symbol, as before (a sorted JSON DOM); the first of duplicate symbols first
+    std::stable_sort(p.ranges.begin(), p.ranges.end(),
+                     [](const auto& a, const auto& b) { return a.symbol < b.symbol; });
 }
 
 struct SpecKind {
@@ -93,80 +137,76 @@ constexpr std::array<SpecKind, 8> kOutputKinds{{
 }};
 
 // The name a spec's `arg` carries: {"name"} (TensorArgument) or a one-key union of one.
-std::string specArgName(const Json& spec)
+std::string specArgName(const JsonValue& spec)
 {
-    const Json* arg = member(spec, "arg");
-    if (arg == nullptr) {
+    const JsonValue arg = spec["arg"];
+    if (!arg.present()) {
         return stringMember(spec, "name"); // constant_input
     }
-    if (std::string n = stringMember(*arg, "name"); !n.empty()) {
+    if (std::string n = stringMember(arg, "name"); !n.empty()) {
         return n;
     }
-    if (arg->is_object() && arg->size() == 1) {
-        const Json& v = arg->begin().value();
-        return v.is_object() ? (stringMember(v, "name").empty() ? stringMember(v, "as_name")
-                                                                : stringMember(v, "name"))
-                             : std::string();
-    }
-    return {};
+    const JsonValue v = arg.unionValue();
+    return stringMember(v, "name").empty() ? stringMember(v, "as_name") : stringMember(v, "name");
 }
 
 template <std::size_t N>
-const SpecKind* specKind(const Json& spec, const std::array<SpecKind, N>& kinds)
+const SpecKind* specKind(const JsonValue& spec, const std::array<SpecKind, N>& kinds)
 {
-    if (!spec.is_object() || spec.size() != 1) {
-        return nullptr;
-    }
+    const std::string_view key = spec.unionKind();
     for (const auto& k : kinds) {
-        if (spec.begin().key() == k.key) {
+        if (!key.empty() && key == k.key) {
             return &k;
         }
     }
     return nullptr;
 }
 
-void readSignature(const Json& gm, model::ExportedProgram& p, detail::ExportReadContext& ctx)
+void readInputSpec(const JsonValue& spec, model::ExportedProgram& p,
+                   detail::ExportReadContext& ctx)
 {
-    const Json* sig = member(gm, "signature");
-    const Json* inputs = sig != nullptr ? member(*sig, "input_specs") : nullptr;
-    const Json* outputs = sig != nullptr ? member(*sig, "output_specs") : nullptr;
-    if (inputs == nullptr || outputs == nullptr || !inputs->is_array() || !outputs->is_array()) {
-        ctx.problem("the program has no graph signature", "input_specs and output_specs",
-                    sig != nullptr ? abbreviate(dumpJson(*sig)) : "none");
+    const SpecKind* k = specKind(spec, kInputKinds);
+    if (k == nullptr) {
+        ctx.problem("unsupported input spec", "one of user_input, parameter, buffer, ...",
+                    abbreviate(spec.dump()));
         return;
     }
-    for (const Json& spec : *inputs) {
-        const SpecKind* k = specKind(spec, kInputKinds);
-        if (k == nullptr) {
-            ctx.problem("unsupported input spec", "one of user_input, parameter, buffer, ...",
-                        abbreviate(dumpJson(spec)));
-            continue;
-        }
-        const Json& body = spec.begin().value();
-        model::ExportInputSpec in;
-        in.kind = static_cast<model::ExportInputKind>(k->kind);
-        in.name = specArgName(body);
-        in.target = *k->target != '\0' ? stringMember(body, k->target) : std::string();
-        if (const Json* persistent = member(body, "persistent"); persistent != nullptr &&
-                                                                 persistent->is_boolean()) {
-            in.persistent = persistent->get<bool>();
-        }
-        if (const Json* value = member(body, "value"); value != nullptr) {
-            in.value = dumpJson(*value);
-        }
-        p.inputs.push_back(std::move(in));
+    const JsonValue body = spec.unionValue();
+    model::ExportInputSpec in;
+    in.kind = static_cast<model::ExportInputKind>(k->kind);
+    in.name = specArgName(body);
+    in.target = *k->target != '\0' ? stringMember(body, k->target) : std::string();
+    if (const JsonValue persistent = body["persistent"]; persistent.isBool()) {
+        in.persistent = persistent.toBool();
     }
-    for (const Json& spec : *outputs) {
+    if (const JsonValue value = body["value"]; value.present()) {
+        in.value = value.dump();
+    }
+    p.inputs.push_back(std::move(in));
+}
+
+void readSignature(const JsonValue& sig, model::ExportedProgram& p,
+                   detail::ExportReadContext& ctx)
+{
+    const JsonValue inputs = sig["input_specs"];
+    const JsonValue outputs = sig["output_specs"];
+    if (!inputs.isArray() || !outputs.isArray()) {
+        ctx.problem("the program has no graph signature", "input_specs and output_specs",
+                    sig.present() ? abbreviate(sig.dump()) : "none");
+        return;
+    }
+    inputs.forEach([&](const JsonValue& spec) { readInputSpec(spec, p, ctx); });
+    outputs.forEach([&](const JsonValue& spec) {
         const SpecKind* k = specKind(spec, kOutputKinds);
         if (k == nullptr) {
             ctx.problem("unsupported output spec", "one of user_output, buffer_mutation, ...",
-                        abbreviate(dumpJson(spec)));
-            continue;
+                        abbreviate(spec.dump()));
+            return;
         }
-        const Json& body = spec.begin().value();
+        const JsonValue body = spec.unionValue();
         p.outputs.push_back({static_cast<model::ExportOutputKind>(k->kind), specArgName(body),
                              *k->target != '\0' ? stringMember(body, k->target) : std::string()});
-    }
+    });
 }
 
 // Placeholders the signature does not describe, or the other way round.
@@ -193,58 +233,99 @@ void checkSignature(const graph::Graph& g, const model::ExportedProgram& p,
     }
 }
 
-void readProgram(const Json& root, ExportJsonResult& out, detail::ExportReadContext& ctx)
+// Reads the program from its pieces; false (pieceError set) when a piece is not JSON.
+bool readProgram(const detail::ExportProgramText& text, ExportJsonResult& out,
+                 detail::ExportReadContext& ctx, std::string& pieceError)
 {
+    Members root;
+    Members gm;
+    if (!root.parse(text.root, pieceError) || !gm.parse(text.graphModule, pieceError)) {
+        return false;
+    }
     model::ExportedProgram& p = out.program;
-    readVersion(root, p, ctx);
-    p.torchVersion = stringMember(root, "torch_version");
-    if (const Json* v = member(root, "verifiers"); v != nullptr && v->is_array()) {
-        for (const Json& name : *v) {
-            if (name.is_string()) {
-                p.verifiers.push_back(name.get<std::string>());
-            }
+    readVersion(root["schema_version"], p, ctx);
+    p.torchVersion = root["torch_version"].str();
+    root["verifiers"].forEach([&](const JsonValue& name) {
+        if (name.isString()) {
+            p.verifiers.push_back(name.str());
         }
-    }
-    readRanges(root, p);
-    const Json* gm = member(root, "graph_module");
-    const Json* graph = gm != nullptr ? member(*gm, "graph") : nullptr;
-    if (graph == nullptr) {
+    });
+    readRanges(root["range_constraints"], p);
+    if (!text.hasGraph) {
         ctx.problem("the program has no graph", "graph_module.graph", "none");
-        return;
+        return true;
     }
-    readSignature(*gm, p, ctx);
+    readSignature(gm["signature"], p, ctx);
     std::vector<std::string> names;
     for (const auto& in : p.inputs) {
         names.push_back(in.name);
     }
-    out.graph = detail::readExportGraph(*graph, "GraphModule", names, ctx);
+    out.graph = detail::readExportGraphText(text.graph, "GraphModule", names, ctx, pieceError);
+    if (!pieceError.empty()) {
+        return false;
+    }
     if (out.graph) {
         checkSignature(*out.graph, p, ctx);
     }
     p.symbolHints = ctx.hints;
+    return true;
+}
+
+// The text is not a serialized program's JSON object: say why, with where when nlohmann's
+// validating parser finds it (simdjson, which cut the text, does not say where).
+void reportUnreadable(std::string_view json, const std::string& simdjsonError,
+                      detail::ExportReadContext& ctx)
+{
+    if (auto valid = validateJson(json); !valid.ok()) {
+        ctx.problem(valid.error().message, "a serialized ExportedProgram", valid.error().found);
+    } else if (!simdjsonError.empty()) {
+        ctx.problem("not valid JSON", "a serialized ExportedProgram", simdjsonError);
+    } else {
+        ctx.problem("the program is not a JSON object", "a serialized ExportedProgram",
+                    abbreviate(json));
+    }
 }
 
 } // namespace
 
-ExportJsonResult readExportedProgramJson(std::string_view json, const std::string& where)
+ExportJsonResult readPaddedProgramJson(std::string_view json, std::size_t capacity,
+                                       const std::string& where)
 {
     ExportJsonResult out;
     detail::ExportReadContext ctx{out.diagnostics, where, {}, 0};
     try {
-        const auto root = parseJson(json);
-        if (!root.ok()) {
-            ctx.problem(root.error().message, "a serialized ExportedProgram", root.error().found);
-        } else if (!root->is_object()) {
-            ctx.problem("the program is not a JSON object", "a serialized ExportedProgram",
-                        abbreviate(json));
-        } else {
-            readProgram(*root, out, ctx);
+        if (auto nesting = checkJsonNesting(json); !nesting.ok()) {
+            ctx.problem(nesting.error().message, "a serialized ExportedProgram",
+                        nesting.error().found);
+            ctx.finish();
+            return out;
         }
+        auto split = detail::splitProgramText(json, capacity);
+        std::string error = split.error;
+        if (error.empty() && split.program.isObject &&
+            readProgram(split.program, out, ctx, error)) {
+            ctx.finish();
+            return out;
+        }
+        // Not JSON after all (found by a piece): nothing of what was read is kept.
+        ExportJsonResult failed;
+        detail::ExportReadContext failedCtx{failed.diagnostics, where, {}, 0};
+        reportUnreadable(json, error, failedCtx);
+        failedCtx.finish();
+        return failed;
     } catch (const std::exception& e) {
         ctx.problem(std::string("malformed program: ") + e.what(), "a serialized ExportedProgram");
     }
     ctx.finish();
     return out;
+}
+
+ExportJsonResult readExportedProgramJson(std::string_view json, const std::string& where)
+{
+    std::string padded;
+    padded.reserve(json.size() + kProgramJsonPadding);
+    padded.assign(json);
+    return readPaddedProgramJson(padded, padded.capacity(), where);
 }
 
 } // namespace fxs::io

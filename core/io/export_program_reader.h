@@ -9,6 +9,7 @@
 #include "core/model/exported_program.h"
 #include "core/util/diagnostics.h"
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -23,7 +24,17 @@ struct ExportJsonResult {
     Diagnostics diagnostics;        // located at `where`, line 0
 };
 
-// where: how diagnostics name the JSON ("a.pt2!mlp/models/model.json"). Never throws.
+// Bytes readable after a program's text for readPaddedProgramJson (simdjson's padding).
+inline constexpr std::size_t kProgramJsonPadding = 64;
+
+// where: how diagnostics name the JSON ("a.pt2!mlp/models/model.json"). Never throws. The
+// program is read piece by piece (one node's DOM at a time); memory is the text, its pieces'
+// offsets and the graph. Text that is not JSON (nested deeper than 200, cut short, ...) gives
+// json_parse's errors (with the byte) and no graph. Copies the text once (padding).
 ExportJsonResult readExportedProgramJson(std::string_view json, const std::string& where);
+// The same without the copy: json.data() has `capacity` readable bytes, at least json.size()
+// + kProgramJsonPadding.
+ExportJsonResult readPaddedProgramJson(std::string_view json, std::size_t capacity,
+                                       const std::string& where);
 
 } // namespace fxs::io

@@ -8,6 +8,9 @@
 #include "core/util/json_parse.h"
 #include "core/util/strings.h"
 
+#include <simdjson.h>
+
+#include <algorithm>
 #include <exception>
 #include <set>
 
@@ -66,10 +69,10 @@ Error noProgram(const ZipArchive& zip)
     return e;
 }
 
-using detail::Json;
+using detail::JsonValue;
 
 // One weights or constants config: {"config": {fqn: {path_name, is_param, use_pickle,
-// tensor_meta}}}.
+// tensor_meta}}}. Weights in fqn order (as the sorted JSON DOM read them before).
 void readPayloadConfig(const ZipArchive& zip, const std::string& entry, const std::string& dir,
                        bool constants, model::ExportedProgram& p, Diagnostics& d)
 {
@@ -79,33 +82,32 @@ void readPayloadConfig(const ZipArchive& zip, const std::string& entry, const st
                 bytes.error().found);
         return;
     }
-    const Json root = parseJsonOrDiscarded(*bytes);
-    const Json* config = detail::member(root, "config");
-    if (config == nullptr || !config->is_object()) {
+    simdjson::dom::parser parser;
+    const JsonValue config = checkJsonNesting(*bytes).ok()
+                                 ? detail::parsePiece(parser, *bytes, false).value["config"]
+                                 : JsonValue();
+    if (!config.isObject()) {
         d.error(zip.path() + "!" + entry, 0, "unreadable payload config",
                 "{\"config\": {name: {path_name, ...}}}", abbreviate(*bytes));
         return;
     }
     std::map<std::string, std::int64_t> hints;
-    for (const auto& [fqn, meta] : config->items()) {
+    const std::size_t first = p.weights.size();
+    config.forEachMember([&](std::string_view fqn, const JsonValue& meta) {
         model::ExportWeight w;
-        w.fqn = fqn;
+        w.fqn = std::string(fqn);
         w.entry = dir + detail::stringMember(meta, "path_name");
         w.constant = constants;
-        const Json* isParam = detail::member(meta, "is_param");
-        w.isParam = isParam != nullptr && isParam->is_boolean() && isParam->get<bool>();
-        const Json* pickle = detail::member(meta, "use_pickle");
-        w.pickled = pickle != nullptr && pickle->is_boolean() && pickle->get<bool>();
-        if (const Json* tm = detail::member(meta, "tensor_meta"); tm != nullptr) {
-            w.meta = detail::tensorMetaOf(*tm, hints);
-            const Json* offset = detail::member(*tm, "storage_offset");
-            const Json* asInt = offset != nullptr ? detail::member(*offset, "as_int") : nullptr;
-            w.storageOffset = asInt != nullptr && asInt->is_number_integer()
-                                  ? asInt->get<std::int64_t>()
-                                  : 0;
+        w.isParam = meta["is_param"].toBool();
+        w.pickled = meta["use_pickle"].toBool();
+        if (const JsonValue tm = meta["tensor_meta"]; tm.present()) {
+            w.meta = detail::tensorMetaOf(tm, hints);
+            w.storageOffset = tm["storage_offset"]["as_int"].toInt(0);
         }
         p.weights.push_back(std::move(w));
-    }
+    });
+    std::stable_sort(p.weights.begin() + static_cast<std::ptrdiff_t>(first), p.weights.end(),
+                     [](const auto& a, const auto& b) { return a.fqn < b.fqn; });
 }
 
 // Archives before the raw-weights layout: one torch.save dict per kind, keyed by fqn.
@@ -206,11 +208,15 @@ Result<Pt2ReadResult> readArchive(const ZipArchive& zip)
     program->modelName = at->model;
     program->layout = at->legacy ? "legacy" : "pt2";
     checkFormat(zip, *at, out.diagnostics);
-    auto json = zip.read(at->entry, kMaxProgramJsonBytes);
+    // Read once, with the parser's padding after it: the text is never copied.
+    auto json = zip.read(at->entry, kMaxProgramJsonBytes, kProgramJsonPadding);
     if (!json.ok()) {
         return json.error();
     }
-    auto read = readExportedProgramJson(*json, zip.path() + "!" + at->entry);
+    const std::string where = zip.path() + "!" + at->entry;
+    auto read = json->capacity() >= json->size() + kProgramJsonPadding
+                    ? readPaddedProgramJson(*json, json->capacity(), where)
+                    : readExportedProgramJson(*json, where);
     out.diagnostics.append(read.diagnostics);
     out.graph = std::move(read.graph);
     out.programText = std::move(*json);

@@ -24,6 +24,12 @@ struct JsonLimits {
 // when the text never nests that deep. Does not check that the text is JSON. O(n).
 std::optional<std::size_t> findDeepJsonNesting(std::string_view text, int maxDepth);
 
+// Only the nesting check of parseJson (its first error below). O(n), allocates nothing.
+Status checkJsonNesting(std::string_view text, JsonLimits limits = {});
+// parseJson's checks without building a value (nlohmann's SAX parser, which keeps nothing): the
+// same errors, for readers that build their own structures (the .pt2 program reader).
+Status validateJson(std::string_view text, JsonLimits limits = {});
+
 // The value of `text`. Errors (code Parse): "JSON nested deeper than 200 levels at byte N";
 // "not valid JSON (byte N)" (found: nlohmann's message). Throws only std::bad_alloc.
 Result<nlohmann::json> parseJson(std::string_view text, JsonLimits limits = {});

@@ -208,17 +208,24 @@ std::string impossibleSize(const zip_stat_t& st, std::uint64_t archiveBytes)
 }
 
 // Reads an opened entry of `declared` bytes. The buffer grows with the data that arrives (from
-// 64 MiB, doubling), so a declared size that lies costs only what is really there.
-Result<std::string> readOpened(zip_file_t* file, const std::string& where, std::uint64_t declared)
+// 64 MiB, doubling), so a declared size that lies costs only what is really there; a stored
+// entry's declared size was checked against its stored bytes, so it is allocated at once (no
+// copies while growing). `spare` bytes of capacity are kept after the data.
+Result<std::string> readOpened(zip_file_t* file, const std::string& where, std::uint64_t declared,
+                               bool stored, std::size_t spare)
 {
     constexpr std::uint64_t kFirstChunk = 64ull << 20;
     std::string out;
     std::uint64_t got = 0;
+    const auto grow = [&](std::uint64_t size) {
+        out.reserve(static_cast<std::size_t>(size) + spare);
+        out.resize(static_cast<std::size_t>(size));
+    };
     try {
-        out.resize(static_cast<std::size_t>(std::min(declared, kFirstChunk)));
+        grow(stored ? declared : std::min(declared, kFirstChunk));
         while (got < declared) {
             if (got == out.size()) {
-                out.resize(static_cast<std::size_t>(std::min(declared, got * 2)));
+                grow(std::min(declared, got * 2));
             }
             const zip_int64_t n = zip_fread(file, out.data() + got, out.size() - got);
             if (n <= 0) {
@@ -294,7 +301,8 @@ Status ZipArchive::checkDeclaredSizes(std::uint64_t maxTotalBytes) const
     return {};
 }
 
-Result<std::string> ZipArchive::read(std::string_view name, std::uint64_t maxBytes) const
+Result<std::string> ZipArchive::read(std::string_view name, std::uint64_t maxBytes,
+                                     std::size_t spareCapacity) const
 {
     const std::string where = m_impl->path + "!" + std::string(name);
     const auto st = statEntry(m_impl->zip, m_impl->index, name);
@@ -320,7 +328,9 @@ Result<std::string> ZipArchive::read(std::string_view name, std::uint64_t maxByt
     if (file == nullptr) {
         return damaged(where, zip_strerror(m_impl->zip));
     }
-    return readOpened(file, where, st->size);
+    const bool stored = (st->valid & ZIP_STAT_COMP_METHOD) != 0 &&
+                        (st->valid & ZIP_STAT_COMP_SIZE) != 0 && st->comp_method == ZIP_CM_STORE;
+    return readOpened(file, where, st->size, stored, spareCapacity);
 }
 
 } // namespace fxs

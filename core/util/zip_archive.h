@@ -46,8 +46,10 @@ public:
     // read, unknown compression, or a declared size that its stored bytes cannot hold: more
     // than kMaxDeflateRatio times them when deflated, other than them when stored), with
     // where = "archive!entry". Memory follows the data actually inflated, never the declared
-    // size alone.
-    Result<std::string> read(std::string_view name, std::uint64_t maxBytes) const;
+    // size alone. spareCapacity: bytes of capacity kept after the data (a parser's padding),
+    // so that the caller needs no copy.
+    Result<std::string> read(std::string_view name, std::uint64_t maxBytes,
+                             std::size_t spareCapacity = 0) const;
 
     // Every entry's declared size, before any is read: each one possible for its stored data
     // (read's Parse error) and at most maxTotalBytes, and all of them together at most

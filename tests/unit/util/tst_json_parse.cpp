@@ -68,6 +68,11 @@ private Q_SLOTS:
         // An escaped backslash ends before the quote: the brackets after it count again.
         QCOMPARE(findDeepJsonNesting("[\"\\\\\", [[1]]]", 2).value_or(0), std::size_t(8));
         QVERIFY(!findDeepJsonNesting("[\"\\\"[[[\", [1]]", 2));
+        // Runs of backslashes before a quote: an odd run escapes it, an even one does not.
+        QVERIFY(!findDeepJsonNesting("[\"\\\\\\\"[[[\", [1]]", 2));        // ["\\\"[[[", [1]]
+        QCOMPARE(findDeepJsonNesting("[\"\\\\\\\\\", [[1]]]", 2).value_or(0), // ["\\\\", [[1]]]
+                 std::size_t(10));
+        QVERIFY(!findDeepJsonNesting("[\"[[[", 2)); // an unterminated string: nothing after it
         // Stray closers never take the depth below zero.
         QCOMPARE(findDeepJsonNesting("]]]]]][[[", 2).value_or(0), std::size_t(8));
     }
@@ -81,6 +86,13 @@ private Q_SLOTS:
         QVERIFY(!r.error().found.empty());
         QVERIFY(parseJsonOrDiscarded("{oops").is_discarded());
         QVERIFY(!parseJson("").ok());
+        // validateJson: parseJson's errors without a value.
+        const auto v = validateJson("{\"a\": [1, 2,, 3]}");
+        QVERIFY(!v.ok());
+        QCOMPARE(v.error().message, std::string("not valid JSON (byte 13)"));
+        QVERIFY(validateJson("{\"a\": [1, 2, 3]}").ok());
+        QCOMPARE(validateJson(std::string(300, '[')).error().message,
+                 std::string("JSON nested deeper than 200 levels at byte 200"));
         const auto ordered = parseOrderedJson("{\"z\": 1, \"a\": 2}");
         QVERIFY(ordered.ok());
         QCOMPARE(ordered->begin().key(), std::string("z")); // order kept

@@ -58,6 +58,27 @@ private Q_SLOTS:
                  capped.error().toString().c_str());
     }
 
+    // A parser's padding after the data (the .pt2 program JSON is read once, never copied to
+    // pad it): a stored entry in one allocation of its size plus the spare bytes, a deflated
+    // one grown with spare room kept.
+    void keepsSpareCapacityAfterTheData()
+    {
+        const std::string stored(300000, 's');
+        const std::string deflated(200000, 'd');
+        auto zip = ZipArchive::fromBytes(
+            rawZip({storedEntry("s", stored), deflatedEntry("d", deflated, 200000)}), "t.zip");
+        QVERIFY(zip.ok());
+        const auto s = zip->read("s", 1u << 20, 64);
+        QVERIFY(s.ok());
+        QCOMPARE(*s, stored);
+        QCOMPARE(s->capacity(), stored.size() + 64); // reserved once: not grown by doubling
+        const auto d = zip->read("d", 1u << 20, 64);
+        QVERIFY(d.ok());
+        QCOMPARE(*d, deflated);
+        QVERIFY(d->capacity() >= deflated.size() + 64);
+        QCOMPARE(zip->read("s", 1u << 20)->size(), stored.size()); // no spare asked: none kept
+    }
+
     // Six bytes deflated, a gigabyte declared: refused at once, nothing allocated for it.
     void refusesSizesTheDataCannotHold()
     {
