@@ -185,7 +185,9 @@ bool TraceBuilder::decode(od::object obj)
         } else if (key == "ts") {
             haveTs = v.get_double().get(e.ts) == SUCCESS;
         } else if (key == "dur") {
-            (void)v.get_double().get(e.dur);
+            if (v.get_double().get(e.dur) != SUCCESS) {
+                e.dur = 0;
+            }
         } else if (key == "args" && kept && complete) {
             od::object args;
             if (v.get_object().get(args) == SUCCESS) {
