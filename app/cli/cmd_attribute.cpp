@@ -5,6 +5,7 @@
 // The JSON shape is a contract (README "fxscope-cli attribute").
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
+#include "app/cli/profile_input.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/runtime/attribution.h"
 #include "core/runtime/profile_trace_reader.h"
@@ -161,22 +162,6 @@ void printTable(const Attribution& a, int top)
                 "nodes: %zu\n", a.sumCheckOk ? "yes" : "NO", a.tritonWithoutNodes.size());
 }
 
-// A directory may hold the profile trace next to the log: the first file that sniffs as one.
-std::string findProfileIn(const std::string& dir)
-{
-    auto files = listFiles(dir);
-    if (!files) {
-        return {};
-    }
-    for (const auto& f : *files) {
-        auto head = readFileHead(f);
-        if (head && looksLikeProfileTrace(*head)) {
-            return f;
-        }
-    }
-    return {};
-}
-
 // The TORCH_TRACE run: the path itself, or a directory's log files (profile traces left out).
 io::TraceReadResult readRun(const std::string& path)
 {
@@ -198,7 +183,9 @@ io::TraceReadResult readRun(const std::string& path)
 int runAttribute(AttributeOptions o)
 {
     if (o.profile.empty()) {
-        o.profile = isDirectory(o.traceDir) ? findProfileIn(o.traceDir) : std::string();
+        const auto found = isDirectory(o.traceDir) ? profileTracesIn(o.traceDir)
+                                                   : std::vector<std::string>{};
+        o.profile = found.empty() ? std::string() : found.front();
         if (o.profile.empty()) {
             std::cerr << "fxscope-cli attribute: no profiler trace given or found in "
                       << o.traceDir << "\n";
