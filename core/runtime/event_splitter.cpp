@@ -2,6 +2,7 @@
 
 #include "core/util/nesting.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace fxs::runtime {
@@ -22,6 +23,31 @@ std::string shown(char c)
 }
 
 constexpr std::size_t kMaxKeyBytes = 256;
+
+// Bytes that change the scanner's state inside a value (or count a line).
+struct InterestingBytes {
+    bool table[256] = {};
+    constexpr InterestingBytes()
+    {
+        for (unsigned char c : {'"', '{', '[', '}', ']', ',', '\n'}) {
+            table[c] = true;
+        }
+    }
+    constexpr bool operator[](unsigned char c) const { return table[c]; }
+};
+constexpr InterestingBytes kInteresting;
+
+struct StringStops {
+    bool table[256] = {};
+    constexpr StringStops()
+    {
+        for (unsigned char c : {'"', '\\', '\n'}) {
+            table[c] = true;
+        }
+    }
+    constexpr bool operator[](unsigned char c) const { return table[c]; }
+};
+constexpr StringStops kStringStop;
 
 } // namespace
 
@@ -67,24 +93,41 @@ Status EventSplitter::element(const char* data, std::size_t begin, std::size_t e
     return {};
 }
 
+// Strings in traces are short (keys, "X", kernel names): a table loop beats memchr calls.
 Status EventSplitter::scanString(const char* data, std::size_t size, std::size_t& i)
 {
-    for (; i < size; ++i) {
-        const char c = data[i];
+    while (i < size) {
         if (m_escape) {
             m_escape = false;
-        } else if (c == '\\') {
-            m_escape = true;
-        } else if (c == '"') {
-            m_inString = false;
-            return {};
-        } else if (c == '\n') {
+            if (m_keyString && m_key.size() < kMaxKeyBytes) {
+                m_key.push_back(data[i]);
+            }
+            ++i;
+            continue;
+        }
+        const std::size_t from = i;
+        while (i < size && !kStringStop[static_cast<unsigned char>(data[i])]) {
+            ++i;
+        }
+        if (m_keyString && m_key.size() < kMaxKeyBytes) {
+            m_key.append(data + from, std::min(i - from, kMaxKeyBytes - m_key.size()));
+        }
+        if (i >= size) {
+            break;
+        }
+        if (data[i] == '\n') {
             return fail("a line break inside a JSON string", "'\"' closing the string",
                         "a line break");
         }
-        if (m_keyString && m_key.size() < kMaxKeyBytes) {
-            m_key.push_back(c);
+        if (data[i] == '"') {
+            m_inString = false;
+            return {};
         }
+        m_escape = true; // a backslash
+        if (m_keyString && m_key.size() < kMaxKeyBytes) {
+            m_key.push_back('\\');
+        }
+        ++i;
     }
     return {};
 }
@@ -105,6 +148,14 @@ Status EventSplitter::feed(const char* data, std::size_t size)
                 m_where = Where::TopColon;
             }
             continue;
+        }
+        if (m_where == Where::Inside) { // most bytes: nothing to do but pass them
+            while (i < size && !kInteresting[static_cast<unsigned char>(data[i])]) {
+                ++i;
+            }
+            if (i >= size) {
+                break;
+            }
         }
         const char c = data[i];
         if (c == '\n') {

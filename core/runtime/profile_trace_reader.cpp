@@ -60,19 +60,26 @@ private:
 
     ProfileReadResult& m_out;
     od::parser m_parser;
-    std::unordered_map<std::string, std::uint32_t> m_names;
+    struct NameHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> m_names;
     std::unordered_map<std::string, std::int64_t> m_stringIds; // pid/tid given as strings
     std::string m_cat;
+    std::string m_lastCat;
+    std::int64_t* m_lastCount = nullptr; // categoryCounts[m_lastCat]
 };
 
 std::uint32_t TraceBuilder::intern(std::string_view name)
 {
-    auto [it, added] = m_names.try_emplace(std::string(name),
-                                           static_cast<std::uint32_t>(m_out.trace.names.size()));
-    if (added) {
-        m_out.trace.names.emplace_back(name);
+    if (const auto it = m_names.find(name); it != m_names.end()) {
+        return it->second; // the common case: no string is built
     }
-    return it->second;
+    const auto id = static_cast<std::uint32_t>(m_out.trace.names.size());
+    m_names.emplace(std::string(name), id);
+    m_out.trace.names.emplace_back(name);
+    return id;
 }
 
 // pid and tid are numbers in Kineto traces, strings in some others: strings get ids < 0.
@@ -195,7 +202,11 @@ bool TraceBuilder::decode(od::object obj)
             }
         }
     }
-    ++m_out.trace.categoryCounts[m_cat];
+    if (m_cat != m_lastCat || !m_lastCount) {
+        m_lastCat = m_cat;
+        m_lastCount = &m_out.trace.categoryCounts[m_cat];
+    }
+    ++*m_lastCount;
     if (!complete || !kept) {
         return true;
     }
