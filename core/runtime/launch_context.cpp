@@ -95,14 +95,20 @@ void LaunchIndex::sweepThread(const std::vector<std::size_t>& intervalsIn,
             }
             m_calls[c.call].launches.push_back(l);
         } else {
+            // ProfilerStep#N wraps everything: it names the step, not the work.
+            auto isStep = [&](std::size_t s) {
+                return profilerStepNumber(m_trace.nameOf(ev[s])) >= 0;
+            };
             for (auto s : stack) {
-                if (ev[s].kind == EventKind::Annotation) {
+                if (ev[s].kind == EventKind::Annotation && !isStep(s)) {
                     c.outside = static_cast<std::int64_t>(s);
                     break;
                 }
             }
-            if (c.outside < 0 && !stack.empty()) {
-                c.outside = static_cast<std::int64_t>(stack.front());
+            for (std::size_t q = 0; c.outside < 0 && q < stack.size(); ++q) {
+                if (!isStep(stack[q])) {
+                    c.outside = static_cast<std::int64_t>(stack[q]);
+                }
             }
         }
         m_context[l] = c;

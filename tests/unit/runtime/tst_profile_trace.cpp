@@ -97,6 +97,34 @@ private Q_SLOTS:
         QVERIFY(said);
     }
 
+    // ProfilerStep#N annotations make the steps; outside compiled graphs a kernel goes to its
+    // outermost cpu_op or annotation other than the step (5 us under aten::mul in step 1, 2 us
+    // under aten::add inside "my_region" in step 2).
+    void profilerSteps()
+    {
+        const char* text = R"({"traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 2, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1, "tid": 2, "ts": 10, "dur": 20},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 15, "dur": 1, "args": {"correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "mul_kernel", "pid": 0, "tid": 7, "ts": 500, "dur": 5, "args": {"correlation": 1}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 2, "ts": 100, "dur": 100},
+  {"ph": "X", "cat": "user_annotation", "name": "my_region", "pid": 1, "tid": 2, "ts": 110, "dur": 50},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 2, "ts": 120, "dur": 20},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 125, "dur": 1, "args": {"correlation": 2}},
+  {"ph": "X", "cat": "kernel", "name": "add_kernel", "pid": 0, "tid": 7, "ts": 600, "dur": 2, "args": {"correlation": 2}}
+ ]})";
+        const auto r = readProfileTraceText(text, "steps.json");
+        QVERIFY(!r.error);
+        const auto a = attribute(r.trace, RunProvenance{});
+        QCOMPARE(a.steps, 2);
+        QCOMPARE(a.stepsFrom, std::string("ProfilerStep#N annotations"));
+        QCOMPARE(a.perStepUs, (std::vector<double>{5.0, 2.0}));
+        QCOMPARE(a.kernels.size(), std::size_t(2));
+        QCOMPARE(a.kernels[0].op, std::string("aten::mul"));
+        QCOMPARE(a.kernels[1].op, std::string("my_region"));
+        QVERIFY(a.unattributed.empty());
+    }
+
     void gptFixtureJoin()
     {
         const auto r = readProfileTrace(kData + "gpt4_train_profile.json.gz");
