@@ -240,7 +240,9 @@ int runInspect(const InspectOptions& options)
     const io::LoadResult result = loaderPaths.empty() ? io::LoadResult{} : io::loadPaths(loaderPaths);
     if (options.json) {
         json out = resultJson(result);
-        out["profile_traces"] = std::move(profiles);
+        if (!profiles.empty()) { // only then: the key set of other inputs stays as it was
+            out["profile_traces"] = std::move(profiles);
+        }
         printJson(out);
     } else {
         printHuman(result);
