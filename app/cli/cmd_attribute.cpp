@@ -107,7 +107,8 @@ json attributionJson(const Attribution& a, const ProfileReadResult& read)
         lost.push_back({{"us", u.us}, {"reason", u.reason}, {"kernels", u.kernels}});
     }
     for (const auto& g : a.graphs) {
-        graphs.push_back({{"key", g.key}, {"compile_id", g.compileId.empty() ? json() : json(g.compileId)},
+        graphs.push_back({{"key", g.key},
+                          {"compile_id", g.compileId.empty() ? json() : json(g.compileId)},
                           {"kind", g.kind.empty() ? json() : json(g.kind)}, {"calls", g.calls},
                           {"us", g.us}, {"post_grad_nodes_from", g.postNodesFrom},
                           {"notes", g.notes}});

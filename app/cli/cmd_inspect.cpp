@@ -237,7 +237,8 @@ int runInspect(const InspectOptions& options)
             loaderPaths.push_back(path);
         }
     }
-    const io::LoadResult result = loaderPaths.empty() ? io::LoadResult{} : io::loadPaths(loaderPaths);
+    const io::LoadResult result =
+        loaderPaths.empty() ? io::LoadResult{} : io::loadPaths(loaderPaths);
     if (options.json) {
         json out = resultJson(result);
         if (!profiles.empty()) { // only then: the key set of other inputs stays as it was

@@ -36,7 +36,8 @@ double flopsPeakFor(const DevicePeaks& p, std::string_view kernel, std::string* 
     if (kernel.find("tf32") != std::string_view::npos) {
         return say("tf32", p.tf32Flops);
     }
-    if (kernel.find("bf16") != std::string_view::npos || kernel.find("f16") != std::string_view::npos) {
+    if (kernel.find("bf16") != std::string_view::npos ||
+        kernel.find("f16") != std::string_view::npos) {
         return say("bf16", p.bf16Flops);
     }
     return say("fp32", p.fp32Flops);

@@ -1,7 +1,8 @@
 // A torch.profiler (Kineto) Chrome trace reduced to what the kernel attribution needs: kernel
 // events, their CUDA runtime/driver launches, cpu_op and user_annotation intervals (compiled
 // graphs run as `## Call CompiledFxGraph <key> ##`), `ProfilerStep#N` and `deviceProperties`.
-// Plain data; not a general Chrome trace model (flows, counters and metadata are counted, not kept).
+// Plain data; not a general Chrome trace model (flows, counters and metadata are counted, not
+// kept).
 #pragma once
 
 #include <cstdint>

@@ -62,7 +62,10 @@ private:
     od::parser m_parser;
     struct NameHash {
         using is_transparent = void;
-        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+        std::size_t operator()(std::string_view s) const
+        {
+            return std::hash<std::string_view>{}(s);
+        }
     };
     std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> m_names;
     std::unordered_map<std::string, std::int64_t> m_stringIds; // pid/tid given as strings
@@ -91,7 +94,8 @@ std::int64_t TraceBuilder::idOf(od::value v)
     }
     std::string_view s;
     if (v.get_string().get(s) == SUCCESS) {
-        auto [it, added] = m_stringIds.try_emplace(std::string(s), -1 - std::int64_t(m_stringIds.size()));
+        const auto next = -1 - static_cast<std::int64_t>(m_stringIds.size());
+        auto [it, added] = m_stringIds.try_emplace(std::string(s), next);
         return it->second;
     }
     return 0;
@@ -355,7 +359,9 @@ struct Session {
     Session(const std::string& name, const ProfileReadOptions& o)
         : splitter(name, o.maxEventBytes,
                    [this](std::string_view j) { return builder.event(j); },
-                   [this](std::string_view k, std::string_view j) { return builder.topValue(k, j); })
+                   [this](std::string_view k, std::string_view j) {
+                       return builder.topValue(k, j);
+                   })
     {
         out.trace.path = name;
     }

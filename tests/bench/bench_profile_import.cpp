@@ -106,7 +106,8 @@ BENCHMARK(BM_ReadLargeProfile)->Unit(benchmark::kMillisecond)->Iterations(1);
 void BM_AttributeGpt(benchmark::State& state)
 {
     const auto trace = fxs::runtime::readProfileTrace(kData + "gpt4_train_profile.json.gz");
-    const auto run = fxs::io::readTorchTracePath(kData + "dedicated_log_torch_trace_87z1gt5g.log.gz");
+    const auto run =
+        fxs::io::readTorchTracePath(kData + "dedicated_log_torch_trace_87z1gt5g.log.gz");
     const auto prov = fxs::runtime::collectProvenance(run.run);
     for (auto _ : state) {
         auto a = fxs::runtime::attribute(trace.trace, prov);

@@ -59,7 +59,8 @@ private Q_SLOTS:
         QVERIFY(std::abs(sumOf(j.at("kernels")) - 1847.671) < 1e-3);
         QVERIFY(j.at("checks").at("sum_matches_total").get<bool>());
         QVERIFY(j.at("checks").at("triton_sites_without_post_grad_nodes").empty());
-        for (const char* field : {"name", "handle", "graph", "calls", "us", "share", "bytes", "GBps",
+        for (const char* field : {"name", "handle", "graph", "calls", "us", "share", "bytes",
+                                  "GBps",
                                   "pct_peak_bw", "flops", "TFLOPs", "post_grad_nodes",
                                   "pre_grad_nodes", "modules"}) {
             QVERIFY2(top.contains(field), field);
@@ -69,7 +70,8 @@ private Q_SLOTS:
 
     void gptWithProfileArgument()
     {
-        auto r = runCli({"attribute", kData + "gpt4_train/dedicated_log_torch_trace_87z1gt5g.log.gz",
+        auto r = runCli({"attribute",
+                         kData + "gpt4_train/dedicated_log_torch_trace_87z1gt5g.log.gz",
                          kData + "gpt4_train/gpt4_train_profile.json.gz", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const json j = parse(r.out);
@@ -81,8 +83,10 @@ private Q_SLOTS:
         for (const auto& g : j.at("graphs")) {
             kinds[g.at("key").get<std::string>()] = g.at("kind").get<std::string>();
         }
-        QCOMPARE(kinds["fc6vxzb72pjo6jz5ljsq6daxig5eeeaawvxpxspd4aqh2exwk4x5"], std::string("forward"));
-        QCOMPARE(kinds["f4vm47dv5j2qqcrer3ce53jb33ctnvl4g7rv5pgv6aysl56qmth3"], std::string("backward"));
+        const std::string forward = "fc6vxzb72pjo6jz5ljsq6daxig5eeeaawvxpxspd4aqh2exwk4x5";
+        const std::string backward = "f4vm47dv5j2qqcrer3ce53jb33ctnvl4g7rv5pgv6aysl56qmth3";
+        QCOMPARE(kinds[forward], std::string("forward"));
+        QCOMPARE(kinds[backward], std::string("backward"));
     }
 
     void tableAndInspect()

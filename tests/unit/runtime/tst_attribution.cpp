@@ -152,7 +152,12 @@ private Q_SLOTS:
         QVERIFY(whole.ok());
         auto split = [&](std::size_t piece) {
             std::vector<std::string> got;
-            EventSplitter s("p", 1 << 20, [&](std::string_view j) { got.emplace_back(j); return true; },
+            EventSplitter s(
+                "p", 1 << 20,
+                [&](std::string_view j) {
+                    got.emplace_back(j);
+                    return true;
+                },
                             [&](std::string_view k, std::string_view j) {
                                 got.push_back(std::string(k) + "=" + std::string(j));
                                 return true;
