@@ -6,7 +6,8 @@ inside the first aten::convolution of each CompiledFxGraph call (conv1). Run fro
 import gzip, json
 
 for name in ["gpt4_train/gpt4_train_profile.json.gz",
-             "resnet18_infer/resnet18_infer_profile.json.gz"]:
+             "resnet18_infer/resnet18_infer_profile.json.gz",
+             "vit_bf16_train/vit_bf16_train_profile.json.gz"]:
     ev = json.load(gzip.open(name))["traceEvents"]
     kernels = [e for e in ev if e.get("cat") == "kernel"]
     print(name, "kernels", len(kernels), "total_us", round(sum(e["dur"] for e in kernels), 3))
