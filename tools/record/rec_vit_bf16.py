@@ -1,7 +1,8 @@
 # Records a third architecture for `fxscope-cli attribute`: a small ViT (patch conv, 4 pre-norm
 # encoder layers, d=192) trained with bf16 autocast and AdamW, compiled by Inductor with kernel
-# provenance, under TORCH_TRACE (set by the caller); 2 warm-up steps, then 3 profiled steps with
-# prof.step() so the trace carries ProfilerStep#N. Random weights. Usage: rec_vit_bf16.py OUTDIR
+# provenance, under TORCH_TRACE (set by the caller); 2 warm-up steps, then 3 profiled steps (prof.step()
+# without a schedule records no ProfilerStep#N in PyTorch 2.11: checked on this recording). Random
+# weights. Usage: rec_vit_bf16.py OUTDIR (run through the device tool, from /home/user/demo).
 import os, sys
 import torch, torch.nn as nn
 import torch._inductor.config as ic
