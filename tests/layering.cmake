@@ -87,6 +87,7 @@ set(core_deps_layout util graph structure) # structure: module groups (module_tr
 set(core_deps_diagnose util graph model io explain profile)
 set(core_deps_cuda util)
 set(core_deps_structure util graph model)
+set(core_deps_runtime util graph model structure) # profiler traces joined with Inductor provenance
 set(core_deps_about util cuda layout) # layout: the Graphviz it loaded, when built with it
 file(GLOB core_domains LIST_DIRECTORIES true RELATIVE "${ROOT}/core" "${ROOT}/core/*")
 foreach(domain IN LISTS core_domains)

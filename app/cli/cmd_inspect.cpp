@@ -4,8 +4,10 @@
 // "fxscope-cli inspect").
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
+#include "app/cli/profile_input.h"
 #include "core/graph/subgraphs.h"
 #include "core/io/loader.h"
+#include "core/util/file_reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -219,13 +221,37 @@ void printHuman(const io::LoadResult& result)
 
 int runInspect(const InspectOptions& options)
 {
-    const io::LoadResult result = io::loadPaths(options.paths);
+    // Profiler traces are read by core/runtime, everything else by the loader; a directory
+    // goes to the loader (its logs) and has its profiler traces summarised too.
+    std::vector<std::string> loaderPaths;
+    json profiles = json::array();
+    bool profileOk = false;
+    for (const auto& path : options.paths) {
+        const bool dir = isDirectory(path);
+        for (const auto& trace : profileTracesIn(path)) {
+            auto summary = summarizeProfileTrace(trace);
+            profileOk = profileOk || summary.ok;
+            profiles.push_back(std::move(summary.json));
+        }
+        if (dir || !isProfileTrace(path)) {
+            loaderPaths.push_back(path);
+        }
+    }
+    const io::LoadResult result =
+        loaderPaths.empty() ? io::LoadResult{} : io::loadPaths(loaderPaths);
     if (options.json) {
-        printJson(resultJson(result));
+        json out = resultJson(result);
+        if (!profiles.empty()) { // only then: the key set of other inputs stays as it was
+            out["profile_traces"] = std::move(profiles);
+        }
+        printJson(out);
     } else {
         printHuman(result);
+        for (const auto& p : profiles) {
+            printProfileSummary(p);
+        }
     }
-    if (!result.readSomething()) {
+    if (!result.readSomething() && !profileOk) {
         const auto& items = result.diagnostics.items();
         std::cerr << "fxscope-cli inspect: nothing could be read"
                   << (items.empty() ? std::string() : ": " + items.front().toString()) << "\n";

@@ -33,5 +33,6 @@ void addRenderCommand(CLI::App& app, int& exitCode);
 void addRunCommand(CLI::App& app, int& exitCode);
 void addProfileCommand(CLI::App& app, int& exitCode);
 void addStructureCommand(CLI::App& app, int& exitCode);
+void addAttributeCommand(CLI::App& app, int& exitCode);
 
 } // namespace fxs::cli

@@ -53,6 +53,7 @@ int main(int argc, char** argv)
     fxs::cli::addRunCommand(app, exitCode);
     fxs::cli::addProfileCommand(app, exitCode);
     fxs::cli::addStructureCommand(app, exitCode);
+    fxs::cli::addAttributeCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

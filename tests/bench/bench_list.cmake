@@ -7,3 +7,4 @@ fxscope_add_bench(bench_partition SOURCES bench_partition.cpp LIBS fxscope_parti
 fxscope_add_bench(bench_graph_view SOURCES bench_graph_view.cpp LIBS fxscope_views fxscope_io
     fxscope_structure)
 fxscope_add_bench(bench_pt2_import SOURCES bench_pt2_import.cpp LIBS fxscope_io ZLIB::ZLIB)
+fxscope_add_bench(bench_profile_import SOURCES bench_profile_import.cpp LIBS fxscope_runtime fxscope_io)

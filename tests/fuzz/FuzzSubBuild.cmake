@@ -46,6 +46,7 @@ set(fuzz_torchscript_args -max_len=65536 -dict=${CMAKE_CURRENT_LIST_DIR}/fuzz_to
 set(fuzz_torchscript_supp "${CMAKE_CURRENT_LIST_DIR}/fuzz_torchscript.lsan.supp")
 set(fuzz_torchscript_env LSAN_OPTIONS=suppressions=${fuzz_torchscript_supp}:print_suppressions=0)
 foreach(target IN ITEMS fuzz_graph_code fuzz_torch_trace fuzz_export_json fuzz_json_text
+        fuzz_profile_trace
         fuzz_torchscript)
     set(binary "${fuzz_dir}/tests/fuzz/${target}")
     if(target STREQUAL "fuzz_torchscript")

@@ -1,0 +1,236 @@
+// fxscope-cli attribute TRACE_DIR [PROFILE.json[.gz]] [--json | --top N]: where a compiled
+// model's GPU time goes: each kernel of a torch.profiler trace joined with the Inductor
+// provenance of the same run's TORCH_TRACE log (call site, post-grad and pre-grad nodes,
+// modules). TRACE_DIR is a log or a directory; a directory may hold the profile trace too.
+// The JSON shape is a contract (README "fxscope-cli attribute").
+#include "app/cli/commands.h"
+#include "app/cli/json_output.h"
+#include "app/cli/profile_input.h"
+#include "core/io/torch_trace_reader.h"
+#include "core/runtime/attribution.h"
+#include "core/runtime/profile_trace_reader.h"
+#include "core/util/file_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace fxs::cli {
+namespace {
+
+using nlohmann::json;
+using namespace fxs::runtime;
+
+struct AttributeOptions {
+    std::string traceDir;
+    std::string profile;
+    bool json = false;
+    int top = 20;
+};
+
+json optionalNumber(const std::optional<double>& v)
+{
+    return v ? json(*v) : json();
+}
+
+json kernelJson(const KernelRow& r, const Attribution& a)
+{
+    const double seconds = r.us * 1e-6;
+    std::optional<double> bytes, gbps, pctBw, flops, tflops;
+    if (r.bytes) {
+        bytes = *r.bytes * static_cast<double>(r.calls);
+        gbps = seconds > 0 ? std::optional<double>(*bytes / seconds / 1e9) : std::nullopt;
+        if (gbps && a.peaks) {
+            pctBw = 100.0 * *gbps * 1e9 / a.peaks->bytesPerSec;
+        }
+    }
+    std::string peakKind;
+    if (r.flops) {
+        flops = *r.flops * static_cast<double>(r.calls);
+        tflops = seconds > 0 ? std::optional<double>(*flops / seconds / 1e12) : std::nullopt;
+    }
+    json j = {{"name", r.name},
+              {"handle", r.handle.empty() ? json() : json(r.handle)},
+              {"graph", r.graph.empty() ? json() : json(r.graph)},
+              {"calls", r.calls},
+              {"us", r.us},
+              {"share", r.share},
+              {"bytes", optionalNumber(bytes)},
+              {"GBps", optionalNumber(gbps)},
+              {"pct_peak_bw", optionalNumber(pctBw)},
+              {"flops", optionalNumber(flops)},
+              {"TFLOPs", optionalNumber(tflops)},
+              {"post_grad_nodes", r.postNodes},
+              {"pre_grad_nodes", r.preNodes},
+              {"modules", r.modules}};
+    if (tflops && a.peaks) {
+        const double peak = flopsPeakFor(*a.peaks, r.name, &peakKind);
+        j["pct_peak_flops"] = 100.0 * *tflops * 1e12 / peak;
+        j["peak_kind"] = peakKind;
+    }
+    j["launches"] = r.launches;
+    j["us_per_step"] = a.steps > 0 ? r.us / a.steps : r.us;
+    if (!r.op.empty()) {
+        j["op"] = r.op;
+    }
+    if (r.split) {
+        j["split_evenly_over_nodes"] = r.postNodes.size();
+    }
+    if (!r.autotune.empty()) {
+        j["autotune"] = r.autotune;
+    }
+    if (r.compileTimeUs >= 0) {
+        j["compile_time_us"] = r.compileTimeUs;
+    }
+    return j;
+}
+
+json attributionJson(const Attribution& a, const ProfileReadResult& read)
+{
+    json kernels = json::array(), nodes = json::array(), modules = json::array(),
+         lost = json::array(), graphs = json::array();
+    for (const auto& r : a.kernels) {
+        kernels.push_back(kernelJson(r, a));
+    }
+    for (const auto& n : a.nodes) {
+        nodes.push_back({{"graph", n.graph}, {"name", n.name}, {"us", n.us},
+                         {"share", a.totalKernelUs > 0 ? n.us / a.totalKernelUs : 0.0},
+                         {"kernels", n.kernels}, {"pre_grad_nodes", n.preNodes},
+                         {"shared", n.shared}});
+    }
+    for (const auto& m : a.modules) {
+        modules.push_back({{"path", m.path}, {"us", m.us}, {"share", m.share},
+                           {"kernels", m.kernels}});
+    }
+    for (const auto& u : a.unattributed) {
+        lost.push_back({{"us", u.us}, {"reason", u.reason}, {"kernels", u.kernels}});
+    }
+    for (const auto& g : a.graphs) {
+        graphs.push_back({{"key", g.key},
+                          {"compile_id", g.compileId.empty() ? json() : json(g.compileId)},
+                          {"kind", g.kind.empty() ? json() : json(g.kind)}, {"calls", g.calls},
+                          {"us", g.us}, {"post_grad_nodes_from", g.postNodesFrom},
+                          {"notes", g.notes}});
+    }
+    json checks = {{"attributed_us", a.attributedUs},
+                   {"sum_matches_total", a.sumCheckOk},
+                   {"triton_sites_without_post_grad_nodes", a.tritonWithoutNodes}};
+    return {{"device", a.device.empty() ? json() : json(a.device)},
+            {"peak", a.peaks ? json({{"name", a.peaks->name},
+                                     {"bytes_per_s", a.peaks->bytesPerSec},
+                                     {"fp32_flops", a.peaks->fp32Flops},
+                                     {"tf32_flops", a.peaks->tf32Flops},
+                                     {"bf16_flops", a.peaks->bf16Flops}})
+                             : json()},
+            {"steps", a.steps},
+            {"steps_from", a.stepsFrom},
+            {"per_step_us", a.perStepUs},
+            {"total_kernel_us", a.totalKernelUs},
+            {"kernels", std::move(kernels)},
+            {"nodes", std::move(nodes)},
+            {"modules", std::move(modules)},
+            {"unattributed", std::move(lost)},
+            {"graphs", std::move(graphs)},
+            {"checks", std::move(checks)},
+            {"notes", a.notes},
+            {"trace", {{"path", read.trace.path},
+                       {"events", read.trace.eventsRead},
+                       {"events_skipped", read.trace.eventsSkipped},
+                       {"error", read.error ? errorJson(*read.error) : json()}}}};
+}
+
+void printTable(const Attribution& a, int top)
+{
+    std::printf("device %s, %d step(s) (%s), kernel time %.1f us (%.1f us/step)\n",
+                a.device.empty() ? "?" : a.device.c_str(), a.steps, a.stepsFrom.c_str(),
+                a.totalKernelUs, a.totalKernelUs / std::max(a.steps, 1));
+    std::printf("%10s %6s %6s  %-40s %s\n", "us", "share", "calls", "handle / op", "kernel");
+    int shown = 0;
+    for (const auto& r : a.kernels) {
+        if (shown++ >= top) {
+            break;
+        }
+        const std::string where = r.handle.empty() ? "[" + r.op + "]" : r.handle;
+        std::printf("%10.1f %5.1f%% %6lld  %-40.40s %.60s\n", r.us, 100 * r.share,
+                    static_cast<long long>(r.calls), where.c_str(), r.name.c_str());
+    }
+    for (const auto& u : a.unattributed) {
+        std::printf("unattributed %.1f us (%lld kernels): %s\n", u.us,
+                    static_cast<long long>(u.kernels), u.reason.c_str());
+    }
+    std::printf("check: attributed + unattributed = total: %s; Triton sites without post-grad "
+                "nodes: %zu\n", a.sumCheckOk ? "yes" : "NO", a.tritonWithoutNodes.size());
+}
+
+// The TORCH_TRACE run: the path itself, or a directory's log files (profile traces left out).
+io::TraceReadResult readRun(const std::string& path)
+{
+    if (!isDirectory(path)) {
+        return io::readTorchTracePath(path);
+    }
+    std::vector<std::string> logs;
+    if (auto files = listFiles(path)) {
+        for (const auto& f : *files) {
+            auto head = readFileHead(f);
+            if (head && io::looksLikeTorchTrace(*head)) {
+                logs.push_back(f);
+            }
+        }
+    }
+    return logs.size() == 1 ? io::readTorchTracePath(logs.front()) : io::readTorchTracePath(path);
+}
+
+int runAttribute(AttributeOptions o)
+{
+    if (o.profile.empty()) {
+        const auto found = isDirectory(o.traceDir) ? profileTracesIn(o.traceDir)
+                                                   : std::vector<std::string>{};
+        o.profile = found.empty() ? std::string() : found.front();
+        if (o.profile.empty()) {
+            std::cerr << "fxscope-cli attribute: no profiler trace given or found in "
+                      << o.traceDir << "\n";
+            return 2;
+        }
+    }
+    const auto read = readProfileTrace(o.profile);
+    if (read.error) {
+        std::cerr << "fxscope-cli attribute: " << read.error->toString() << " (kept "
+                  << read.trace.eventsRead << " events read before it)\n";
+        if (read.trace.events.empty()) {
+            return 1;
+        }
+    }
+    const auto run = readRun(o.traceDir);
+    if (!run.readSomething) {
+        std::cerr << "fxscope-cli attribute: no TORCH_TRACE log could be read from " << o.traceDir
+                  << "\n";
+    }
+    const auto attribution = attribute(read.trace, collectProvenance(run.run));
+    if (o.json) {
+        printJson(attributionJson(attribution, read));
+    } else {
+        printTable(attribution, o.top);
+    }
+    return read.error ? 1 : 0;
+}
+
+} // namespace
+
+void addAttributeCommand(CLI::App& app, int& exitCode)
+{
+    auto opts = std::make_shared<AttributeOptions>();
+    auto* cmd = app.add_subcommand(
+        "attribute", "Join a torch.profiler trace with the TORCH_TRACE log of the same run: GPU "
+                     "time per Inductor kernel, post-grad node, pre-grad node and module");
+    cmd->add_option("trace_dir", opts->traceDir, "TORCH_TRACE log file or directory")->required();
+    cmd->add_option("profile", opts->profile,
+                    "torch.profiler Chrome trace (.json or .json.gz); default: the one in "
+                    "TRACE_DIR");
+    cmd->add_flag("--json", opts->json, "Print the JSON contract instead of a table");
+    cmd->add_option("--top", opts->top, "Rows of the table (without --json)")
+        ->check(CLI::PositiveNumber);
+    cmd->callback([opts, &exitCode] { exitCode = runAttribute(*opts); });
+}
+
+} // namespace fxs::cli
