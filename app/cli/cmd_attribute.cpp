@@ -17,7 +17,7 @@
 #include <iostream>
 
 namespace fxs::cli {
-namespace {
+namespace cmd_attribute_detail {
 
 using nlohmann::json;
 using namespace fxs::runtime;
@@ -215,10 +215,11 @@ int runAttribute(AttributeOptions o)
     return read.error ? 1 : 0;
 }
 
-} // namespace
+} // namespace cmd_attribute_detail
 
 void addAttributeCommand(CLI::App& app, int& exitCode)
 {
+    using namespace cmd_attribute_detail;
     auto opts = std::make_shared<AttributeOptions>();
     auto* cmd = app.add_subcommand(
         "attribute", "Join a torch.profiler trace with the TORCH_TRACE log of the same run: GPU "
