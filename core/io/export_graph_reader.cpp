@@ -133,7 +133,7 @@ private:
             m.text = m.tensor.toString();
         } else {
             problem("tensor meta of '" + std::string(name) + "' is not readable",
-                    "dtype, sizes, strides, device", abbreviate(meta.dump()));
+                    "dtype, sizes, strides, device", abbreviate(meta.text()));
         }
     }
 
@@ -264,7 +264,7 @@ Argument GraphReader::bodyArgument(const JsonValue& v, const std::string& node)
     const JsonValue g = v["graph"];
     if (body.empty() || !g.present()) {
         problem("node '" + node + "' has a graph argument without name or graph",
-                "{\"name\": ..., \"graph\": {...}}", abbreviate(v.dump()));
+                "{\"name\": ..., \"graph\": {...}}", abbreviate(v.text()));
         return Argument::none();
     }
     if (m_depth + 1 > kMaxBodyDepth) {
@@ -305,8 +305,8 @@ Argument GraphReader::listArgument(std::string_view kind, const JsonValue& v,
             items.push_back(argument(item, node));
         } else {
             problem("node '" + node + "' has a malformed " + std::string(kind) + " item",
-                    std::string(kind) + " items", abbreviate(item.dump()));
-            items.push_back(Argument::expr(item.dump()));
+                    std::string(kind) + " items", abbreviate(item.text()));
+            items.push_back(Argument::expr(item.text()));
         }
     });
     return Argument::list(std::move(items));
@@ -317,8 +317,8 @@ Argument GraphReader::argument(const JsonValue& arg, const std::string& node)
     const std::string_view kind = arg.unionKind();
     if (kind.empty()) {
         problem("node '" + node + "' has an argument that is not a one-key union",
-                "{\"as_<kind>\": value}", abbreviate(arg.dump()));
-        return Argument::expr(arg.dump());
+                "{\"as_<kind>\": value}", abbreviate(arg.text()));
+        return Argument::expr(arg.text());
     }
     const JsonValue v = arg.unionValue();
     if (kind == "as_none") {
@@ -374,7 +374,7 @@ Argument GraphReader::argument(const JsonValue& arg, const std::string& node)
     }
     problem("node '" + node + "' has an argument of unsupported kind '" + std::string(kind) +
                 "'",
-            "one of the schema's Argument kinds", abbreviate(arg.dump()));
+            "one of the schema's Argument kinds", abbreviate(arg.text()));
     return Argument::expr("<" + std::string(kind) + ">");
 }
 
@@ -396,7 +396,7 @@ void GraphReader::readNode(const JsonValue& n)
     }
     if (serialized.empty()) {
         problem("a node has no target", "\"target\": \"torch.ops.<ns>.<op>.<overload>\"",
-                abbreviate(n.dump()));
+                abbreviate(n.text()));
     }
     applyMetadata(n["metadata"], node);
     if (const JsonValue inputs = n["inputs"]; inputs.isArray()) {
@@ -575,7 +575,7 @@ void GraphReader::readPendingMeta(std::size_t i, graph::Node* into)
         }
     } else {
         problem("tensor meta of '" + name + "' is not readable", "dtype, sizes, strides, device",
-                abbreviate(p.value.dump()));
+                abbreviate(p.value.text()));
     }
 }
 
@@ -587,7 +587,7 @@ graph::GraphPtr readExportGraph(const JsonValue& graph, const std::string& name,
 {
     if (!graph.isObject()) {
         ctx.problem("the graph of '" + name + "' is not an object", "a serialized Graph",
-                    abbreviate(graph.dump()));
+                    abbreviate(graph.text()));
         return nullptr;
     }
     return GraphReader(name, ctx, depth).read(graph, inputNames);

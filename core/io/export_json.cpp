@@ -101,7 +101,7 @@ JsonValue JsonValue::unionValue() const
     return JsonValue((*members.begin()).value);
 }
 
-std::string JsonValue::dump() const
+std::string JsonValue::text() const
 {
     return m_present ? simdjson::minify(m_el) : std::string("null");
 }

@@ -70,7 +70,7 @@ public:
     }
 
     // Compact JSON text (members in document order); "null" when absent.
-    std::string dump() const;
+    std::string text() const;
 
 private:
     simdjson::dom::element m_el;

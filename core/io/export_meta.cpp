@@ -142,7 +142,7 @@ std::string symValueText(const JsonValue& value)
         return formatDouble(f.toDouble());
     }
     const auto s = symIntOf(value, ignored);
-    return s ? s->toString() : abbreviate(value.dump());
+    return s ? s->toString() : abbreviate(value.text());
 }
 
 double floatOf(const JsonValue& value)

@@ -78,7 +78,7 @@ void readVersion(const JsonValue& v, model::ExportedProgram& p, detail::ExportRe
                                  ".x (PyTorch 2.6–2.11)";
     if (major < 0 || minor < 0) {
         ctx.problem("the program has no schema version", expected,
-                    v.present() ? abbreviate(v.dump()) : "none");
+                    v.present() ? abbreviate(v.text()) : "none");
         return;
     }
     p.schemaMajor = static_cast<int>(major);
@@ -168,7 +168,7 @@ void readInputSpec(const JsonValue& spec, model::ExportedProgram& p,
     const SpecKind* k = specKind(spec, kInputKinds);
     if (k == nullptr) {
         ctx.problem("unsupported input spec", "one of user_input, parameter, buffer, ...",
-                    abbreviate(spec.dump()));
+                    abbreviate(spec.text()));
         return;
     }
     const JsonValue body = spec.unionValue();
@@ -180,7 +180,7 @@ void readInputSpec(const JsonValue& spec, model::ExportedProgram& p,
         in.persistent = persistent.toBool();
     }
     if (const JsonValue value = body["value"]; value.present()) {
-        in.value = value.dump();
+        in.value = value.text();
     }
     p.inputs.push_back(std::move(in));
 }
@@ -192,7 +192,7 @@ void readSignature(const JsonValue& sig, model::ExportedProgram& p,
     const JsonValue outputs = sig["output_specs"];
     if (!inputs.isArray() || !outputs.isArray()) {
         ctx.problem("the program has no graph signature", "input_specs and output_specs",
-                    sig.present() ? abbreviate(sig.dump()) : "none");
+                    sig.present() ? abbreviate(sig.text()) : "none");
         return;
     }
     inputs.forEach([&](const JsonValue& spec) { readInputSpec(spec, p, ctx); });
@@ -200,7 +200,7 @@ void readSignature(const JsonValue& sig, model::ExportedProgram& p,
         const SpecKind* k = specKind(spec, kOutputKinds);
         if (k == nullptr) {
             ctx.problem("unsupported output spec", "one of user_output, buffer_mutation, ...",
-                        abbreviate(spec.dump()));
+                        abbreviate(spec.text()));
             return;
         }
         const JsonValue body = spec.unionValue();
