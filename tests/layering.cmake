@@ -82,9 +82,10 @@ set(core_deps_partition util graph codegen)
 set(core_deps_cache util graph keydiff)
 set(core_deps_remote util graph keydiff cache) # cache's types; keydiff via cache's headers
 set(core_deps_compile util graph cache remote codegen cuda exec partition)
-set(core_deps_profile util graph model exec partition compile cuda structure)
+set(core_deps_trace_profile util model) # torch-free: compile-time profiles, the Chrome trace format
+set(core_deps_profile util graph model exec partition compile cuda structure trace_profile)
 set(core_deps_layout util graph structure) # structure: module groups (module_tree.h)
-set(core_deps_diagnose util graph model io explain profile)
+set(core_deps_diagnose util graph model io explain trace_profile)
 set(core_deps_cuda util)
 set(core_deps_structure util graph model)
 set(core_deps_runtime util graph model structure) # profiler traces joined with Inductor provenance

@@ -3,8 +3,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "core/io/loader.h"
-#include "core/profile/chrome_trace.h"
-#include "core/profile/compile_profile.h"
+#include "core/trace_profile/chrome_trace.h"
+#include "core/trace_profile/compile_profile.h"
 #include "core/util/file_reader.h"
 #include "core/util/json_parse.h"
 

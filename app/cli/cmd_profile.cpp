@@ -8,7 +8,7 @@
 #include "app/cli/remote_option.h"
 #include "app/cli/store_option.h"
 #include "core/cache/cache_store.h"
-#include "core/profile/chrome_trace.h"
+#include "core/trace_profile/chrome_trace.h"
 #include "core/profile/module_profile.h"
 #include "core/profile/profile_file.h"
 #include "core/profile/runtime_profile.h"

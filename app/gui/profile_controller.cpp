@@ -2,8 +2,8 @@
 
 #include "app/gui/app_context.h"
 #include "core/cache/cache_store.h"
-#include "core/profile/chrome_trace.h"
-#include "core/profile/compile_profile.h"
+#include "core/trace_profile/chrome_trace.h"
+#include "core/trace_profile/compile_profile.h"
 #include "core/profile/profile_file.h"
 #include "core/util/file_reader.h"
 #include "views/models/workspace.h"

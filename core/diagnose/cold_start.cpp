@@ -1,7 +1,7 @@
 #include "core/diagnose/cold_start.h"
 
 #include "core/diagnose/compile_metrics.h"
-#include "core/profile/compile_profile.h"
+#include "core/trace_profile/compile_profile.h"
 #include "core/util/strings.h"
 
 #include <algorithm>

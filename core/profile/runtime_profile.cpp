@@ -2,7 +2,7 @@
 // Chrome trace events and the CSV table.
 #include "core/profile/runtime_profile.h"
 
-#include "core/profile/chrome_trace.h"
+#include "core/trace_profile/chrome_trace.h"
 
 #ifndef FXSCOPE_HAVE_COMPILE
 #define FXSCOPE_HAVE_COMPILE 0

@@ -4,7 +4,7 @@
 // clicking a bar emits phaseClicked. Paints itself; no Qt Charts (nesting needs rows per depth).
 #pragma once
 
-#include "core/profile/compile_profile.h"
+#include "core/trace_profile/compile_profile.h"
 
 #include <QString>
 #include <QWidget>

@@ -8,7 +8,7 @@
 // in the background, and feeds progress and the result in.
 #pragma once
 
-#include "core/profile/compile_profile.h"
+#include "core/trace_profile/compile_profile.h"
 #include "core/profile/module_profile.h"
 #include "views/models/profile_model.h"
 

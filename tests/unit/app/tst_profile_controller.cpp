@@ -7,7 +7,7 @@
 #include "app/gui/main_window.h"
 #include "tests/unit/app/main_window_waits.h"
 #include "app/gui/profile_controller.h"
-#include "core/profile/chrome_trace.h"
+#include "core/trace_profile/chrome_trace.h"
 #include "core/profile/profile_file.h"
 #include "core/util/file_reader.h"
 #include "views/graph/graph_items.h"

@@ -1,6 +1,6 @@
 // Chrome trace writer and validator: written traces validate; malformed ones are refused with
 // the reason.
-#include "core/profile/chrome_trace.h"
+#include "core/trace_profile/chrome_trace.h"
 
 #include <QtTest>
 

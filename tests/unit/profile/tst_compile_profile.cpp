@@ -1,7 +1,7 @@
 // Compile-time profile from chromium events: nesting per thread, compile-id inheritance,
 // totals, unmatched/unterminated events, cache time per lookup, Chrome trace export.
-#include "core/profile/chrome_trace.h"
-#include "core/profile/compile_profile.h"
+#include "core/trace_profile/chrome_trace.h"
+#include "core/trace_profile/compile_profile.h"
 
 #include <QtTest>
 

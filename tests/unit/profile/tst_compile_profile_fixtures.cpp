@@ -2,8 +2,8 @@
 // the log's chromium_event payloads are read line by line, parsed with nlohmann, and B/E events
 // paired by name per (pid, tid). Also: the Chrome traces of both profile kinds validate.
 #include "core/io/torch_trace_reader.h"
-#include "core/profile/chrome_trace.h"
-#include "core/profile/compile_profile.h"
+#include "core/trace_profile/chrome_trace.h"
+#include "core/trace_profile/compile_profile.h"
 
 #include <nlohmann/json.hpp>
 

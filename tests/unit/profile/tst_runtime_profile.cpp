@@ -2,7 +2,7 @@
 // shapes (computed by hand below), region sums per run, roofline classification, a real engine
 // run, cancellation, the Chrome trace and the CSV table.
 #include "core/io/graph_code_parser.h"
-#include "core/profile/chrome_trace.h"
+#include "core/trace_profile/chrome_trace.h"
 #include "core/profile/runtime_profile.h"
 
 #include <QtTest>

@@ -3,7 +3,7 @@
 // = 101 B + 101 E + 3 instants), 11 of them top-level, nesting 13 deep; children drawn inside
 // their parent's time span; hit testing returns the deepest bar; clicking emits the phase.
 #include "core/io/torch_trace_reader.h"
-#include "core/profile/compile_profile.h"
+#include "core/trace_profile/compile_profile.h"
 #include "views/panels/phase_timeline.h"
 #include "views/panels/profile_panel.h"
 

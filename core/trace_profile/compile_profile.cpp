@@ -1,6 +1,6 @@
-#include "core/profile/compile_profile.h"
+#include "core/trace_profile/compile_profile.h"
 
-#include "core/profile/chrome_trace.h"
+#include "core/trace_profile/chrome_trace.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "core/profile/chrome_trace.h"
+#include "core/trace_profile/chrome_trace.h"
 #include "core/util/json_parse.h"
 #include "core/util/json_text.h"
 
