@@ -4,7 +4,7 @@
 // injection/names.txt) and random bytes is compiled with -trigraphs and run; it must print each
 // payload's bytes exactly, and no payload may add code (the program defines nothing else).
 #include "core/codegen/source_text.h"
-#include "core/util/file_reader.h"
+#include "tests/unit/codegen/injection_names.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,19 +22,7 @@ namespace {
 
 std::vector<std::string> payloads()
 {
-    std::vector<std::string> out;
-    auto text = readFile(FXSCOPE_TEST_DATA "/injection/names.txt");
-    if (!text) {
-        return out;
-    }
-    std::size_t pos = 0;
-    while (pos < text->size()) {
-        const std::size_t end = std::min(text->find('\n', pos), text->size());
-        const std::string line = text->substr(pos, end - pos);
-        pos = end + 1;
-        out.push_back(line.empty() ? std::string()
-                                   : nlohmann::json::parse(line).get<std::string>());
-    }
+    std::vector<std::string> out = fxs::testing::injectionNames();
     std::mt19937_64 rng(31);
     for (int i = 0; i < 200; ++i) {
         std::string s(std::size_t(rng() % 40), '\0');

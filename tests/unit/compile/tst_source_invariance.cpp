@@ -15,6 +15,7 @@
 #include "core/io/pt2_reader.h"
 #include "core/partition/auto_proposal.h"
 #include "core/util/file_reader.h"
+#include "tests/unit/codegen/injection_names.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,23 +33,7 @@ namespace {
 constexpr std::uint64_t kSeed = 0x5ecc0de31;
 constexpr int kIterations = 40; // renamings per graph (each prints every region twice)
 
-std::vector<std::string> injectionNames()
-{
-    std::vector<std::string> out;
-    auto text = readFile(FXSCOPE_TEST_DATA "/injection/names.txt");
-    if (!text) {
-        return out;
-    }
-    std::size_t pos = 0;
-    while (pos < text->size()) {
-        const std::size_t end = std::min(text->find('\n', pos), text->size());
-        const std::string line = text->substr(pos, end - pos);
-        pos = end + 1;
-        out.push_back(line.empty() ? std::string()
-                                   : nlohmann::json::parse(line).get<std::string>());
-    }
-    return out;
-}
+using fxs::testing::injectionNames;
 
 void appendUtf8(std::string& s, std::uint32_t cp)
 {
