@@ -64,9 +64,12 @@ bool addInto(std::uint64_t& x, std::uint64_t y) { return !__builtin_add_overflow
 class TensorCheck {
 public:
     TensorCheck(const Records& records, const TorchSaveArchive& archive)
-        : m_records(records), m_where(archive.label()), m_cap(archive.limits().maxTotalBytes)
+        : m_records(&records), m_where(archive.label()), m_cap(archive.limits().maxTotalBytes)
     {
     }
+    // Without records (a module LibTorch loaded itself): a view is checked against the bytes
+    // its storage really holds.
+    TensorCheck(const std::string& where, std::uint64_t cap) : m_where(where), m_cap(cap) {}
 
     Status check(const at::Tensor& t);
 
@@ -80,7 +83,7 @@ private:
                        m_where, "at most " + formatBytes(m_cap), formatBytes(bytes));
     }
 
-    const Records& m_records;
+    const Records* m_records = nullptr;
     const std::string& m_where;
     std::uint64_t m_cap;
     std::uint64_t m_total = 0; // bytes of the distinct tensors so far
@@ -96,10 +99,13 @@ Status TensorCheck::check(const at::Tensor& t)
                        m_where, "dense (strided) tensors", c10::str(t.layout()));
     }
     const c10::Storage& storage = t.storage();
-    const auto it = m_records.find(storage.data());
-    const std::uint64_t held = it != m_records.end() ? it->second.bytes : 0;
-    const std::string key = it != m_records.end() ? it->second.key : std::string("(none)");
     const std::uint64_t declared = storage.nbytes();
+    if (m_records == nullptr) {
+        return checkView(t, "(module storage)", declared);
+    }
+    const auto it = m_records->find(storage.data());
+    const std::uint64_t held = it != m_records->end() ? it->second.bytes : 0;
+    const std::string key = it != m_records->end() ? it->second.key : std::string("(none)");
     if (declared > held) {
         return refusal(ErrorCode::Parse,
                        "storage '" + abbreviate(key) + "' declares " + formatBytes(declared) +
@@ -243,6 +249,13 @@ Result<c10::IValue> guarded(Result<TorchSaveArchive> archive)
 }
 
 } // namespace
+
+Status checkLoadedTensors(const c10::IValue& root, const std::string& where,
+                          std::uint64_t maxTotalBytes)
+{
+    TensorCheck check(where, maxTotalBytes);
+    return checkTensors(root, check);
+}
 
 Result<c10::IValue> readTorchSave(const std::string& path, const TorchSaveLimits& limits)
 {

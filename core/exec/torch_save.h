@@ -27,4 +27,11 @@ Result<c10::IValue> readTorchSave(const std::string& path, const TorchSaveLimits
 Result<c10::IValue> readTorchSaveBytes(std::string bytes, const std::string& label,
                                        const TorchSaveLimits& limits = {});
 
+// Every tensor reachable from root (a module LibTorch loaded itself, whose storages hold what
+// their records held) checked the same way: offset + the farthest element within the storage's
+// bytes, each tensor and all of them together under maxTotalBytes. Errors: Parse, Unsupported
+// (as above); where names the file.
+Status checkLoadedTensors(const c10::IValue& root, const std::string& where,
+                          std::uint64_t maxTotalBytes);
+
 } // namespace fxs::exec::detail

@@ -1,19 +1,49 @@
 #include "core/remote/redis_client.h"
+#include "core/util/strings.h"
 
 #include <hiredis/hiredis.h>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <csignal>
+#include <cstring>
 #include <ctime>
+#include <mutex>
 #include <pthread.h>
+#include <thread>
 
 namespace fxs::remote {
+namespace detail {
+
+// hiredis builds replies through these (reader->fn): each wraps hiredis's own and refuses, by
+// returning nullptr (hiredis's out-of-memory path), once a reply holds more values than the
+// budget allows; an array's declared length counts before its element table is allocated.
+struct ReplyBudget {
+    const redisReplyObjectFunctions* own = nullptr;
+    std::size_t valuesLeft = 0;
+    bool exceeded = false;
+    bool take(std::size_t n)
+    {
+        if (exceeded || n > valuesLeft) {
+            exceeded = true;
+            return false;
+        }
+        valuesLeft -= n;
+        return true;
+    }
+};
+
+} // namespace detail
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -111,6 +141,38 @@ RedisReply convert(const redisReply* r)
     return out;
 }
 
+detail::ReplyBudget& budgetOf(const redisReadTask* task)
+{
+    return *static_cast<detail::ReplyBudget*>(task->privdata);
+}
+
+void* budgetedString(const redisReadTask* task, char* text, std::size_t len)
+{
+    auto& b = budgetOf(task);
+    return b.take(1) ? b.own->createString(task, text, len) : nullptr;
+}
+void* budgetedArray(const redisReadTask* task, int elements)
+{
+    auto& b = budgetOf(task);
+    return b.take(1 + static_cast<std::size_t>(std::max(elements, 0)))
+               ? b.own->createArray(task, elements)
+               : nullptr;
+}
+void* budgetedInteger(const redisReadTask* task, long long value)
+{
+    auto& b = budgetOf(task);
+    return b.take(1) ? b.own->createInteger(task, value) : nullptr;
+}
+void* budgetedNil(const redisReadTask* task)
+{
+    auto& b = budgetOf(task);
+    return b.take(1) ? b.own->createNil(task) : nullptr;
+}
+void freeOwn(void* reply) { freeReplyObject(reply); }
+
+redisReplyObjectFunctions kBudgetedFunctions{budgetedString, budgetedArray, budgetedInteger,
+                                             budgetedNil, freeOwn};
+
 Error unexpected(const RedisUrl& url, std::string_view what)
 {
     return makeError(ErrorCode::Runtime, "unexpected reply from Redis to " + std::string(what),
@@ -122,12 +184,16 @@ Error unexpected(const RedisUrl& url, std::string_view what)
 struct RedisClient::Impl {
     redisContext* ctx = nullptr;
     RedisTimeouts timeouts;
+    RedisLimits limits;
+    detail::ReplyBudget budget;
     // Sends one command and reads its whole reply before the deadline, through the socket in
     // non-blocking mode: a server that trickles its reply a byte at a time cannot stretch the
     // command past the deadline (a per-read timeout would restart with each byte). nullptr
     // with `why` set on a failure or timeout.
     redisReply* roundTrip(const std::vector<std::string_view>& args, int budgetMs,
                           std::string& why);
+    // Reads what the socket holds into hiredis's reader, counting toward maxReplyBytes.
+    bool receive(std::size_t& received, std::string& why);
     ~Impl()
     {
         if (ctx) {
@@ -164,10 +230,16 @@ redisReply* RedisClient::Impl::roundTrip(const std::vector<std::string_view>& ar
             return nullptr;
         }
     }
+    budget.valuesLeft = limits.maxReplyValues;
+    budget.exceeded = false;
+    std::size_t received = 0;
     for (;;) {
         void* reply = nullptr;
         if (redisGetReplyFromReader(ctx, &reply) != REDIS_OK) {
-            why = ctx->errstr[0] ? ctx->errstr : "a reply that is not Redis protocol";
+            why = budget.exceeded ? "a reply of more than " +
+                                        std::to_string(limits.maxReplyValues) + " values (limit)"
+                  : ctx->errstr[0] ? ctx->errstr
+                                   : "a reply that is not Redis protocol";
             return nullptr;
         }
         if (reply) {
@@ -177,11 +249,33 @@ redisReply* RedisClient::Impl::roundTrip(const std::vector<std::string_view>& ar
             why = timedOut;
             return nullptr;
         }
-        if (redisBufferRead(ctx) != REDIS_OK) {
-            why = ctx->errstr[0] ? ctx->errstr : "the connection failed";
+        if (!receive(received, why)) {
             return nullptr;
         }
     }
+}
+
+bool RedisClient::Impl::receive(std::size_t& received, std::string& why)
+{
+    char chunk[16384];
+    const ssize_t n = ::recv(ctx->fd, chunk, sizeof chunk, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        return true;
+    }
+    if (n <= 0) {
+        why = n == 0 ? "the server closed the connection" : std::strerror(errno);
+        return false;
+    }
+    received += static_cast<std::size_t>(n);
+    if (received > limits.maxReplyBytes) {
+        why = "a reply of more than " + formatBytes(limits.maxReplyBytes) + " (limit)";
+        return false;
+    }
+    if (redisReaderFeed(ctx->reader, chunk, static_cast<std::size_t>(n)) != REDIS_OK) {
+        why = "cannot buffer the reply";
+        return false;
+    }
+    return true;
 }
 
 RedisClient::RedisClient(RedisUrl url, std::unique_ptr<Impl> impl)
@@ -192,12 +286,19 @@ RedisClient::RedisClient(RedisUrl url, std::unique_ptr<Impl> impl)
 RedisClient::~RedisClient() = default;
 
 Result<std::unique_ptr<RedisClient>> RedisClient::connect(const RedisUrl& url,
-                                                          const RedisTimeouts& timeouts)
+                                                          const RedisTimeouts& timeouts,
+                                                          const RedisLimits& limits)
 {
     auto impl = std::make_unique<Impl>();
-    // The timeout bounds the TCP connect; a host name is resolved before it (getaddrinfo), so
-    // teams whose resolver may hang give an address.
-    impl->ctx = redisConnectWithTimeout(url.host.c_str(), url.port, toTimeval(timeouts.connectMs));
+    // Resolving a name has a deadline of its own; the TCP connect to the address, connectMs.
+    auto address = detail::resolveWithin(url.host, timeouts.resolveMs);
+    if (!address) {
+        Error e = address.error();
+        e.where = url.text();
+        return e;
+    }
+    impl->ctx =
+        redisConnectWithTimeout(address->c_str(), url.port, toTimeval(timeouts.connectMs));
     if (!impl->ctx) {
         return makeError(ErrorCode::Io, "cannot allocate a Redis connection", url.text());
     }
@@ -213,6 +314,10 @@ Result<std::unique_ptr<RedisClient>> RedisClient::connect(const RedisUrl& url,
     }
     impl->ctx->flags &= ~REDIS_BLOCK;
     impl->timeouts = timeouts;
+    impl->limits = limits;
+    impl->budget.own = impl->ctx->reader->fn;
+    impl->ctx->reader->fn = &kBudgetedFunctions;
+    impl->ctx->reader->privdata = &impl->budget;
     std::unique_ptr<RedisClient> client(new RedisClient(url, std::move(impl)));
     if (url.db != 0) {
         // The connect timeout also bounds SELECT.
@@ -385,5 +490,91 @@ Result<std::vector<std::string>> RedisClient::keys(std::string_view pattern)
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
+
+namespace detail {
+namespace {
+
+// One lookup's answer, shared with its thread: the thread may outlive the caller's wait.
+struct Lookup {
+    std::mutex mutex;
+    std::condition_variable ready;
+    bool done = false;
+    int rc = 0;
+    std::string address;
+};
+
+// The first IPv4 address of a list, else its first address, as text.
+std::string firstAddress(const addrinfo* list)
+{
+    const addrinfo* pick = nullptr;
+    for (const addrinfo* a = list; a; a = a->ai_next) {
+        if (a->ai_family == AF_INET || (!pick && a->ai_family == AF_INET6)) {
+            pick = a;
+            if (a->ai_family == AF_INET) {
+                break;
+            }
+        }
+    }
+    char text[INET6_ADDRSTRLEN] = {};
+    if (!pick) {
+        return {};
+    }
+    const void* raw = pick->ai_family == AF_INET
+                          ? static_cast<const void*>(
+                                &reinterpret_cast<const sockaddr_in*>(pick->ai_addr)->sin_addr)
+                          : static_cast<const void*>(
+                                &reinterpret_cast<const sockaddr_in6*>(pick->ai_addr)->sin6_addr);
+    return ::inet_ntop(pick->ai_family, raw, text, sizeof text) ? std::string(text) : "";
+}
+
+bool isNumeric(const std::string& host)
+{
+    unsigned char raw[sizeof(in6_addr)];
+    return ::inet_pton(AF_INET, host.c_str(), raw) == 1 ||
+           ::inet_pton(AF_INET6, host.c_str(), raw) == 1;
+}
+
+} // namespace
+
+Result<std::string> resolveWithin(const std::string& host, int ms, Resolver resolver)
+{
+    if (isNumeric(host)) {
+        return host;
+    }
+    auto lookup = std::make_shared<Lookup>();
+    Resolver resolve = resolver ? resolver : ::getaddrinfo;
+    std::thread([lookup, host, resolve] {
+        addrinfo hints{};
+        hints.ai_socktype = SOCK_STREAM;
+        addrinfo* list = nullptr;
+        const int rc = resolve(host.c_str(), nullptr, &hints, &list);
+        std::string address = rc == 0 ? firstAddress(list) : std::string();
+        if (list) {
+            ::freeaddrinfo(list);
+        }
+        std::lock_guard lock(lookup->mutex);
+        lookup->rc = rc;
+        lookup->address = std::move(address);
+        lookup->done = true;
+        lookup->ready.notify_all();
+    }).detach();
+    std::unique_lock lock(lookup->mutex);
+    if (!lookup->ready.wait_for(lock, std::chrono::milliseconds(ms),
+                                [&] { return lookup->done; })) {
+        return makeError(ErrorCode::Io,
+                         "cannot resolve the host '" + host + "' within " + std::to_string(ms) +
+                             " ms (timeout)",
+                         host);
+    }
+    if (lookup->rc != 0 || lookup->address.empty()) {
+        return makeError(ErrorCode::Io,
+                         "cannot resolve the host '" + host + "': " +
+                             (lookup->rc != 0 ? ::gai_strerror(lookup->rc) : "no IP address"),
+                         host);
+    }
+    return lookup->address;
+}
+
+} // namespace detail
 
 } // namespace fxs::remote

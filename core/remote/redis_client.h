@@ -16,12 +16,23 @@
 #include <utility>
 #include <vector>
 
+struct addrinfo; // <netdb.h>
+
 namespace fxs::remote {
 
 struct RedisTimeouts {
+    int resolveMs = 1000; // resolving a host name (a numeric address needs none)
     int connectMs = 100;  // TCP connect, and SELECT's whole round trip
     int commandMs = 1000; // each command as a whole: sending it and reading its complete reply
     int scanMs = 20000;   // a whole SCAN iteration (keys()), all its rounds together
+};
+
+// What one reply may take, whatever the server declares or sends: bytes received for it (a bulk
+// string of 2 GB arrives in full before it is parsed) and values in it (each array element,
+// string, integer or nil; an array's declared length counts before anything is allocated).
+struct RedisLimits {
+    std::size_t maxReplyBytes = std::size_t(256) << 20;
+    std::size_t maxReplyValues = std::size_t(1) << 20;
 };
 
 // One reply, as Redis sent it.
@@ -36,9 +47,11 @@ struct RedisReply {
 class RedisClient {
 public:
     // Connects (TCP, TCP_NODELAY) and selects the URL's database. Error::Io naming the URL when
-    // the server cannot be reached within connectMs or refuses.
+    // the host name cannot be resolved within resolveMs (a resolver that hangs is given up on),
+    // the server cannot be reached within connectMs, or it refuses.
     static Result<std::unique_ptr<RedisClient>> connect(const RedisUrl& url,
-                                                        const RedisTimeouts& timeouts = {});
+                                                        const RedisTimeouts& timeouts = {},
+                                                        const RedisLimits& limits = {});
     ~RedisClient();
     RedisClient(const RedisClient&) = delete;
     RedisClient& operator=(const RedisClient&) = delete;
@@ -48,8 +61,8 @@ public:
     bool broken() const { return m_broken; }
 
     // Sends one command (binary-safe arguments) and reads its reply within commandMs, whole.
-    // Error::Io: the connection failed or the deadline passed (the client is broken from then
-    // on); Error::Runtime: the server answered an error. SIGPIPE from a server that went away
+    // Error::Io: the connection failed, the deadline passed or the reply went over the limits
+    // (the client is broken from then on); Error::Runtime: the server answered an error. SIGPIPE from a server that went away
     // is kept from the process.
     Result<RedisReply> command(const std::vector<std::string_view>& args);
 
@@ -75,5 +88,17 @@ private:
     std::unique_ptr<Impl> m_impl;
     bool m_broken = false;
 };
+
+namespace detail {
+
+// getaddrinfo's signature: the real one, or a test's.
+using Resolver = int (*)(const char*, const char*, const ::addrinfo*, ::addrinfo**);
+
+// host as an address to connect to: a numeric one as it is, a name resolved on a thread of its
+// own (IPv4 first) and given up on after ms. Error::Io "cannot resolve the host ..." when the
+// resolver fails or has not answered by then (its thread finishes on its own).
+Result<std::string> resolveWithin(const std::string& host, int ms, Resolver resolver = nullptr);
+
+} // namespace detail
 
 } // namespace fxs::remote

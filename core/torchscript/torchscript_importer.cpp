@@ -5,6 +5,7 @@
 // multi-output operators get getitem nodes.
 #include "core/torchscript/torchscript_importer.h"
 #include "core/exec/torch_bridge.h"
+#include "core/exec/torch_save.h"
 #include "core/graph/graph_builder.h"
 #include "core/torchscript/archive_check.h"
 #include "core/torchscript/debug_info.h"
@@ -363,6 +364,35 @@ bool looksLikeTorchScript(const std::string& path)
             head->find("constants.pkl") != std::string::npos);
 }
 
+namespace {
+
+// What a module's tensors may take together: a `.pt2`'s weights cap (the module file itself is
+// under the file cap; views of its storages may count a storage more than once).
+constexpr std::uint64_t kMaxModuleTensorBytes = 16ull << 30;
+
+Status checkModuleTensors(const jit::Module& module, const std::string& path)
+{
+    return exec::detail::checkLoadedTensors(c10::IValue(module._ivalue()), path,
+                                            kMaxModuleTensorBytes);
+}
+
+Status checkConstantTensors(const jit::Graph& g, const std::string& path)
+{
+    c10::impl::GenericList constants(c10::TensorType::get());
+    for (const jit::Node* n : g.nodes()) {
+        if (n->kind() != jit::prim::Constant || n->outputs().size() != 1 ||
+            !n->output()->type()->isSubtypeOf(*c10::TensorType::get())) {
+            continue;
+        }
+        if (auto v = jit::toIValue(n->output()); v && v->isTensor()) {
+            constants.push_back(*v);
+        }
+    }
+    return exec::detail::checkLoadedTensors(c10::IValue(constants), path, kMaxModuleTensorBytes);
+}
+
+} // namespace
+
 Result<TorchScriptModule> importTorchScript(const std::string& path)
 {
     auto bytes = readFile(path); // gzip'd archives are inflated; special files refused
@@ -385,9 +415,17 @@ Result<TorchScriptModule> importTorchScriptBytes(std::string bytes, const std::s
         hideDebugInfo(bytes); // LibTorch would read them only to word an error, unchecked
         std::istringstream in(std::move(bytes));
         jit::Module module = jit::load(in);
+        // Before any tensor is used: every view of the module's attributes and of the code's
+        // constants lies inside its storage (LibTorch 1.13 sets views without checking).
+        if (auto views = checkModuleTensors(module, path); !views.ok()) {
+            return views.error();
+        }
         module.eval();
         auto g = module.get_method("forward").graph()->copy();
         jit::Inline(*g);
+        if (auto views = checkConstantTensors(*g, path); !views.ok()) {
+            return views.error();
+        }
         Converter converter(module, path, out);
         if (auto s = converter.run(*g); !s.ok()) {
             return s.error();

@@ -77,6 +77,24 @@ private Q_SLOTS:
         QVERIFY(mentions(load(tensorZip(6, INT64_MAX, {1}, {1}, 6)), "reaches past its storage"));
     }
 
+    // LibTorch 1.13 replaces a negative stride by the contiguous one while it builds the
+    // tensor (TensorImpl::set_sizes_and_strides): what the gate checks is the view that
+    // results. A pickle reading 6 floats backwards from the last one becomes elements 5..10 of
+    // 6 and is refused; the same from element 0 is the plain tensor.
+    void checksTheViewANegativeStrideBecomes()
+    {
+        auto r = load(tensorZip(6, 5, {6}, {-1}, 6));
+        QVERIFY2(mentions(r, "a tensor reaches past its storage '0'"),
+                 r.ok() ? "loaded" : r.error().toString().c_str());
+        QVERIFY2(mentions(r, "offset 5, sizes [6], strides [1]"), r.error().toString().c_str());
+        r = load(tensorZip(6, 0, {2, 3}, {-3, -1}, 6));
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+        QCOMPARE(r->toTensor().strides().vec(), (std::vector<std::int64_t>{3, 1}));
+        QVERIFY(r->toTensor().equal(at::arange(6, at::kFloat).view({2, 3})));
+        QVERIFY(mentions(load(tensorZip(6, 1, {2, 3}, {INT64_MIN, -1}, 6)),
+                         "reaches past its storage"));
+    }
+
     // The unpickler takes numel * 4 as the storage's size whatever the record holds: reading
     // such a tensor reads past the record (silently, exit 0, before the gate).
     void refusesAStorageLargerThanItsRecord()

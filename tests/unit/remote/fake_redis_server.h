@@ -1,7 +1,8 @@
 // A hostile Redis look-alike for one test, on a free loopback port, served from a thread of the
 // test process: it reads commands (RESP arrays) and answers them the way a broken or malicious
 // server would — trickling a reply one byte at a time forever, or answering SCAN with a cursor
-// that never returns to 0. For the client's whole-operation deadlines. Test code only.
+// that never returns to 0, or flooding a reply that declares a gigabyte or 2^31 values. For the
+// client's whole-operation deadlines and reply limits. Test code only.
 #pragma once
 
 #include <arpa/inet.h>
@@ -24,6 +25,8 @@ public:
     enum class Mode {
         Trickle,      // every reply: a bulk string header, then one byte per 200 ms, forever
         EndlessScan,  // SCAN: cursor "1" and the same key forever; other commands: nil / OK
+        Flood,        // every reply: a 1 GB bulk string header, then bytes as fast as they go
+        HugeArray,    // every reply: an array declaring 2^31 - 1 elements, then integers fast
     };
 
     explicit FakeRedisServer(Mode mode) : m_mode(mode) {}
@@ -67,6 +70,8 @@ public:
     std::string urlText() const { return "redis://127.0.0.1:" + std::to_string(m_port); }
     // SCAN rounds answered so far (EndlessScan).
     int scans() const { return m_scans; }
+    // Reply bytes sent so far (Flood, HugeArray).
+    std::size_t sent() const { return m_sent; }
 
 private:
     Mode m_mode;
@@ -74,6 +79,7 @@ private:
     int m_port = 0;
     std::atomic<bool> m_stop{false};
     std::atomic<int> m_scans{0};
+    std::atomic<std::size_t> m_sent{0};
     std::thread m_acceptor;
     std::vector<std::thread> m_clients;
 
@@ -167,6 +173,20 @@ private:
                 if (!send(fd, "x")) {
                     return false;
                 }
+            }
+            return false;
+        }
+        if (m_mode == Mode::Flood || m_mode == Mode::HugeArray) {
+            const bool flood = m_mode == Mode::Flood;
+            if (!send(fd, flood ? "$1000000000\r\n" : "*2147483647\r\n")) {
+                return false;
+            }
+            std::string chunk;
+            for (int i = 0; i < 16384; ++i) {
+                chunk += flood ? "xxxx" : ":1\r\n";
+            }
+            while (!m_stop && send(fd, chunk)) { // until the client gives up and closes
+                m_sent += chunk.size();
             }
             return false;
         }

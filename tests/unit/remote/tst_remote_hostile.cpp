@@ -17,7 +17,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <netdb.h>
 #include <sys/stat.h>
+
+#include <thread>
 
 using namespace fxs;
 using namespace fxs::remote;
@@ -212,6 +215,70 @@ private Q_SLOTS:
         QCOMPARE((*tier)->fetch(sampleEntry(2).key).state, FetchState::Unavailable);
         QVERIFY(t.elapsed() < kReturnsWithinMs);
         QCOMPARE((*tier)->warnings().size(), std::size_t(1));
+    }
+
+    // A server that floods a reply is cut off at the client's limits, long before the bytes
+    // or values it declares: a 1 GB bulk string at 1 MiB received, an array of 2^31 - 1
+    // elements at once (its declared length is over the value budget before any element).
+    void floodedRepliesStopAtTheLimits_data()
+    {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("bulk") << int(test::FakeRedisServer::Mode::Flood)
+                              << "a reply of more than 1.0 MiB (limit)";
+        QTest::newRow("array") << int(test::FakeRedisServer::Mode::HugeArray)
+                               << "a reply of more than 1000 values (limit)";
+    }
+    void floodedRepliesStopAtTheLimits()
+    {
+        QFETCH(int, mode);
+        QFETCH(QString, why);
+        test::FakeRedisServer fake(static_cast<test::FakeRedisServer::Mode>(mode));
+        QVERIFY(fake.start());
+        RedisTimeouts timeouts;
+        timeouts.connectMs = 2000;
+        timeouts.commandMs = 20000;
+        RedisLimits limits;
+        limits.maxReplyBytes = std::size_t(1) << 20;
+        limits.maxReplyValues = 1000;
+        auto c = RedisClient::connect({"127.0.0.1", fake.port(), 0}, timeouts, limits);
+        QVERIFY(c.ok());
+        auto r = (*c)->get("fxscope:meta:x");
+        QVERIFY(!r);
+        QCOMPARE(r.error().code, ErrorCode::Io);
+        QVERIFY2(r.error().message.find(why.toStdString()) != std::string::npos,
+                 r.error().message.c_str());
+        QVERIFY((*c)->broken());
+    }
+
+    // A host name is resolved under the connect deadline: a resolver that does not answer is
+    // given up on; a numeric address needs none.
+    void hangingResolverIsGivenUpOn()
+    {
+        auto hanging = [](const char*, const char*, const ::addrinfo*, ::addrinfo** out) {
+            *out = nullptr;
+            std::this_thread::sleep_for(std::chrono::seconds(3));
+            return EAI_AGAIN;
+        };
+        QElapsedTimer t;
+        t.start();
+        auto r = remote::detail::resolveWithin("redis.team.example", 200, hanging);
+        QVERIFY(t.elapsed() < 2500);
+        QVERIFY(!r);
+        QCOMPARE(r.error().code, ErrorCode::Io);
+        QVERIFY2(r.error().message.find("cannot resolve the host 'redis.team.example' within "
+                                        "200 ms (timeout)") != std::string::npos,
+                 r.error().message.c_str());
+        QCOMPARE(*remote::detail::resolveWithin("127.0.0.1", 1, hanging), std::string("127.0.0.1"));
+        auto failing = [](const char*, const char*, const ::addrinfo*, ::addrinfo** out) {
+            *out = nullptr;
+            return EAI_NONAME;
+        };
+        r = remote::detail::resolveWithin("nowhere.example", 2000, failing);
+        QVERIFY(!r);
+        QVERIFY2(r.error().message.find("cannot resolve the host 'nowhere.example': ") !=
+                     std::string::npos,
+                 r.error().message.c_str());
     }
 
     void endlessScanIsCut()

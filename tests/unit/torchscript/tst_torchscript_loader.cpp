@@ -156,6 +156,34 @@ private Q_SLOTS:
         }
     }
 
+    // view_past_storage.pt / negative_stride.pt (make_broken.py): mlp.pt with fc1.weight's
+    // offset moved to element 100 (it reaches element 227 of 128) and fc1.bias read backwards
+    // from element 15 (stride -1, which LibTorch turns into 1: elements 15..30 of 16). LibTorch
+    // loads both; fxscope refuses them before any use.
+    void moduleViewsOutsideTheirStorageAreRefused()
+    {
+        for (const char* name : {"view_past_storage.pt", "negative_stride.pt"}) {
+            const std::string path = kDir + name;
+            const auto r = io::loadPaths({path});
+            const Diagnostic d = onlyError(r, path);
+            QVERIFY2(d.message.find("a tensor reaches past its storage '(module storage)'") !=
+                         std::string::npos,
+                     d.toString().c_str());
+            QVERIFY2(d.expected.find("within 512 bytes") != std::string::npos ||
+                         d.expected.find("within 64 bytes") != std::string::npos,
+                     d.toString().c_str());
+        }
+        const auto past = onlyError(io::loadPaths({kDir + "view_past_storage.pt"}),
+                                    kDir + "view_past_storage.pt");
+        QVERIFY2(past.found.find("offset 100, sizes [16, 8], strides [8, 1]") !=
+                     std::string::npos,
+                 past.found.c_str());
+        const auto negative = onlyError(io::loadPaths({kDir + "negative_stride.pt"}),
+                                        kDir + "negative_stride.pt");
+        QVERIFY2(negative.found.find("offset 15, sizes [16], strides [1]") != std::string::npos,
+                 negative.found.c_str());
+    }
+
     void corruptedEntriesAreADiagnostic()
     {
         // Zero every byte from a cut on: early cuts also erase the entry names the sniffer
