@@ -1,7 +1,7 @@
-# Builds the libFuzzer targets in two clang sub-builds of this source tree and runs each for a
-# bounded time under CTest: fxscope_fuzzers compiles only the Qt-free, torch-free importers;
-# fxscope_fuzzers_torch adds LibTorch and the two core domains the TorchScript importer needs
-# (exec, torchscript) for fuzz_torchscript, and nothing else.
+# Builds the libFuzzer targets in one clang sub-build of this source tree and runs each for a
+# bounded time under CTest. The sub-build compiles only what the fuzz targets need: the Qt-free
+# importers (util, graph, model, io) and, for fuzz_torchscript, the two domains the TorchScript
+# importer needs (exec, torchscript) against the same LibTorch; each domain once.
 find_program(FXSCOPE_CLANGXX NAMES clang++ clang++-14)
 find_program(FXSCOPE_CLANG NAMES clang clang-14)
 if(NOT FXSCOPE_CLANGXX OR NOT FXSCOPE_CLANG)
@@ -16,6 +16,18 @@ set(fuzz_args -DFXSCOPE_FUZZ_ONLY=ON -DFXSCOPE_BUILD_GUI=OFF -DCMAKE_BUILD_TYPE=
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
     -DCMAKE_CXX_COMPILER=${FXSCOPE_CLANGXX} -DCMAKE_C_COMPILER=${FXSCOPE_CLANG}
     -G ${CMAKE_GENERATOR})
+# The same LibTorch as this build (Torch_DIR is set by find_package here), and the same
+# sanitizers as above (fuzzer-no-link, address, undefined; FxscopeSettings.cmake) on fxscope's
+# code and the LibTorch headers it compiles. LibTorch's library is not instrumented: its bad
+# reads show only when they crash. ASan needs no options for it: libstdc++ does not annotate
+# its containers, so uninstrumented code cannot cause container-overflow reports; only
+# LibTorch's own leaks are suppressed (fuzz_torchscript.lsan.supp).
+set(fuzz_targets fuzz_graph_code fuzz_torch_trace fuzz_export_json fuzz_json_text
+    fuzz_profile_trace)
+if(Torch_DIR)
+    list(APPEND fuzz_args -DFXSCOPE_FUZZ_TORCH=ON -DTorch_DIR=${Torch_DIR})
+    list(APPEND fuzz_targets fuzz_torchscript)
+endif()
 set(fuzz_dir "${CMAKE_BINARY_DIR}/fuzz-build")
 ExternalProject_Add(fxscope_fuzzers
     SOURCE_DIR "${PROJECT_SOURCE_DIR}"
@@ -24,34 +36,15 @@ ExternalProject_Add(fxscope_fuzzers
     INSTALL_COMMAND ""
     BUILD_ALWAYS ON
     USES_TERMINAL_BUILD ON)
-# The same LibTorch as this build (Torch_DIR is set by find_package here), and the same
-# sanitizers as above (fuzzer-no-link, address, undefined; FxscopeSettings.cmake) on fxscope's
-# code and the LibTorch headers it compiles. LibTorch's library is not instrumented: its bad
-# reads show only when they crash. ASan needs no options for it: libstdc++ does not annotate
-# its containers, so uninstrumented code cannot cause container-overflow reports; only
-# LibTorch's own leaks are suppressed (fuzz_torchscript.lsan.supp).
-set(fuzz_torch_dir "${CMAKE_BINARY_DIR}/fuzz-torch-build")
-ExternalProject_Add(fxscope_fuzzers_torch
-    SOURCE_DIR "${PROJECT_SOURCE_DIR}"
-    BINARY_DIR "${fuzz_torch_dir}"
-    CMAKE_ARGS ${fuzz_args} -DFXSCOPE_FUZZ_TORCH=ON -DTorch_DIR=${Torch_DIR}
-    INSTALL_COMMAND ""
-    BUILD_ALWAYS ON
-    USES_TERMINAL_BUILD ON)
 
-set(FXSCOPE_FUZZ_SECONDS 20 CACHE STRING "How long CTest runs each fuzz target")
+set(FXSCOPE_FUZZ_SECONDS 10 CACHE STRING "How long CTest runs each fuzz target")
 # fuzz_torchscript: archives up to 64 KB (the seeds are 4-12 KB), a dictionary of zip, source
 # and pickle tokens, and LibTorch's own leaks suppressed (see the .supp file).
 set(fuzz_torchscript_args -max_len=65536 -dict=${CMAKE_CURRENT_LIST_DIR}/fuzz_torchscript.dict)
 set(fuzz_torchscript_supp "${CMAKE_CURRENT_LIST_DIR}/fuzz_torchscript.lsan.supp")
 set(fuzz_torchscript_env LSAN_OPTIONS=suppressions=${fuzz_torchscript_supp}:print_suppressions=0)
-foreach(target IN ITEMS fuzz_graph_code fuzz_torch_trace fuzz_export_json fuzz_json_text
-        fuzz_profile_trace
-        fuzz_torchscript)
+foreach(target IN LISTS fuzz_targets)
     set(binary "${fuzz_dir}/tests/fuzz/${target}")
-    if(target STREQUAL "fuzz_torchscript")
-        set(binary "${fuzz_torch_dir}/tests/fuzz/${target}")
-    endif()
     set(corpus "${CMAKE_BINARY_DIR}/fuzz-corpus/${target}")
     add_test(NAME ${target}
         COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1 ${${target}_env}
