@@ -12,7 +12,7 @@ namespace fxs::cache {
 
 // Version salts. Bumping one changes every key (codegen, key layout) or the database schema.
 inline constexpr std::string_view kKeyVersion = "fxscope-key-1";
-inline constexpr std::string_view kCodegenVersion = "fxscope-codegen-5";
+inline constexpr std::string_view kCodegenVersion = "fxscope-codegen-6";
 inline constexpr std::string_view kArtifactFormat = "fxscope-artifact-2";
 
 // Standard component labels (persisted: append only, never renamed).

@@ -1,5 +1,6 @@
 #include "core/codegen/cpp_printer.h"
 
+#include "core/codegen/expr_emitter.h"
 #include "core/codegen/expr_table.h"
 #include "core/codegen/row_cache.h"
 #include "core/codegen/source_text.h"
@@ -76,7 +77,7 @@ std::string vectorMathDeclarations(const VectorMathUses& uses)
 class Printer {
 public:
     Printer(const Kernel& k, VectorMathUses& vmath)
-        : m_k(k), m_vmath(vmath), m_cache(detail::planRowCache(k))
+        : m_k(k), m_vmath(vmath), m_emit(k, cppDialect(), detail::planRowCache(k))
     {
     }
 
@@ -85,12 +86,12 @@ public:
 private:
     const Kernel& m_k;
     VectorMathUses& m_vmath;
-    detail::RowCachePlan m_cache;
+    detail::ExprEmitter m_emit;
     std::string m_out;
 
     std::string rowBase(const Access& a) const;
     std::string innerIndex(const Access& a) const;
-    std::string exprText(const Expr& e, int id);
+    std::string loadText(int index) const;
     // loop: the reduction phase or epilogue being printed (-1: scalar code, no row cache).
     void emitExprs(const std::vector<int>& roots, const std::string& indent, int loop = -1);
     void emitReduction(int index, const std::string& indent);
@@ -106,66 +107,26 @@ std::string Printer::rowBase(const Access& a) const
 
 std::string Printer::innerIndex(const Access& a) const { return detail::innerIndexText(m_k, a); }
 
-std::string Printer::exprText(const Expr& e, int id)
+// A load through its row base (b<load>) and its index along the row.
+std::string Printer::loadText(int index) const
 {
-    std::vector<std::string> a;
-    for (int x : e.args) {
-        a.push_back("t" + std::to_string(x));
-    }
-    switch (e.kind) {
-    case ExprKind::Const: return detail::constText(e.value, e.type, cppDialect());
-    case ExprKind::RowRef: return "red" + std::to_string(e.index);
-    case ExprKind::Load: {
-        const Load& l = m_k.loads.at(std::size_t(e.index));
-        const std::string inner = innerIndex(l.access);
-        const std::string ref = "in" + std::to_string(l.access.buffer) + "[b" +
-                                std::to_string(e.index) + (inner.empty() ? "" : " + " + inner) + "]";
-        if (l.type == ScalarType::BFloat16) {
-            return "fxs_bf16_load(" + ref + ")";
-        }
-        return l.type == ScalarType::Float16 ? "(float)" + ref : ref;
-    }
-    case ExprKind::Op: break;
-    }
-    if (auto text = detail::opText(m_k, e, a, cppDialect(), m_vmath)) {
-        return *text;
-    }
-    return "0 /* unknown op */"; // never the op's text: it may come from an input
+    const Load& l = m_k.loads.at(std::size_t(index));
+    const std::string inner = innerIndex(l.access);
+    return detail::loadValue(l.type, "in" + std::to_string(l.access.buffer) + "[b" +
+                                         std::to_string(index) +
+                                         (inner.empty() ? "" : " + " + inner) + "]");
 }
 
-// Emits the expressions the roots need (in id order), stopping at row references and at values
-// an earlier loop of the row left in a row buffer; stores the values later loops will read.
+// The expressions the roots need, row buffers indexed by c (the ExprEmitter's walk).
 void Printer::emitExprs(const std::vector<int>& roots, const std::string& indent, int loop)
 {
-    const std::set<int> none;
-    const std::set<int>& reads = loop >= 0 && m_cache.enabled ? m_cache.reads[std::size_t(loop)]
-                                                              : none;
-    const std::vector<bool> need = detail::neededExprs(m_k, roots, reads);
-    for (std::size_t id = 0; id < need.size(); ++id) {
-        if (!need[id]) {
-            continue;
-        }
-        const Expr& e = m_k.exprs[id];
-        const std::string t = "t" + std::to_string(id);
-        const std::string buf = "rc" + std::to_string(id) + "[c]";
-        const bool read = reads.count(int(id)) != 0;
-        m_out += indent + "const " + computeName(e.type) + " " + t + " = " +
-                 (read ? buf : exprText(e, int(id))) + ";\n";
-        if (!read && loop >= 0 && m_cache.enabled && m_cache.cached.count(int(id)) &&
-            m_cache.loopOf[id] == loop) {
-            m_out += indent + buf + " = " + t + ";\n";
-        }
-    }
+    m_out += m_emit.statements(roots, loop, "c", indent,
+                               [this](int index) { return loadText(index); });
 }
 
 std::string Printer::storeValue(const Store& s) const
 {
-    const std::string v = "t" + std::to_string(s.expr);
-    switch (s.type) {
-    case ScalarType::Float16: return "(_Float16)" + v;
-    case ScalarType::BFloat16: return "fxs_bf16_store(" + v + ")";
-    default: return v;
-    }
+    return detail::storeValue(s.type, "t" + std::to_string(s.expr));
 }
 
 std::string innerBound(const Kernel& k)
@@ -180,15 +141,12 @@ void Printer::emitReduction(int index, const std::string& in)
     const std::string nan = "nan" + std::to_string(index);
     const std::string v = "t" + std::to_string(r.operand);
     const bool isFloat = isFloating(r.type);
-    const std::string inf = isFloat ? detail::infinityText(r.type, cppDialect()) : "";
     const char* type = computeName(r.type);
-    std::string init = "0";
+    const std::string init = detail::reductionIdentity(r, cppDialect());
     std::string clause = "reduction(+:" + red + ")";
     std::string combine = red + " += " + v + ";";
     if (r.kind != ReduceKind::Sum) {
         const bool mx = r.kind == ReduceKind::Max;
-        init = isFloat ? (mx ? "-" + inf : inf)
-                       : (mx ? "INT64_MIN" : "INT64_MAX");
         clause = std::string("reduction(") + (mx ? "max:" : "min:") + red + ")";
         combine = red + " = " + red + (mx ? " > " : " < ") + v + " ? " + red + " : " + v + ";";
         if (isFloat) {
@@ -222,7 +180,7 @@ void Printer::emitRowBody(const std::string& in)
         m_out += in + "const int64_t s" + std::to_string(s) + " = " +
                  rowBase(m_k.stores[s].access) + ";\n";
     }
-    for (int id : m_cache.cached) {
+    for (int id : m_emit.cache().cached) {
         m_out += in + "alignas(64) " + computeName(m_k.exprs[std::size_t(id)].type) + " rc" +
                  std::to_string(id) + "[" + std::to_string(m_k.inner()) + "];\n";
     }
@@ -300,12 +258,15 @@ std::string Printer::kernelFunction(const RegionProgram& prog)
     }
     emitRowBody("        ");
     m_out += "    }\n}\n";
+    m_vmath.insert(m_emit.calls().begin(), m_emit.calls().end());
     return m_out;
 }
 
 const char* kPrelude = R"cpp(#include <stdint.h>
 
 typedef uint16_t fxs_bf16;
+#define fxs_f16_load(v) ((float)(v))
+#define fxs_f16_store(f) ((_Float16)(f))
 static inline float fxs_bf16_load(uint16_t v)
 {
     const uint32_t u = (uint32_t)v << 16;

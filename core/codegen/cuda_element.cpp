@@ -80,24 +80,6 @@ Unit unitFor(int bytes)
     return {"uint16_t", 2, {""}};
 }
 
-std::string loadValue(ScalarType t, const std::string& raw)
-{
-    switch (t) {
-    case ScalarType::BFloat16: return "fxs_bf16_load(" + raw + ")";
-    case ScalarType::Float16: return "fxs_f16_load(" + raw + ")";
-    default: return raw;
-    }
-}
-
-std::string storeValue(ScalarType t, const std::string& v)
-{
-    switch (t) {
-    case ScalarType::BFloat16: return "fxs_bf16_store(" + v + ")";
-    case ScalarType::Float16: return "fxs_f16_store(" + v + ")";
-    default: return v;
-    }
-}
-
 std::string storageDecl(ScalarType t)
 {
     return t == ScalarType::BFloat16 || t == ScalarType::Float16 ? "uint16_t" : cudaStorageName(t);
@@ -248,11 +230,9 @@ bool fitsInt32(const Kernel& k)
 }
 
 ElementWriter::ElementWriter(const Kernel& k, int v, bool rowCache)
-    : m_k(k), m_v(v), m_varying(varyingExprs(k))
+    : m_k(k), m_v(v), m_emit(k, cudaDialect(), rowCache ? planRowCache(k) : RowCachePlan()),
+      m_varying(varyingExprs(k))
 {
-    if (rowCache) {
-        m_cache = planRowCache(k);
-    }
 }
 
 std::vector<int> ElementWriter::loopRoots(int loop) const
@@ -271,11 +251,8 @@ std::vector<int> ElementWriter::loopRoots(int loop) const
 
 std::set<int> ElementWriter::loadsOf(int loop) const
 {
-    const std::vector<int> roots = loopRoots(loop);
-    const std::set<int> none;
-    const std::set<int>& reads = loop >= 0 && m_cache.enabled ? m_cache.reads[std::size_t(loop)]
-                                                              : none;
-    const std::vector<bool> need = neededExprs(m_k, roots, reads);
+    const std::set<int>& reads = m_emit.reads(loop);
+    const std::vector<bool> need = m_emit.needed(loopRoots(loop), loop);
     std::set<int> loads;
     for (std::size_t id = 0; id < need.size(); ++id) {
         const Expr& e = m_k.exprs[id];
@@ -316,8 +293,8 @@ std::string ElementWriter::arrays(const std::set<int>& loads, bool cached, int s
     for (int l : loads) {
         out += in + computeName(computeTypeOf(m_k.loads[std::size_t(l)].type)) + " l" + str(l) + n;
     }
-    if (cached && m_cache.enabled) {
-        for (int id : m_cache.cached) {
+    if (cached && m_emit.cache().enabled) {
+        for (int id : m_emit.cache().cached) {
             out += in + computeName(m_k.exprs[std::size_t(id)].type) + " rc" + str(id) + n;
         }
     }
@@ -437,51 +414,19 @@ std::string ElementWriter::unpackWords(int load, const std::string& first,
     return out;
 }
 
-std::string ElementWriter::exprText(const Expr& e, const std::string& el)
+// A load moving along the row from its register array; one constant along it, its register.
+std::string ElementWriter::loadText(int index, const std::string& el) const
 {
-    std::vector<std::string> a;
-    for (int x : e.args) {
-        a.push_back("t" + str(x));
-    }
-    switch (e.kind) {
-    case ExprKind::Const: return constText(e.value, e.type, cudaDialect());
-    case ExprKind::RowRef: return "red" + str(e.index);
-    case ExprKind::Load: {
-        const Load& l = m_k.loads.at(std::size_t(e.index));
-        const bool row = accessShape(m_k, l.access) == AccessShape::Broadcast;
-        return "l" + str(e.index) + (row ? "" : "[" + el + "]");
-    }
-    case ExprKind::Op: break;
-    }
-    if (auto text = opText(m_k, e, a, cudaDialect(), m_calls)) {
-        return *text;
-    }
-    return "0 /* unknown op */"; // never the op's text: it may come from an input
+    const Load& l = m_k.loads.at(std::size_t(index));
+    const bool row = accessShape(m_k, l.access) == AccessShape::Broadcast;
+    return "l" + str(index) + (row ? "" : "[" + el + "]");
 }
 
 std::string ElementWriter::exprs(const std::vector<int>& roots, int loop, const std::string& e,
                                  const std::string& in)
 {
-    const std::set<int> none;
-    const bool cache = loop >= 0 && m_cache.enabled;
-    const std::set<int>& reads = cache ? m_cache.reads[std::size_t(loop)] : none;
-    const std::vector<bool> need = neededExprs(m_k, roots, reads);
-    std::string out;
-    for (std::size_t id = 0; id < need.size(); ++id) {
-        if (!need[id]) {
-            continue;
-        }
-        const Expr& x = m_k.exprs[id];
-        const std::string t = "t" + str(std::int64_t(id));
-        const std::string buf = "rc" + str(std::int64_t(id)) + "[" + e + "]";
-        const bool read = reads.count(int(id)) != 0;
-        out += in + "const " + computeName(x.type) + " " + t + " = " +
-               (read ? buf : exprText(x, e)) + ";\n";
-        if (!read && cache && m_cache.cached.count(int(id)) && m_cache.loopOf[id] == loop) {
-            out += in + buf + " = " + t + ";\n";
-        }
-    }
-    return out;
+    return m_emit.statements(roots, loop, e, in,
+                             [this, &e](int index) { return loadText(index, e); });
 }
 
 std::string ElementWriter::element(int loop, const std::string& e, const std::string& slot,

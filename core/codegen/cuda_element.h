@@ -5,6 +5,7 @@
 // from register arrays).
 #pragma once
 
+#include "core/codegen/expr_emitter.h"
 #include "core/codegen/expr_table.h"
 #include "core/codegen/loop_ir.h"
 #include "core/codegen/row_cache.h"
@@ -49,7 +50,7 @@ public:
     ElementWriter(const Kernel& k, int v, bool rowCache);
 
     int vector() const { return m_v; }
-    bool rowCache() const { return m_cache.enabled; }
+    bool rowCache() const { return m_emit.cache().enabled; }
 
     // Roots of a loop: the reduction's operand, or (loop == reductions) the per-element stores.
     std::vector<int> loopRoots(int loop) const;
@@ -95,18 +96,17 @@ public:
     std::string rowStores(const std::string& in);
 
     // Math library functions the expressions called.
-    const MathCalls& calls() const { return m_calls; }
+    const MathCalls& calls() const { return m_emit.calls(); }
 
 private:
     const Kernel& m_k;
     int m_v;
-    RowCachePlan m_cache;
+    ExprEmitter m_emit;
     std::vector<bool> m_varying;
-    MathCalls m_calls;
 
     std::string exprs(const std::vector<int>& roots, int loop, const std::string& e,
                       const std::string& in);
-    std::string exprText(const Expr& e, const std::string& el);
+    std::string loadText(int index, const std::string& el) const;
 };
 
 } // namespace fxs::codegen::detail

@@ -262,18 +262,6 @@ std::string KernelPrinter::rowLoop(ElementWriter& w, int loop, std::int64_t chun
     return s + in + "}\n";
 }
 
-std::string reductionInit(const Reduction& r)
-{
-    const bool isFloat = isFloating(r.type);
-    const std::string inf = isFloat ? detail::infinityText(r.type, detail::cudaDialect()) : "";
-    switch (r.kind) {
-    case ReduceKind::Sum: return isFloat ? (r.type == ComputeType::Double ? "0.0" : "0.0f") : "0";
-    case ReduceKind::Max: return isFloat ? "-" + inf : "INT64_MIN";
-    case ReduceKind::Min: return isFloat ? inf : "INT64_MAX";
-    }
-    return "0";
-}
-
 // The shared-memory scratch of a row group's reduction of type t.
 const char* scratchOf(ComputeType t)
 {
@@ -379,7 +367,8 @@ std::string KernelPrinter::rowFunction(int v)
         const Reduction& r = m_k.reductions[std::size_t(l)];
         const std::string red = "red" + str(l);
         s += in + "// phase " + str(l) + ": row reduction\n";
-        s += in + detail::computeName(r.type) + " " + red + " = " + reductionInit(r) + ";\n";
+        s += in + detail::computeName(r.type) + " " + red + " = " +
+             detail::reductionIdentity(r, detail::cudaDialect()) + ";\n";
         s += rowLoop(w, l, chunks, registers, in);
         s += in + red + " = fxs_group<" + str(m_threads) + ">(" + red + ", " + combine(l) +
              ", " + scratchOf(r.type) + ");\n";

@@ -2,6 +2,8 @@
 #include <stdint.h>
 
 typedef uint16_t fxs_bf16;
+#define fxs_f16_load(v) ((float)(v))
+#define fxs_f16_store(f) ((_Float16)(f))
 static inline float fxs_bf16_load(uint16_t v)
 {
     const uint32_t u = (uint32_t)v << 16;
@@ -46,7 +48,7 @@ static void kernel0(const float* __restrict in0, const float* __restrict in1, fl
             red0 = __builtin_nanf("");
         }
         // phase 1: row reduction
-        float red1 = 0;
+        float red1 = 0.0f;
         #pragma omp simd reduction(+:red1)
         for (int64_t c = 0; c < 8; ++c) {
             const float t0 = in0[b0 + c];
