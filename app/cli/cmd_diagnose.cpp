@@ -186,10 +186,18 @@ json diagnosisJson(const diagnose::Diagnosis& d)
     }
     json findings = json::array();
     for (const auto& f : d.findings) {
+        json remedy = nullptr;
+        if (f.remedy) {
+            remedy = {{"kind", f.remedy->kind},
+                      {"text", f.remedy->text},
+                      {"action", f.remedy->action.empty() ? json(nullptr)
+                                                          : json(f.remedy->action)}};
+        }
         findings.push_back({{"severity", diagnose::severityName(f.severity)},
                             {"cost_s", f.costS},
                             {"text", f.text},
-                            {"where", f.where}});
+                            {"where", f.where},
+                            {"remedy", std::move(remedy)}});
     }
     return {{"runs", std::move(runs)},
             {"frames", framesJson(d)},
@@ -228,6 +236,9 @@ void printHuman(const diagnose::Diagnosis& d)
     for (const auto& f : d.findings) {
         std::printf("  %-7s %8.2f s  %s%s%s\n", std::string(diagnose::severityName(f.severity)).c_str(),
                     f.costS, f.text.c_str(), f.where.empty() ? "" : "  @ ", f.where.c_str());
+        if (f.remedy) {
+            std::printf("  %-7s %10s  \u2192 %s\n", "", "", f.remedy->text.c_str());
+        }
     }
     std::printf("\nFrames:\n");
     for (const auto& f : d.frames) {

@@ -142,6 +142,9 @@ private:
             row.lookup = i;
             row.costS = costOf(l, m_times[static_cast<std::size_t>(r)]);
             row.headline = i < ex.lookups.size() ? ex.lookups[i].headline : std::string();
+            if (i < ex.lookups.size() && !ex.within && r > 0) {
+                noteCause(ex.lookups[i], r - 1, row);
+            }
             noteMissingComponents(l, row);
             byCompile[{l.rank, l.compileId.withoutAttempt()}].push_back(m_rows.size());
             m_rows.push_back(std::move(row));
@@ -158,6 +161,22 @@ private:
                     m_stored.emplace(std::make_pair(l.cache, *l.key), r); // the first run wins
                 }
             }
+        }
+    }
+
+    // A miss whose key components changed since the run before: what changed first.
+    static void noteCause(const explain::LookupExplanation& e, int earlierRun, CacheRow& row)
+    {
+        if (row.cls != CacheClass::ColdMiss || e.diff.empty() ||
+            (e.verdict != explain::Verdict::ComponentsChanged &&
+             e.verdict != explain::Verdict::EnvironmentChanged)) {
+            return;
+        }
+        const auto& first = e.diff.changes.front();
+        row.changedSinceRun = earlierRun;
+        row.cause = first.component + (first.summary.empty() ? "" : " " + first.summary);
+        if (e.diff.changes.size() > 1) {
+            row.cause += " (+" + std::to_string(e.diff.changes.size() - 1) + " more)";
         }
     }
 

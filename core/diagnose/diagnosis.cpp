@@ -75,6 +75,10 @@ void addRecompiles(const model::Run& run, int runIndex, const CompileTimes& time
         r.sourceLine = c.sourceLine;
         r.sourceCode = std::move(c.sourceCode);
         r.action = std::move(c.action);
+        r.mismatch = std::move(c.mismatch);
+        r.dim = c.dim;
+        r.expected = std::move(c.expected);
+        r.actual = std::move(c.actual);
         r.costS = compileSeconds(times, r.rank, r.compileId);
         r.link = guardLink(run, runIndex, r.rank, r.failedEntry);
         if (r.link.kind == Link::Kind::None && r.sourceLine > 0) {

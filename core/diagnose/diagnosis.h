@@ -80,6 +80,10 @@ struct Recompile {
     int sourceLine = 0;
     std::string sourceCode;
     std::string action; // "dynamic: s77 = x.size(0)", "new graph for dtype Half"
+    std::string mismatch; // "size", "dtype", ... (RecompileCause)
+    int dim = -1;
+    std::string expected;
+    std::string actual;
     double costS = 0.0; // compile time of the recompile
     Link link;          // the guard, else the source line
 };
@@ -156,6 +160,11 @@ struct CacheRow {
     bool componentsMissing = false; // key logged without its components
     std::optional<std::size_t> sameGraphUpToNames; // another row whose gm equals this one's
                                                    // after renaming nodes (index into cache)
+    // A miss explained against the run before it (key components changed): that run, and the
+    // most likely cause ("inductor_config[max_fusion_size] 64 → 32", "+N more" when others
+    // changed too).
+    std::optional<int> changedSinceRun;
+    std::string cause;
 };
 
 struct Divergence {
@@ -168,12 +177,24 @@ struct Divergence {
 enum class Severity : std::uint8_t { Error, Warning, Info };
 std::string_view severityName(Severity s); // "error", "warning", "info"
 
+// What to do about a finding. kind: "mark_dynamic" (a recompile on a size change), "keep_dtype"
+// (on a dtype change), "keep_key_component" (a cache miss whose key component changed between
+// runs: the setting that differs), "graph_break_hint" (PyTorch's hint), "plan_nested_regions"
+// (a slow cold start with a repeated block). action: what the app offers for it ("open_source",
+// "open_lookup", "plan_nested_regions"); empty when there is nothing to open.
+struct Remedy {
+    std::string kind;
+    std::string text;
+    std::string action;
+};
+
 struct Finding {
     Severity severity = Severity::Info;
     double costS = 0.0;
     std::string text;
     std::string where; // "record.py:71", "0/1", "rank 1 0/0"
     Link link;
+    std::optional<Remedy> remedy;
 };
 
 struct Diagnosis {

@@ -61,6 +61,33 @@ void addFrames(const Diagnosis& d, std::vector<Finding>& out)
     }
 }
 
+// What avoids a recompile: a size that changes is marked dynamic before the first call; a
+// dtype that changes is kept. Nothing for other guards (their text says what failed).
+std::optional<Remedy> recompileRemedy(const Recompile& r)
+{
+    if (r.input.empty()) {
+        return std::nullopt;
+    }
+    const std::string action = r.sourceLine > 0 ? "open_source" : "";
+    if (r.mismatch == "size" && r.dim >= 0) {
+        return Remedy{"mark_dynamic",
+                      "Mark the dimension dynamic before the first call: "
+                      "torch._dynamo.mark_dynamic(" + r.input + ", " + std::to_string(r.dim) +
+                          ")" + (r.expected.empty() ? "" : " (it was " + r.expected + ", then " +
+                                                               r.actual + ")"),
+                      action};
+    }
+    if (r.mismatch == "dtype") {
+        return Remedy{"keep_dtype",
+                      "Keep " + r.input + "'s dtype the same between calls" +
+                          (r.expected.empty() ? "" : " (" + r.expected + " \u2192 " + r.actual +
+                                                          ")") +
+                          ", or cast it before the compiled function",
+                      action};
+    }
+    return std::nullopt;
+}
+
 void addRecompiles(const Diagnosis& d, std::vector<Finding>& out)
 {
     for (const auto& r : d.recompiles) {
@@ -70,7 +97,9 @@ void addRecompiles(const Diagnosis& d, std::vector<Finding>& out)
         }
         std::string where = r.sourceLine > 0 ? shortLocation(r.sourceFile, r.sourceLine)
                                              : compileWhere(r.rank, r.compileId);
-        out.push_back({Severity::Warning, r.costS, text, where, r.link});
+        Finding f{Severity::Warning, r.costS, text, where, r.link};
+        f.remedy = recompileRemedy(r);
+        out.push_back(std::move(f));
     }
 }
 
@@ -92,8 +121,13 @@ void addGraphBreaks(const Diagnosis& d, std::vector<Finding>& out)
         if (!b.graphs.empty()) {
             link.run = b.graphs.front().run;
         }
-        out.push_back({Severity::Warning, b.costS, text,
-                       shortLocation(b.userFrame.file, b.userFrame.line), link});
+        Finding f{Severity::Warning, b.costS, text,
+                  shortLocation(b.userFrame.file, b.userFrame.line), link};
+        if (!b.hints.empty()) {
+            f.remedy = Remedy{"graph_break_hint", b.hints.front(),
+                              b.userFrame.line > 0 ? "open_source" : ""};
+        }
+        out.push_back(std::move(f));
     }
 }
 
@@ -129,6 +163,48 @@ void addExportFailures(const Diagnosis& d, std::vector<Finding>& out)
                   f.userFrame.line};
         out.push_back({Severity::Error, 0.0, "Export: " + f.reason,
                        shortLocation(f.userFrame.file, f.userFrame.line), link});
+    }
+}
+
+std::string runLabel(const Diagnosis& d, int run)
+{
+    if (run < 0 || std::size_t(run) >= d.runs.size()) {
+        return "run " + std::to_string(run);
+    }
+    const std::string name = shortLocation(d.runs[std::size_t(run)].source, 0);
+    return name.empty() ? "run " + std::to_string(run) : name;
+}
+
+// Misses explained against the run before (a key component changed), one finding per run and
+// cause: "3_config.log: 3 cache misses — inductor_config[max_fusion_size] 64 → 32 vs
+// 2_warm.log", costing the compile time they took.
+void addKeyChanges(const Diagnosis& d, std::vector<Finding>& out)
+{
+    std::map<std::tuple<int, int, std::string>, std::vector<const CacheRow*>> groups;
+    for (const auto& row : d.cache) {
+        if (row.changedSinceRun && !row.sameGraphUpToNames) {
+            groups[{row.run, *row.changedSinceRun, row.cause}].push_back(&row);
+        }
+    }
+    for (const auto& [key, rows] : groups) {
+        const auto& [run, since, cause] = key;
+        double cost = 0.0;
+        for (const auto* r : rows) {
+            cost += r->costS;
+        }
+        const std::size_t n = rows.size();
+        const std::string text = runLabel(d, run) + ": " + std::to_string(n) + " cache miss" +
+                                 (n == 1 ? "" : "es") + " \u2014 " + cause + " vs " +
+                                 runLabel(d, since);
+        const CacheRow& first = *rows.front();
+        Finding f{Severity::Warning, cost, text, compileWhere(first.rank, first.compileId),
+                  {Link::Kind::Lookup, first.run, static_cast<int>(first.lookup), first.rank,
+                   first.compileId, {}, 0}};
+        f.remedy = Remedy{"keep_key_component",
+                          "Keep this setting as in " + runLabel(d, since) +
+                              " to reuse its compiled code: it is part of the cache key",
+                          "open_lookup"};
+        out.push_back(std::move(f));
     }
 }
 
@@ -242,6 +318,7 @@ std::vector<Finding> makeFindings(const Diagnosis& d)
     addRecompiles(d, out);
     addGraphBreaks(d, out);
     addCache(d, out);
+    addKeyChanges(d, out);
     addDivergence(d, out);
     addFrames(d, out);
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {

@@ -200,6 +200,10 @@ public:
         const ParsedReason p = parseReason(reason);
         c.inputSource = p.source;
         c.input = readableSource(p.source);
+        c.mismatch = p.what;
+        c.dim = p.index;
+        c.expected = p.expected;
+        c.actual = p.actual;
         locateGuard(c, p);
         c.action = actionFor(m_run, c, p);
         return c;

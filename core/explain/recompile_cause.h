@@ -27,6 +27,12 @@ struct RecompileCause {
     int sourceLine = 0;
     std::string sourceCode;
     std::string action; // "dynamic: s77 = x.size(0)", "new graph for dtype Half", ...
+    // What the first reason says changed, read apart: "size", "stride", "dtype", ... ("" when
+    // it is not a tensor mismatch), the dimension ("at index N", else -1), the values.
+    std::string mismatch;
+    int dim = -1;
+    std::string expected;
+    std::string actual;
     std::string file;   // where recompile_reasons was logged
     int line = 0;
 

@@ -95,7 +95,16 @@ private Q_SLOTS:
         QVERIFY(j["graph_breaks"].empty());
         QVERIFY(j["divergence"].empty());
         const json& finding = j["findings"].at(0);
-        QVERIFY(hasKeys(finding, {"severity", "cost_s", "text", "where"}));
+        QVERIFY(hasKeys(finding, {"severity", "cost_s", "text", "where", "remedy"}));
+        QVERIFY(finding["remedy"].is_null()); // the frame's compile time
+        // The recompile on x's size: mark_dynamic with the input's name and the dimension.
+        const json& size = j["findings"].at(2);
+        QVERIFY(size["text"].get<std::string>().starts_with("Recompile 0/1"));
+        QVERIFY(hasKeys(size["remedy"], {"kind", "text", "action"}));
+        QCOMPARE(size["remedy"]["kind"].get<std::string>(), std::string("mark_dynamic"));
+        QVERIFY(size["remedy"]["text"].get<std::string>().find(
+                    "torch._dynamo.mark_dynamic(x, 0)") != std::string::npos);
+        QCOMPARE(size["remedy"]["action"].get<std::string>(), std::string("open_source"));
     }
 
     void graphBreaksAndClasses()
@@ -205,6 +214,8 @@ private Q_SLOTS:
         QVERIFY(out.startsWith("Findings (largest cost first):"));
         QVERIFY(out.contains("Recompile 0/1: tensor 'x' size mismatch at index 0. expected 8, "
                              "actual 16 \u2192 dynamic: s77 = x.size(0)  @ record.py:71"));
+        QVERIFY(out.contains("\u2192 Mark the dimension dynamic before the first call: "
+                             "torch._dynamo.mark_dynamic(x, 0) (it was 8, then 16)"));
     }
 
     void runReadInPart()

@@ -351,6 +351,72 @@ private Q_SLOTS:
         }
     }
 
+    // basic_config recompiled the three graphs of basic_cold with inductor_config's
+    // max_fusion_size 64 → 32 (the fixture README): one finding for the three misses, costing
+    // their compile time, naming both runs and the setting, with the remedy to keep it.
+    void keyChangesBetweenRunsAreFindings()
+    {
+        const auto config = diagnosed({kFixtures + "basic_cold", kFixtures + "basic_config"});
+        const auto it = std::find_if(config.findings.begin(), config.findings.end(),
+                                     [](const auto& f) { return f.remedy &&
+                                         f.remedy->kind == "keep_key_component"; });
+        QVERIFY(it != config.findings.end());
+        QVERIFY2(startsWith(it->text, "basic_config: 3 cache misses \u2014 "
+                                      "inductor_config[max_fusion_size] 64 \u2192 32"),
+                 it->text.c_str());
+        QVERIFY2(it->text.find(" vs basic_cold") != std::string::npos, it->text.c_str());
+        QCOMPARE(it->severity, diagnose::Severity::Warning);
+        double misses = 0.0;
+        for (const auto& c : config.cache) {
+            QCOMPARE(c.changedSinceRun.has_value(), c.run == 1);
+            misses += c.run == 1 ? c.costS : 0.0;
+        }
+        QVERIFY(misses > 0.0);
+        QCOMPARE(it->costS, misses);
+        QCOMPARE(it->link.kind, Link::Kind::Lookup);
+        QCOMPARE(it->remedy->action, std::string("open_lookup"));
+        QCOMPARE(it->remedy->text, std::string("Keep this setting as in basic_cold to reuse its "
+                                               "compiled code: it is part of the cache key"));
+        // The first run has nothing to be compared with: no such finding.
+        const auto cold = diagnosed({kFixtures + "basic_cold"});
+        QVERIFY(std::none_of(cold.findings.begin(), cold.findings.end(),
+                             [](const auto& f) { return f.remedy.has_value(); }));
+    }
+
+    // A recompile on a size change says which dimension to mark dynamic, with the input's
+    // name; on a dtype change, to keep the dtype; a graph break, PyTorch's first hint.
+    void recompilesAndBreaksCarryRemedies()
+    {
+        const auto d = diagnosed({kRecorded + "recompile.log.gz"});
+        QCOMPARE(d.findings.size(), std::size_t(3));
+        const auto& dtype = d.findings[1];
+        QVERIFY(dtype.remedy.has_value());
+        QCOMPARE(dtype.remedy->kind, std::string("keep_dtype"));
+        QCOMPARE(dtype.remedy->text, std::string("Keep w's dtype the same between calls (Float "
+                                                 "\u2192 Half), or cast it before the compiled "
+                                                 "function"));
+        QCOMPARE(dtype.remedy->action, std::string("open_source"));
+        const auto& size = d.findings[2];
+        QVERIFY2(startsWith(size.text, "Recompile 0/1: tensor 'x' size mismatch"),
+                 size.text.c_str());
+        QVERIFY(size.remedy.has_value());
+        QCOMPARE(size.remedy->kind, std::string("mark_dynamic"));
+        QCOMPARE(size.remedy->text,
+                 std::string("Mark the dimension dynamic before the first call: "
+                             "torch._dynamo.mark_dynamic(x, 0) (it was 8, then 16)"));
+        QVERIFY(!d.findings[0].remedy); // the frame's compile time: nothing to do by itself
+
+        const auto breaks = diagnosed({kRecorded + "graph_break.log.gz"});
+        for (const auto& f : breaks.findings) {
+            if (startsWith(f.text, "Graph break: Failed to trace builtin operator")) {
+                QVERIFY(f.remedy.has_value());
+                QCOMPARE(f.remedy->kind, std::string("graph_break_hint"));
+                QCOMPARE(f.remedy->text, breaks.graphBreaks[0].hints.front());
+                QVERIFY(!f.remedy->text.empty());
+            }
+        }
+    }
+
     void firstRoundClasses()
     {
         QCOMPARE(classes(diagnosed({kFixtures + "basic_warm"})),
