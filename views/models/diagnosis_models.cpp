@@ -76,6 +76,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
         case SeverityColumn: return severityText(f->severity);
         case CostColumn: return secondsText(f->costS);
         case TextColumn: return fromStd(f->text);
+        case RemedyColumn: return f->remedy ? fromStd(f->remedy->text) : QString();
         case WhereColumn: return fromStd(f->where);
         case RunColumn: {
             const auto& runs = m_diagnosis->runs;
@@ -90,7 +91,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::ToolTipRole) {
-        return fromStd(f->text);
+        return f->remedy ? fromStd(f->text + "\n\u2192 " + f->remedy->text) : fromStd(f->text);
     }
     if (role == Qt::ForegroundRole && index.column() == SeverityColumn &&
         f->severity == diagnose::Severity::Error) {
@@ -111,6 +112,7 @@ QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int
     case SeverityColumn: return tr("Severity");
     case CostColumn: return tr("Cost");
     case TextColumn: return tr("Finding");
+    case RemedyColumn: return tr("What to do");
     case WhereColumn: return tr("Where");
     case RunColumn: return tr("Run");
     default: return {};

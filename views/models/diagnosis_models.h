@@ -19,7 +19,16 @@ using DiagnosisPtr = std::shared_ptr<const diagnose::Diagnosis>;
 class FindingsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { SeverityColumn, CostColumn, RunColumn, WhereColumn, TextColumn, ColumnCount };
+    // RemedyColumn: what to do (diagnose::Remedy's text), empty when the finding has none.
+    enum Column {
+        SeverityColumn,
+        CostColumn,
+        RunColumn,
+        WhereColumn,
+        TextColumn,
+        RemedyColumn,
+        ColumnCount
+    };
 
     explicit FindingsModel(QObject* parent = nullptr);
 

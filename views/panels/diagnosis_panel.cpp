@@ -160,6 +160,19 @@ void DiagnosisPanel::setDiagnosis(Result<diagnose::Diagnosis> diagnosis)
     for (int c = 0; c < FindingsModel::TextColumn; ++c) {
         m_findingsView->resizeColumnToContents(c);
     }
+    // What to do, after the finding, when any finding says it; the finding's text gets at most
+    // 60 % of the width, the remedy the rest.
+    const bool remedies = m_diagnosis && std::any_of(m_diagnosis->findings.begin(),
+                                                     m_diagnosis->findings.end(),
+                                                     [](const auto& f) { return f.remedy; });
+    m_findingsView->setColumnHidden(FindingsModel::RemedyColumn, !remedies);
+    if (remedies) {
+        m_findingsView->resizeColumnToContents(FindingsModel::TextColumn);
+        const int cap = m_findingsView->viewport()->width() * 3 / 5;
+        if (cap > 0 && m_findingsView->columnWidth(FindingsModel::TextColumn) > cap) {
+            m_findingsView->setColumnWidth(FindingsModel::TextColumn, cap);
+        }
+    }
     selectFinding(m_findings->rowCount() > 0 ? 0 : -1);
     Q_EMIT diagnosisReady();
 }

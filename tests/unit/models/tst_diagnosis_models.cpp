@@ -65,6 +65,16 @@ private Q_SLOTS:
         QVERIFY(cell(2, FindingsModel::TextColumn).startsWith("Recompile 0/1: tensor 'x' size"));
         QVERIFY(cell(2, FindingsModel::CostColumn).startsWith("8")); // 0.848 s → "848 ms"
         QVERIFY(cell(2, FindingsModel::CostColumn).endsWith(" ms"));
+        // What to do, beside each finding that has a remedy (and in its tooltip).
+        QVERIFY(cell(0, FindingsModel::RemedyColumn).isEmpty());
+        QVERIFY(cell(1, FindingsModel::RemedyColumn).startsWith("Keep w's dtype the same"));
+        QVERIFY(cell(2, FindingsModel::RemedyColumn)
+                    .contains("torch._dynamo.mark_dynamic(x, 0)"));
+        QVERIFY(model.data(model.index(2, FindingsModel::TextColumn), Qt::ToolTipRole)
+                    .toString()
+                    .endsWith("\u2192 " + cell(2, FindingsModel::RemedyColumn)));
+        QCOMPARE(model.headerData(FindingsModel::RemedyColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("What to do"));
         QVERIFY(model.finding(3) == nullptr);
         model.setDiagnosis(nullptr);
         QCOMPARE(model.rowCount(), 0);
