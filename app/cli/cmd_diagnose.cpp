@@ -4,8 +4,8 @@
 // is a contract (README).
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
+#include "app/cli/trace_runs.h"
 #include "core/diagnose/diagnosis.h"
-#include "core/io/torch_trace_reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -210,21 +210,6 @@ json diagnosisJson(const diagnose::Diagnosis& d)
             {"findings", std::move(findings)}};
 }
 
-// The first error, else the first warning: what a reader of stderr should see first.
-const Diagnostic* firstProblem(const Diagnostics& diagnostics)
-{
-    const Diagnostic* warning = nullptr;
-    for (const auto& d : diagnostics.items()) {
-        if (d.severity == Severity::Error) {
-            return &d;
-        }
-        if (d.severity == Severity::Warning && !warning) {
-            warning = &d;
-        }
-    }
-    return warning;
-}
-
 std::string rankPrefix(int rank)
 {
     return rank >= 0 ? "rank " + std::to_string(rank) + " " : std::string();
@@ -261,49 +246,11 @@ void printHuman(const diagnose::Diagnosis& d)
     }
 }
 
-// Every run of each path (a directory as io::planDirectory plans it); false when a path gave
-// nothing. Problems while reading are counted as inspect counts them (errors, not notes).
-bool readRuns(const std::vector<std::string>& paths, std::vector<model::Run>& runs,
-              Diagnostics& problems)
-{
-    io::TraceReadOptions options;
-    options.parseGraphs = false; // graphs are compared as text; no IR needed
-    for (const auto& path : paths) {
-        auto results = io::readTorchTraceRuns(path, options);
-        Diagnostics all;
-        bool readSomething = false;
-        for (auto& r : results) {
-            all.append(r.diagnostics);
-            readSomething = readSomething || r.readSomething;
-        }
-        problems.append(all);
-        const Diagnostic* first = firstProblem(all);
-        if (!readSomething) {
-            std::cerr << "fxscope-cli diagnose: cannot read run " << path << ": "
-                      << (first ? first->toString() : std::string("no TORCH_TRACE envelope found"))
-                      << "\n";
-            return false;
-        }
-        if (const auto errors = all.errorCount(); errors > 0 && first) {
-            // Read in part (a log cut short, bad lines): diagnosed, and said on stderr.
-            std::cerr << "fxscope-cli diagnose: " << path << ": " << errors
-                      << (errors == 1 ? " problem" : " problems") << " while reading, first: "
-                      << first->toString() << "\n";
-        }
-        for (auto& r : results) {
-            if (r.readSomething) {
-                runs.push_back(std::move(r.run));
-            }
-        }
-    }
-    return true;
-}
-
 int runDiagnose(const DiagnoseOptions& o)
 {
     std::vector<model::Run> runs;
     Diagnostics problems;
-    if (!readRuns(o.runs, runs, problems)) {
+    if (!readTraceRuns("diagnose", o.runs, false, runs, problems)) {
         return 1;
     }
     std::vector<const model::Run*> pointers;

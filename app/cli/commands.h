@@ -34,5 +34,6 @@ void addRunCommand(CLI::App& app, int& exitCode);
 void addProfileCommand(CLI::App& app, int& exitCode);
 void addStructureCommand(CLI::App& app, int& exitCode);
 void addAttributeCommand(CLI::App& app, int& exitCode);
+void addReportCommand(CLI::App& app, int& exitCode);
 
 } // namespace fxs::cli

@@ -54,6 +54,7 @@ int main(int argc, char** argv)
     fxs::cli::addProfileCommand(app, exitCode);
     fxs::cli::addStructureCommand(app, exitCode);
     fxs::cli::addAttributeCommand(app, exitCode);
+    fxs::cli::addReportCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
