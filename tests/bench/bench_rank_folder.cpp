@@ -1,0 +1,166 @@
+// A rank folder read as `fxscope-cli diagnose DIR` reads it: FXSCOPE_BENCH_RANKS logs (default
+// 8) of FXSCOPE_BENCH_RANK_MB each (default 8), named dedicated_log_torch_trace_rank_N.log,
+// built from the recorded 2-rank run (tests/data/recorded/traces/ranks): rank N is rank N % 2's
+// log with its envelopes' "rank" set to N, repeated with frame ids renumbered so compile ids
+// stay distinct. BM_RankFolderRead/T reads it with T reader threads (1: one core's throughput;
+// 0: every core), graphs on demand; BM_RankFolderDiagnose reads and diagnoses it, every core.
+// Counters: total_MB, peak_rss_MB (the process's high-water mark; run one benchmark alone with
+// --benchmark_filter for a clean mark). The case: FXSCOPE_BENCH_RANKS=64
+// FXSCOPE_BENCH_RANK_MB=20 (1.3 GB).
+#include "core/diagnose/diagnosis.h"
+#include "core/io/torch_trace_reader.h"
+#include "core/util/file_reader.h"
+
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+int envInt(const char* name, int fallback)
+{
+    const char* v = std::getenv(name);
+    return v && std::atoi(v) > 0 ? std::atoi(v) : fallback;
+}
+
+// The value after `key` in envelope lines (not payload lines, which start with a tab) set by
+// `next(old)`: "rank": N → rank, "frame_id": N → N + offset. Payload MD5s stay valid.
+template <typename Next>
+std::string rewritten(std::string_view log, std::string_view key, Next next)
+{
+    std::string out;
+    out.reserve(log.size() + log.size() / 64);
+    std::size_t pos = 0;
+    while (pos < log.size()) {
+        std::size_t end = log.find('\n', pos);
+        end = end == std::string_view::npos ? log.size() : end + 1;
+        const std::string_view line = log.substr(pos, end - pos);
+        const auto at = line[0] == '\t' ? std::string_view::npos : line.find(key);
+        if (at == std::string_view::npos) {
+            out.append(line);
+        } else {
+            const std::size_t digits = at + key.size();
+            std::size_t stop = digits;
+            while (stop < line.size() && line[stop] >= '0' && line[stop] <= '9') {
+                ++stop;
+            }
+            out.append(line.substr(0, digits));
+            const int old = std::atoi(std::string(line.substr(digits, stop - digits)).c_str());
+            out += std::to_string(next(old));
+            out.append(line.substr(stop));
+        }
+        pos = end;
+    }
+    return out;
+}
+
+struct Folder {
+    std::string path;
+    std::uintmax_t bytes = 0;
+};
+
+// Builds the folder once per process (removed at exit); empty path on failure.
+const Folder& rankFolder()
+{
+    static const Folder folder = []() -> Folder {
+        std::vector<std::string> ranks;
+        const std::string source = FXSCOPE_TEST_DATA "/recorded/traces/ranks";
+        for (const auto& f : fxs::listFiles(source).valueOr({})) {
+            if (auto data = fxs::readFile(f); data.ok()) {
+                ranks.push_back(std::move(*data));
+            }
+        }
+        if (ranks.empty()) {
+            return {};
+        }
+        const int n = envInt("FXSCOPE_BENCH_RANKS", 8);
+        const std::size_t target = std::size_t(envInt("FXSCOPE_BENCH_RANK_MB", 8)) << 20;
+        const fs::path dir = fs::temp_directory_path() / "fxscope_bench_ranks";
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        Folder out{dir.string(), 0};
+        for (int r = 0; r < n; ++r) {
+            const std::string base = rewritten(ranks[std::size_t(r) % ranks.size()], "\"rank\": ",
+                                               [r](int) { return r; });
+            const std::string name = "dedicated_log_torch_trace_rank_" + std::to_string(r) + ".log";
+            std::ofstream file(dir / name, std::ios::binary);
+            std::size_t written = 0;
+            for (int copy = 0; written < target; ++copy) {
+                const std::string text = rewritten(base, "\"frame_id\": ",
+                                                   [copy](int id) { return id + copy * 1000; });
+                file.write(text.data(), std::streamsize(text.size()));
+                written += text.size();
+            }
+            out.bytes += written;
+        }
+        std::atexit([] { fs::remove_all(fs::temp_directory_path() / "fxscope_bench_ranks"); });
+        return out;
+    }();
+    return folder;
+}
+
+double peakRssMb()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+void BM_RankFolderRead(benchmark::State& state)
+{
+    const Folder& folder = rankFolder();
+    if (folder.path.empty()) {
+        state.SkipWithError("tests/data/recorded/traces/ranks not found");
+        return;
+    }
+    fxs::io::TraceReadOptions options;
+    options.parseGraphs = false;
+    options.readThreads = int(state.range(0));
+    std::size_t files = 0;
+    for (auto _ : state) {
+        auto runs = fxs::io::readTorchTraceRuns(folder.path, options);
+        files = runs.empty() ? 0 : runs.front().run.files.size();
+        benchmark::DoNotOptimize(runs.data());
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(folder.bytes));
+    state.counters["total_MB"] = double(folder.bytes) / (1 << 20);
+    state.counters["files"] = double(files);
+    state.counters["peak_rss_MB"] = peakRssMb();
+}
+
+void BM_RankFolderDiagnose(benchmark::State& state)
+{
+    const Folder& folder = rankFolder();
+    if (folder.path.empty()) {
+        state.SkipWithError("tests/data/recorded/traces/ranks not found");
+        return;
+    }
+    fxs::io::TraceReadOptions options;
+    options.parseGraphs = false;
+    std::size_t findings = 0;
+    for (auto _ : state) {
+        auto runs = fxs::io::readTorchTraceRuns(folder.path, options);
+        std::vector<const fxs::model::Run*> pointers;
+        for (const auto& r : runs) {
+            pointers.push_back(&r.run);
+        }
+        auto d = fxs::diagnose::diagnose(pointers);
+        findings = d ? d->findings.size() : 0;
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(folder.bytes));
+    state.counters["total_MB"] = double(folder.bytes) / (1 << 20);
+    state.counters["findings"] = double(findings);
+    state.counters["peak_rss_MB"] = peakRssMb();
+}
+
+} // namespace
+
+BENCHMARK(BM_RankFolderRead)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RankFolderDiagnose)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK_MAIN();
