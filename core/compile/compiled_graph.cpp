@@ -110,6 +110,42 @@ void regionTimes(const graph::Graph& graph, const std::vector<partition::Region>
     }
 }
 
+// After the regions compiled: the graph with them in place, compared with the eager run.
+Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Region>& regions,
+                      exec::RunOptions ro, const CancelToken& cancel, CompiledGraphReport& report)
+{
+    exec::ValueStore outputs; // the region inputs and outputs need not stay alive any longer
+    for (const auto& [name, h] : report.eager.kept.values()) {
+        if (name.rfind("output.", 0) == 0) {
+            outputs.set(name, h);
+        }
+    }
+    report.eager.kept = std::move(outputs);
+    for (auto& r : report.regions) {
+        r.outputs.clear();
+    }
+    ro.keep.clear();
+    ro.substitutes = substitutesOf(report.regions);
+    auto run = exec::Interpreter::run(graph, ro, cancel);
+    if (!run && run.error().code == ErrorCode::Cancelled) {
+        report.cancelled = true;
+        return {};
+    }
+    if (!run) {
+        Error e = run.error();
+        e.message = "the compiled graph: " + e.message;
+        return e;
+    }
+    report.compiled = std::move(*run);
+    regionTimes(graph, regions, report);
+    for (std::size_t i = 0; i < report.compiled.outputs.size(); ++i) {
+        const std::string key = "output." + std::to_string(i);
+        report.outputMaxAbsErr.push_back(
+            maxAbsDiff(report.compiled.kept.find(key), report.eager.kept.find(key)));
+    }
+    return {};
+}
+
 Result<CompiledGraphReport> runAll(const graph::Graph& graph,
                                    const std::vector<partition::Region>& regions,
                                    const GraphCompileOptions& options, const CancelToken& cancel,
@@ -140,31 +176,12 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     GraphCompileReport compiled =
         compileRegionsOn(graph, regions, report.eager.kept, co, cancel, progress);
     report.regions = std::move(compiled.regions);
-    if (compiled.cancelled) {
-        report.cancelled = true;
+    report.cancelled = compiled.cancelled;
+    if (report.cancelled) {
         return report;
     }
-    exec::ValueStore outputs; // the region inputs need not stay alive any longer
-    for (const auto& [name, h] : report.eager.kept.values()) {
-        if (name.rfind("output.", 0) == 0) {
-            outputs.set(name, h);
-        }
-    }
-    report.eager.kept = std::move(outputs);
-    ro.keep.clear();
-    ro.substitutes = substitutesOf(report.regions);
-    auto run = exec::Interpreter::run(graph, ro, cancel);
-    if (!run) {
-        Error e = run.error();
-        e.message = "the compiled graph: " + e.message;
-        return e;
-    }
-    report.compiled = std::move(*run);
-    regionTimes(graph, regions, report);
-    for (std::size_t i = 0; i < report.compiled.outputs.size(); ++i) {
-        const std::string key = "output." + std::to_string(i);
-        report.outputMaxAbsErr.push_back(
-            maxAbsDiff(report.compiled.kept.find(key), report.eager.kept.find(key)));
+    if (Status s = runWithRegions(graph, regions, ro, cancel, report); !s) {
+        return s.error();
     }
     return report;
 }

@@ -20,7 +20,8 @@ struct CompiledGraphReport {
     // The same inputs with the compiled regions in place: perNode lists a used region as one
     // entry (its id, target "fxscope.substitute").
     exec::RunReport compiled;
-    std::vector<RegionOutcome> regions; // every region, as compile reports it
+    // Every region, as compile reports it (its output tensors released).
+    std::vector<RegionOutcome> regions;
     // Per region: its wall time in the compiled run (its step; a region that fell back runs
     // eagerly there and gets its nodes' times summed).
     std::vector<double> regionMs;
@@ -28,7 +29,7 @@ struct CompiledGraphReport {
     // Per output of the compiled run: the largest difference from the eager run over finite
     // values (infinity where NaN/Inf positions differ); nullopt for a value that is not a tensor.
     std::vector<std::optional<double>> outputMaxAbsErr;
-    bool cancelled = false;
+    bool cancelled = false; // the token fired: what ran before is reported
 };
 
 // options.run: the inputs (seed, sizes, file, weights, forward graph), repeat and per-node timing
