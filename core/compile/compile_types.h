@@ -117,7 +117,7 @@ struct RegionOutcome {
     double compiledBackToBackMs = 0;
     std::int64_t bytesMoved = 0; // the region's inputs read once plus outputs written once
     std::string resources;       // CUDA: registers and local bytes per kernel
-    int kernels = 0;             // generated kernels of the region's schedule (0 on fallback)
+    int kernels = 0;             // generated kernels of its schedule (0 when not lowered)
     std::string source;     // generated C++ or CUDA (when lowering succeeded)
     std::string buildCommand;     // a failed build: the command line
     std::string buildDiagnostics; // a failed build: the compiler's output
