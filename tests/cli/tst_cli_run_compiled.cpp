@@ -179,6 +179,24 @@ private Q_SLOTS:
         }
     }
 
+    void backwardOfATraceCompilesFromItsForward()
+    {
+        // The same graphs as one TORCH_TRACE log: both picked by selector.
+        const QString trace =
+            QStringLiteral(FXSCOPE_TEST_DATA "/recorded/traces/llama24.log.gz");
+        auto r = runCli({"compile", trace, "--graph", "0/0:aot_backward_graph", "--from-forward",
+                         trace, "--forward-graph", "0/0:aot_forward_graph", "--auto", "--json",
+                         "--device", "cpu", "--repeat", "1", "--cache", cache()});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = parse(r);
+        QVERIFY(!j.is_discarded());
+        QVERIFY(!j["regions"].empty());
+        // Without a forward graph to select from, --forward-graph is refused.
+        QVERIFY(runCli({"compile", trace, "--graph", "0/0:aot_backward_graph",
+                        "--forward-graph", "0/0:aot_forward_graph"})
+                    .exitCode != 0);
+    }
+
     void compiledOptionsNeedCompiled()
     {
         QVERIFY(runCli({"run", kForward, "--auto"}).exitCode != 0);
