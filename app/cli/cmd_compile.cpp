@@ -37,6 +37,8 @@ struct CompileCliOptions {
     bool noRun = false;
     std::string arch;   // --arch sm_90
     std::string tuning; // --cuda-tuning
+    std::string forward;         // --from-forward: the forward graph that feeds this backward one
+    std::string forwardSelector; // --forward-graph
     RemoteCliOptions remote;
 };
 
@@ -145,6 +147,18 @@ int runCompile(const CompileCliOptions& o)
         return fail(s.error().toString());
     }
     co.run.inputsFile = o.inputs;
+    if (!o.forward.empty()) {
+        // A backward graph's inputs are the forward's saved values and tangents (as `run`
+        // feeds them): synthesised ones need not be what backward ops accept.
+        auto fw = loadGraphInput(o.forward, o.forwardSelector);
+        if (!fw) {
+            return fail(fw.error().toString());
+        }
+        if (fw->diagnostics.errorCount() > 0) {
+            return fail(o.forward + ": the forward graph has parse errors");
+        }
+        co.run.forwardGraph = fw->graph;
+    }
     auto report = compile::compileGraphRegions(g, *regions, co);
     if (!report) {
         return fail(report.error().toString());
@@ -207,6 +221,12 @@ void addCompileCommand(CLI::App& app, int& exitCode)
                                        "else sm_90)");
     cmd->add_option("--cuda-tuning", o->tuning,
                     "CUDA launch parameters, e.g. 'block=256 unroll=1 row_elements=8'");
+    auto* forward = cmd->add_option(
+        "--from-forward", o->forward,
+        "Forward graph to run first; its saved values and tangents feed this backward graph");
+    cmd->add_option("--forward-graph", o->forwardSelector,
+                    "TORCH_TRACE --from-forward: which graph (like --graph)")
+        ->needs(forward);
     addRemoteOptions(cmd, o->remote);
     cmd->callback([o, &exitCode] {
         try {

@@ -1,17 +1,23 @@
-// fxscope-cli run GRAPH [--graph SEL] [--from-forward FW] [--repeat N] [--size s0=8] [--json]:
-// runs a graph (graph code, a TorchScript .pt, one graph of a TORCH_TRACE) on the reference
-// engine and reports timing, peak memory and output summaries. The JSON shape is a contract
-// (README "fxscope-cli run").
+// fxscope-cli run GRAPH [--graph SEL] [--from-forward FW] [--repeat N] [--size s0=8] [--json]
+// [--compiled [--auto | --project P] [--cache DB]]: runs a graph (graph code, a TorchScript .pt,
+// one graph of a TORCH_TRACE) on the reference engine, or with its compiled regions in place
+// (core/compile/compiled_graph.h) next to the eager run, and reports timing, peak memory and
+// output summaries. The JSON shape is a contract (README "fxscope-cli run").
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
+#include "app/cli/region_source.h"
+#include "app/cli/store_option.h"
+#include "core/compile/compiled_graph.h"
 #include "core/exec/interpreter.h"
 #include "core/util/int_expr.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 namespace fxs::cli {
 namespace cmd_run_detail {
@@ -29,6 +35,10 @@ struct RunCliOptions {
     int repeat = 1;
     std::uint64_t seed = 0;
     bool json = false;
+    bool compiled = false; // --compiled: with the regions compiled, next to the eager run
+    bool autoRegions = false;
+    std::string project;
+    std::string cache;
 };
 
 // The graph at path, with parse errors fatal: a graph that lost statements would run wrong.
@@ -93,6 +103,61 @@ json reportJson(const exec::RunReport& r)
             {"per_node", perNode}, {"unsupported", unsupported}, {"notes", r.notes}};
 }
 
+// The deepest module holding every node of the region that has one ("" when none does).
+std::string regionModule(const structure::ModuleTree* tree, const partition::Region& region)
+{
+    std::optional<std::string> common;
+    for (graph::NodeId id : region.nodes) {
+        const std::string path = tree ? std::string(tree->pathOf(id)) : std::string();
+        if (path.empty()) {
+            continue;
+        }
+        if (!common) {
+            common = path;
+            continue;
+        }
+        std::size_t n = 0; // the longest shared prefix that ends at a dot or a path's end
+        for (std::size_t i = 0; i <= std::min(common->size(), path.size()); ++i) {
+            const bool endA = i == common->size() || (*common)[i] == '.';
+            const bool endB = i == path.size() || path[i] == '.';
+            if (endA && endB) {
+                n = i;
+            }
+            if (i == common->size() || i == path.size() || (*common)[i] != path[i]) {
+                break;
+            }
+        }
+        common->resize(n);
+    }
+    return common.value_or("");
+}
+
+json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::string>& modules)
+{
+    json j = reportJson(c.compiled);
+    j["compiled"] = true;
+    j["eager_total_ms"] = c.eager.totalMs;
+    j["device_ms"] = nullptr; // GPU time: not measured yet (issue 27); null on the CPU
+    j["regions_used"] = c.regionsUsed;
+    json regions = json::array();
+    for (std::size_t i = 0; i < c.regions.size(); ++i) {
+        const auto& r = c.regions[i];
+        regions.push_back({{"id", r.id},
+                           {"module", i < modules.size() ? modules[i] : std::string()},
+                           {"state", compile::regionStateName(r.state)},
+                           {"reason_code", static_cast<int>(r.reason)},
+                           {"reason", cache::reasonName(r.reason)},
+                           {"kernels", r.kernels},
+                           {"ms", i < c.regionMs.size() ? c.regionMs[i] : 0.0}});
+    }
+    j["regions"] = std::move(regions);
+    for (std::size_t i = 0; i < j["outputs"].size(); ++i) {
+        const auto& err = i < c.outputMaxAbsErr.size() ? c.outputMaxAbsErr[i] : std::nullopt;
+        j["outputs"][i]["max_abs_err"] = err ? json(*err) : json(nullptr);
+    }
+    return j;
+}
+
 void printText(const exec::RunReport& r)
 {
     for (const auto& n : r.notes) {
@@ -122,6 +187,28 @@ void printText(const exec::RunReport& r)
     }
 }
 
+void printCompiledText(const compile::CompiledGraphReport& c)
+{
+    printText(c.compiled);
+    std::printf("compiled: %.3f ms, eager %.3f ms (%.2fx); %d of %zu regions used\n",
+                c.compiled.totalMs, c.eager.totalMs,
+                c.compiled.totalMs > 0 ? c.eager.totalMs / c.compiled.totalMs : 0.0,
+                c.regionsUsed, c.regions.size());
+    for (std::size_t i = 0; i < c.regions.size(); ++i) {
+        const auto& r = c.regions[i];
+        std::printf("  %-5s %-8s %3d kernels %8.3f ms  %s [%s]\n", r.id.c_str(),
+                    std::string(compile::regionStateName(r.state)).c_str(), r.kernels,
+                    i < c.regionMs.size() ? c.regionMs[i] : 0.0, r.headline.c_str(),
+                    std::string(cache::reasonName(r.reason)).c_str());
+    }
+    for (std::size_t i = 0; i < c.outputMaxAbsErr.size() && i < c.compiled.outputs.size(); ++i) {
+        if (c.outputMaxAbsErr[i]) {
+            std::printf("  %-24s max abs err vs eager %.3g\n", c.compiled.outputs[i].name.c_str(),
+                        *c.outputMaxAbsErr[i]);
+        }
+    }
+}
+
 int fail(const RunCliOptions& o, const Error& e, int code)
 {
     if (o.json) {
@@ -133,6 +220,55 @@ int fail(const RunCliOptions& o, const Error& e, int code)
         std::fprintf(stderr, "fxscope-cli run: %s\n", e.toString().c_str());
     }
     return code;
+}
+
+// --compiled: the regions compiled as `compile` does, then the graph with them in place.
+int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOptions& ro,
+                const std::string& note)
+{
+    auto regions = regionsFromSource(*g.graph, g.sourceBytes, o.project, o.autoRegions, "run");
+    if (!regions) {
+        return fail(o, regions.error(), 2);
+    }
+    auto store = openStoreFor(o.cache, "run");
+    if (!store) {
+        return fail(o, store.error(), 1);
+    }
+    compile::GraphCompileOptions co;
+    co.compile.device = compile::resolveDevice(
+        *g.graph, o.device == "cuda"  ? compile::DeviceChoice::Cuda
+                  : o.device == "cpu" ? compile::DeviceChoice::Cpu
+                                      : compile::DeviceChoice::Auto);
+    co.compile.store = store->get();
+    co.compile.timingRepeats = std::max(5, o.repeat); // as compile's default: enough to judge
+                                                      // a region slower than eager
+    co.run = ro;
+    auto report = compile::runCompiledGraph(*g.graph, *regions, co);
+    if (!report) {
+        return fail(o, report.error(), 1);
+    }
+    if (!report->eager.ok) { // unsupported nodes: nothing ran
+        if (o.json) {
+            printJson(reportJson(report->eager));
+        } else {
+            printText(report->eager);
+        }
+        return 1;
+    }
+    if (!note.empty()) {
+        report->compiled.notes.push_back(note);
+    }
+    auto tree = structureOf(g);
+    std::vector<std::string> modules;
+    for (const auto& r : *regions) {
+        modules.push_back(regionModule(tree ? &*tree : nullptr, r));
+    }
+    if (o.json) {
+        printJson(compiledJson(*report, modules));
+    } else {
+        printCompiledText(*report);
+    }
+    return report->compiled.ok ? 0 : 1;
 }
 
 int runRun(const RunCliOptions& o)
@@ -168,6 +304,9 @@ int runRun(const RunCliOptions& o)
             return fail(o, fw.error(), 2);
         }
         ro.forwardGraph = fw->graph;
+    }
+    if (o.compiled) {
+        return runCompiled(o, *g, ro, note);
     }
     auto report = exec::Interpreter::run(*g->graph, ro);
     if (!report.ok()) {
@@ -211,7 +350,26 @@ void addRunCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--device", options->device, "auto, cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     cmd->add_flag("--json", options->json, "Print the JSON contract instead of text");
-    cmd->callback([options, &exitCode] { exitCode = runRun(*options); });
+    auto* compiled = cmd->add_flag(
+        "--compiled", options->compiled,
+        "Run with the compiled regions in place (as `compile` builds them) next to an eager run");
+    auto* project = cmd->add_option("--project", options->project,
+                                    "--compiled: regions from a .fxscope project")
+                        ->needs(compiled);
+    cmd->add_flag("--auto", options->autoRegions, "--compiled: regions from the automatic proposal")
+        ->needs(compiled)
+        ->excludes(project);
+    cmd->add_option("--cache", options->cache,
+                    "--compiled: cache database (default as for compile)")
+        ->needs(compiled);
+    cmd->callback([options, &exitCode] {
+        try {
+            exitCode = runRun(*options);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "fxscope-cli run: %s\n", e.what());
+            exitCode = 1;
+        }
+    });
 }
 
 } // namespace fxs::cli

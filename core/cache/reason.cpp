@@ -84,6 +84,8 @@ const std::vector<ReasonInfo> kReasons = {
      "the remote entry's HMAC does not match the team key: rebuilt, never loaded"},
     {Reason::MissRemoteNoKey, C::Miss, "miss_remote_no_key",
      "a remote entry exists, but without a team key remote artifacts are never loaded"},
+    {Reason::SlowerThanEager, C::Fallback, "slower_than_eager",
+     "the compiled region was slower than eager beyond the spread of both; it is not used"},
 };
 
 const ReasonInfo kNone{Reason::None, C::None, "none", ""};

@@ -66,6 +66,9 @@ enum class Reason : std::uint16_t {
     MissRemoteChecksum = 43, // the remote entry failed its checksum (or was incomplete): rebuilt
     MissRemoteHmac = 44,     // the remote entry's HMAC did not match the team key: rebuilt
     MissRemoteNoKey = 45,    // a remote entry exists, but without a team key it is never loaded
+    // Keep only what wins (issue 27): the compiled region measured slower than eager beyond the
+    // spread of both; its entry keeps the verdict (per device: the key names the target).
+    SlowerThanEager = 46,
 };
 
 enum class ReasonCategory : std::uint8_t { None, Hit, Miss, Bypass, Fallback };

@@ -169,6 +169,11 @@ ArtifactProvider::localHit(PreparedRegion& p, RegionOutcome& out, const cache::E
                            bool load)
 {
     const cache::EntryInfo& e = entry.info;
+    if (e.status == cache::EntryStatus::Bad && e.statusCode == Reason::SlowerThanEager) {
+        return failWith(out, Reason::SlowerThanEager,
+                        makeError(ErrorCode::Runtime, "slower than eager on this device before (" +
+                                                          e.statusReason + "); not used"));
+    }
     if (e.status == cache::EntryStatus::Bad) {
         return failWith(out, Reason::FallbackKnownBad,
                         makeError(ErrorCode::Runtime,
@@ -350,6 +355,14 @@ void ArtifactProvider::record(PreparedRegion& p, RegionOutcome& out, const Loade
     this->store(p, out, p.code->artifact(loaded.binary),
                 verdict.ok ? cache::EntryStatus::Verified : cache::EntryStatus::Bad,
                 verdict.problem);
+}
+
+void ArtifactProvider::rejectSlower(RegionOutcome& out, const std::string& numbers)
+{
+    if (cache::CacheStore* store = m_options.store) {
+        // A store failure costs the next run a new measurement, not this run its result.
+        (void)store->markBad(out.key, Reason::SlowerThanEager, numbers);
+    }
 }
 
 void ArtifactProvider::store(PreparedRegion& p, RegionOutcome& out, cache::Artifact artifact,

@@ -42,6 +42,9 @@ public:
     // After the compiled run was compared with eager.
     void record(PreparedRegion& p, RegionOutcome& out, const Loaded& loaded,
                 const Comparison& verdict);
+    // The verified region lost to eager (slower_than_eager): its entry keeps the verdict with
+    // both timings (`numbers`), so that later runs on this device do not use it.
+    void rejectSlower(RegionOutcome& out, const std::string& numbers);
     // Build-only: a hit leaves the entry as it is; a miss builds and stores it unverified
     // (state Built).
     Status buildOnly(PreparedRegion& p, RegionOutcome& out);

@@ -12,6 +12,8 @@
 #include "core/graph/graph.h"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +23,10 @@ class RemoteTier; // core/remote/remote_tier.h
 }
 
 namespace fxs::compile {
+
+// A compiled region ready to run again on new tensors of the same layout (its schedule and the
+// loaded kernels); core/compile/compiled_graph.h runs it in place of its nodes.
+struct LoadedRegion;
 
 struct RegionSpec {
     std::string id;                   // "r0"
@@ -54,7 +60,21 @@ struct CompileOptions {
     // $FXSCOPE_DUMP_CODEGEN when it is set, else no dump (Halide's HL_DEBUG_CODEGEN is the
     // model).
     std::string dumpDir;
+    // Hand each region that compiled (hit or miss, verified) back as RegionOutcome::loaded, for
+    // running the whole graph with it (compiled_graph.h).
+    bool keepLoaded = false;
+    // Keep only what wins: decides from a region's timings (means and max - min spreads, ms)
+    // whether the compiled region lost to eager; it then falls back (slower_than_eager) and its
+    // cache entry keeps the verdict. Empty: slowerThanEager. Tests inject timings through it.
+    std::function<bool(double eagerMs, double eagerSpreadMs, double compiledMs,
+                       double compiledSpreadMs)>
+        slower;
 };
+
+// True when the compiled region is slower than eager beyond the spread of both: its mean exceeds
+// eager's by more than the two spreads together (so noise alone does not drop a region).
+bool slowerThanEager(double eagerMs, double eagerSpreadMs, double compiledMs,
+                     double compiledSpreadMs);
 
 // One pass of a region's compilation and its wall time.
 struct PassTime {
@@ -88,7 +108,7 @@ struct RegionOutcome {
     std::string device;     // where it ran: "cpu", "cuda:0" ("" when not run)
     std::string target;     // what the code was built for: "host" or "sm_90"
     // "wall mean" (CPU: host clock over the runs) or "cuda events median" (one event pair per
-    // run on the stream, after a warm-up); spreads are max - min over the runs (CUDA only).
+    // run on the stream, after a warm-up); spreads are max - min over the runs.
     std::string timing;
     double eagerSpreadMs = 0;
     double compiledSpreadMs = 0;
@@ -97,6 +117,7 @@ struct RegionOutcome {
     double compiledBackToBackMs = 0;
     std::int64_t bytesMoved = 0; // the region's inputs read once plus outputs written once
     std::string resources;       // CUDA: registers and local bytes per kernel
+    int kernels = 0;             // generated kernels of its schedule (0 when not lowered)
     std::string source;     // generated C++ or CUDA (when lowering succeeded)
     std::string buildCommand;     // a failed build: the command line
     std::string buildDiagnostics; // a failed build: the compiler's output
@@ -105,6 +126,8 @@ struct RegionOutcome {
     std::vector<exec::TensorHandle> outputs;
     std::vector<std::string> outputNames;
     std::vector<PassTime> passes; // in the order they ran
+    // CompileOptions::keepLoaded and the region compiled: the region, ready to run again.
+    std::shared_ptr<const LoadedRegion> loaded;
 };
 
 // Tolerances of the verification step, by element type (exact for int64/bool).

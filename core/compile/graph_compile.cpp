@@ -112,4 +112,15 @@ Result<GraphCompileReport> compileGraphRegions(const graph::Graph& graph,
     }
 }
 
+GraphCompileReport compileRegionsOn(const graph::Graph& graph,
+                                    const std::vector<partition::Region>& regions,
+                                    const exec::ValueStore& kept, const CompileOptions& options,
+                                    const CancelToken& cancel, const ProgressSink& progress)
+{
+    GraphCompileReport report;
+    RegionCompiler compiler(options); // compileAndRun never throws
+    compileEach(graph, regions, compiler, kept, cancel, progress, report);
+    return report;
+}
+
 } // namespace fxs::compile

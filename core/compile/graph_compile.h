@@ -49,4 +49,13 @@ Result<GraphCompileReport> compileGraphRegions(const graph::Graph& graph,
                                                const CancelToken& cancel = CancelToken::none(),
                                                const ProgressSink& progress = {});
 
+// What compileGraphRegions does after its eager run: each region compiled and run on `kept`,
+// the values an eager run of the graph kept (every region input by node name, as
+// partition::regionInputNames lists them). Cancellation between regions. Never throws.
+GraphCompileReport compileRegionsOn(const graph::Graph& graph,
+                                    const std::vector<partition::Region>& regions,
+                                    const exec::ValueStore& kept, const CompileOptions& options,
+                                    const CancelToken& cancel = CancelToken::none(),
+                                    const ProgressSink& progress = {});
+
 } // namespace fxs::compile

@@ -42,7 +42,13 @@ struct Comparison {
 // finite magnitude when above 1); NaN positions and signed infinities must be equal. The tolerance of an output is the loosest of its own type's and the region's
 // floating inputs' (a region fed f16 data is compared at f16 precision even where it writes f32:
 // eager rounds every intermediate to f16, the kernel only where it stores).
+// With `reference` (the region run eagerly in float64, one tensor per output; an undefined or
+// mis-shaped one is skipped), a floating output is judged by eager's own rounding instead: its
+// largest error against the float64 result may be at most kEagerErrorFactor times eager's
+// largest error against it, plus the type's atol (not scaled by the output's magnitude).
+constexpr double kEagerErrorFactor = 8.0;
 Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want,
-                          const std::vector<at::Tensor>& inputs);
+                          const std::vector<at::Tensor>& inputs,
+                          const std::vector<at::Tensor>& reference = {});
 
 } // namespace fxs::compile::detail

@@ -38,6 +38,7 @@ struct PreparedRegion {
     cache::KeyBuilder key;
     graph::GraphPtr regionGraph;
     std::string options;
+    std::shared_ptr<GeneratedCode> loadedCode; // the artifact, once verified
 };
 
 // Records a failure's reason on the outcome and passes the error on (an Error from a pass
@@ -68,3 +69,15 @@ private:
 };
 
 } // namespace fxs::compile::detail
+
+namespace fxs::compile {
+
+// A verified region kept for running again (RegionOutcome::loaded): the prepared region (its
+// schedule and runner; the tensors it was compiled on released) and the layout each input had.
+struct LoadedRegion {
+    std::shared_ptr<detail::PreparedRegion> prepared;
+    std::vector<std::vector<std::int64_t>> inputSizes;   // per region input, canonical order
+    std::vector<std::vector<std::int64_t>> inputStrides;
+};
+
+} // namespace fxs::compile

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 namespace fxs::compile {
@@ -27,6 +28,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using cache::Reason;
+
+// Timed runs each side needs before a region may be dropped as slower than eager.
+constexpr int kMinRunsToDrop = 3;
 using detail::failWith;
 using detail::KernelInput;
 using detail::PreparedRegion;
@@ -121,6 +125,31 @@ void markFallback(RegionOutcome& out, const Error& e)
         cache::headline(out.reason, e.message + (e.where.empty() ? "" : " (" + e.where + ")"));
 }
 
+double meanOf(const std::vector<double>& v)
+{
+    double sum = 0;
+    for (double x : v) {
+        sum += x;
+    }
+    return v.empty() ? 0.0 : sum / double(v.size());
+}
+
+double spreadOf(const std::vector<double>& v)
+{
+    if (v.empty()) {
+        return 0.0;
+    }
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return *hi - *lo;
+}
+
+std::string msText(double ms)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", ms);
+    return buf;
+}
+
 Reason reasonOf(codegen::RefusalKind kind)
 {
     switch (kind) {
@@ -129,6 +158,21 @@ Reason reasonOf(codegen::RefusalKind kind)
     case codegen::RefusalKind::Shape: return Reason::FallbackNotLowered;
     }
     return Reason::FallbackInternal;
+}
+
+// The region as it will run again: the layouts its kernels were specialised on, and nothing of
+// this run's tensors.
+std::shared_ptr<const LoadedRegion> keepLoaded(std::shared_ptr<PreparedRegion> p)
+{
+    auto loaded = std::make_shared<LoadedRegion>();
+    for (const auto& t : p->inputs) {
+        loaded->inputSizes.push_back(t.sizes().vec());
+        loaded->inputStrides.push_back(t.strides().vec());
+    }
+    p->inputs.clear();
+    p->probed = exec::ValueStore();
+    loaded->prepared = std::move(p);
+    return loaded;
 }
 
 } // namespace
@@ -160,6 +204,12 @@ Tolerance toleranceFor(graph::DType t)
     }
 }
 
+bool slowerThanEager(double eagerMs, double eagerSpreadMs, double compiledMs,
+                     double compiledSpreadMs)
+{
+    return compiledMs - eagerMs > eagerSpreadMs + compiledSpreadMs;
+}
+
 std::string libtorchVersion() { return TORCH_VERSION; }
 
 bool cudaRunnable() { return at::hasCUDA() && cuda::available(); }
@@ -189,6 +239,7 @@ struct RegionCompiler::Impl {
                          std::vector<at::Tensor>& eagerOut);
     Status timeCompiled(PreparedRegion& p, const detail::GeneratedCode& code, RegionOutcome& out,
                         std::vector<at::Tensor>& compiledOut);
+    std::vector<at::Tensor> reference64(PreparedRegion& p);
 };
 
 Status RegionCompiler::Impl::prepareInputs(const graph::Graph& g, const RegionSpec& r,
@@ -271,6 +322,10 @@ Status RegionCompiler::Impl::prepareKernel(PreparedRegion& p, RegionOutcome& out
     }
     p.schedule = std::move(*schedule);
     out.externNodes = p.schedule.externNodes;
+    out.kernels = 0;
+    for (const auto& prog : p.schedule.programs) {
+        out.kernels += int(prog.kernels.size());
+    }
     clock.mark("schedule");
     if (p.schedule.programs.empty()) {
         const std::string why = p.schedule.externReason.empty()
@@ -361,24 +416,30 @@ Status RegionCompiler::Impl::timeEager(PreparedRegion& p, RegionOutcome& out,
     if (p.device.is_cuda()) {
         return timeEagerCuda(p, out, eagerOut);
     }
-    auto run = runEager(p, std::max(1, options.timingRepeats), {});
-    if (!run || !run->ok) {
-        return failWith(out, Reason::FallbackEagerFailed,
-                        run ? makeError(ErrorCode::Unsupported,
-                                        "the eager engine cannot run this region")
-                            : run.error());
+    // The whole region as one extern step of a schedule: eager is timed the way the compiled
+    // schedule is (the same runner, wall clock per run), so their spreads compare.
+    const detail::RegionSchedule schedule = eagerSchedule(p.sig);
+    auto runner = detail::ScheduleRunner::create(*p.graph, schedule, p.sig.inputs, p.sig.outputs,
+                                                 p.device);
+    if (!runner) {
+        return failWith(out, Reason::FallbackEagerFailed, runner.error());
     }
-    out.eagerMs = run->totalMs;
-    out.timing = "wall mean";
-    for (std::size_t i = 0; i < p.sig.outputs.size(); ++i) {
-        const exec::TensorHandle* h = run->kept.find("output." + std::to_string(i));
-        if (!h) {
-            return failWith(out, Reason::FallbackInternal,
-                            makeError(ErrorCode::Internal,
-                                      "eager run kept no output " + std::to_string(i)));
+    const NoCode none;
+    std::vector<double> samples;
+    for (int i = -1; i < std::max(1, options.timingRepeats); ++i) { // i == -1: warm-up
+        const auto t0 = Clock::now();
+        auto r = (*runner)->run(none, p.inputs);
+        if (!r) {
+            return failWith(out, Reason::FallbackEagerFailed, r.error());
         }
-        eagerOut.push_back(exec::tensorOf(*h));
+        if (i >= 0) {
+            samples.push_back(msSince(t0));
+        }
+        eagerOut = std::move(*r);
     }
+    out.eagerMs = meanOf(samples);
+    out.eagerSpreadMs = spreadOf(samples);
+    out.timing = "wall mean";
     return {};
 }
 
@@ -448,7 +509,27 @@ Status RegionCompiler::Impl::timeCompiled(PreparedRegion& p, const detail::Gener
         compiledOut = std::move(*r);
     }
     out.compiledMs = msSince(t0) / n;
+    out.compiledSpreadMs = spreadOf(out.compiledSamplesMs);
     return {};
+}
+
+// The region run eagerly with its floating inputs widened to float64: what verification measures
+// eager's own rounding against. Empty when it cannot run so (an operator without a float64
+// kernel, a dtype the graph fixes that clashes): verification then keeps its dtype tolerances.
+std::vector<at::Tensor> RegionCompiler::Impl::reference64(PreparedRegion& p)
+{
+    const detail::RegionSchedule schedule = eagerSchedule(p.sig);
+    auto runner = detail::ScheduleRunner::create(*p.graph, schedule, p.sig.inputs, p.sig.outputs,
+                                                 p.device);
+    if (!runner) {
+        return {};
+    }
+    std::vector<at::Tensor> wide;
+    for (const auto& t : p.inputs) {
+        wide.push_back(at::isFloatingType(t.scalar_type()) ? t.to(at::kDouble) : t);
+    }
+    auto r = (*runner)->run(NoCode(), wide);
+    return r ? std::move(*r) : std::vector<at::Tensor>();
 }
 
 RegionCompiler::RegionCompiler(CompileOptions options) : m_impl(std::make_unique<Impl>())
@@ -487,7 +568,8 @@ Status RegionCompiler::Impl::compiled(PreparedRegion& p, RegionOutcome& out,
         return s;
     }
     clock.mark("run_compiled");
-    const detail::Comparison c = detail::compareOutputs(got, eagerOut, p.inputs);
+    const detail::Comparison c =
+        detail::compareOutputs(got, eagerOut, p.inputs, reference64(p));
     out.maxAbsErr = c.maxAbsErr;
     out.bytesMoved = bytesOf(p.inputs) + bytesOf(got);
     provider.record(p, out, *loaded, c);
@@ -497,25 +579,43 @@ Status RegionCompiler::Impl::compiled(PreparedRegion& p, RegionOutcome& out,
                         makeError(ErrorCode::Runtime,
                                   "verification against eager failed: " + c.problem));
     }
+    // One or two runs say nothing about noise: the verdict needs kMinRunsToDrop of each.
+    bool lost = false;
+    if (options.timingRepeats >= kMinRunsToDrop) {
+        const double em = out.eagerMs, es = out.eagerSpreadMs;
+        const double cm = out.compiledMs, cs = out.compiledSpreadMs;
+        lost = options.slower ? options.slower(em, es, cm, cs) : slowerThanEager(em, es, cm, cs);
+    }
+    if (lost) {
+        const std::string numbers =
+            "compiled " + msText(out.compiledMs) + " ms (spread " + msText(out.compiledSpreadMs) +
+            ") vs eager " + msText(out.eagerMs) + " ms (spread " + msText(out.eagerSpreadMs) + ")";
+        provider.rejectSlower(out, numbers);
+        return failWith(out, Reason::SlowerThanEager, makeError(ErrorCode::Runtime, numbers));
+    }
     out.outputs.clear();
     for (auto& t : got) {
         out.outputs.push_back(exec::makeHandle(std::move(t)));
     }
+    p.loadedCode = loaded->code;
     return {};
 }
 
 void RegionCompiler::Impl::run(const graph::Graph& g, const RegionSpec& r,
                                const exec::ValueStore& values, RegionOutcome& out)
 {
-    PreparedRegion p;
+    auto p = std::make_shared<PreparedRegion>();
     if (options.buildOnly) {
-        buildOnly(g, r, p, out);
+        buildOnly(g, r, *p, out);
     } else {
-        runPasses(g, r, values, p, out);
+        runPasses(g, r, values, *p, out);
     }
     if (!options.dumpDir.empty()) {
         // A dump that cannot be written costs the dump, not the region.
-        (void)detail::dumpRegion(options.dumpDir, p, out);
+        (void)detail::dumpRegion(options.dumpDir, *p, out);
+    }
+    if (options.keepLoaded && p->loadedCode && out.state != RegionState::Fallback) {
+        out.loaded = keepLoaded(std::move(p));
     }
 }
 

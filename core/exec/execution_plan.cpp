@@ -3,6 +3,7 @@
 // node that cannot run is collected, so the caller can list them all before running anything.
 #include "core/exec/execution_plan.h"
 #include "core/exec/composites.h"
+#include "core/exec/substitute_order.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
@@ -190,25 +191,77 @@ bool planNode(const Node& node, c10::Device device, Step& step, Plan& plan)
     }
 }
 
+void appendNodeStep(const Node& node, c10::Device device, std::vector<graph::NodeId> frees,
+                    Plan& plan)
+{
+    Step step;
+    step.node = node.id;
+    if (planNode(node, device, step, plan)) {
+        if (step.kind == StepKind::Op || step.kind == StepKind::Function ||
+            step.kind == StepKind::Getitem) {
+            ++plan.callNodes;
+        }
+    }
+    step.freeAfter = std::move(frees);
+    plan.steps.push_back(std::move(step));
+}
+
+// Steps in the order orderWithSubstitutes gives: a group is one step (its nodes are not
+// planned: the caller runs them), values freed after their last step.
+void planWithSubstitutes(const graph::Graph& graph, c10::Device device,
+                         const std::vector<graph::NodeId>& keep,
+                         const std::vector<Substitute>& substitutes, Plan& plan)
+{
+    auto order = orderWithSubstitutes(graph, substitutes);
+    if (!order) {
+        plan.unsupported.push_back({order.error().where, "", order.error().message});
+        return;
+    }
+    std::vector<std::size_t> position(graph.size(), 0);
+    for (std::size_t i = 0; i < order->size(); ++i) {
+        const OrderedUnit& u = (*order)[i];
+        if (u.substitute < 0) {
+            position[u.node] = i;
+            continue;
+        }
+        for (graph::NodeId n : substitutes[std::size_t(u.substitute)].nodes) {
+            position[n] = i;
+        }
+    }
+    auto frees = computeFreesAt(graph, keep, position, order->size());
+    for (std::size_t i = 0; i < order->size(); ++i) {
+        const OrderedUnit& u = (*order)[i];
+        if (u.substitute < 0) {
+            appendNodeStep(graph.node(u.node), device, std::move(frees[i]), plan);
+            continue;
+        }
+        const Substitute& sub = substitutes[std::size_t(u.substitute)];
+        Step step;
+        step.kind = StepKind::Substitute;
+        step.node = sub.outputs.empty() ? sub.nodes.front() : sub.outputs.front();
+        step.substitute = &sub;
+        step.freeAfter = std::move(frees[i]);
+        for (graph::NodeId n : sub.nodes) {
+            plan.callNodes += graph.node(n).op == graph::OpKind::CallFunction ? 1 : 0;
+        }
+        plan.steps.push_back(std::move(step));
+    }
+}
+
 } // namespace
 
 Plan buildPlan(const graph::Graph& graph, c10::Device device,
-               const std::vector<graph::NodeId>& keep)
+               const std::vector<graph::NodeId>& keep, const std::vector<Substitute>& substitutes)
 {
     Plan plan;
     plan.steps.reserve(graph.size());
+    if (!substitutes.empty()) {
+        planWithSubstitutes(graph, device, keep, substitutes, plan);
+        return plan;
+    }
     auto frees = computeFrees(graph, keep);
     for (const auto& node : graph.nodes()) {
-        Step step;
-        step.node = node.id;
-        if (planNode(node, device, step, plan)) {
-            if (step.kind == StepKind::Op || step.kind == StepKind::Function ||
-                step.kind == StepKind::Getitem) {
-                ++plan.callNodes;
-            }
-        }
-        step.freeAfter = std::move(frees[node.id]);
-        plan.steps.push_back(std::move(step));
+        appendNodeStep(graph.node(node.id), device, std::move(frees[node.id]), plan);
     }
     return plan;
 }

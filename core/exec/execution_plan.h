@@ -35,7 +35,8 @@ struct ArgStep {
     std::vector<ArgStep> items;
 };
 
-enum class StepKind : std::uint8_t { Input, Op, Function, Getitem, Output };
+// Substitute: a group of nodes the caller runs (RunOptions::substitutes).
+enum class StepKind : std::uint8_t { Input, Op, Function, Getitem, Output, Substitute };
 
 struct Step {
     graph::NodeId node = graph::kNoNode;
@@ -50,18 +51,24 @@ struct Step {
     // layout differs by backend), so its result is given these strides when they differ.
     std::vector<std::int64_t> recordedStrides;
     std::vector<graph::NodeId> freeAfter;  // slots released once this step ran
+    const Substitute* substitute = nullptr; // Substitute: the group (owned by RunOptions)
 };
 
 struct Plan {
-    std::vector<Step> steps;               // one per node, graph order
+    // One per node in graph order; with substitutes, one per group instead of its nodes and
+    // the others reordered around it only as far as the group needs.
+    std::vector<Step> steps;
     std::vector<UnsupportedOp> unsupported;
     int callNodes = 0;                     // steps of kind Op, Function or Getitem
 };
 
 // Compiles the graph for `device`. Nodes that cannot run are listed in Plan::unsupported (every
-// one of them, not only the first). `keep` nodes are never freed.
+// one of them, not only the first). `keep` nodes are never freed. `substitutes` (not owned;
+// they must outlive the plan) replace their nodes by one step each; a group that is not convex
+// is listed as unsupported.
 Plan buildPlan(const graph::Graph& graph, c10::Device device,
-               const std::vector<graph::NodeId>& keep = {});
+               const std::vector<graph::NodeId>& keep = {},
+               const std::vector<Substitute>& substitutes = {});
 
 // Converts a node's arguments into recipes following `schema` (positional, keyword, defaults,
 // scalars to wrapped-number tensors, lists, dtypes, devices remapped to `device`). On failure
@@ -76,5 +83,11 @@ void pushArgument(const ArgStep& arg, const std::vector<c10::IValue>& slots, Sta
 // returned values and `keep`.
 std::vector<std::vector<graph::NodeId>> computeFrees(const graph::Graph& graph,
                                                      const std::vector<graph::NodeId>& keep);
+// The same for steps in another order: position[node] is the step that runs the node (a
+// substitute's nodes share its step); the result is indexed by step.
+std::vector<std::vector<graph::NodeId>> computeFreesAt(const graph::Graph& graph,
+                                                       const std::vector<graph::NodeId>& keep,
+                                                       const std::vector<std::size_t>& position,
+                                                       std::size_t steps);
 
 } // namespace fxs::exec::detail

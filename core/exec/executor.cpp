@@ -2,6 +2,7 @@
 // and what the operators themselves allocate: this is the per-node overhead the benchmark
 // measures.
 #include "core/exec/executor.h"
+#include "core/exec/torch_bridge.h"
 #include "core/util/elapsed.h"
 
 #include <ATen/ATen.h>
@@ -90,7 +91,42 @@ void runStep(const Step& step, const std::vector<c10::IValue>& inputs,
     case StepKind::Output:
         collectOutputs(step, slots, outputs);
         break;
+    case StepKind::Substitute:
+        break; // executePlan runs it (runSubstitute): its errors are Results
     }
+}
+
+// A group the caller runs: its inputs as handles in, its outputs into their slots.
+Status runSubstitute(const Step& step, std::vector<c10::IValue>& slots, MemoryTracker& memory)
+{
+    const Substitute& sub = *step.substitute;
+    std::vector<TensorHandle> in;
+    in.reserve(sub.inputs.size());
+    for (graph::NodeId id : sub.inputs) {
+        if (!slots[id].isTensor()) {
+            return makeError(ErrorCode::Unsupported, "a substituted group reads a value that is "
+                                                     "not a tensor",
+                             sub.name);
+        }
+        in.push_back(makeHandle(slots[id].toTensor()));
+    }
+    auto out = sub.run(in);
+    if (!out) {
+        Error e = out.error();
+        e.where = e.where.empty() ? sub.name : e.where;
+        return e;
+    }
+    if (out->size() != sub.outputs.size()) {
+        return makeError(ErrorCode::Internal,
+                         "a substituted group returned " + std::to_string(out->size()) +
+                             " values for " + std::to_string(sub.outputs.size()) + " outputs",
+                         sub.name);
+    }
+    for (std::size_t i = 0; i < out->size(); ++i) {
+        slots[sub.outputs[i]] = tensorOf((*out)[i]);
+        memory.add(slots[sub.outputs[i]]);
+    }
+    return {};
 }
 
 } // namespace
@@ -179,17 +215,26 @@ Status executePlan(const Plan& plan, const graph::Graph& graph,
         }
         const auto t0 = options.timing ? Clock::now() : Clock::time_point();
         try {
-            runStep(step, inputs, slots, stack, result.outputs);
+            if (step.kind == StepKind::Substitute) {
+                if (Status st = runSubstitute(step, slots, memory); !st) {
+                    return st;
+                }
+            } else {
+                runStep(step, inputs, slots, stack, result.outputs);
+            }
             if (options.syncCuda) {
                 torch::cuda::synchronize();
             }
         } catch (const std::exception& e) {
             const auto& node = graph.node(step.node);
-            Error err = makeError(ErrorCode::Runtime, torchMessage(e), node.name);
+            Error err = makeError(ErrorCode::Runtime, torchMessage(e),
+                                  step.substitute ? step.substitute->name : node.name);
             err.expected = node.target;
             return err;
         }
-        memory.add(slots[step.node]);
+        if (step.kind != StepKind::Substitute) {
+            memory.add(slots[step.node]);
+        }
         for (auto dead : step.freeAfter) {
             memory.release(slots[dead]);
             slots[dead] = c10::IValue();

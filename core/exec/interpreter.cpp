@@ -129,6 +129,9 @@ void fillReport(const graph::Graph& g, const Plan& plan, const std::vector<doubl
             step.kind == StepKind::Getitem) {
             const auto& n = g.node(step.node);
             r.perNode.push_back({n.name, n.target, stepMs[&step - plan.steps.data()] / repeat});
+        } else if (step.kind == StepKind::Substitute) {
+            r.perNode.push_back({step.substitute->name, "fxscope.substitute",
+                                 stepMs[&step - plan.steps.data()] / repeat});
         }
     }
     const Step* outStep = plan.steps.empty() ? nullptr : &plan.steps.back();
@@ -151,7 +154,7 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
 {
     GraphRun run;
     run.report.device = device.str();
-    Plan plan = buildPlan(g, device, keep);
+    Plan plan = buildPlan(g, device, keep, o.substitutes);
     if (!plan.unsupported.empty()) {
         run.report.unsupported = plan.unsupported;
         return run;
@@ -206,6 +209,7 @@ Result<Given> feedFromForward(const graph::Graph& fw, const graph::Graph& bw, co
     }
     RunOptions fo = o;
     fo.forwardGraph = nullptr;
+    fo.substitutes.clear();
     fo.repeat = 1;
     fo.inputsFile.clear();
     fo.inputs = nullptr;

@@ -10,6 +10,7 @@
 #include "core/util/result.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +19,20 @@
 namespace fxs::exec {
 
 enum class DevicePref : std::uint8_t { Auto, Cpu, Cuda };
+
+// A group of a graph's nodes that the caller runs itself instead of the engine (a compiled
+// region, core/compile/compiled_graph.h): the engine hands `run` the values of `inputs` (all
+// tensors) and stores what it returns as the values of `outputs`, in order. The group runs as
+// one step once its inputs are made; the other nodes keep graph order around it. It must be
+// convex (no path leaves it and comes back), else the run lists it as unsupported. run's Error
+// stops the run (Error::where names the group).
+struct Substitute {
+    std::string name;                   // the step's name in RunReport::perNode ("r0")
+    std::vector<graph::NodeId> nodes;   // the nodes it replaces
+    std::vector<graph::NodeId> inputs;  // values it reads that are made outside it
+    std::vector<graph::NodeId> outputs; // its values read outside it
+    std::function<Result<std::vector<TensorHandle>>(const std::vector<TensorHandle>&)> run;
+};
 
 struct RunOptions {
     std::uint64_t seed = 0;                      // seeds input synthesis
@@ -29,6 +44,9 @@ struct RunOptions {
     graph::GraphPtr forwardGraph;                // run this first and feed the graph from it
     std::vector<std::string> keep;               // node names whose values RunReport::kept holds
     bool perNodeTiming = true;                   // time each node (syncs the device per node)
+    // Node groups run by the caller (the graph's own, not forwardGraph's); perNode lists each
+    // as one entry (name, target "fxscope.substitute").
+    std::vector<Substitute> substitutes;
 };
 
 struct OutputSummary {

@@ -9,6 +9,18 @@ namespace fxs::exec::detail {
 std::vector<std::vector<graph::NodeId>> computeFrees(const graph::Graph& graph,
                                                      const std::vector<graph::NodeId>& keep)
 {
+    std::vector<std::size_t> position(graph.size());
+    for (std::size_t i = 0; i < position.size(); ++i) {
+        position[i] = i;
+    }
+    return computeFreesAt(graph, keep, position, graph.size());
+}
+
+std::vector<std::vector<graph::NodeId>> computeFreesAt(const graph::Graph& graph,
+                                                       const std::vector<graph::NodeId>& keep,
+                                                       const std::vector<std::size_t>& position,
+                                                       std::size_t steps)
+{
     const auto n = graph.size();
     std::vector<bool> pinned(n, false);
     for (auto id : keep) {
@@ -21,14 +33,14 @@ std::vector<std::vector<graph::NodeId>> computeFrees(const graph::Graph& graph,
             pinned[id] = true;
         }
     }
-    std::vector<std::vector<graph::NodeId>> frees(n);
+    std::vector<std::vector<graph::NodeId>> frees(steps);
     for (const auto& node : graph.nodes()) {
         if (pinned[node.id] || node.isOutput()) {
             continue;
         }
-        graph::NodeId last = node.id;
+        std::size_t last = position[node.id];
         for (auto user : node.users) {
-            last = std::max(last, user);
+            last = std::max(last, position[user]);
         }
         frees[last].push_back(node.id);
     }

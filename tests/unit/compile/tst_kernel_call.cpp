@@ -1,5 +1,6 @@
 // Verification of compiled outputs against eager (compareOutputs): dtype tolerances, atol scaled
-// by the output's magnitude, NaN/Inf positions, exact integer types. Values are set by hand.
+// by the output's magnitude, NaN/Inf positions, exact integer types; with a float64 reference,
+// tolerances from eager's own rounding, not from the magnitude. Values are set by hand.
 #include "core/compile/kernel_call.h"
 
 #include <QtTest>
@@ -13,6 +14,11 @@ namespace {
 at::Tensor f32(std::vector<float> v)
 {
     return at::tensor(at::ArrayRef<float>(v), at::TensorOptions().dtype(at::kFloat));
+}
+
+at::Tensor f64(std::vector<double> v)
+{
+    return at::tensor(at::ArrayRef<double>(v), at::TensorOptions().dtype(at::kDouble));
 }
 
 } // namespace
@@ -62,6 +68,36 @@ private Q_SLOTS:
         const auto b = compile::detail::compareOutputs({f32({1.0f, -inf})}, {f32({1.0f, inf})}, {});
         QVERIFY(!b.ok);
         QVERIFY(b.problem.find("infinities") != std::string::npos);
+    }
+
+    void aFloat64ReferenceDoesNotScaleByMagnitude()
+    {
+        // 1e6 and 2e6 are exact in float32: eager errs by 0, so an error of 5 is a mismatch,
+        // which the magnitude-scaled rule (atol 1e-5 * 2e6 = 20) lets through.
+        const at::Tensor eager = f32({1e6f, 2e6f});
+        const at::Tensor got = f32({1e6f + 5.0f, 2e6f});
+        QVERIFY(compile::detail::compareOutputs({got}, {eager}, {}).ok);
+        const auto c = compile::detail::compareOutputs({got}, {eager}, {}, {f64({1e6, 2e6})});
+        QVERIFY(!c.ok);
+        QVERIFY2(c.problem.find("float64") != std::string::npos, c.problem.c_str());
+        QVERIFY(c.maxAbsErr == 5.0); // still reported against eager
+    }
+
+    void aFloat64ReferenceAllowsEagersOwnRounding()
+    {
+        // 1e6 + 0.03 rounds to 1e6 in float32 (spacing 0.0625): eager errs by 0.03, so the
+        // kernel may err by up to 8 x 0.03 + 1e-5 against the float64 result.
+        const at::Tensor eager = f32({1e6f});
+        const auto ok = compile::detail::compareOutputs({f32({1e6f + 0.125f})}, {eager}, {},
+                                                        {f64({1e6 + 0.03})});
+        QVERIFY2(ok.ok, ok.problem.c_str());
+        const auto bad = compile::detail::compareOutputs({f32({1e6f + 0.5f})}, {eager}, {},
+                                                         {f64({1e6 + 0.03})});
+        QVERIFY(!bad.ok);
+        // A reference that is not wider than eager (the graph casts) keeps the dtype rule.
+        QVERIFY(compile::detail::compareOutputs({f32({1e6f + 0.5f})}, {eager}, {},
+                                                {f32({1e6f})})
+                    .ok);
     }
 
     void integersAreExact()

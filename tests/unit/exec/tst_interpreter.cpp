@@ -1,7 +1,8 @@
 // The interpreter on small hand-written graphs: numerics against direct LibTorch calls, every
 // kind of argument conversion, liveness (peak bytes), unsupported operators listed before
 // anything runs, input synthesis (seeds, symbolic sizes, safe index ranges), the inputs file,
-// and feeding a backward graph from its forward graph.
+// and feeding a backward graph from its forward graph; substitutes (node groups the caller runs,
+// reordered around the nodes they read; a group that is not convex refused).
 #include "exec_test_util.h"
 
 #include <QtTest>
@@ -43,6 +44,68 @@ class TestInterpreter : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void substitutesRunInPlaceOfTheirNodes()
+    {
+        // g = {neg, add} reads abs, which comes after neg in graph order: abs must run first.
+        graph::GraphBuilder b;
+        const NodeId x = b.placeholder("x");
+        const NodeId neg = b.call("neg", "aten::neg.default", {Argument::ref(x)});
+        const NodeId abs = b.call("abs", "aten::abs.default", {Argument::ref(x)});
+        const NodeId add =
+            b.call("add", "aten::add.Tensor", {Argument::ref(neg), Argument::ref(abs)});
+        const NodeId mul = b.call("mul", "aten::mul.Tensor", {Argument::ref(add), Argument::real(2)});
+        b.output({Argument::ref(mul)});
+        auto g = b.build().value();
+        const at::Tensor xt = at::randn({5});
+        RunOptions o;
+        o.inputs = storeOf({{"x", xt}});
+        int calls = 0;
+        o.substitutes.push_back(
+            {"g", {neg, add}, {x, abs}, {add},
+             [&](const std::vector<TensorHandle>& in) -> Result<std::vector<TensorHandle>> {
+                 ++calls;
+                 // 3x instead of neg: shows the group ran instead of its nodes.
+                 return std::vector<TensorHandle>{
+                     makeHandle(3 * tensorOf(in[0]) + tensorOf(in[1]))};
+             }});
+        auto r = mustRun(*g, o);
+        QVERIFY(r.ok);
+        QCOMPARE(calls, 1);
+        QVERIFY(close(outputTensor(r, 0), (3 * xt + xt.abs()) * 2));
+        QCOMPARE(r.nodesRun, 4); // the group's two nodes count as run
+        std::vector<std::string> names;
+        for (const auto& n : r.perNode) {
+            names.push_back(n.name);
+        }
+        QCOMPARE(names, (std::vector<std::string>{"abs", "g", "mul"}));
+        QCOMPARE(r.perNode[1].target, std::string("fxscope.substitute"));
+    }
+
+    void aSubstituteThatIsNotConvexIsRefused()
+    {
+        // neg -> abs -> add with g = {neg, add}: a path leaves g and comes back.
+        graph::GraphBuilder b;
+        const NodeId x = b.placeholder("x");
+        const NodeId neg = b.call("neg", "aten::neg.default", {Argument::ref(x)});
+        const NodeId abs = b.call("abs", "aten::abs.default", {Argument::ref(neg)});
+        const NodeId add =
+            b.call("add", "aten::add.Tensor", {Argument::ref(neg), Argument::ref(abs)});
+        b.output({Argument::ref(add)});
+        auto g = b.build().value();
+        RunOptions o;
+        o.inputs = storeOf({{"x", at::randn({5})}});
+        o.substitutes.push_back({"g", {neg, add}, {x, abs}, {add},
+                                 [](const std::vector<TensorHandle>& in) {
+                                     return Result<std::vector<TensorHandle>>(in);
+                                 }});
+        auto r = Interpreter::run(*g, o);
+        QVERIFY(r.ok());
+        QVERIFY(!r->ok);
+        QCOMPARE(r->unsupported.size(), std::size_t(1));
+        QCOMPARE(r->unsupported[0].node, std::string("g"));
+        QVERIFY(r->unsupported[0].reason.find("convex") != std::string::npos);
+    }
+
     void addMulMatchesLibTorch()
     {
         graph::GraphBuilder b;

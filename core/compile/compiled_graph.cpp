@@ -1,0 +1,205 @@
+// The compiled run substitutes each verified region (exec::Substitute) with a call of its
+// schedule runner: the same runner and loaded kernels the region was verified and timed with.
+#include "core/compile/compiled_graph.h"
+
+#include "core/compile/prepared_region.h"
+#include "core/exec/torch_bridge.h"
+
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <map>
+#include <string>
+
+namespace fxs::compile {
+namespace compiled_graph_detail {
+
+// Runs a loaded region on the engine's tensors. Kernels are specialised on their inputs'
+// layout: an input laid out otherwise (made by another compiled region) is copied into it.
+Result<std::vector<exec::TensorHandle>> runLoaded(const LoadedRegion& region,
+                                                  const std::vector<exec::TensorHandle>& in)
+{
+    const detail::PreparedRegion& p = *region.prepared;
+    std::vector<at::Tensor> inputs;
+    inputs.reserve(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const at::Tensor& t = exec::tensorOf(in[i]);
+        if (i >= region.inputSizes.size() || t.sizes() != at::IntArrayRef(region.inputSizes[i])) {
+            return makeError(ErrorCode::Runtime,
+                             "input " + std::to_string(i) + " has other sizes than the region "
+                                                            "was compiled for");
+        }
+        if (t.strides() == at::IntArrayRef(region.inputStrides[i])) {
+            inputs.push_back(t);
+        } else {
+            inputs.push_back(at::empty_strided(t.sizes(), region.inputStrides[i], t.options())
+                                 .copy_(t));
+        }
+    }
+    auto out = p.runner->run(*p.loadedCode, inputs);
+    if (!out) {
+        return out.error();
+    }
+    std::vector<exec::TensorHandle> handles;
+    handles.reserve(out->size());
+    for (auto& t : *out) {
+        handles.push_back(exec::makeHandle(std::move(t)));
+    }
+    return handles;
+}
+
+std::vector<exec::Substitute> substitutesOf(const std::vector<RegionOutcome>& regions)
+{
+    std::vector<exec::Substitute> subs;
+    for (const auto& r : regions) {
+        if (!r.loaded) {
+            continue;
+        }
+        const detail::PreparedRegion& p = *r.loaded->prepared;
+        std::shared_ptr<const LoadedRegion> loaded = r.loaded;
+        subs.push_back({r.id, p.sig.order, p.sig.inputs, p.sig.outputs,
+                        [loaded](const std::vector<exec::TensorHandle>& in) {
+                            return runLoaded(*loaded, in);
+                        }});
+    }
+    return subs;
+}
+
+std::optional<double> maxAbsDiff(const exec::TensorHandle* a, const exec::TensorHandle* b)
+{
+    if (!a || !b || !a->defined() || !b->defined()) {
+        return std::nullopt;
+    }
+    if (a->sizes() != b->sizes()) {
+        return std::numeric_limits<double>::infinity();
+    }
+    const std::vector<double> x = a->toDoubles();
+    const std::vector<double> y = b->toDoubles();
+    double worst = 0;
+    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
+        if (std::isfinite(x[i]) && std::isfinite(y[i])) {
+            worst = std::max(worst, std::abs(x[i] - y[i]));
+        } else if (!(std::isnan(x[i]) && std::isnan(y[i])) && x[i] != y[i]) {
+            worst = std::numeric_limits<double>::infinity();
+        }
+    }
+    return worst;
+}
+
+// Each region's time in the compiled run: its step, or its nodes run eagerly.
+void regionTimes(const graph::Graph& graph, const std::vector<partition::Region>& regions,
+                 CompiledGraphReport& report)
+{
+    std::map<std::string, double> steps;
+    std::map<std::string, double> nodes;
+    for (const auto& n : report.compiled.perNode) {
+        (n.target == "fxscope.substitute" ? steps : nodes)[n.name] += n.ms;
+    }
+    for (std::size_t i = 0; i < regions.size() && i < report.regions.size(); ++i) {
+        double ms = 0;
+        if (report.regions[i].loaded) {
+            ms = steps[regions[i].id];
+            ++report.regionsUsed;
+        } else {
+            for (graph::NodeId id : regions[i].nodes) {
+                auto it = nodes.find(graph.node(id).name);
+                ms += it == nodes.end() ? 0.0 : it->second;
+            }
+        }
+        report.regionMs.push_back(ms);
+    }
+}
+
+// After the regions compiled: the graph with them in place, compared with the eager run.
+Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Region>& regions,
+                      exec::RunOptions ro, const CancelToken& cancel, CompiledGraphReport& report)
+{
+    exec::ValueStore outputs; // the region inputs and outputs need not stay alive any longer
+    for (const auto& [name, h] : report.eager.kept.values()) {
+        if (name.rfind("output.", 0) == 0) {
+            outputs.set(name, h);
+        }
+    }
+    report.eager.kept = std::move(outputs);
+    for (auto& r : report.regions) {
+        r.outputs.clear();
+    }
+    ro.keep.clear();
+    ro.substitutes = substitutesOf(report.regions);
+    auto run = exec::Interpreter::run(graph, ro, cancel);
+    if (!run && run.error().code == ErrorCode::Cancelled) {
+        report.cancelled = true;
+        return {};
+    }
+    if (!run) {
+        Error e = run.error();
+        e.message = "the compiled graph: " + e.message;
+        return e;
+    }
+    report.compiled = std::move(*run);
+    regionTimes(graph, regions, report);
+    for (std::size_t i = 0; i < report.compiled.outputs.size(); ++i) {
+        const std::string key = "output." + std::to_string(i);
+        report.outputMaxAbsErr.push_back(
+            maxAbsDiff(report.compiled.kept.find(key), report.eager.kept.find(key)));
+    }
+    return {};
+}
+
+Result<CompiledGraphReport> runAll(const graph::Graph& graph,
+                                   const std::vector<partition::Region>& regions,
+                                   const GraphCompileOptions& options, const CancelToken& cancel,
+                                   const ProgressSink& progress)
+{
+    if (options.compile.buildOnly) {
+        return makeError(ErrorCode::Invalid, "a compiled run cannot be build-only");
+    }
+    CompiledGraphReport report;
+    exec::RunOptions ro = options.run;
+    ro.device = options.compile.device == TargetDevice::Cuda ? exec::DevicePref::Cuda
+                                                             : exec::DevicePref::Cpu;
+    ro.substitutes.clear();
+    ro.keep = partition::regionInputNames(graph, regions);
+    reportProgress(progress, 0.0, "eager run");
+    auto eager = exec::Interpreter::run(graph, ro, cancel);
+    if (!eager) {
+        report.cancelled = eager.error().code == ErrorCode::Cancelled;
+        return report.cancelled ? Result<CompiledGraphReport>(std::move(report))
+                                : Result<CompiledGraphReport>(eager.error());
+    }
+    report.eager = std::move(*eager);
+    if (!report.eager.ok) {
+        return report;
+    }
+    CompileOptions co = options.compile;
+    co.keepLoaded = true;
+    GraphCompileReport compiled =
+        compileRegionsOn(graph, regions, report.eager.kept, co, cancel, progress);
+    report.regions = std::move(compiled.regions);
+    report.cancelled = compiled.cancelled;
+    if (report.cancelled) {
+        return report;
+    }
+    if (Status s = runWithRegions(graph, regions, ro, cancel, report); !s) {
+        return s.error();
+    }
+    return report;
+}
+
+} // namespace compiled_graph_detail
+
+Result<CompiledGraphReport> runCompiledGraph(const graph::Graph& graph,
+                                             const std::vector<partition::Region>& regions,
+                                             const GraphCompileOptions& options,
+                                             const CancelToken& cancel,
+                                             const ProgressSink& progress)
+{
+    try {
+        return compiled_graph_detail::runAll(graph, regions, options, cancel, progress);
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, std::string("running the compiled graph: ") +
+                                                  e.what());
+    }
+}
+
+} // namespace fxs::compile

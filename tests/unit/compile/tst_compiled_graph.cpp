@@ -1,0 +1,162 @@
+// runCompiledGraph (issue 27): tests/data/compile/two_regions_fw.txt (two pointwise regions
+// around an mm, checked by hand in tst_graph_compile) runs with both regions compiled in place,
+// outputs equal to eager's; keep only what wins: slowerThanEager on injected timings, a region
+// made to lose falls back with reason slower_than_eager (46) and the cache remembers it, so a
+// later compile and a compiled run do not use it while a fresh cache does.
+#include "core/cache/cache_store.h"
+#include "core/compile/compiled_graph.h"
+#include "core/io/graph_code_parser.h"
+#include "core/partition/partitioner.h"
+#include "core/util/file_reader.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace fxs;
+
+class TestCompiledGraph : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    graph::GraphPtr m_graph;
+    std::vector<partition::Region> m_regions;
+    int m_stores = 0;
+
+    std::unique_ptr<cache::CacheStore> freshStore()
+    {
+        cache::StoreOptions so;
+        so.path = m_dir.path().toStdString() + "/cache" + std::to_string(m_stores++) + "/cache.db";
+        auto s = cache::CacheStore::open(so);
+        return s.ok() ? std::move(*s) : nullptr;
+    }
+
+    static compile::GraphCompileOptions options(cache::CacheStore* store)
+    {
+        compile::GraphCompileOptions o;
+        o.compile.store = store;
+        o.compile.timingRepeats = 3; // the fewest runs a slower-than-eager verdict takes
+        o.run.repeat = 2;
+        return o;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const std::string path = FXSCOPE_TEST_DATA "/compile/two_regions_fw.txt";
+        auto text = readFile(path);
+        QVERIFY(text.ok());
+        m_graph = io::parseGraphCode(*text, path).graph;
+        QVERIFY(m_graph);
+        m_regions = partition::partitionByAnnotation(*m_graph).regions;
+        QCOMPARE(m_regions.size(), std::size_t(2));
+    }
+
+    void wholeGraphRunsWithItsRegionsCompiled()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        auto o = options(store.get());
+        o.compile.slower = [](double, double, double, double) { return false; };
+        auto r = compile::runCompiledGraph(*m_graph, m_regions, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+        QVERIFY(r->eager.ok);
+        QVERIFY(r->compiled.ok);
+        QCOMPARE(r->regions.size(), std::size_t(2));
+        QCOMPARE(r->regionsUsed, 2);
+        for (const auto& region : r->regions) {
+            QCOMPARE(region.state, compile::RegionState::Miss);
+            QCOMPARE(region.kernels, 1); // three pointwise nodes fuse into one kernel
+        }
+        // The compiled run lists each region as one step (r0, r1) and mm on its own.
+        int steps = 0;
+        bool mm = false;
+        for (const auto& n : r->compiled.perNode) {
+            steps += n.target == "fxscope.substitute" ? 1 : 0;
+            mm = mm || n.name == "mm";
+            QVERIFY2(n.name != "sin" && n.name != "tanh", n.name.c_str());
+        }
+        QCOMPARE(steps, 2);
+        QVERIFY(mm);
+        QCOMPARE(r->compiled.nodesRun, 7);
+        QCOMPARE(r->regionMs.size(), std::size_t(2));
+        QVERIFY(r->regionMs[0] > 0 && r->regionMs[1] > 0);
+        // mul_1 = tanh(relu(mm(sin(x) * y + 1, y))) * 0.5: float32 kernels vs LibTorch.
+        QCOMPARE(r->outputMaxAbsErr.size(), std::size_t(1));
+        QVERIFY(r->outputMaxAbsErr[0].has_value());
+        QVERIFY2(*r->outputMaxAbsErr[0] < 1e-5, std::to_string(*r->outputMaxAbsErr[0]).c_str());
+        QCOMPARE(r->compiled.outputs[0].shape, std::vector<std::int64_t>({64, 64}));
+        QVERIFY(std::abs(r->compiled.outputs[0].mean - r->eager.outputs[0].mean) < 1e-5);
+    }
+
+    void slowerThanEagerOnlyBeyondBothSpreads()
+    {
+        // compiled - eager > eager spread + compiled spread.
+        QVERIFY(compile::slowerThanEager(0.082, 0.010, 0.211, 0.020));
+        QVERIFY(!compile::slowerThanEager(0.100, 0.010, 0.105, 0.010)); // within the noise
+        QVERIFY(!compile::slowerThanEager(0.100, 0.030, 0.140, 0.015)); // 0.04 <= 0.045
+        QVERIFY(compile::slowerThanEager(0.100, 0.0, 0.1001, 0.0));
+        QVERIFY(!compile::slowerThanEager(0.2, 0.0, 0.1, 0.0)); // faster
+    }
+
+    void twoRunsAreTooFewToDropARegion()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        auto o = options(store.get());
+        o.compile.timingRepeats = 2;
+        o.compile.slower = [](double, double, double, double) { return true; };
+        auto r = compile::compileGraphRegions(*m_graph, m_regions, o);
+        QVERIFY(r.ok());
+        for (const auto& region : r->regions) {
+            QCOMPARE(region.state, compile::RegionState::Miss);
+        }
+    }
+
+    void aLosingRegionFallsBackAndTheCacheRemembers()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        auto lose = options(store.get());
+        lose.compile.slower = [](double, double, double, double) { return true; };
+        auto first = compile::compileGraphRegions(*m_graph, m_regions, lose);
+        QVERIFY(first.ok());
+        for (const auto& r : first->regions) {
+            QCOMPARE(r.state, compile::RegionState::Fallback);
+            QCOMPARE(static_cast<int>(r.reason), 46);
+            QCOMPARE(cache::reasonName(r.reason), std::string_view("slower_than_eager"));
+            QVERIFY2(r.headline.find("vs eager") != std::string::npos, r.headline.c_str());
+            QVERIFY2(r.headline.find("compiled ") != std::string::npos, r.headline.c_str());
+            QCOMPARE(r.compiledMs, r.eagerMs); // it runs eagerly
+            auto info = store->info(r.key);
+            QVERIFY(info.ok() && info->has_value());
+            QCOMPARE((*info)->statusCode, cache::Reason::SlowerThanEager);
+        }
+        // Later runs on this device do not use the entry, whatever they measure.
+        auto win = options(store.get());
+        win.compile.slower = [](double, double, double, double) { return false; };
+        auto second = compile::compileGraphRegions(*m_graph, m_regions, win);
+        QVERIFY(second.ok());
+        for (const auto& r : second->regions) {
+            QCOMPARE(r.state, compile::RegionState::Fallback);
+            QCOMPARE(r.reason, cache::Reason::SlowerThanEager);
+            QVERIFY2(r.headline.find("before") != std::string::npos, r.headline.c_str());
+        }
+        auto run = compile::runCompiledGraph(*m_graph, m_regions, win);
+        QVERIFY(run.ok());
+        QCOMPARE(run->regionsUsed, 0);
+        QCOMPARE(*run->outputMaxAbsErr[0], 0.0); // all eager: the same values
+        // Another cache (another device's entries) measures for itself.
+        auto other = freshStore();
+        auto fresh = options(other.get());
+        fresh.compile.slower = win.compile.slower;
+        auto third = compile::compileGraphRegions(*m_graph, m_regions, fresh);
+        QVERIFY(third.ok());
+        for (const auto& r : third->regions) {
+            QCOMPARE(r.state, compile::RegionState::Miss);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompiledGraph)
+#include "tst_compiled_graph.moc"
