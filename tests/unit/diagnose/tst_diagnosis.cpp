@@ -257,6 +257,31 @@ private Q_SLOTS:
         QVERIFY(startsWith(error->text, "Ranks diverge at 0/0: input shapes differ"));
     }
 
+    // Real 2-GPU NCCL runs (tests/data/recorded/README.md): a healthy run's ranks differ only in
+    // the device index of their guards, which is no divergence; a run whose rank 1 saw another
+    // shape diverges at 0/0 on the shapes, and its cache states differ (rank 0 hit the cache
+    // the first run filled).
+    void realNcclRanks()
+    {
+        const auto same = diagnosed({kRecorded + "nccl_same"});
+        QCOMPARE(same.runs.size(), std::size_t(1));
+        QCOMPARE(same.runs[0].ranks, (std::vector<int>{0, 1}));
+        QCOMPARE(same.frames.size(), std::size_t(2));
+        QVERIFY2(same.divergence.empty(), same.divergence.empty() ? ""
+                                                                  : same.divergence[0].what.c_str());
+        QVERIFY(std::none_of(same.findings.begin(), same.findings.end(), [](const auto& f) {
+            return f.severity == diagnose::Severity::Error;
+        }));
+        const auto diverge = diagnosed({kRecorded + "nccl_diverge"});
+        QCOMPARE(diverge.divergence.size(), std::size_t(2));
+        QCOMPARE(diverge.divergence[0].compileId.toString(), std::string("0/0"));
+        QCOMPARE(diverge.divergence[0].what, std::string("input shapes differ"));
+        QCOMPARE(diverge.divergence[0].detail.at(0), std::string("x: [8, 16] float32"));
+        QCOMPARE(diverge.divergence[0].detail.at(1), std::string("x: [12, 16] float32"));
+        QCOMPARE(diverge.divergence[1].what, std::string("cache state differs"));
+        QCOMPARE(diverge.divergence[1].detail.at(0), std::string("fx_graph hit, aotautograd hit"));
+    }
+
     void divergenceFindingBelongsToItsRun()
     {
         // recompile.log.gz also has a 0/0 (its frame took longer): the finding is the ranks'.
