@@ -95,6 +95,7 @@ MainWindow::MainWindow(QWidget* parent)
     createControllers();
     createMenus();
     connectPanels();
+    m_defaultState = saveState(); // every dock made: what View › Reset Layout goes back to
     restoreSettings();
 }
 
@@ -457,15 +458,22 @@ void MainWindow::restoreSettings()
         !screen.isEmpty() && (width() > screen.width() || height() > screen.height())) {
         resize(std::min(width(), screen.width()), std::min(height(), screen.height()));
     }
-    if (restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray())) {
-        return;
+    if (!restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray())) {
+        resetLayout(); // first run
     }
-    // First run: room for run names, node details and a screenful of lookups. Docks take
-    // sizes only once the window is laid out, hence the deferred call.
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultState);
+    // Room for run names, node details and a screenful of lookups, and the canvas keeps at
+    // least 60 % of the window's height (the bottom docks at most a quarter, up to 20 lines).
+    // Docks take sizes only once the window is laid out, hence the deferred call.
     QTimer::singleShot(0, this, [this] {
         const int em = fontMetrics().horizontalAdvance(QLatin1Char('M'));
+        const int bottom = std::min(20 * fontMetrics().height(), height() / 4);
         resizeDocks({m_defaultDocks[0], m_defaultDocks[1]}, {28 * em, 34 * em}, Qt::Horizontal);
-        resizeDocks({m_defaultDocks[2]}, {20 * fontMetrics().height()}, Qt::Vertical);
+        resizeDocks({m_defaultDocks[2]}, {bottom}, Qt::Vertical);
     });
 }
 

@@ -122,6 +122,9 @@ private:
     void createStatusBar();
     void connectPanels();
     void restoreSettings();
+    // The docks where a first run puts them (View › Reset Layout): the canvas keeps ≥ 60 % of
+    // the window's height.
+    void resetLayout();
     void onLoadFinished(std::shared_ptr<io::LoadResult> result, const QStringList& paths);
     void onLoadCancelled(const QStringList& paths);
     void onNodeSelected(views::GraphView* view, graph::NodeId id);
@@ -159,6 +162,7 @@ private:
     QLabel* m_statusLabel;
     ShownGraphPresenter* m_presenter = nullptr;
     std::vector<QDockWidget*> m_defaultDocks; // navigator, inspector, cache
+    QByteArray m_defaultState;                // saveState() once every dock was made
     // While a body is shown: the graph that calls it (to go back to) and its first call site.
     views::GraphRef m_bodyCaller;
     graph::NodeId m_bodyCallSite = graph::kNoNode;

@@ -161,6 +161,8 @@ void MainWindow::createViewMenu()
     for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
         view->addAction(dock->toggleViewAction());
     }
+    named(view->addAction(tr("&Reset Layout"), this, [this] { resetLayout(); }),
+          QStringLiteral("resetLayoutAction"));
     view->addSeparator();
     auto* full = named(view->addAction(tr("F&ull Screen")), QStringLiteral("fullScreenAction"));
     full->setShortcut(QKeySequence::FullScreen);

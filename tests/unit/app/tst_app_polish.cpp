@@ -24,10 +24,12 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDockWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSplitter>
 #include <QTableView>
 #include <QSignalSpy>
@@ -404,6 +406,31 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1x%2 on %3x%4")
                                 .arg(w.width()).arg(w.height())
                                 .arg(screen.width()).arg(screen.height())));
+    }
+
+    // The canvas keeps at least 60 % of the window's height on a first run (the bottom docks
+    // grew to half the window before), and View › Reset Layout brings that back after a dock
+    // was made tall.
+    void canvasKeepsMostOfTheWindowAndLayoutResets()
+    {
+        QSettings().remove(QStringLiteral("mainWindow/state")); // a first run
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const auto canvasShare = [&w] {
+            return double(w.centralWidget()->height()) / double(w.height());
+        };
+        QTRY_VERIFY2(canvasShare() >= 0.6, qPrintable(QString::number(canvasShare())));
+        auto* cache = w.findChild<QDockWidget*>(QStringLiteral("cacheDock"));
+        QVERIFY(cache);
+        w.resizeDocks({cache}, {600}, Qt::Vertical);
+        QTRY_VERIFY2(canvasShare() < 0.5, qPrintable(QString::number(canvasShare())));
+        auto* reset = w.findChild<QAction*>(QStringLiteral("resetLayoutAction"));
+        QVERIFY(reset);
+        reset->trigger();
+        QTRY_VERIFY2(canvasShare() >= 0.6, qPrintable(QString::number(canvasShare())));
+        QVERIFY(cache->isVisible());
     }
 
     void toolbarHoldsTheMainActions()
