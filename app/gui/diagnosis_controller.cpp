@@ -2,6 +2,11 @@
 
 #include "app/gui/app_context.h"
 #include "app/gui/shown_graph.h"
+#include "core/layout/graph_layout.h"
+#include "core/layout/layout_cache.h"
+#include "core/layout/svg_writer.h"
+#include "core/report/report.h"
+#include "core/util/file_writer.h"
 #include "views/panels/diagnosis_panel.h"
 
 #include <QDockWidget>
@@ -84,6 +89,44 @@ void DiagnosisController::diagnose(const views::DiagnoseRequest& request)
             return diagnose::diagnose(ptrs, cancel, progress);
         },
         [this](Result<diagnose::Diagnosis> result) { m_panel->setDiagnosis(std::move(result)); });
+}
+
+bool DiagnosisController::exportReport(const QString& path, bool redact)
+{
+    views::DiagnosisPtr diagnosis = m_panel->diagnosis();
+    if (!diagnosis || diagnosis->runs.empty()) {
+        return false;
+    }
+    const ShownGraph* shown = m_context->shownGraph();
+    graph::GraphPtr g = shown->state() == ShownGraph::State::Shown ? shown->graph() : nullptr;
+    std::shared_ptr<const structure::ModuleTree> tree = g ? shown->structure() : nullptr;
+    const std::string target = path.toStdString();
+    m_reportJobs.start(
+        [diagnosis, g, tree, target, redact](const CancelToken& cancel,
+                                             const ProgressSink& progress) -> Status {
+            report::ReportInput in{diagnosis.get(), {}, {}, FXSCOPE_VERSION};
+            if (g) {
+                reportProgress(progress, 0.1, "laying out the graph");
+                layout::ViewGraph view(g, tree, layout::GroupingOptions{});
+                layout::LayoutOptions options;
+                options.cache = std::make_shared<layout::LayoutCache>();
+                if (auto laid = layout::layoutViewGraph(view, options)) {
+                    in.graphSvg = layout::layoutToSvg(*laid, view);
+                    in.graphCaption = "The graph shown, " +
+                                      std::string(tree ? "by modules" : "by source") + " (" +
+                                      std::to_string(g->size()) + " nodes)";
+                }
+            }
+            if (cancel.isCancelled()) {
+                return makeError(ErrorCode::Cancelled, "cancelled");
+            }
+            return writeFile(target, report::renderReport(in, {redact}));
+        },
+        [this, path](Status written) {
+            Q_EMIT reportWritten(path, written.ok() ? QString()
+                                                    : fromStd(written.error().toString()));
+        });
+    return true;
 }
 
 views::GraphRef DiagnosisController::compileGraph(int run, int rank,

@@ -36,6 +36,16 @@ public:
     // What the banner says about a graph: the graph breaks that separate it from
     // the graphs before or after it; empty when none (or no diagnosis yet).
     QString breakBanner(views::GraphRef ref) const;
+    // File › Export Report: the diagnosis shown, with the shown graph drawn by modules, as one
+    // self-contained HTML page (core/report; redact: no source text, paths or values), laid
+    // out and written in the background; reportWritten when done. False (nothing started)
+    // when there is no diagnosis yet.
+    bool exportReport(const QString& path, bool redact);
+    bool isExporting() const { return m_reportJobs.isRunning(); }
+
+Q_SIGNALS:
+    // error: empty when the page was written.
+    void reportWritten(const QString& path, const QString& error);
 
 private:
     void diagnose(const views::DiagnoseRequest& request);
@@ -48,6 +58,7 @@ private:
     views::DiagnosisPanel* m_panel;
     QDockWidget* m_dock = nullptr;
     jobs::JobTracker m_jobs;
+    jobs::JobTracker m_reportJobs;
 };
 
 } // namespace fxs::app

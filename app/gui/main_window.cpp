@@ -216,6 +216,13 @@ void MainWindow::createStatusBar()
 
 void MainWindow::connectPanels()
 {
+    connect(m_diagnosis, &DiagnosisController::reportWritten, this,
+            [this](const QString& path, const QString& error) {
+                statusBar()->showMessage(error.isEmpty()
+                                             ? tr("Wrote %1").arg(path)
+                                             : tr("Could not write the report: %1").arg(error),
+                                         8000);
+            });
     connect(m_area, &GraphArea::openRequested, this, &MainWindow::openDialog);
     connect(m_area, &GraphArea::gettingStartedRequested, this, &MainWindow::showGettingStarted);
     connect(m_navigator, &views::NavigatorPanel::graphActivated, this, &MainWindow::showGraph);

@@ -133,6 +133,7 @@ private:
     void onProblemsChanged(int count);
     void openDialog();
     void openDirectoryDialog();
+    void exportReport(bool redact);
     void exportView(bool svg);
     void closeAll();
     void updateTitle();

@@ -4,6 +4,7 @@
 // actions others look for carry an object name; the controllers' actions come from them.
 #include "app/gui/cache_browser_controller.h"
 #include "app/gui/compile_controller.h"
+#include "app/gui/diagnosis_controller.h"
 #include "app/gui/getting_started.h"
 #include "app/gui/graph_area.h"
 #include "app/gui/main_window.h"
@@ -12,6 +13,7 @@
 #include "app/gui/region_controller.h"
 #include "core/about/versions.h"
 #include "views/graph/graph_view.h"
+#include "views/panels/diagnosis_panel.h"
 
 #include <QApplication>
 #include <QDockWidget>
@@ -101,6 +103,10 @@ void MainWindow::createFileMenu()
     named(file->addAction(tr("Export View as &PNG…"), QKeySequence(tr("Ctrl+Shift+E")), this,
                           [this] { exportView(false); }),
           QStringLiteral("exportPngAction"));
+    named(file->addAction(tr("Export &Report…"), this, [this] { exportReport(false); }),
+          QStringLiteral("exportReportAction"));
+    named(file->addAction(tr("Export Re&dacted Report…"), this, [this] { exportReport(true); }),
+          QStringLiteral("exportRedactedReportAction"));
     file->addAction(m_profile->exportAction());
     file->addAction(m_profile->openAction());
     file->addSeparator();
@@ -227,6 +233,28 @@ void MainWindow::exportView(bool svg)
     const bool ok = svg ? m_area->primary()->exportSvg(path) : m_area->primary()->exportPng(path);
     statusBar()->showMessage(ok ? tr("Exported %1").arg(path) : tr("Could not write %1").arg(path),
                              5000);
+}
+
+// One HTML page of the diagnosis and the shown graph (fxscope-cli report's), written in the
+// background; the status line says when it is there.
+void MainWindow::exportReport(bool redact)
+{
+    if (!m_diagnosis->panel()->diagnosis() || m_diagnosis->panel()->diagnosis()->runs.empty()) {
+        statusBar()->showMessage(tr("Nothing to report yet: open a TORCH_TRACE run first"), 5000);
+        return;
+    }
+    QString path = QFileDialog::getSaveFileName(
+        this, redact ? tr("Export Redacted Report") : tr("Export Report"),
+        redact ? QStringLiteral("report-redacted.html") : QStringLiteral("report.html"),
+        tr("HTML page (*.html)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    if (!path.endsWith(QStringLiteral(".html"), Qt::CaseInsensitive)) {
+        path += QStringLiteral(".html");
+    }
+    m_diagnosis->exportReport(path, redact);
+    statusBar()->showMessage(tr("Writing %1…").arg(path));
 }
 
 QString MainWindow::versionsText()

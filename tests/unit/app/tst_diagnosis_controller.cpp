@@ -95,6 +95,36 @@ private Q_SLOTS:
         qputenv("FXSCOPE_CACHE_DIR", (m_dir.path() + "/cache").toUtf8());
     }
 
+    // File › Export Report's work: the diagnosis shown written as one HTML page in the
+    // background (core/report), redacted when asked; nothing to write before a diagnosis.
+    void exportsTheDiagnosisAsAReport()
+    {
+        App app;
+        auto [ws, view, context, c] = app.parts();
+        const QString plain = m_dir.filePath("report.html");
+        QVERIFY(!c.exportReport(plain, false));
+        QVERIFY(load(ws, c, kRecorded + "recompile.log.gz"));
+        QSignalSpy written(&c, &DiagnosisController::reportWritten);
+        QVERIFY(c.exportReport(plain, false));
+        QVERIFY(written.wait(60000));
+        QCOMPARE(written.first().at(0).toString(), plain);
+        QCOMPARE(written.first().at(1).toString(), QString());
+        QFile file(plain);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray html = file.readAll();
+        QVERIFY(html.startsWith("<!DOCTYPE html>"));
+        QVERIFY(html.contains("torch._dynamo.mark_dynamic(x, 0)"));
+        QVERIFY(html.contains("record.py:71"));
+        const QString redacted = m_dir.filePath("redacted.html");
+        QVERIFY(c.exportReport(redacted, true));
+        QVERIFY(written.wait(60000));
+        QFile other(redacted);
+        QVERIFY(other.open(QIODevice::ReadOnly));
+        const QByteArray page = other.readAll();
+        QVERIFY(page.contains("torch._dynamo.mark_dynamic(x, [value])"));
+        QVERIFY(!page.contains("record.py"));
+    }
+
     void graphBreaksLinkAndMarkTheGraphsTheySeparate()
     {
         App app;
