@@ -110,10 +110,11 @@ RuntimeController::RuntimeController(AppContext* context)
     context->decorations()->claim(views::DecorationLayer::RuntimeTrace, this);
     connect(context->decorations(), &views::GraphDecorations::graphChanged, this, [this] {
         applyHeat();
-        if (m_pendingKernel) { // the kernel's graph came: select its nodes there
+        if (m_pendingKernel) { // the kernel's graph came: its nodes selected once it is drawn
             const std::size_t k = *m_pendingKernel;
             m_pendingKernel.reset();
-            selectKernelNodes(k);
+            QMetaObject::invokeMethod(
+                this, [this, k] { selectKernelNodes(k); }, Qt::QueuedConnection);
         }
     });
     connect(context->selection(), &views::NodeSelectionModel::currentChanged, this,
@@ -378,6 +379,9 @@ void RuntimeController::selectKernelNodes(std::size_t kernel)
         }
     }
     m_syncing = true;
+    if (!ids.empty()) {
+        m_context->requestNode(ids.front()); // revealed in its group, centred, inspected
+    }
     selection->select(ids);
     m_syncing = false;
     const auto& row = m_result->attribution->kernels[kernel];
@@ -430,7 +434,7 @@ QString RuntimeController::stackText(std::size_t kernel) const
         for (const auto& s : v) {
             l << QString::fromStdString(s);
         }
-        return l.join(QStringLiteral(", "));
+        return l.isEmpty() ? QStringLiteral("—") : l.join(QStringLiteral(", "));
     };
     lines << tr("post-grad nodes: %1").arg(join(r.postNodes));
     lines << tr("pre-grad nodes: %1").arg(join(r.preNodes));
