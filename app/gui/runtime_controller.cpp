@@ -1,6 +1,7 @@
 #include "app/gui/runtime_controller.h"
 
 #include "app/gui/app_context.h"
+#include "app/gui/shown_graph.h"
 #include "app/gui/workspace_loader.h"
 #include "core/runtime/profile_trace_files.h"
 #include "core/runtime/profile_trace_reader.h"
@@ -108,13 +109,17 @@ RuntimeController::RuntimeController(AppContext* context)
     connect(m_openAction, &QAction::triggered, this, &RuntimeController::openDialog);
     // The runtime heat is this controller's layer, written again for each graph shown.
     context->decorations()->claim(views::DecorationLayer::RuntimeTrace, this);
-    connect(context->decorations(), &views::GraphDecorations::graphChanged, this, [this] {
-        applyHeat();
-        if (m_pendingKernel) { // the kernel's graph came: its nodes selected once it is drawn
+    connect(context->decorations(), &views::GraphDecorations::graphChanged, this,
+            &RuntimeController::applyHeat);
+    // A kernel's graph asked for: its nodes selected once it is drawn with its module groups
+    // (selecting earlier would reveal them in groups the module tree then replaces).
+    connect(context->shownGraph(), &ShownGraph::stateChanged, this, [this](ShownGraph::State s) {
+        if (s == ShownGraph::State::Shown && m_pendingKernel) {
             const std::size_t k = *m_pendingKernel;
             m_pendingKernel.reset();
-            QMetaObject::invokeMethod(
-                this, [this, k] { selectKernelNodes(k); }, Qt::QueuedConnection);
+            selectKernelNodes(k);
+        } else if (s == ShownGraph::State::Failed || s == ShownGraph::State::Cancelled) {
+            m_pendingKernel.reset();
         }
     });
     connect(context->selection(), &views::NodeSelectionModel::currentChanged, this,
