@@ -55,18 +55,20 @@ KernelsPanel::KernelsPanel(QWidget* parent)
     layout->addWidget(m_tabs, 1);
     setBusy(false);
     connect(m_cancel, &QPushButton::clicked, this, &KernelsPanel::cancelRequested);
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) {
-                if (!m_selecting && current.isValid()) {
+    // A row selected (click, arrow keys): not the current index a table sets without selecting
+    // when it gets the focus (switching tabs would pick the first row).
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this](const QItemSelection& selected) {
+                if (!m_selecting && !selected.isEmpty()) {
                     Q_EMIT kernelSelected(
-                        current.data(KernelsModel::KernelRole).toULongLong());
+                        selected.indexes().front().data(KernelsModel::KernelRole).toULongLong());
                 }
             });
-    connect(m_moduleView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) {
-                if (current.isValid()) {
-                    Q_EMIT moduleSelected(
-                        m_moduleModel->pathAt(m_moduleProxy->mapToSource(current).row()));
+    connect(m_moduleView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this](const QItemSelection& selected) {
+                if (!selected.isEmpty()) {
+                    Q_EMIT moduleSelected(m_moduleModel->pathAt(
+                        m_moduleProxy->mapToSource(selected.indexes().front()).row()));
                 }
             });
 }

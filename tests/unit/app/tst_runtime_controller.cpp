@@ -5,7 +5,7 @@
 // recorded GPT-4 training step (tests/data/runtime/gpt4_train): a directory opens with its
 // trace, a trace opened after its log, without a log, or cut short; the heat layer's colours
 // and its place among the layers; a kernel selects exactly its nodes (in its own graph when the
-// one on screen has none of them); a node lists its kernels.
+// one on screen has none of them); a node lists its kernels; a module row selects its nodes.
 #include "app/gui/app_context.h"
 #include "app/gui/main_window.h"
 #include "app/gui/runtime_controller.h"
@@ -227,6 +227,29 @@ private Q_SLOTS:
         w.selectNode(idOf(w, "l_x_")); // an input: no kernel
         QCOMPARE(panel->model()->rowCount(), 0);
         QVERIFY(panel->model()->isFiltered());
+    }
+
+    void modulesTabSelectsModules()
+    {
+        MainWindow w;
+        QVERIFY(openAndJoin(w, {kSmall}));
+        QVERIFY(showAndWait(w, graphOfKind(*w.workspace(), "after_pre_grad_graph")));
+        KernelsPanel* panel = w.runtime()->panel();
+        QCOMPARE(panel->moduleModel()->rowCount(), 2); // fc1 12 µs, fc2 6 µs
+        QSignalSpy picked(w.runtime(), &RuntimeController::moduleSelected);
+        QTableView* modules = panel->moduleView();
+        // The current index a table sets on focus, without selecting: nothing picked.
+        modules->selectionModel()->setCurrentIndex(modules->model()->index(1, 0),
+                                                   QItemSelectionModel::NoUpdate);
+        QCOMPARE(picked.count(), 0);
+        modules->selectRow(0); // sorted by time: fc1 first
+        QCOMPARE(picked.count(), 1);
+        QCOMPARE(picked.first().at(0).toString(), QStringLiteral("fc1"));
+        // The window hands it to the structure controller: fc1's nodes are selected.
+        const auto& selected = w.context()->selection()->selectedNodes();
+        QVERIFY(std::find(selected.begin(), selected.end(), idOf(w, "linear")) != selected.end());
+        QVERIFY(std::find(selected.begin(), selected.end(), idOf(w, "linear_1")) ==
+                selected.end());
     }
 
     void traceOpenedAfterItsLog()
