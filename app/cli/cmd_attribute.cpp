@@ -8,6 +8,7 @@
 #include "app/cli/profile_input.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/runtime/attribution.h"
+#include "core/runtime/kernel_rates.h"
 #include "core/runtime/profile_trace_reader.h"
 #include "core/util/file_reader.h"
 
@@ -36,38 +37,24 @@ json optionalNumber(const std::optional<double>& v)
 
 json kernelJson(const KernelRow& r, const Attribution& a)
 {
-    const double seconds = r.us * 1e-6;
-    std::optional<double> bytes, gbps, pctBw, flops, tflops;
-    if (r.bytes) {
-        bytes = *r.bytes * static_cast<double>(r.calls);
-        gbps = seconds > 0 ? std::optional<double>(*bytes / seconds / 1e9) : std::nullopt;
-        if (gbps && a.peaks) {
-            pctBw = 100.0 * *gbps * 1e9 / a.peaks->bytesPerSec;
-        }
-    }
-    std::string peakKind;
-    if (r.flops) {
-        flops = *r.flops * static_cast<double>(r.calls);
-        tflops = seconds > 0 ? std::optional<double>(*flops / seconds / 1e12) : std::nullopt;
-    }
+    const KernelRates rates = kernelRates(r, a.peaks);
     json j = {{"name", r.name},
               {"handle", r.handle.empty() ? json() : json(r.handle)},
               {"graph", r.graph.empty() ? json() : json(r.graph)},
               {"calls", r.calls},
               {"us", r.us},
               {"share", r.share},
-              {"bytes", optionalNumber(bytes)},
-              {"GBps", optionalNumber(gbps)},
-              {"pct_peak_bw", optionalNumber(pctBw)},
-              {"flops", optionalNumber(flops)},
-              {"TFLOPs", optionalNumber(tflops)},
+              {"bytes", optionalNumber(rates.bytes)},
+              {"GBps", optionalNumber(rates.gbps)},
+              {"pct_peak_bw", optionalNumber(rates.pctPeakBw)},
+              {"flops", optionalNumber(rates.flops)},
+              {"TFLOPs", optionalNumber(rates.tflops)},
               {"post_grad_nodes", r.postNodes},
               {"pre_grad_nodes", r.preNodes},
               {"modules", r.modules}};
-    if (tflops && a.peaks) {
-        const double peak = flopsPeakFor(*a.peaks, r.name, &peakKind);
-        j["pct_peak_flops"] = 100.0 * *tflops * 1e12 / peak;
-        j["peak_kind"] = peakKind;
+    if (rates.pctPeakFlops) {
+        j["pct_peak_flops"] = *rates.pctPeakFlops;
+        j["peak_kind"] = rates.peakKind;
     }
     j["launches"] = r.launches;
     j["us_per_step"] = a.steps > 0 ? r.us / a.steps : r.us;

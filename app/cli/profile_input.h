@@ -3,6 +3,8 @@
 // Not the reader (core/runtime/profile_trace_reader.h) nor the join (core/runtime/attribution.h).
 #pragma once
 
+#include "core/runtime/profile_trace_files.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -10,10 +12,9 @@
 
 namespace fxs::cli {
 
-// True when path is a regular file whose (inflated) head looks like a Chrome trace.
-bool isProfileTrace(const std::string& path);
-// The profiler traces a path names: itself, or the files of a directory that sniff as one.
-std::vector<std::string> profileTracesIn(const std::string& path);
+// Which paths are profiler traces: core's rule (core/runtime/profile_trace_files.h).
+using runtime::isProfileTrace;
+using runtime::profileTracesIn;
 
 struct ProfileSummary {
     nlohmann::json json; // {path, events, kernels, launches, cpu_ops, annotations,

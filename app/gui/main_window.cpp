@@ -11,6 +11,7 @@
 #include "app/gui/recent_files.h"
 #include "app/gui/shown_graph_presenter.h"
 #include "app/gui/region_controller.h"
+#include "app/gui/runtime_controller.h"
 #include "app/gui/workspace_loader.h"
 #include "core/graph/subgraphs.h"
 #include "views/graph/graph_view.h"
@@ -101,6 +102,7 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow()
 {
+    delete m_runtime;
     delete m_diagnosis;
     delete m_profile;
     delete m_cacheExplainer;
@@ -119,6 +121,7 @@ void MainWindow::createControllers()
     m_profile = new ProfileController(m_context);
     m_diagnosis = new DiagnosisController(m_context);
     m_structure = new StructureController(m_context);
+    m_runtime = new RuntimeController(m_context);
     // The shown graph's states drawn in the view and panels; the window title follows.
     m_presenter = new ShownGraphPresenter(m_context->shownGraph(), m_workspace,
                                           {m_area, m_inspector, m_code, m_cache}, this);
@@ -128,6 +131,8 @@ void MainWindow::createControllers()
     connect(m_inspector, &views::InspectorPanel::moduleLinkActivated, m_structure,
             &StructureController::selectModule);
     connect(m_profile, &ProfileController::moduleSelected, m_structure,
+            &StructureController::selectModule);
+    connect(m_runtime, &RuntimeController::moduleSelected, m_structure,
             &StructureController::selectModule);
     m_cacheExplainer = new CacheController(m_cache, this);
     connect(m_regions, &RegionController::documentStateChanged, this, &MainWindow::updateTitle);
@@ -260,9 +265,13 @@ void MainWindow::openPaths(const QStringList& paths)
     // Projects (.fxscope) open through the region controller, which loads their source.
     // One load request for everything (a second request would cancel the first): a project's
     // source goes into the same request as the files given beside it.
-    QStringList sources;
+    // Profiler traces (sniffed) go to the runtime controller, which joins them with the logs
+    // loaded (after this load, when one starts below).
+    QStringList sources, traces;
     for (const QString& path : paths) {
-        if (!path.endsWith(QStringLiteral(".fxscope"), Qt::CaseInsensitive)) {
+        if (RuntimeController::isProfileTrace(path)) {
+            traces << path;
+        } else if (!path.endsWith(QStringLiteral(".fxscope"), Qt::CaseInsensitive)) {
             sources << path;
         }
     }
@@ -279,6 +288,9 @@ void MainWindow::openPaths(const QStringList& paths)
     }
     if (!sources.isEmpty()) {
         m_jobs->load(sources);
+    }
+    for (const QString& trace : traces) {
+        m_runtime->openProfile(trace);
     }
 }
 

@@ -47,6 +47,7 @@ class GraphArea;
 class ProfileController;
 class RecentFiles;
 class RegionController;
+class RuntimeController;
 class ShownGraphPresenter;
 class StructureController;
 class WorkspaceLoader;
@@ -89,6 +90,7 @@ public:
     ProfileController* profile() const { return m_profile; }
     DiagnosisController* diagnosis() const { return m_diagnosis; }
     StructureController* structure() const { return m_structure; }
+    RuntimeController* runtime() const { return m_runtime; }
 
     // "Qt 6.4.2 · LibTorch 1.13.0 · Graphviz 2.43.0 · SQLite 3.40.1 [· CUDA driver 12.4 · NVRTC
     // 12.4]", as the About box shows it (core/about's list with Qt in front).
@@ -158,6 +160,7 @@ private:
     ProfileController* m_profile = nullptr;
     DiagnosisController* m_diagnosis = nullptr;
     StructureController* m_structure = nullptr;
+    RuntimeController* m_runtime = nullptr;
     QProgressBar* m_progress;
     QToolButton* m_cancel;
     QLabel* m_statusLabel;

@@ -9,6 +9,7 @@
 #include "app/gui/graph_area.h"
 #include "app/gui/main_window.h"
 #include "app/gui/profile_controller.h"
+#include "app/gui/runtime_controller.h"
 #include "app/gui/recent_files.h"
 #include "app/gui/region_controller.h"
 #include "core/about/versions.h"
@@ -109,6 +110,7 @@ void MainWindow::createFileMenu()
           QStringLiteral("exportRedactedReportAction"));
     file->addAction(m_profile->exportAction());
     file->addAction(m_profile->openAction());
+    file->addAction(m_runtime->openAction());
     file->addSeparator();
     named(file->addAction(tr("&Close All"), QKeySequence::Close, this, &MainWindow::closeAll),
           QStringLiteral("closeAllAction"));

@@ -19,6 +19,7 @@ fxscope_add_library(fxscope_app
     region_controller.cpp
     region_controller_nested.cpp
     region_controller_project.cpp
+    runtime_controller.cpp
     shown_graph.cpp
     shown_graph_presenter.cpp
     shutdown.cpp

@@ -5,7 +5,8 @@
 // backward ≈ 11.6k): the first view by modules (structure recovery + groups + layout + scene),
 // expanding one layer with the levels of earlier layouts cached (as the GUI keeps them),
 // everything expanded from a cold cache (peak RSS reported), and the frame time of panning the
-// whole expanded backward graph at a readable zoom in a 1600×1000 viewport.
+// whole expanded backward graph at a readable zoom in a 1600×1000 viewport; on the same
+// scene, the runtime heat of every node and a kernel's nodes selected (issue 29).
 // Runs offscreen (a QApplication is needed for fonts and the scene).
 #include "core/graph/graph_printer.h"
 #include "core/io/torch_trace_reader.h"
@@ -15,6 +16,8 @@
 #include "tests/data/make_large_graph.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_scene.h"
+#include "views/models/kernel_models.h"
+#include "views/models/node_selection_model.h"
 
 #include <QApplication>
 #include <QFontMetricsF>
@@ -319,23 +322,49 @@ void BM_Llama64_ExpandAll(benchmark::State& state)
 // Panning the expanded backward graph at zoom 1 in a 1600×1000 viewport: each iteration moves
 // the view 40 px right (wrapping at the edge) and paints it synchronously; the time per
 // iteration is one frame.
+// The expanded backward graph (≈ 11.6k nodes), laid out once for the benchmarks that draw on
+// it; each builds its own scene and 1600×1000 canvas from it.
+struct ExpandedBackward {
+    ViewGraph view;
+    fxs::layout::LayoutResult laid;
+};
+
+const ExpandedBackward& expandedBackward()
+{
+    static const ExpandedBackward e = [] {
+        ViewGraph view = moduleView(llamaGraph("aot_backward_graph"));
+        view.expandAll();
+        auto laid = fxs::layout::layoutViewGraph(view);
+        if (!laid) {
+            std::abort();
+        }
+        return ExpandedBackward{view, std::move(*laid)};
+    }();
+    return e;
+}
+
+struct DrawnScene {
+    fxs::views::GraphScene scene;
+    fxs::views::GraphCanvas canvas;
+    explicit DrawnScene(const ExpandedBackward& e)
+    {
+        scene.setStyle(benchStyle());
+        scene.setLayout(e.laid, std::make_shared<const ViewGraph>(e.view));
+        canvas.setScene(&scene);
+        canvas.resize(1600, 1000);
+        canvas.show();
+        QApplication::processEvents();
+        canvas.centerOn(scene.sceneRect().center());
+    }
+};
+
 void BM_Llama64_PanFrame(benchmark::State& state)
 {
-    ViewGraph view = moduleView(llamaGraph("aot_backward_graph"));
-    view.expandAll();
-    auto laid = fxs::layout::layoutViewGraph(view);
-    if (!laid) {
-        std::abort();
-    }
-    fxs::views::GraphScene scene;
-    scene.setStyle(benchStyle());
-    scene.setLayout(*laid, std::make_shared<const ViewGraph>(view));
-    fxs::views::GraphCanvas canvas;
-    canvas.setScene(&scene);
-    canvas.resize(1600, 1000);
-    canvas.show();
-    QApplication::processEvents();
-    canvas.centerOn(scene.sceneRect().center());
+    const ExpandedBackward& e = expandedBackward();
+    const ViewGraph& view = e.view;
+    DrawnScene drawn(e);
+    fxs::views::GraphScene& scene = drawn.scene;
+    fxs::views::GraphCanvas& canvas = drawn.canvas;
     QScrollBar* h = canvas.horizontalScrollBar();
     for (auto _ : state) {
         h->setValue(h->value() + 40 > h->maximum() ? h->minimum() : h->value() + 40);
@@ -345,10 +374,63 @@ void BM_Llama64_PanFrame(benchmark::State& state)
     state.counters["scene_items"] = static_cast<double>(scene.items().size());
 }
 
+// Issue 29, "highlight ≤ 50 ms at 11.6k nodes", on the expanded backward graph: range 0 — the
+// runtime heat of every node (KernelsModel::heatColors from per-node times, as the
+// RuntimeController writes its layer, then the scene's overlays); range 1 — a kernel's nodes
+// selected as the controller does it (its nodes found among the graph's node times,
+// NodeSelectionModel::select, the scene's marks, as GraphView draws a selection). Each followed
+// by a repaint of the 1600×1000 viewport (work_ms: the highlight without the repaint). The
+// kernel moves along the graph each iteration.
+void BM_Llama64_KernelHighlight(benchmark::State& state)
+{
+    const ExpandedBackward& e = expandedBackward();
+    const fxs::graph::GraphPtr g = llama64().graphs[llamaGraph("aot_backward_graph")].graph;
+    DrawnScene drawn(e);
+    fxs::runtime::GraphTimes times; // 4 nodes a kernel, times of 1 to 97 µs
+    for (std::size_t i = 0; i < g->size(); ++i) {
+        auto& t = times.nodes[g->node(static_cast<fxs::graph::NodeId>(i)).name];
+        t.us = 1.0 + static_cast<double>(i % 97);
+        t.kernels = {i / 4};
+    }
+    fxs::views::NodeSelectionModel selection;
+    selection.setGraph(g);
+    QObject::connect(&selection, &fxs::views::NodeSelectionModel::selectionChanged,
+                     [&](const std::vector<fxs::graph::NodeId>& nodes) {
+                         drawn.scene.markSelection({nodes.begin(), nodes.end()},
+                                                   selection.currentNode());
+                     });
+    std::size_t kernel = 0, selected = 0;
+    const std::size_t kernels = g->size() / 4;
+    double workMs = 0; // the highlight itself, without the repaint
+    for (auto _ : state) {
+        const auto t = Clock::now();
+        if (state.range(0) == 0) {
+            drawn.scene.setOverlays(fxs::views::KernelsModel::heatColors(times, *g));
+        } else {
+            std::vector<fxs::graph::NodeId> ids;
+            for (const auto& [name, t] : times.nodes) {
+                if (std::binary_search(t.kernels.begin(), t.kernels.end(), kernel)) {
+                    ids.push_back(*g->find(name));
+                }
+            }
+            selection.select(ids);
+            selected = ids.size();
+            kernel = (kernel + 997) % kernels;
+        }
+        workMs += msSince(t);
+        drawn.canvas.viewport()->repaint();
+    }
+    state.counters["work_ms"] = workMs / static_cast<double>(state.iterations());
+    state.counters["nodes"] = static_cast<double>(g->size());
+    state.counters["selected"] = static_cast<double>(selected);
+}
+
 BENCHMARK(BM_Llama64_FirstView)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Llama64_ExpandOneLayer)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Llama64_ExpandAll)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()
     ->Iterations(2);
+BENCHMARK(BM_Llama64_KernelHighlight)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)
+    ->UseRealTime()->Iterations(20);
 BENCHMARK(BM_Llama64_PanFrame)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 
 BENCHMARK(BM_FirstView_Gpt12Bw)->Unit(benchmark::kMillisecond);

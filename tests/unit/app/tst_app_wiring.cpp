@@ -137,17 +137,19 @@ private Q_SLOTS:
             const QStringList build = actionNames(w.findChild<QMenu*>("buildMenu"));
             QCOMPARE(build, (QStringList{"compileRegionsAction", "cacheBrowserAction", QString(),
                                          "profileGraphAction"}));
-            // Profiles are exported and opened right after the view exports.
+            // Profiles are exported and opened right after the view exports, then profiler
+            // traces.
             const QStringList fileActions = actionNames(file);
             const auto png = fileActions.indexOf(QStringLiteral("exportPngAction"));
             QVERIFY(png > 0);
-            QCOMPARE(fileActions.mid(png + 1, 2),
-                     (QStringList{"exportProfileAction", "openProfileAction"}));
+            QCOMPARE(fileActions.mid(png + 1, 3),
+                     (QStringList{"exportProfileAction", "openProfileAction",
+                                  "openProfilerTraceAction"}));
             QCOMPARE(fileActions.last(), QStringLiteral("quitAction"));
             // Every dock the controllers made has its toggle in the View menu.
             const auto view = w.findChild<QMenu*>(QStringLiteral("viewMenu"))->actions();
             for (const char* dock : {"regionsDock", "compileResultsDock", "cacheBrowserDock",
-                                     "profileDock"}) {
+                                     "profileDock", "kernelsDock"}) {
                 auto* d = w.findChild<QDockWidget*>(QString::fromLatin1(dock));
                 QVERIFY2(d != nullptr && view.contains(d->toggleViewAction()), dock);
             }
