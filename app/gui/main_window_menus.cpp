@@ -104,13 +104,14 @@ void MainWindow::createFileMenu()
     named(file->addAction(tr("Export View as &PNG…"), QKeySequence(tr("Ctrl+Shift+E")), this,
                           [this] { exportView(false); }),
           QStringLiteral("exportPngAction"));
+    file->addAction(m_profile->exportAction());
+    file->addAction(m_profile->openAction());
+    file->addAction(m_runtime->openAction());
+    file->addSeparator();
     named(file->addAction(tr("Export &Report…"), this, [this] { exportReport(false); }),
           QStringLiteral("exportReportAction"));
     named(file->addAction(tr("Export Re&dacted Report…"), this, [this] { exportReport(true); }),
           QStringLiteral("exportRedactedReportAction"));
-    file->addAction(m_profile->exportAction());
-    file->addAction(m_profile->openAction());
-    file->addAction(m_runtime->openAction());
     file->addSeparator();
     named(file->addAction(tr("&Close All"), QKeySequence::Close, this, &MainWindow::closeAll),
           QStringLiteral("closeAllAction"));

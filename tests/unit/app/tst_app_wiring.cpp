@@ -145,6 +145,10 @@ private Q_SLOTS:
             QCOMPARE(fileActions.mid(png + 1, 3),
                      (QStringList{"exportProfileAction", "openProfileAction",
                                   "openProfilerTraceAction"}));
+            // The report of the diagnosis (plain and redacted) in a section of its own.
+            const auto report = fileActions.indexOf(QStringLiteral("exportReportAction"));
+            QVERIFY(report > png + 3);
+            QCOMPARE(fileActions.at(report + 1), QStringLiteral("exportRedactedReportAction"));
             QCOMPARE(fileActions.last(), QStringLiteral("quitAction"));
             // Every dock the controllers made has its toggle in the View menu.
             const auto view = w.findChild<QMenu*>(QStringLiteral("viewMenu"))->actions();
