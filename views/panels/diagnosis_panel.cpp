@@ -303,6 +303,9 @@ void DiagnosisPanel::showDetails(int row)
     }
     QStringList html;
     html << QStringLiteral("<b>%1</b>").arg(fromStd(f->text).toHtmlEscaped());
+    if (f->remedy) {
+        html << tr("What to do: %1").arg(fromStd(f->remedy->text).toHtmlEscaped());
+    }
     if (f->costS > 0.0) {
         html << tr("Cost: %1").arg(seconds(f->costS));
     }

@@ -104,6 +104,12 @@ private Q_SLOTS:
         const QString plain = m_dir.filePath("report.html");
         QVERIFY(!c.exportReport(plain, false));
         QVERIFY(load(ws, c, kRecorded + "recompile.log.gz"));
+        // The finding's details say what to do.
+        QVERIFY(selectFinding(*c.panel(), "Recompile 0/1") >= 0);
+        QVERIFY2(c.panel()->detailText().contains(
+                     "What to do: Mark the dimension dynamic before the first call: "
+                     "torch._dynamo.mark_dynamic(x, 0)"),
+                 qPrintable(c.panel()->detailText()));
         QSignalSpy written(&c, &DiagnosisController::reportWritten);
         QVERIFY(c.exportReport(plain, false));
         QVERIFY(written.wait(60000));
