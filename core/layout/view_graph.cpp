@@ -100,40 +100,11 @@ ViewGraph::ViewGraph(graph::GraphPtr graph, std::shared_ptr<const structure::Mod
     initState(options);
 }
 
-namespace {
-
-// The longest chain of nodes (graph order is topological; an input later in the order, which a
-// well-formed graph has none of, is not followed).
-std::size_t longestChain(const graph::Graph& g)
-{
-    std::vector<std::size_t> rank(g.size(), 1);
-    std::size_t longest = 0;
-    for (graph::NodeId n = 0; n < g.size(); ++n) {
-        for (graph::NodeId in : g.node(n).inputs) {
-            if (in < n) {
-                rank[n] = std::max(rank[n], rank[in] + 1);
-            }
-        }
-        longest = std::max(longest, rank[n]);
-    }
-    return longest;
-}
-
-} // namespace
-
 void ViewGraph::initState(const GroupingOptions& options)
 {
-    const bool collapsed =
-        m_graph->size() > static_cast<std::size_t>(options.collapseAbove) ||
-        longestChain(*m_graph) > static_cast<std::size_t>(std::max(options.maxExpandedRanks, 0));
+    const bool collapsed = m_graph->size() > static_cast<std::size_t>(options.collapseAbove);
     m_expanded.assign(m_groups.size(), collapsed ? 0 : 1);
     m_expanded[kRootGroup] = 1;
-    for (const Group& g : m_groups) {
-        if (g.kind == GroupKind::Inputs &&
-            g.nodeCount() > static_cast<std::uint32_t>(std::max(options.maxExpandedInputs, 0))) {
-            m_expanded[g.id] = 0;
-        }
-    }
     for (const Node& n : m_graph->nodes()) {
         std::string r = regionOf(n);
         if (!r.empty() && std::find(m_regionValues.begin(), m_regionValues.end(), r) ==

@@ -64,12 +64,6 @@ struct GroupingOptions {
     int maxChildren = 60;       // a group with more children is split into chunks
     int chunkSize = 50;         // target chunk size (chunks are balanced)
     int collapseAbove = 300;    // graphs with more nodes open with every group collapsed
-    // A graph also opens collapsed when its expanded drawing would be too tall to read fitted
-    // in a window: its longest chain of nodes (the drawing's ranks) is longer than this.
-    int maxExpandedRanks = 60;
-    // The inputs group opens collapsed when it holds more placeholders than this (a row of
-    // parameters wider than any window).
-    int maxExpandedInputs = 24;
 };
 
 // One thing drawn at the current expansion state.

@@ -44,18 +44,9 @@ private Q_SLOTS:
         // 30 placeholders + 121 statements + output
         QCOMPARE(j.at("graph").at("nodes").get<int>(), 152);
         QCOMPARE(j.at("graph").at("kind").get<std::string>(), std::string("graph"));
-        // Under 300 nodes, but a chain too long to read expanded: it opens collapsed, as the
-        // model reads — inputs (6), embedding, the two identical blocks (2 × 68), the rest of
-        // forward (8), output: 6 + 1 + 136 + 8 + 1 = 152.
-        QCOMPARE(j.at("visible_items").get<int>(), 5);
-        QCOMPARE(j.at("items").at(2).at("label").get<std::string>(), std::string("block 0–1"));
-        QCOMPARE(j.at("items").at(2).at("nodes").get<int>(), 136);
+        // Under 300 nodes the view opens expanded: one item per node.
+        QCOMPARE(j.at("visible_items").get<int>(), 152);
         QVERIFY(j.at("width").get<double>() > 0 && j.at("height").get<double>() > 0);
-        // Every group expanded: one item per node.
-        const CliRun all = runCli({QStringLiteral("render"), fixture("graphs/gpt2_annotated_fw.txt"),
-                                   QStringLiteral("--out"), out, QStringLiteral("--expand-all")});
-        QVERIFY2(all.exitCode == 0, all.err.constData());
-        QCOMPARE(json::parse(all.out.toStdString()).at("visible_items").get<int>(), 152);
 
         QFile file(out);
         QVERIFY(file.open(QIODevice::ReadOnly));
