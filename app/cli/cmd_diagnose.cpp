@@ -250,14 +250,10 @@ int runDiagnose(const DiagnoseOptions& o)
 {
     std::vector<model::Run> runs;
     Diagnostics problems;
-    if (!readTraceRuns("diagnose", o.runs, false, runs, problems)) {
+    if (!readTraceRuns("diagnose", o.runs, runs, problems)) {
         return 1;
     }
-    std::vector<const model::Run*> pointers;
-    for (const auto& r : runs) {
-        pointers.push_back(&r);
-    }
-    auto d = diagnose::diagnose(pointers);
+    auto d = diagnoseRuns(runs);
     if (!d) {
         std::cerr << "fxscope-cli diagnose: " << d.error().toString() << "\n";
         return 1;

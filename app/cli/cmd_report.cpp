@@ -6,7 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/trace_runs.h"
-#include "core/diagnose/diagnosis.h"
+#include "core/io/torch_trace_reader.h"
 #include "core/report/report.h"
 #include "core/util/file_writer.h"
 #ifdef FXSCOPE_HAVE_GRAPHVIZ
@@ -41,22 +41,28 @@ struct Drawing {
 
 #ifdef FXSCOPE_HAVE_GRAPHVIZ
 
-// The first run's Dynamo graph with the most nodes, drawn as the app opens it (by modules,
-// large graphs collapsed); nothing when the run has none or it cannot be laid out.
-Drawing drawLargestGraph(const model::Run& run, bool redact, const std::string& runName)
+// The first run's largest Dynamo graph (by its code's lines: graphs are read as text and only
+// this one is parsed), drawn as the app opens it (by modules, large graphs collapsed);
+// nothing when the run has none or it cannot be read or laid out.
+Drawing drawLargestGraph(model::Run& run, bool redact, const std::string& runName,
+                         Diagnostics& problems)
 {
     std::size_t best = run.graphs.size();
     for (std::size_t i = 0; i < run.graphs.size(); ++i) {
         const auto& g = run.graphs[i];
-        if (g.graph && g.kind == "dynamo_output_graph" &&
-            (best == run.graphs.size() || g.graph->size() > run.graphs[best].graph->size())) {
+        if (g.kind == "dynamo_output_graph" &&
+            (best == run.graphs.size() || g.payloadLines > run.graphs[best].payloadLines)) {
             best = i;
         }
     }
     if (best == run.graphs.size()) {
         return {};
     }
-    const auto& g = run.graphs[best];
+    auto& g = run.graphs[best];
+    io::ensureGraph(g, problems);
+    if (!g.graph) {
+        return {};
+    }
     auto tree = structure::recoverRunGraphStructure(run, best);
     auto modules = tree ? std::make_shared<const structure::ModuleTree>(std::move(*tree)) : nullptr;
     layout::ViewGraph view(g.graph, modules, layout::GroupingOptions{});
@@ -79,7 +85,7 @@ Drawing drawLargestGraph(const model::Run& run, bool redact, const std::string& 
 
 #else
 
-Drawing drawLargestGraph(const model::Run&, bool, const std::string&) { return {}; }
+Drawing drawLargestGraph(model::Run&, bool, const std::string&, Diagnostics&) { return {}; }
 
 #endif
 
@@ -87,14 +93,10 @@ int runReport(const ReportOptions& o)
 {
     std::vector<model::Run> runs;
     Diagnostics problems;
-    if (!readTraceRuns("report", o.runs, !o.noGraph, runs, problems)) {
+    if (!readTraceRuns("report", o.runs, runs, problems)) {
         return 1;
     }
-    std::vector<const model::Run*> pointers;
-    for (const auto& r : runs) {
-        pointers.push_back(&r);
-    }
-    auto d = diagnose::diagnose(pointers);
+    auto d = diagnoseRuns(runs);
     if (!d) {
         std::cerr << "fxscope-cli report: " << d.error().toString() << "\n";
         return 1;
@@ -103,7 +105,7 @@ int runReport(const ReportOptions& o)
     if (!o.noGraph && !runs.empty()) {
         const std::string& source = d->runs.empty() ? std::string() : d->runs.front().source;
         drawing = drawLargestGraph(runs.front(), o.redact,
-                                   source.substr(source.find_last_of('/') + 1));
+                                   source.substr(source.find_last_of('/') + 1), problems);
     }
     report::ReportInput in{&*d, drawing.svg, drawing.caption, FXSCOPE_VERSION};
     if (Status s = writeFile(o.out, report::renderReport(in, {o.redact})); !s.ok()) {

@@ -25,10 +25,10 @@ const Diagnostic* firstProblem(const Diagnostics& diagnostics)
 } // namespace
 
 bool readTraceRuns(const std::string& command, const std::vector<std::string>& paths,
-                   bool parseGraphs, std::vector<model::Run>& runs, Diagnostics& problems)
+                   std::vector<model::Run>& runs, Diagnostics& problems)
 {
     io::TraceReadOptions options;
-    options.parseGraphs = parseGraphs;
+    options.parseGraphs = false;
     for (const auto& path : paths) {
         auto results = io::readTorchTraceRuns(path, options);
         Diagnostics all;
@@ -58,6 +58,15 @@ bool readTraceRuns(const std::string& command, const std::vector<std::string>& p
         }
     }
     return true;
+}
+
+Result<diagnose::Diagnosis> diagnoseRuns(const std::vector<model::Run>& runs)
+{
+    std::vector<const model::Run*> pointers;
+    for (const auto& r : runs) {
+        pointers.push_back(&r);
+    }
+    return diagnose::diagnose(pointers);
 }
 
 } // namespace fxs::cli

@@ -3,6 +3,7 @@
 #include "core/graph/op_category.h"
 #include "core/layout/palette.h"
 #include "core/util/file_writer.h"
+#include "core/util/strings.h"
 
 #include <charconv>
 #include <cmath>
@@ -17,22 +18,6 @@ std::string num(double v)
     char buf[32];
     const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 2);
     return std::string(buf, res.ptr);
-}
-
-std::string escapeXml(std::string_view s)
-{
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
-        }
-    }
-    return out;
 }
 
 // Cuts text to maxChars code points, ending in "…" when cut.
@@ -69,7 +54,8 @@ void writeRegions(std::ostream& os, const LayoutResult& l, const Flip& f)
         for (const Point& p : h.polygon) {
             os << f.xy(p) << ' ';
         }
-        os << "\"><title>compile_with_inductor: " << escapeXml(h.value) << "</title></polygon>\n";
+        os << "\"><title>compile_with_inductor: " << escapeMarkup(h.value)
+           << "</title></polygon>\n";
     }
 }
 
@@ -81,7 +67,7 @@ void writeClusters(std::ostream& os, const LayoutResult& l, const Flip& f, const
            << num(c.rect.height()) << "\" rx=\"6\" fill=\"none\" stroke=\"#8c8cb4\""
            << " stroke-dasharray=\"4 3\"/>\n";
         os << "<text class=\"cluster-label\" x=\"" << num(f.x(c.rect.x0) + 6) << "\" y=\""
-           << num(f.y(c.rect.y1) + o.fontSize + 2) << "\">" << escapeXml(c.label) << "</text>\n";
+           << num(f.y(c.rect.y1) + o.fontSize + 2) << "\">" << escapeMarkup(c.label) << "</text>\n";
     }
 }
 
@@ -118,7 +104,7 @@ void writeEdges(std::ostream& os, const LayoutResult& l, const Flip& f, const Sv
         }
         if (e.hasLabel) {
             os << "<text class=\"edge-label\" x=\"" << num(f.x(e.labelPos.x) + 3) << "\" y=\""
-               << num(f.y(e.labelPos.y)) << "\">" << escapeXml(e.label) << "</text>\n";
+               << num(f.y(e.labelPos.y)) << "\">" << escapeMarkup(e.label) << "</text>\n";
         }
     }
 }
@@ -136,7 +122,7 @@ void writeItems(std::ostream& os, const LayoutResult& l, const ViewGraph& view, 
         const double y = f.y(b.center.y + b.height / 2);
         const std::string id = item.isGroup ? "group-" + std::to_string(item.index)
                                             : view.graph().node(item.index).name;
-        os << "<g class=\"" << (item.isGroup ? "group" : "node") << "\" id=\"" << escapeXml(id)
+        os << "<g class=\"" << (item.isGroup ? "group" : "node") << "\" id=\"" << escapeMarkup(id)
            << "\"><rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(b.width)
            << "\" height=\"" << num(b.height) << "\" rx=\"5\" fill=\"" << fill
            << "\" stroke=\"#404040\"" << (item.isGroup ? " stroke-width=\"1.5\"" : "") << "/>";
@@ -145,10 +131,10 @@ void writeItems(std::ostream& os, const LayoutResult& l, const ViewGraph& view, 
         const double lineY = item.subtitle.empty() ? f.y(b.center.y) + o.fontSize * 0.35
                                                    : f.y(b.center.y) - 2;
         os << "<text x=\"" << num(cx) << "\" y=\"" << num(lineY) << "\" font-weight=\"bold\">"
-           << escapeXml(elide(item.title, maxChars)) << "</text>";
+           << escapeMarkup(elide(item.title, maxChars)) << "</text>";
         if (!item.subtitle.empty()) {
             os << "<text x=\"" << num(cx) << "\" y=\"" << num(lineY + o.fontSize + 1) << "\">"
-               << escapeXml(elide(item.subtitle, maxChars)) << "</text>";
+               << escapeMarkup(elide(item.subtitle, maxChars)) << "</text>";
         }
         os << "</g>\n";
     }
@@ -166,7 +152,7 @@ std::string layoutToSvg(const LayoutResult& layout, const ViewGraph& view,
     os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
        << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << num(w)
        << "\" height=\"" << num(h) << "\" viewBox=\"0 0 " << num(w) << ' ' << num(h) << "\">\n"
-       << "<title>" << escapeXml(view.graph().name()) << "</title>\n"
+       << "<title>" << escapeMarkup(view.graph().name()) << "</title>\n"
        << "<style>text{font-family:Helvetica,Arial,sans-serif;font-size:" << num(options.fontSize)
        << "px;fill:" << options.textColor << ";text-anchor:middle}"
        << " .cluster-label,.edge-label{text-anchor:start;font-size:"

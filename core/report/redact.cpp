@@ -70,13 +70,14 @@ bool isFileName(std::string_view t)
 std::string redactWord(std::string_view word)
 {
     // Punctuation around a word stays: "(64," → "([value],".
+    constexpr std::string_view kOpening = "([{<,;";
+    constexpr std::string_view kClosing = ")]}>,;:.";
     std::size_t lead = 0;
-    while (lead < word.size() && std::string_view("([{<,;").find(word[lead]) != std::string_view::npos) {
+    while (lead < word.size() && kOpening.find(word[lead]) != std::string_view::npos) {
         ++lead;
     }
     std::size_t trail = word.size();
-    while (trail > lead &&
-           std::string_view(")]}>,;:.").find(word[trail - 1]) != std::string_view::npos) {
+    while (trail > lead && kClosing.find(word[trail - 1]) != std::string_view::npos) {
         --trail;
     }
     const std::string_view core = word.substr(lead, trail - lead);

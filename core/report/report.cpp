@@ -1,6 +1,7 @@
 #include "core/report/report.h"
 
 #include "core/report/redact.h"
+#include "core/util/strings.h"
 
 #include <cstdio>
 #include <functional>
@@ -31,7 +32,7 @@ public:
     explicit Text(bool redact) : m_redact(redact) {}
     std::string operator()(std::string_view text) const
     {
-        return htmlEscape(m_redact ? redactText(text) : std::string(text));
+        return escapeMarkup(m_redact ? redactText(text) : std::string(text));
     }
     bool redact() const { return m_redact; }
 
@@ -55,7 +56,7 @@ std::string runName(const diagnose::Diagnosis& d, int run, const Text& text)
     }
     const std::string& source = d.runs[std::size_t(run)].source;
     const auto slash = source.find_last_of('/');
-    return htmlEscape(slash == std::string::npos ? source : source.substr(slash + 1));
+    return escapeMarkup(slash == std::string::npos ? source : source.substr(slash + 1));
 }
 
 std::string where(const std::string& file, int line, const Text& text)
@@ -65,7 +66,7 @@ std::string where(const std::string& file, int line, const Text& text)
     }
     const auto slash = file.find_last_of('/');
     const std::string name = slash == std::string::npos ? file : file.substr(slash + 1);
-    return htmlEscape(line > 0 ? name + ":" + std::to_string(line) : name);
+    return escapeMarkup(line > 0 ? name + ":" + std::to_string(line) : name);
 }
 
 // A table: a header row, then one row per item written by `row` (cells already HTML).
@@ -135,7 +136,7 @@ std::string recompiles(const diagnose::Diagnosis& d, const Text& text)
     const auto row = [&](const diagnose::Recompile& r) -> std::vector<std::string> {
         std::string code;
         if (!text.redact() && !r.sourceCode.empty()) {
-            code = "<br><code>" + htmlEscape(r.sourceCode) + "</code>";
+            code = "<br><code>" + escapeMarkup(r.sourceCode) + "</code>";
         }
         return {runName(d, r.run, text), rankText(r.rank), r.compileId.toString(),
                 text(r.reason) + code, text(r.action), num(seconds(r.costS)),
@@ -152,7 +153,7 @@ std::string graphBreaks(const diagnose::Diagnosis& d, const Text& text)
     const auto row = [&](const diagnose::GraphBreak& b) -> std::vector<std::string> {
         std::string what = text(b.reason) + (b.gbId.empty() ? "" : " [" + text(b.gbId) + "]");
         if (!text.redact() && !b.userFrame.code.empty()) {
-            what += "<br><code>" + htmlEscape(b.userFrame.code) + "</code>";
+            what += "<br><code>" + escapeMarkup(b.userFrame.code) + "</code>";
         }
         for (const auto& hint : b.hints) {
             what += "<br><span class=\"remedy\">\u2192 " + text(hint) + "</span>";
@@ -227,23 +228,6 @@ std::string header(const diagnose::Diagnosis& d, const Text& text)
 
 } // namespace
 
-std::string htmlEscape(std::string_view text)
-{
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
-
 std::string renderReport(const ReportInput& in, const ReportOptions& options)
 {
     const Text text(options.redact);
@@ -264,7 +248,7 @@ std::string renderReport(const ReportInput& in, const ReportOptions& options)
         out += "<h2>" + text(in.graphCaption) + "</h2>\n<div class=\"graph\">" +
                (text.redact() ? redactMarkupText(in.graphSvg) : in.graphSvg) + "</div>\n";
     }
-    out += "<p class=\"muted\">Written by fxscope " + htmlEscape(in.version) +
+    out += "<p class=\"muted\">Written by fxscope " + escapeMarkup(in.version) +
            ". Self-contained: no script, nothing loaded from elsewhere.</p>\n";
     return out + "</body></html>\n";
 }

@@ -3,7 +3,7 @@
 // cold start per frame, recompiles, graph breaks, failures, cache lookups with their
 // explanations, rank divergence, and a graph drawn by modules (an SVG the caller made with
 // core/layout). No script, no style sheet or font from elsewhere, no server: it opens offline.
-// Every text from an input is HTML-escaped; the SVG is fxscope's own writer's (escaped there).
+// Every text from an input is escaped (fxs::escapeMarkup); the SVG is fxscope's own writer's (escaped there).
 // With `redact`, nothing that could carry the user's code or data: source lines, file paths and
 // names, constant values (redact.h) — the runs are named "run 1", "run 2". Not a viewer of
 // anything else (profiles have their own export).
@@ -29,8 +29,5 @@ struct ReportOptions {
 
 // The whole page.
 std::string renderReport(const ReportInput& in, const ReportOptions& options = {});
-
-// Text made safe to place in HTML text or a double-quoted attribute.
-std::string htmlEscape(std::string_view text);
 
 } // namespace fxs::report

@@ -26,5 +26,8 @@ int indentOf(std::string_view line);
 std::string formatDouble(double v);
 // "512 bytes", "1.5 KiB", "64.0 GiB": sizes in messages.
 std::string formatBytes(std::uint64_t bytes);
+// Text made safe to place in HTML or XML text or a double- or single-quoted attribute (& < > "
+// ' as entities): the SVG writer's and the report's.
+std::string escapeMarkup(std::string_view text);
 
 } // namespace fxs

@@ -10,6 +10,7 @@
 #include "core/diagnose/diagnosis.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/util/file_reader.h"
+#include "tests/bench/envelope_rewrite.h"
 
 #include <benchmark/benchmark.h>
 
@@ -27,37 +28,6 @@ int envInt(const char* name, int fallback)
 {
     const char* v = std::getenv(name);
     return v && std::atoi(v) > 0 ? std::atoi(v) : fallback;
-}
-
-// The value after `key` in envelope lines (not payload lines, which start with a tab) set by
-// `next(old)`: "rank": N → rank, "frame_id": N → N + offset. Payload MD5s stay valid.
-template <typename Next>
-std::string rewritten(std::string_view log, std::string_view key, Next next)
-{
-    std::string out;
-    out.reserve(log.size() + log.size() / 64);
-    std::size_t pos = 0;
-    while (pos < log.size()) {
-        std::size_t end = log.find('\n', pos);
-        end = end == std::string_view::npos ? log.size() : end + 1;
-        const std::string_view line = log.substr(pos, end - pos);
-        const auto at = line[0] == '\t' ? std::string_view::npos : line.find(key);
-        if (at == std::string_view::npos) {
-            out.append(line);
-        } else {
-            const std::size_t digits = at + key.size();
-            std::size_t stop = digits;
-            while (stop < line.size() && line[stop] >= '0' && line[stop] <= '9') {
-                ++stop;
-            }
-            out.append(line.substr(0, digits));
-            const int old = std::atoi(std::string(line.substr(digits, stop - digits)).c_str());
-            out += std::to_string(next(old));
-            out.append(line.substr(stop));
-        }
-        pos = end;
-    }
-    return out;
 }
 
 struct Folder {
@@ -86,14 +56,15 @@ const Folder& rankFolder()
         fs::create_directories(dir);
         Folder out{dir.string(), 0};
         for (int r = 0; r < n; ++r) {
-            const std::string base = rewritten(ranks[std::size_t(r) % ranks.size()], "\"rank\": ",
-                                               [r](int) { return r; });
+            const std::string& log = ranks[std::size_t(r) % ranks.size()];
+            const std::string base =
+                fxs::bench::rewriteEnvelopes(log, "\"rank\": ", [r](int) { return r; });
             const std::string name = "dedicated_log_torch_trace_rank_" + std::to_string(r) + ".log";
             std::ofstream file(dir / name, std::ios::binary);
             std::size_t written = 0;
             for (int copy = 0; written < target; ++copy) {
-                const std::string text = rewritten(base, "\"frame_id\": ",
-                                                   [copy](int id) { return id + copy * 1000; });
+                const std::string text = fxs::bench::rewriteEnvelopes(
+                    base, "\"frame_id\": ", [copy](int id) { return id + copy * 1000; });
                 file.write(text.data(), std::streamsize(text.size()));
                 written += text.size();
             }

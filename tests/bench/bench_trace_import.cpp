@@ -17,6 +17,7 @@
 #include "core/model/lookup_graphs.h"
 #include "core/util/digest.h"
 #include "core/util/file_reader.h"
+#include "tests/bench/envelope_rewrite.h"
 
 #include <benchmark/benchmark.h>
 
@@ -85,31 +86,8 @@ void BM_Md5WholeFile(benchmark::State& state)
 // "frame_id": N → N + offset, in envelope lines only (payload MD5s stay valid).
 std::string renumbered(std::string_view log, int offset)
 {
-    static constexpr std::string_view kKey = "\"frame_id\": ";
-    std::string out;
-    out.reserve(log.size() + log.size() / 64);
-    std::size_t pos = 0;
-    while (pos < log.size()) {
-        std::size_t end = log.find('\n', pos);
-        end = end == std::string_view::npos ? log.size() : end + 1;
-        std::string_view line = log.substr(pos, end - pos);
-        const auto at = line[0] == '\t' ? std::string_view::npos : line.find(kKey);
-        if (at == std::string_view::npos) {
-            out.append(line);
-        } else {
-            std::size_t digits = at + kKey.size();
-            std::size_t stop = digits;
-            while (stop < line.size() && line[stop] >= '0' && line[stop] <= '9') {
-                ++stop;
-            }
-            const int id = std::atoi(std::string(line.substr(digits, stop - digits)).c_str());
-            out.append(line.substr(0, digits));
-            out += std::to_string(id + offset);
-            out.append(line.substr(stop));
-        }
-        pos = end;
-    }
-    return out;
+    return fxs::bench::rewriteEnvelopes(log, "\"frame_id\": ",
+                                        [offset](int id) { return id + offset; });
 }
 
 std::vector<std::string> recordedLogs()

@@ -4,6 +4,7 @@
 // (the `code:` of each graph's `# File:` comments, the graph breaks' user lines) and every path
 // of the user's files is in the plain report and in none of the redacted ones.
 #include "core/util/file_reader.h"
+#include "core/util/strings.h"
 #include "tests/cli/cli_runner.h"
 
 #include <nlohmann/json.hpp>
@@ -29,23 +30,6 @@ std::string readText(const QString& path)
     return text ? *text : std::string();
 }
 
-// What HTML text of `s` looks like (the report escapes these five).
-std::string escaped(const std::string& s)
-{
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
-
 // The user's source lines a log carries: "code: y = x.sin() * 2" after a graph's `# File:`
 // comments and in graph-break records (JSON strings: their escapes undone for quotes).
 std::set<std::string> sourceLines(const std::string& log)
@@ -68,7 +52,8 @@ std::set<std::string> sourceLines(const std::string& log)
 
 bool contains(const std::string& html, const std::string& text)
 {
-    return html.find(text) != std::string::npos || html.find(escaped(text)) != std::string::npos;
+    return html.find(text) != std::string::npos ||
+           html.find(fxs::escapeMarkup(text)) != std::string::npos;
 }
 
 } // namespace

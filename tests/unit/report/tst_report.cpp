@@ -3,10 +3,11 @@
 // numbers); HTML escaping of every input text, in the page too.
 #include "core/report/redact.h"
 #include "core/report/report.h"
+#include "core/util/strings.h"
 
 #include <QtTest>
 
-using fxs::report::htmlEscape;
+using fxs::escapeMarkup;
 using fxs::report::redactText;
 
 class TestReport : public QObject {
@@ -44,7 +45,7 @@ private Q_SLOTS:
 
     void escapesHtml()
     {
-        QCOMPARE(htmlEscape("<b>&\"'"), std::string("&lt;b&gt;&amp;&quot;&#39;"));
+        QCOMPARE(escapeMarkup("<b>&\"'"), std::string("&lt;b&gt;&amp;&quot;&#39;"));
         fxs::diagnose::Diagnosis d;
         d.runs.push_back({"/x/<script>.log", {}});
         fxs::diagnose::Finding f;
