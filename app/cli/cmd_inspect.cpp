@@ -3,9 +3,9 @@
 // histogram, each cache lookup, and every problem found. The JSON shape is a contract (README
 // "fxscope-cli inspect").
 #include "app/cli/commands.h"
+#include "app/cli/graph_summaries.h"
 #include "app/cli/json_output.h"
 #include "app/cli/profile_input.h"
-#include "core/graph/subgraphs.h"
 #include "core/io/loader.h"
 #include "core/util/file_reader.h"
 
@@ -29,19 +29,6 @@ struct InspectOptions {
 json idOrNull(const model::CompileId& id)
 {
     return id.valid() ? json(id.toString()) : json();
-}
-
-json subgraphsJson(const graph::Graph& g)
-{
-    json list = json::array();
-    for (const auto& s : graph::listSubgraphs(g)) {
-        list.push_back({{"name", s.name},
-                        {"hop", s.hop.empty() ? json() : json(s.hop)},
-                        {"nodes", s.graph->size()},
-                        {"calls", s.calls()},
-                        {"parent", s.parent.empty() ? json() : json(s.parent)}});
-    }
-    return list;
 }
 
 json optionalInt(const std::optional<std::int64_t>& v)
@@ -80,24 +67,10 @@ json exportJson(const model::ExportedProgram& p)
             {"weights", p.weights.size()}};
 }
 
-json graphJson(const model::GraphArtifact& g)
+json graphJson(const model::GraphArtifact& g, const GraphSummary& summary)
 {
-    json ops = json::object();
     json j{{"source", g.file}, {"compile_id", idOrNull(g.compileId)}, {"kind", g.kind}};
-    if (!g.graph) {
-        j.update({{"nodes", 0}, {"call_function_nodes", 0}, {"placeholders", 0}, {"outputs", 0},
-                  {"ops", ops}, {"subgraphs", json::array()}});
-        return j;
-    }
-    for (const auto& [target, n] : g.graph->opHistogram()) {
-        ops[target] = n;
-    }
-    j.update({{"nodes", g.graph->size()},
-              {"call_function_nodes", g.graph->countOf(graph::OpKind::CallFunction)},
-              {"placeholders", g.graph->placeholders().size()},
-              {"outputs", g.graph->countOf(graph::OpKind::Output)},
-              {"ops", std::move(ops)},
-              {"subgraphs", subgraphsJson(*g.graph)}});
+    j.update(summary.json);
     if (g.exported) {
         j["export"] = exportJson(*g.exported);
     }
@@ -122,21 +95,22 @@ std::string messageOf(const Diagnostic& d)
     return full.compare(0, where.size(), where) == 0 ? full.substr(where.size()) : full;
 }
 
-json resultJson(const io::LoadResult& result)
+json resultJson(const io::LoadResult& result, const std::vector<GraphSummary>& summaries)
 {
     json graphs = json::array();
     json lookups = json::array();
     json errors = json::array();
+    std::size_t next = 0;
     for (const auto& run : result.runs) {
         for (const auto& g : run.graphs) {
-            graphs.push_back(graphJson(g));
+            graphs.push_back(graphJson(g, summaries[next++]));
         }
         for (const auto& l : run.lookups) {
             lookups.push_back(lookupJson(l));
         }
     }
     for (const auto& g : result.graphs) {
-        graphs.push_back(graphJson(g));
+        graphs.push_back(graphJson(g, summaries[next++]));
     }
     for (const auto& d : result.diagnostics.items()) {
         if (d.severity != Severity::Note) {
@@ -165,21 +139,24 @@ json resultJson(const io::LoadResult& result)
             {"problems", problemCountJson(result.diagnostics)}};
 }
 
-void printGraph(const model::GraphArtifact& g)
+void printGraph(const model::GraphArtifact& g, const GraphSummary& summary)
 {
     const std::string id = g.compileId.valid() ? g.compileId.toString() : "-";
-    if (!g.graph) {
+    if (!summary.parsed) {
         std::printf("  graph %-6s %-26s (not parsed)  %s:%d\n", id.c_str(), g.kind.c_str(),
                     g.file.c_str(), g.line);
         return;
     }
+    const json& j = summary.json;
     std::printf("  graph %-6s %-26s nodes=%zu call_function=%zu placeholders=%zu  %s:%d\n",
-                id.c_str(), g.kind.c_str(), g.graph->size(),
-                g.graph->countOf(graph::OpKind::CallFunction), g.graph->placeholders().size(),
-                g.file.c_str(), g.line);
-    for (const auto& s : graph::listSubgraphs(*g.graph)) {
-        std::printf("    subgraph %-28s %-26s nodes=%zu calls=%zu\n", s.name.c_str(),
-                    s.hop.empty() ? "-" : s.hop.c_str(), s.graph->size(), s.calls());
+                id.c_str(), g.kind.c_str(), j["nodes"].get<std::size_t>(),
+                j["call_function_nodes"].get<std::size_t>(),
+                j["placeholders"].get<std::size_t>(), g.file.c_str(), g.line);
+    for (const auto& s : j["subgraphs"]) {
+        const std::string hop = s["hop"].is_null() ? "-" : s["hop"].get<std::string>();
+        std::printf("    subgraph %-28s %-26s nodes=%zu calls=%zu\n",
+                    s["name"].get<std::string>().c_str(), hop.c_str(),
+                    s["nodes"].get<std::size_t>(), s["calls"].get<std::size_t>());
     }
 }
 
@@ -194,15 +171,16 @@ void printLookup(const model::CacheLookup& l)
                 abbreviate(l.bypassReason, 100).c_str());
 }
 
-void printHuman(const io::LoadResult& result)
+void printHuman(const io::LoadResult& result, const std::vector<GraphSummary>& summaries)
 {
+    std::size_t next = 0;
     for (const auto& run : result.runs) {
         std::printf("run %s (%zu file(s), %zu bytes, %zu graphs, %zu cache lookups, %zu "
                     "chromium events)\n",
                     run.path.c_str(), run.files.size(), run.bytes, run.graphs.size(),
                     run.lookups.size(), run.events.size());
         for (const auto& g : run.graphs) {
-            printGraph(g);
+            printGraph(g, summaries[next++]);
         }
         for (const auto& l : run.lookups) {
             printLookup(l);
@@ -210,7 +188,7 @@ void printHuman(const io::LoadResult& result)
     }
     for (const auto& g : result.graphs) {
         std::printf("file %s\n", g.file.c_str());
-        printGraph(g);
+        printGraph(g, summaries[next++]);
     }
     for (const auto& d : result.diagnostics.items()) {
         if (d.severity != Severity::Note) {
@@ -237,16 +215,20 @@ int runInspect(const InspectOptions& options)
             loaderPaths.push_back(path);
         }
     }
-    const io::LoadResult result =
-        loaderPaths.empty() ? io::LoadResult{} : io::loadPaths(loaderPaths);
+    // Graphs are counted, not kept: parsed on every core after the load, then dropped.
+    io::LoadOptions load;
+    load.deferGraphParsing = true;
+    io::LoadResult result =
+        loaderPaths.empty() ? io::LoadResult{} : io::loadPaths(loaderPaths, load);
+    const std::vector<GraphSummary> summaries = summariseGraphs(result);
     if (options.json) {
-        json out = resultJson(result);
+        json out = resultJson(result, summaries);
         if (!profiles.empty()) { // only then: the key set of other inputs stays as it was
             out["profile_traces"] = std::move(profiles);
         }
         printJson(out);
     } else {
-        printHuman(result);
+        printHuman(result, summaries);
         for (const auto& p : profiles) {
             printProfileSummary(p);
         }

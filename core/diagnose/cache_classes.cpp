@@ -4,7 +4,9 @@
 #include "core/explain/headline.h"
 
 #include <map>
+#include <memory>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 namespace fxs::diagnose {
@@ -299,11 +301,20 @@ private:
         }
     }
 
-    // Misses whose gm differs from another miss's only in node names.
+    // Misses whose gm differs from another miss's only in node names: each miss is paired with
+    // the earliest earlier miss of the same canonical code and another gm digest. A group keeps
+    // its digests in order of first appearance with that first miss (64 ranks compiling one
+    // graph make groups of thousands of misses with a single digest), and the code of each
+    // distinct gm is canonicalised once.
     void markSameGraphs()
     {
-        std::unordered_map<std::string, std::vector<std::size_t>> byCanonical;
-        std::vector<CanonicalGraph> canon(m_rows.size());
+        struct Group {
+            std::vector<std::pair<std::string_view, std::size_t>> digests; // digest, first row
+        };
+        std::unordered_map<std::string, Group> byCanonical;
+        std::unordered_map<std::string_view, std::shared_ptr<const CanonicalGraph>> byCode;
+        std::map<std::pair<int, const CanonicalGraph*>, Group*> groupOf;
+        std::vector<std::shared_ptr<const CanonicalGraph>> canon(m_rows.size());
         for (std::size_t k = 0; k < m_rows.size(); ++k) {
             const CacheRow& row = m_rows[k];
             const CacheLookup& l = m_runs[static_cast<std::size_t>(row.run)]->lookups[row.lookup];
@@ -311,17 +322,29 @@ private:
             if (l.state != CacheState::Miss || !gm) {
                 continue;
             }
-            canon[k] = canonicalGraphCode(gm->value);
-            auto& group = byCanonical[std::to_string(int(l.cache)) + canon[k].text];
-            for (std::size_t other : group) {
-                const auto& lo =
-                    m_runs[static_cast<std::size_t>(m_rows[other].run)]->lookups[m_rows[other].lookup];
-                if (lo.component("gm")->digest != gm->digest) {
-                    sameUpToNames(k, other, canon[k], canon[other]);
-                    break;
+            auto& known = byCode[gm->value];
+            if (!known) {
+                known = std::make_shared<const CanonicalGraph>(canonicalGraphCode(gm->value));
+            }
+            canon[k] = known;
+            Group*& groupRef = groupOf[{int(l.cache), known.get()}];
+            if (!groupRef) {
+                groupRef = &byCanonical[std::to_string(int(l.cache)) + known->text];
+            }
+            Group& group = *groupRef;
+            bool seen = false;
+            bool paired = false;
+            for (const auto& [digest, first] : group.digests) {
+                if (digest == gm->digest) {
+                    seen = true;
+                } else if (!paired) {
+                    sameUpToNames(k, first, *canon[k], *canon[first]);
+                    paired = true;
                 }
             }
-            group.push_back(k);
+            if (!seen) {
+                group.digests.emplace_back(gm->digest, k);
+            }
         }
     }
 

@@ -58,6 +58,33 @@ RankCompile& compileOf(std::map<int, CompileMap>& ranks, int rank, const model::
     return c;
 }
 
+bool hasSeveralRanks(const model::Run& run)
+{
+    std::set<int> seen;
+    const auto add = [&seen](int rank) { return seen.insert(rank).second && seen.size() > 1; };
+    for (const auto& t : run.tensors) {
+        if (t.origin.compileId.valid() && add(t.origin.rank)) {
+            return true;
+        }
+    }
+    for (const auto& g : run.graphs) {
+        if (add(g.rank)) {
+            return true;
+        }
+    }
+    for (const auto& t : run.texts) {
+        if (add(t.rank)) {
+            return true;
+        }
+    }
+    for (const auto& l : run.lookups) {
+        if (add(l.rank)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void collect(const model::Run& run, std::map<int, CompileMap>& ranks)
 {
     for (const auto& t : run.tensors) {
@@ -183,6 +210,58 @@ void compareCompile(const model::CompileId& id, const std::map<int, CompileMap>&
     }
 }
 
+// Shapes in guards are inputs, compared apart: their lists are dropped.
+constexpr std::string_view kShapeLists[] = {"size=[", "stride=["};
+
+// The token of a guard line at i that differs between processes or ranks, written to out in
+// its normalised form; returns where it ends, or i when there is none (the byte is copied).
+// Dispatches on the first byte: this runs over every byte of every rank's guards.
+std::size_t normaliseGuardToken(std::string_view line, std::size_t i, std::string& out)
+{
+    const char c = line[i];
+    if (c == '0' && line.substr(i, 2) == "0x") { // an address: differs per process
+        i += 2;
+        while (i < line.size() && std::isxdigit(static_cast<unsigned char>(line[i]))) {
+            ++i;
+        }
+        out += '#';
+        return i;
+    }
+    if (isDigit(c)) {
+        // Object ids (6+ digits) differ per process; sizes are inputs, compared apart.
+        std::size_t j = i;
+        while (j < line.size() && isDigit(line[j])) {
+            ++j;
+        }
+        if (j - i < 6) {
+            return i;
+        }
+        out += '#';
+        return j;
+    }
+    // Each rank's tensors live on its own GPU: "device=1" on rank 1 is rank 0's "device=0".
+    if (c == 'd' && line.substr(i, 7) == "device=" && i + 7 < line.size() &&
+        isDigit(line[i + 7])) {
+        out += "device=#";
+        i += 7;
+        while (i < line.size() && isDigit(line[i])) {
+            ++i;
+        }
+        return i;
+    }
+    if (c == 's') {
+        for (const std::string_view list : kShapeLists) {
+            if (line.substr(i, list.size()) == list) {
+                const auto close = line.find(']', i);
+                out += list;
+                // The closing bracket is copied as the next byte.
+                return close == std::string_view::npos ? line.size() : close;
+            }
+        }
+    }
+    return i;
+}
+
 } // namespace
 
 std::string normalisedGraphCode(std::string_view code)
@@ -209,7 +288,8 @@ std::string normalisedGraphCode(std::string_view code)
                 break; // a trailing comment
             }
             // A rank's own GPU: "device(type='cuda', index=1)" is rank 0's "index=0".
-            if (line.substr(i, 6) == "index=" && i + 6 < line.size() && isDigit(line[i + 6]) &&
+            if (line[i] == 'i' && line.substr(i, 6) == "index=" && i + 6 < line.size() &&
+                isDigit(line[i + 6]) &&
                 line.rfind("device(", i) != std::string_view::npos) {
                 out += "index=#";
                 i += 6;
@@ -241,42 +321,10 @@ std::string normalisedGuards(std::string_view text)
         line = line.substr(0, line.find("  # "));
         std::size_t i = 0;
         while (i < line.size()) {
-            if (line.substr(i, 2) == "0x") { // an address: differs per process
-                i += 2;
-                while (i < line.size() && std::isxdigit(static_cast<unsigned char>(line[i]))) {
-                    ++i;
-                }
-                out += '#';
-                continue;
-            }
-            // Object ids (6+ digits) differ per process; sizes are inputs, compared apart.
-            std::size_t j = i;
-            while (j < line.size() && isDigit(line[j])) {
-                ++j;
-            }
-            if (j - i >= 6) {
-                out += '#';
-                i = j;
-                continue;
-            }
-            // Each rank's tensors live on its own GPU: "device=1" on rank 1 is rank 0's "device=0".
-            if (line.substr(i, 7) == "device=" && i + 7 < line.size() && isDigit(line[i + 7])) {
-                out += "device=#";
-                i += 7;
-                while (i < line.size() && isDigit(line[i])) {
-                    ++i;
-                }
-                continue;
-            }
-            for (std::string_view list : {"size=[", "stride=["}) {
-                if (line.substr(i, list.size()) == list) {
-                    const auto close = line.find(']', i);
-                    out += list;
-                    i = close == std::string_view::npos ? line.size() : close;
-                    break;
-                }
-            }
-            if (i < line.size()) {
+            const std::size_t done = normaliseGuardToken(line, i, out);
+            if (done > i) {
+                i = done;
+            } else {
                 out += line[i++];
             }
         }
@@ -302,6 +350,9 @@ std::vector<std::pair<int, std::vector<RankCompile>>> rankSequences(const model:
 
 std::vector<Divergence> findDivergence(const model::Run& run)
 {
+    if (!hasSeveralRanks(run)) {
+        return {}; // nothing to compare: the normalising below is not paid for
+    }
     std::map<int, CompileMap> ranks;
     collect(run, ranks);
     std::vector<Divergence> out;

@@ -1,5 +1,7 @@
 #include "core/io/graph_file_loaders.h"
 
+#include "core/util/file_reader.h"
+
 #include <algorithm>
 #include <mutex>
 
@@ -58,6 +60,17 @@ std::vector<std::string> graphFileLoaderNames()
         names.push_back(l.name);
     }
     return names;
+}
+
+bool looksLikeTorchScriptArchive(const std::string& path)
+{
+    auto head = readFileHead(path, 4096);
+    if (!head.ok()) {
+        return false;
+    }
+    return head->rfind("PK\x03\x04", 0) == 0 &&
+           (head->find("/code/") != std::string::npos ||
+            head->find("constants.pkl") != std::string::npos);
 }
 
 } // namespace fxs::io

@@ -41,4 +41,9 @@ std::optional<GraphFileLoader> findGraphFileLoader(const std::string& path);
 // Names of the registered loaders, in registration order.
 std::vector<std::string> graphFileLoaderNames();
 
+// True when the file at path starts like a TorchScript archive (a zip whose first entries name
+// the code directory or constants.pkl). Torch-free, so that a program without the TorchScript
+// reader can tell which files need it.
+bool looksLikeTorchScriptArchive(const std::string& path);
+
 } // namespace fxs::io

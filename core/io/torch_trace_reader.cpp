@@ -221,6 +221,41 @@ void FileReader::checkPayload(const Payload& payload, int line, bool& checksumOk
                 check.foundHex);
 }
 
+// A file's graphs keep their code as references into the file's bytes. When that code is a
+// small part of the file (a rank's log is mostly compile events and cache keys), it is copied
+// into a buffer of its own and the file's bytes can go: a folder of 64 rank logs is then not
+// held in memory whole. Graphs not parsed yet get a deferred parse of the new buffer.
+void compactGraphCode(model::Run& run, const std::shared_ptr<const std::string>& file)
+{
+    std::size_t kept = 0;
+    for (const auto& g : run.graphs) {
+        if (g.code.buffer == file && g.code.offset <= file->size()) {
+            kept += std::min(g.code.length, file->size() - g.code.offset);
+        }
+    }
+    if (kept * 2 > file->size()) {
+        return;
+    }
+    auto compact = std::make_shared<std::string>();
+    compact->reserve(kept);
+    std::vector<std::pair<model::GraphArtifact*, std::size_t>> moved;
+    for (auto& g : run.graphs) {
+        if (g.code.buffer == file && g.code.offset <= file->size()) {
+            moved.emplace_back(&g, compact->size());
+            compact->append(*file, g.code.offset, g.code.length);
+        }
+    }
+    const std::shared_ptr<const std::string> buffer = std::move(compact);
+    for (auto& [g, offset] : moved) {
+        g->code.buffer = buffer;
+        g->code.offset = offset;
+        g->code.length = std::min(g->code.length, buffer->size() - offset);
+        if (g->deferred && !g->deferred->ifParsed()) {
+            g->deferred = deferParse(g->code, g->file);
+        }
+    }
+}
+
 TraceReadResult readLogFile(const std::string& path, const TraceReadOptions& options,
                             const CancelToken& cancel)
 {
@@ -233,7 +268,8 @@ TraceReadResult readLogFile(const std::string& path, const TraceReadOptions& opt
         return result;
     }
     auto shared = std::make_shared<const std::string>(std::move(*data));
-    auto result = readTorchTrace(std::move(shared), path, options, cancel);
+    auto result = readTorchTrace(shared, path, options, cancel);
+    compactGraphCode(result.run, shared);
     readProblems.append(result.diagnostics);
     result.diagnostics = std::move(readProblems);
     return result;

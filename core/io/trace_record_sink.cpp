@@ -255,6 +255,10 @@ void RecordSink::addChromiumEvent(const Record& r, const std::string& buffer)
     if (e.name == "fx_graph_cache_disabled") {
         addDisabledFromEvent(r, e);
     }
+    e.argsBytes = e.argsJson.size();
+    if (e.argsBytes > model::kKeptEventArgsBytes) {
+        std::string().swap(e.argsJson); // read above; a whole cache key is not kept twice
+    }
     m_run.events.push_back(std::move(e));
 }
 

@@ -105,6 +105,9 @@ struct TextArtifact {
     bool checksumOk = true; // false when the payload failed its has_payload MD5
 };
 
+// Event args longer than this are read at import and not kept (ChromiumEvent::argsJson).
+inline constexpr std::size_t kKeptEventArgsBytes = 4096;
+
 // A chromium trace event (kept for compile-time profiling).
 struct ChromiumEvent {
     std::string name;
@@ -115,7 +118,11 @@ struct ChromiumEvent {
     std::int64_t pid = 0;
     std::int64_t tid = 0;
     CompileId compileId; // from args.compile_id when present
-    std::string argsJson; // the "args" object as JSON text
+    // The "args" object as JSON text; empty when it was longer than kKeptEventArgsBytes (the
+    // compile and cache-miss events of PyTorch 2.5+ carry a whole cache key, which the import
+    // reads into a lookup: 700 MB of a 64-rank folder kept for nothing). argsBytes: its size.
+    std::string argsJson;
+    std::size_t argsBytes = 0;
     int rank = -1;
     int line = 0;
 };

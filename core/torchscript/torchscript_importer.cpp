@@ -4,9 +4,11 @@
 // schema's overload ("aten::linear.default"), kwarg-only parameters as keyword arguments, and
 // multi-output operators get getitem nodes.
 #include "core/torchscript/torchscript_importer.h"
+
 #include "core/exec/torch_bridge.h"
 #include "core/exec/torch_save.h"
 #include "core/graph/graph_builder.h"
+#include "core/io/graph_file_loaders.h"
 #include "core/torchscript/archive_check.h"
 #include "core/torchscript/debug_info.h"
 #include "core/util/file_reader.h"
@@ -354,14 +356,7 @@ std::string firstLine(std::string_view text)
 
 bool looksLikeTorchScript(const std::string& path)
 {
-    auto head = readFileHead(path, 4096);
-    if (!head.ok()) {
-        return false;
-    }
-    // A zip whose entries include the TorchScript code directory or constants.
-    return head->rfind("PK\x03\x04", 0) == 0 &&
-           (head->find("/code/") != std::string::npos ||
-            head->find("constants.pkl") != std::string::npos);
+    return io::looksLikeTorchScriptArchive(path);
 }
 
 namespace {

@@ -6,7 +6,8 @@
 // 0: every core), graphs on demand; BM_RankFolderDiagnose reads and diagnoses it, every core.
 // Counters: total_MB, peak_rss_MB (the process's high-water mark; run one benchmark alone with
 // --benchmark_filter for a clean mark). The case: FXSCOPE_BENCH_RANKS=64
-// FXSCOPE_BENCH_RANK_MB=20 (1.3 GB).
+// FXSCOPE_BENCH_RANK_MB=20 (1.3 GB). `bench_rank_folder --write DIR` only writes the folder to
+// DIR and keeps it (tools/bench/cli_large_inputs.sh times fxscope-cli on it).
 #include "core/diagnose/diagnosis.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/util/file_reader.h"
@@ -16,7 +17,9 @@
 
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <filesystem>
 #include <fstream>
 
@@ -51,8 +54,18 @@ const Folder& rankFolder()
         }
         const int n = envInt("FXSCOPE_BENCH_RANKS", 8);
         const std::size_t target = std::size_t(envInt("FXSCOPE_BENCH_RANK_MB", 8)) << 20;
-        const fs::path dir = fs::temp_directory_path() / "fxscope_bench_ranks";
-        fs::remove_all(dir);
+        // A folder asked for (--write) must not exist yet: nothing of the caller's is removed.
+        const char* keep = std::getenv("FXSCOPE_BENCH_RANK_DIR");
+        const fs::path dir =
+            keep ? fs::path(keep) : fs::temp_directory_path() / "fxscope_bench_ranks";
+        std::error_code ec;
+        if (keep && fs::exists(dir, ec)) {
+            std::fprintf(stderr, "%s exists already\n", keep);
+            return {};
+        }
+        if (!keep) {
+            fs::remove_all(dir);
+        }
         fs::create_directories(dir);
         Folder out{dir.string(), 0};
         for (int r = 0; r < n; ++r) {
@@ -70,7 +83,9 @@ const Folder& rankFolder()
             }
             out.bytes += written;
         }
-        std::atexit([] { fs::remove_all(fs::temp_directory_path() / "fxscope_bench_ranks"); });
+        if (!keep) {
+            std::atexit([] { fs::remove_all(fs::temp_directory_path() / "fxscope_bench_ranks"); });
+        }
         return out;
     }();
     return folder;
@@ -134,4 +149,16 @@ void BM_RankFolderDiagnose(benchmark::State& state)
 
 BENCHMARK(BM_RankFolderRead)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RankFolderDiagnose)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
-BENCHMARK_MAIN();
+int main(int argc, char** argv)
+{
+    if (argc == 3 && std::string_view(argv[1]) == "--write") {
+        setenv("FXSCOPE_BENCH_RANK_DIR", argv[2], 1);
+        const Folder& folder = rankFolder();
+        std::printf("%s: %.0f MB\n", folder.path.c_str(), double(folder.bytes) / (1 << 20));
+        return folder.path.empty() ? 1 : 0;
+    }
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -202,6 +202,8 @@ private Q_SLOTS:
     void strayLinesAndUnknownKinds();
     void idsAndPayloadEdges();
     void directoryOfTwoRanks();
+    void largeEventArgsAreReadNotKept();
+    void rankLogsKeepOnlyTheirGraphCode();
     void sniffing();
 };
 
@@ -700,6 +702,54 @@ void TestTorchTraceReader::directoryOfTwoRanks()
     QCOMPARE(ranks, (std::set<int>{0, 1}));
     QCOMPARE(r.run.graphs.back().rank, 1);
     QCOMPARE(r.run.internedStrings.size(), std::size_t(2));
+}
+
+// Compile and cache-miss events of PyTorch 2.5+ carry a whole cache key in their args: read at
+// import (into lookups), not kept a second time. Smaller args are kept as logged.
+void TestTorchTraceReader::largeEventArgsAreReadNotKept()
+{
+    const auto r = readFixture("basic_cold");
+    int large = 0;
+    int small = 0;
+    for (const auto& e : r.run.events) {
+        if (e.argsBytes > model::kKeptEventArgsBytes) {
+            QVERIFY2(e.argsJson.empty(), e.name.c_str());
+            ++large;
+        } else {
+            QCOMPARE(e.argsJson.size(), e.argsBytes);
+            small += e.argsBytes > 0 ? 1 : 0;
+        }
+    }
+    QCOMPARE(large, 7); // counted in the log by hand (json.dumps of each event's args)
+    QVERIFY(small > 100);
+}
+
+// A rank log is mostly events and cache keys: its graphs' code is kept in a buffer of its own
+// (not the whole file's bytes), and still parses to the graphs an import that parses gives.
+void TestTorchTraceReader::rankLogsKeepOnlyTheirGraphCode()
+{
+    const std::string dir = FXSCOPE_TEST_DATA "/recorded/traces/nccl_same";
+    io::TraceReadOptions deferred;
+    deferred.parseGraphs = false;
+    const auto lazy = io::readTorchTracePath(dir, deferred);
+    const auto eager = io::readTorchTracePath(dir);
+    QCOMPARE(lazy.run.graphs.size(), eager.run.graphs.size());
+    QVERIFY(!lazy.run.graphs.empty());
+    std::set<const std::string*> buffers;
+    for (std::size_t i = 0; i < lazy.run.graphs.size(); ++i) {
+        const auto& g = lazy.run.graphs[i];
+        QVERIFY(g.code.buffer);
+        buffers.insert(g.code.buffer.get());
+        QVERIFY(g.deferred);
+        const auto& parsed = g.deferred->get();
+        QVERIFY(parsed.graph && eager.run.graphs[i].graph);
+        QCOMPARE(parsed.graph->size(), eager.run.graphs[i].graph->size());
+        QCOMPARE(parsed.statements, eager.run.graphs[i].statements);
+    }
+    QCOMPARE(buffers.size(), std::size_t(2)); // one per rank log
+    for (const auto* b : buffers) {
+        QVERIFY2(b->size() < 10000, std::to_string(b->size()).c_str()); // each log: 519,870 B
+    }
 }
 
 void TestTorchTraceReader::sniffing()
