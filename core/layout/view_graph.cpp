@@ -1,6 +1,7 @@
 #include "core/layout/view_graph.h"
 
 #include "core/graph/op_category.h"
+#include "core/structure/source_scope.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -224,6 +225,9 @@ void ViewGraph::chunk(GroupId id, const GroupingOptions& options)
     // its 64 layers, not to chunks of them.
     const std::size_t limit =
         m_groups[id].kind == GroupKind::Repeated ? 4 * maxChildren : maxChildren;
+    if (m_groups[id].kind == GroupKind::Module && m_groups[id].children.size() > limit) {
+        groupSourceCalls(id);
+    }
     while (m_groups[id].children.size() > limit) {
         std::vector<ViewChild> children = std::move(m_groups[id].children);
         m_groups[id].children.clear();
@@ -250,6 +254,42 @@ void ViewGraph::chunk(GroupId id, const GroupingOptions& options)
             chunk(child.index, options);
         }
     }
+}
+
+// A module with too many children first gathers its nodes by the source call they come from
+// (structure::sourceCalls: "rotate_half · modeling_llama.py:132"), so that a bare graph's block
+// reads as its functions; what is left over is chunked as before.
+void ViewGraph::groupSourceCalls(GroupId id)
+{
+    const std::vector<ViewChild> children = std::move(m_groups[id].children);
+    std::vector<ViewChild> out;
+    for (std::size_t i = 0; i < children.size();) {
+        if (children[i].isGroup) {
+            out.push_back(children[i++]);
+            continue;
+        }
+        std::vector<NodeId> run;
+        for (; i < children.size() && !children[i].isGroup; ++i) {
+            run.push_back(children[i].index);
+        }
+        std::size_t k = 0;
+        for (const auto& [begin, end] : structure::sourceCalls(*m_graph, run)) {
+            for (; k < begin; ++k) {
+                out.push_back({false, run[k]});
+            }
+            const GroupId g = addGroup(kNoGroup, GroupKind::Scope,
+                                       structure::sourceScopeLabel(m_graph->node(run[begin]).source),
+                                       run[begin]);
+            for (; k < end; ++k) {
+                m_groups[g].children.push_back({false, run[k]});
+            }
+            out.push_back({true, g});
+        }
+        for (; k < run.size(); ++k) {
+            out.push_back({false, run[k]});
+        }
+    }
+    m_groups[id].children = std::move(out);
 }
 
 // Renumbers the live groups depth-first (parents before children), drops dissolved ones and
@@ -286,7 +326,11 @@ void ViewGraph::finish(GroupId rootId, int)
         g.end = inside.empty() ? 0 : inside.back() + 1;
         g.nodes = std::move(inside);
         if (g.kind == GroupKind::Chunk && g.label.empty() && g.end > g.first) {
-            g.label = nodes[g.first].name + " … " + nodes[g.end - 1].name;
+            // The function(s) its nodes come from; a node-name range only without sources.
+            g.label = structure::sourceSpanLabel(*m_graph, g.nodes);
+            if (g.label.empty()) {
+                g.label = nodes[g.first].name + " … " + nodes[g.end - 1].name;
+            }
         }
         return id;
     };

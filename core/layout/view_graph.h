@@ -152,6 +152,7 @@ private:
     GroupId addGroup(GroupId parent, GroupKind kind, std::string label, graph::NodeId first);
     void simplify(GroupId id);
     void chunk(GroupId id, const GroupingOptions& options);
+    void groupSourceCalls(GroupId id);
     void finish(GroupId id, int depth);
     void addVisible(GroupId id, VisibleGraph& out) const;
     void addVisibleGroup(const Group& g, GroupId cluster, VisibleGraph& out) const;

@@ -49,7 +49,8 @@ struct Module {
     // Structural hash of all nodes of the subtree (structural_hash.h); 0 when it has none.
     std::uint64_t hash = 0;
     // The module this one is identical to: the same-named child of the module its parent is
-    // identical to, else the first earlier sibling with the same hash and node count.
+    // identical to, else the first earlier sibling with the same hash (the same code; node
+    // counts may differ by layout copies, see structural_hash.h).
     ModuleId identicalTo = kNoModule;
     int depth = 0; // 0 for roots
 
@@ -60,7 +61,7 @@ struct Module {
 // A group of structurally identical modules (at least two), e.g. the 24 decoder layers. Named
 // graphs: siblings with equal hashes; bare graphs: the "block N" modules of Source::Repetition.
 struct RepeatedBlock {
-    std::size_t nodesEach = 0;
+    std::size_t nodesEach = 0; // the first instance's
     std::uint64_t hash = 0;
     std::vector<ModuleId> instances; // in graph order
 };

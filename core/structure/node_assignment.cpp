@@ -189,17 +189,24 @@ private:
         const ModuleId a = prev == graph::kNoNode ? kNoModule : m_b.moduleOf(prev);
         const ModuleId b = next == graph::kNoNode ? kNoModule : m_b.moduleOf(next);
         const ModuleId common = m_b.commonAncestor(a, b);
-        if (a != kNoModule && b != kNoModule && (common == a || common == b)) {
+        if (a != kNoModule && b != kNoModule && (a == b || common == b)) {
             for (NodeId id : nodes) {
                 m_b.assign(id, common);
             }
             return;
         }
-        const std::size_t prologue = next == graph::kNoNode ? nodes.size() : prologueStart(next, nodes);
+        const ModuleId owner = prologueOwner(next, common);
+        const std::size_t prologue = owner == kNoModule ? nodes.size() : prologueStart(next, nodes);
         for (std::size_t k = prologue; k < nodes.size(); ++k) {
-            m_b.assign(nodes[k], b);
+            m_b.assign(nodes[k], owner);
         }
         if (a == kNoModule) {
+            return;
+        }
+        if (common == a) { // next lies inside prev's module: the rest is prev's module's code
+            for (std::size_t k = 0; k < prologue; ++k) {
+                m_b.assign(nodes[k], a);
+            }
             return;
         }
         const ModuleId side = childOnPath(a, common);
@@ -210,16 +217,34 @@ private:
         }
     }
 
-    // Index in nodes where next's prologue starts (nodes.size() when it has none). A statement
-    // that names next's module (`x = self.ln2(x)`) is its caller's code, not its own: the
-    // caller's statements before it are not a prologue.
+    // Whose code the statements just before next are (kNoModule: nobody's in particular).
+    // Next's own, unless next's statement names its module (`x = self.ln2(x)`): then it is the
+    // caller's code, and so are the caller's statements before it — the caller is next's
+    // parent (BertPooler's `hidden_states[:, 0]` before `self.dense(...)` is `pooler`'s, not the
+    // last encoder layer's epilogue) when that lies below the common module and the graph's
+    // statements run forwards; else they are left to the epilogue rule.
+    ModuleId prologueOwner(NodeId next, ModuleId common) const
+    {
+        if (next == graph::kNoNode) {
+            return kNoModule;
+        }
+        const ModuleId b = m_b.moduleOf(next);
+        if (!mentionsAttribute(m_g.node(next).source.code, lastComponent(m_b.path(b)))) {
+            return b;
+        }
+        // Only where statements run forwards: in a graph read as running backwards (a
+        // backward graph, or a forward one whose two-line block looks like it), "before next"
+        // would reach into the statements after the caller's call.
+        const ModuleId caller = m_b.parent(b);
+        return caller != kNoModule && caller != common && m_direction > 0 ? caller : kNoModule;
+    }
+
+    // Index in nodes where the run of statements of next's function just before it starts
+    // (nodes.size() when there is none).
     std::size_t prologueStart(NodeId next, const std::vector<NodeId>& nodes) const
     {
         const graph::SourceLoc& at = m_g.node(next).source;
         const ModuleId b = m_b.moduleOf(next);
-        if (mentionsAttribute(at.code, lastComponent(m_b.path(b)))) {
-            return nodes.size();
-        }
         std::vector<char> used(nodes.size(), 0);
         std::size_t start = nodes.size();
         for (std::size_t k = nodes.size(); k-- > 0;) {

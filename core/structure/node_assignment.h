@@ -8,14 +8,18 @@
 //      call_module nodes and nodes already placed (metadata) are anchors too.
 //   2. Between anchors. Any other node goes to the deepest common module of the nearest anchor
 //      before it (prev) and the nearest anchor after it (next), in graph order.
-//   3. Gaps. When that common module C is neither prev's nor next's module, the node lies
+//   3. Gaps. When that common module C is prev's module and next lies below it (ViT's
+//      `encoder` adds its pos_embedding, then its first layer's ln_1 statistics), (a) applies
+//      and the rest stays in C. When C is neither prev's nor next's module, the node lies
 //      between two children of C:
-//      a. Prologue: unless next's `# File:` code names its module (`self.ln2(x)`: then it is
-//         the caller's statement), the run of nodes just before next that share next's file
-//         and function, with lines not after next's (not before, in a graph that runs its
-//         statements backwards such as a backward graph), from the first one next's
-//         computation uses, goes to next's module (an RMSNorm's variance before its
-//         `self.weight *`).
+//      a. Prologue: the run of nodes just before next that share next's file and function,
+//         with lines not after next's (not before, in a graph that runs its statements
+//         backwards such as a backward graph), from the first one next's computation uses,
+//         goes to next's module (an RMSNorm's variance before its `self.weight *`) — unless
+//         next's `# File:` code names its module (`self.dense(x)`): then the run is the
+//         caller's code and goes to next's parent (BertPooler's `hidden_states[:, 0]` before
+//         `self.dense(...)`) — or, when that parent is C (or none) or the graph runs its
+//         statements backwards, is left to (b).
 //      b. Epilogue: a node that uses a value of prev's side goes to E, the deepest numbered
 //         module with children around prev below C (`layers.2` for the residual add that ends
 //         decoder layer 2, `layer1.0` for a BasicBlock's `out += identity; relu`), else to C —

@@ -7,9 +7,11 @@
 namespace fxs::structure {
 namespace {
 
+// Equal structural hashes: the same code. Not the same node count: the hash leaves out layout
+// copies a compiled graph adds to some instances only (structural_hash.h).
 bool sameShape(const Module& a, const Module& b)
 {
-    return a.hash == b.hash && a.totalNodes == b.totalNodes && a.hash != 0;
+    return a.hash == b.hash && a.hash != 0;
 }
 
 const std::vector<ModuleId>& siblingsOf(const ModuleTree& tree, ModuleId m)
@@ -60,15 +62,14 @@ std::vector<RepeatedBlock> repeatedBlocksOf(const ModuleTree& tree)
 {
     std::vector<RepeatedBlock> out;
     auto groupSiblings = [&](const std::vector<ModuleId>& siblings) {
-        std::map<std::pair<std::uint64_t, std::size_t>, std::size_t> index;
+        std::map<std::uint64_t, std::size_t> index;
         std::vector<RepeatedBlock> groups;
         for (ModuleId s : siblings) {
             const Module& mod = tree.modules[s];
             if (mod.hash == 0) {
                 continue;
             }
-            const auto key = std::make_pair(mod.hash, mod.totalNodes);
-            const auto [it, fresh] = index.emplace(key, groups.size());
+            const auto [it, fresh] = index.emplace(mod.hash, groups.size());
             if (fresh) {
                 groups.push_back({mod.totalNodes, mod.hash, {}});
             }

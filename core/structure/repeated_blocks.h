@@ -14,7 +14,7 @@
 
 namespace fxs::structure {
 
-// Sets Module::identicalTo (see module_tree.h) from the modules' hashes and node counts.
+// Sets Module::identicalTo (see module_tree.h) from the modules' structural hashes.
 void markIdenticalModules(ModuleTree& tree);
 
 // Groups of at least two identical siblings, largest first; groups inside a module that is

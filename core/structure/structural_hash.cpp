@@ -58,7 +58,8 @@ void hashSymInt(Hasher& h, const graph::SymInt& s)
     }
 }
 
-void hashMeta(Hasher& h, const graph::ValueMeta& m)
+// strides: false for a value read from outside a subgraph (see structuralHash).
+void hashMeta(Hasher& h, const graph::ValueMeta& m, bool strides = true)
 {
     h.u64(static_cast<std::uint64_t>(m.kind));
     if (m.kind == graph::ValueMeta::Kind::Tensor) {
@@ -68,8 +69,8 @@ void hashMeta(Hasher& h, const graph::ValueMeta& m)
         for (const auto& s : t.sizes) {
             hashSymInt(h, s);
         }
-        h.u64(t.strides ? t.strides->size() + 1 : 0);
-        if (t.strides) {
+        h.u64(t.strides && strides ? t.strides->size() + 1 : 0);
+        if (t.strides && strides) {
             for (const auto& s : *t.strides) {
                 hashSymInt(h, s);
             }
@@ -113,6 +114,15 @@ void hashArgument(Hasher& h, const Argument& a, Refs&& refs)
     }
 }
 
+// True for an argument that says where a node sits, not what it computes: the offset of
+// `prims.inductor_lookup_seed(seeds, k)`, the k-th random stream of the graph, which every
+// dropout of every layer reads at its own k.
+bool isPositional(const Node& n, std::size_t arg)
+{
+    return arg == 1 && n.op == graph::OpKind::CallFunction &&
+           graph::opBaseName(n.target) == "inductor_lookup_seed";
+}
+
 template <class Refs>
 void hashNode(Hasher& h, const Node& n, Refs&& refs)
 {
@@ -122,8 +132,12 @@ void hashNode(Hasher& h, const Node& n, Refs&& refs)
                        n.op == graph::OpKind::CallModule;
     h.text(named ? std::string_view() : std::string_view(n.target));
     h.u64(n.args.size());
-    for (const auto& a : n.args) {
-        hashArgument(h, a, refs);
+    for (std::size_t k = 0; k < n.args.size(); ++k) {
+        if (isPositional(n, k)) {
+            h.u64(0x706f73); // "pos": any offset
+            continue;
+        }
+        hashArgument(h, n.args[k], refs);
     }
     h.u64(n.kwargs.size());
     for (const auto& [key, value] : n.kwargs) {
@@ -133,6 +147,20 @@ void hashNode(Hasher& h, const Node& n, Refs&& refs)
     hashMeta(h, n.meta);
     h.u64(n.multiOutput ? 1 : 0);
     h.u64(static_cast<std::uint64_t>(static_cast<std::int64_t>(n.getitemIndex)));
+}
+
+// A copy that only changes the memory layout (`clone(x, memory_format=contiguous_format)`)
+// computes nothing: a compiled graph inserts one where a value arrives in another layout, which
+// the first of identical layers may not need (torchvision's ViT: the first encoder layer reads
+// the contiguous embeddings, the others their residual add's transposed output).
+bool isLayoutCopy(const Node& n)
+{
+    if (n.op != graph::OpKind::CallFunction || graph::opBaseName(n.target) != "clone" ||
+        n.inputs.size() != 1) {
+        return false;
+    }
+    return std::any_of(n.kwargs.begin(), n.kwargs.end(),
+                       [](const auto& kv) { return kv.first == "memory_format"; });
 }
 
 } // namespace
@@ -162,6 +190,18 @@ std::uint64_t structuralHash(const graph::Graph& g, std::span<const graph::NodeI
     std::vector<NodeId> order(nodes.begin(), nodes.end());
     std::sort(order.begin(), order.end());
     order.erase(std::unique(order.begin(), order.end()), order.end());
+    // Layout copies are transparent: left out, and a reference to one reads its input.
+    std::unordered_map<NodeId, NodeId> copies;
+    std::erase_if(order, [&](NodeId id) {
+        const bool copy = id < g.size() && isLayoutCopy(g.node(id));
+        if (copy) {
+            copies.emplace(id, g.node(id).inputs.front());
+        }
+        return copy;
+    });
+    if (order.empty()) {
+        return 0;
+    }
     std::unordered_map<NodeId, std::uint64_t> local;
     local.reserve(order.size() * 2);
     for (std::size_t k = 0; k < order.size(); ++k) {
@@ -169,8 +209,13 @@ std::uint64_t structuralHash(const graph::Graph& g, std::span<const graph::NodeI
     }
     // An outside value is hashed by its meta alone, not by which value it is: a layer whose
     // residual add reads another input than its norm runs the same code as one whose add and
-    // norm read one value, only on other arguments.
+    // norm read one value, only on other arguments. Its strides do not count either: the first
+    // layer of torchvision's ViT reads the contiguous embeddings, the others the transposed
+    // layout their residual add leaves; the code is the same.
     auto refs = [&](Hasher& h, NodeId ref) {
+        for (auto c = copies.find(ref); c != copies.end(); c = copies.find(ref)) {
+            ref = c->second;
+        }
         if (const auto it = local.find(ref); it != local.end()) {
             h.u64(1);
             h.u64(it->second);
@@ -178,7 +223,7 @@ std::uint64_t structuralHash(const graph::Graph& g, std::span<const graph::NodeI
         }
         h.u64(2);
         if (ref < g.size()) {
-            hashMeta(h, g.node(ref).meta);
+            hashMeta(h, g.node(ref).meta, false);
         }
     };
     Hasher h;

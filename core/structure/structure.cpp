@@ -5,6 +5,7 @@
 #include "core/structure/module_tree_builder.h"
 #include "core/structure/node_assignment.h"
 #include "core/structure/repeated_blocks.h"
+#include "core/structure/shared_values.h"
 #include "core/structure/structural_hash.h"
 
 #include <exception>
@@ -102,12 +103,14 @@ ModuleTree recoverOwn(const Graph& g, const StructureOptions& options, const Can
         ModuleTreeBuilder b(g);
         if (placeFromMetadata(g, b)) {
             assignNodes(g, b);
+            hoistSharedValues(g, b);
             return b.finish(Source::ExportMetadata, MatchStrength::Name);
         }
     }
     ModuleTreeBuilder b(g);
     if (placeFromNames(g, b)) {
         assignNodes(g, b);
+        hoistSharedValues(g, b);
         return b.finish(Source::Names, MatchStrength::Name);
     }
     if (options.findRepetition) {
@@ -187,6 +190,7 @@ ModuleTree recoverInRun(const model::Run& run, std::size_t index, const Structur
         return options.findRepetition ? recoverOwn(g, options, cancel) : own;
     }
     assignNodes(g, b);
+    hoistSharedValues(g, b);
     return b.finish(Source::AotMapping, *strength);
 }
 

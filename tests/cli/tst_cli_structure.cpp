@@ -1,6 +1,7 @@
 // fxscope-cli structure end to end: the JSON contract on the recorded 24-layer LLaMA trace's AOT
 // forward graph (mapped from its Dynamo graph: model with 24 identical decoder layers, lm_head),
-// a bare printed backward graph (24 repeated blocks labelled "block N"), and bad input.
+// a bare printed backward graph (24 repeated blocks labelled "block N"), transformers BERT's AOT
+// forward (6 identical encoder layers), and bad input.
 #include "tests/cli/cli_runner.h"
 
 #include <QtTest>
@@ -68,6 +69,36 @@ private Q_SLOTS:
                  std::string("model.layers.3"));
         QCOMPARE(blocks[0].at("nodes_each"), layers->at("children")[3].at("nodes"));
         QVERIFY(j.at("unassigned_nodes").get<int>() < 2408 / 100);
+    }
+
+    // transformers BERT's AOT forward (6 layers, attention mask): every encoder layer is
+    // identical to the first, and the additive mask the first computes for all six (two
+    // scalars, where, expand: checked by hand in the printed graph) sits in `encoder`.
+    void bertAotForwardLayersIdentical()
+    {
+        auto r = runCli({"structure",
+                         QStringLiteral(FXSCOPE_TEST_DATA "/runtime/bert6_train/"
+                                        "dedicated_log_torch_trace__gts3e64.log.gz"),
+                         "--graph", "0/0:aot_forward_graph", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY(!j.is_discarded());
+        const json* encoder = nullptr;
+        for (const auto& m : j.at("modules")) {
+            encoder = m.at("path") == "encoder" ? &m : encoder;
+        }
+        QVERIFY(encoder);
+        const json* layers = child(*encoder, "encoder.layer");
+        QVERIFY(layers);
+        QCOMPARE(encoder->at("nodes").get<int>(), layers->at("nodes").get<int>() + 4);
+        QCOMPARE(layers->at("children").size(), std::size_t{6});
+        for (std::size_t k = 1; k < 6; ++k) {
+            QCOMPARE(layers->at("children")[k].at("identical_to").get<std::string>(),
+                     std::string("encoder.layer.0"));
+        }
+        const auto& instances = j.at("repeated_blocks")[0].at("instances");
+        QCOMPARE(instances.size(), std::size_t{6});
+        QCOMPARE(instances[5].at("label").get<std::string>(), std::string("encoder.layer.5"));
     }
 
     void bareBackwardRepetition()

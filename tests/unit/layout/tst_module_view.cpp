@@ -236,6 +236,46 @@ private Q_SLOTS:
                  std::ptrdiff_t(0));
     }
 
+    // Inside a bare graph's block, too many nodes to show at once are grouped by the source
+    // function they come from, named by it and the line of their first node (issue #30 point
+    // 4; names checked by hand in the printed forward graph: RMSNorm's `variance =
+    // hidden_states.pow(2)...` is modeling_llama.py:65 in forward, `x1 = x[..., : x.shape[-1] //
+    // 2]` is :132 in rotate_half, `cos = cos.unsqueeze(unsqueeze_dim)` is :156 in
+    // apply_rotary_pos_emb, repeat_kv starts at sdpa_attention.py:23), not node-name ranges.
+    void bareGraphBlockGroupsNameFunctions()
+    {
+        const auto v = viewOfBareGraph("llama24_train_graph0.txt.gz");
+        QVERIFY(v && v->modules());
+        const Group* blocks = childNamed(*v, kRootGroup, "block 0–23");
+        QVERIFY2(blocks, "no \"block 0–23\" group");
+        const Group* block = childGroups(*v, blocks->id)[3];
+        QCOMPARE(block->label, std::string("block 3 of 24"));
+        const auto inside = labels(*v, block->id);
+        for (const char* expected :
+             {"forward · modeling_llama.py:65", "rotate_half · modeling_llama.py:132",
+              "apply_rotary_pos_emb · modeling_llama.py:156", "repeat_kv · sdpa_attention.py:23"}) {
+            QVERIFY2(std::find(inside.begin(), inside.end(), expected) != inside.end(), expected);
+        }
+        for (const std::string& label : inside) {
+            QVERIFY2(label.find("…") == std::string::npos, label.c_str());
+        }
+        // The backward block has more calls than a group shows: chunks of them, named by
+        // their first and last call.
+        const auto bw = viewOfBareGraph("llama24_train_graph1.txt.gz");
+        QVERIFY(bw);
+        const Group* bwBlocks = childNamed(*bw, kRootGroup, "block 0–23");
+        QVERIFY(bwBlocks);
+        for (const Group* chunk : childGroups(*bw, childGroups(*bw, bwBlocks->id)[3]->id)) {
+            QVERIFY2(chunk->label.find(".py:") != std::string::npos, chunk->label.c_str());
+        }
+        // rotate_half's group is its four nodes (two slices, neg, cat), nothing else.
+        const Group* rotate = childNamed(*v, block->id, "rotate_half · modeling_llama.py:132");
+        QCOMPARE(rotate->nodeCount(), 4u);
+        for (graph::NodeId n : rotate->nodes) {
+            QCOMPARE(v->graph().node(n).source.function, std::string("rotate_half"));
+        }
+    }
+
     // Everything expanded on the 2.5k-node forward graph: a box per node, each inside the frame
     // of its group, siblings never overlapping; identical layers laid out once.
     void hierarchicalLayoutNestsAndReusesLevels()
