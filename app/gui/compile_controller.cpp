@@ -199,9 +199,19 @@ void CompileController::onFinished(const std::shared_ptr<Job>& job)
     m_regions = job->regions;
     m_report = std::move(job->report);
     m_stale = false;
+    // Rows are named by the module that holds each region, when the graph's structure is known.
+    const auto tree = m_context->currentStructure();
+    const bool named = tree && m_graph && tree->moduleOf.size() == m_graph->size();
     std::vector<views::CompileResultRow> rows;
     for (const auto& r : m_report.regions) {
         rows.push_back(views::compileResultRow(r));
+        const auto region = std::find_if(m_regions.begin(), m_regions.end(),
+                                         [&](const partition::Region& x) { return x.id == r.id; });
+        if (named && region != m_regions.end()) {
+            if (const auto m = tree->commonModule(region->nodes)) {
+                rows.back().module = QString::fromStdString(tree->module(*m).path);
+            }
+        }
     }
     m_results->setResults(std::move(rows), m_report.totalEagerMs, m_report.totalCompiledMs,
                           m_report.cancelled);

@@ -142,6 +142,8 @@ RuntimeController::RuntimeController(AppContext* context)
             &RuntimeController::moduleSelected);
     connect(m_panel, &views::KernelsPanel::showAllRequested, this,
             [this] { m_panel->setFilter(std::nullopt); });
+    connect(m_panel, &views::KernelsPanel::sourceLineActivated, this,
+            &RuntimeController::selectSourceNodes);
 }
 
 RuntimeController::~RuntimeController() = default;
@@ -395,6 +397,41 @@ void RuntimeController::selectKernelNodes(std::size_t kernel)
                     : tr("%1: %n node(s) selected", "", static_cast<int>(ids.size()))
                           .arg(QString::fromStdString(row.handle.empty() ? row.name
                                                                          : row.handle)));
+}
+
+void RuntimeController::selectSourceNodes(const QString& file, int line)
+{
+    views::NodeSelectionModel* selection = m_context->selection();
+    const graph::GraphPtr graph = selection->graph();
+    if (!graph) {
+        return;
+    }
+    const std::string path = file.toStdString();
+    const auto baseName = [](const std::string& p) { return p.substr(p.rfind('/') + 1); };
+    std::vector<graph::NodeId> exact;
+    std::vector<graph::NodeId> sameName;
+    for (const graph::Node& n : graph->nodes()) {
+        if (n.source.line != line || !n.source.known()) {
+            continue;
+        }
+        if (n.source.file == path) {
+            exact.push_back(n.id);
+        } else if (baseName(n.source.file) == baseName(path)) {
+            sameName.push_back(n.id);
+        }
+    }
+    const std::vector<graph::NodeId>& ids = exact.empty() ? sameName : exact;
+    m_syncing = true;
+    if (!ids.empty()) {
+        m_context->requestNode(ids.front());
+    }
+    selection->select(ids);
+    m_syncing = false;
+    const QString where = QStringLiteral("%1:%2").arg(file).arg(line);
+    m_context->showStatus(ids.empty()
+                              ? tr("No node of this graph comes from %1").arg(where)
+                              : tr("%1: %n node(s) selected", "", static_cast<int>(ids.size()))
+                                    .arg(where));
 }
 
 // Shows the post-grad graph of the kernel's compiled graph (else another graph of the run that

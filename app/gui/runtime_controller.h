@@ -84,6 +84,9 @@ private:
     QString summaryText() const;
     void onKernelSelected(std::size_t kernel);
     void selectKernelNodes(std::size_t kernel);
+    // The nodes of the shown graph whose source is file:line (a frame of a kernel's stack):
+    // selected, the first revealed; same file by path, else by file name.
+    void selectSourceNodes(const QString& file, int line);
     bool showKernelGraph(std::size_t kernel);
     QString stackText(std::size_t kernel) const;
     void onCurrentNodeChanged();

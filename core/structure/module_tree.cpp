@@ -75,6 +75,30 @@ bool ModuleTree::isWithin(ModuleId m, ModuleId a) const
     return false;
 }
 
+std::optional<ModuleId> ModuleTree::commonModule(const std::vector<graph::NodeId>& nodes) const
+{
+    std::optional<ModuleId> common;
+    for (const graph::NodeId node : nodes) {
+        const ModuleId m = node < moduleOf.size() ? moduleOf[node] : kNoModule;
+        if (m == kNoModule) {
+            continue;
+        }
+        if (!common) {
+            common = m;
+            continue;
+        }
+        ModuleId c = *common;
+        while (c != kNoModule && !isWithin(m, c)) {
+            c = modules[c].parent;
+        }
+        if (c == kNoModule) {
+            return std::nullopt;
+        }
+        common = c;
+    }
+    return common;
+}
+
 const InputPath* ModuleTree::inputPath(graph::NodeId node) const
 {
     const auto it = std::lower_bound(inputs.begin(), inputs.end(), node,

@@ -87,6 +87,9 @@ struct ModuleTree {
     std::vector<graph::NodeId> nodesOf(ModuleId id) const;
     // True when m is a or lies below a.
     bool isWithin(ModuleId m, ModuleId a) const;
+    // The deepest module holding every one of nodes that is in a module (nodes in none, such as
+    // inputs, are left out); nullopt when none is in a module or they share none.
+    std::optional<ModuleId> commonModule(const std::vector<graph::NodeId>& nodes) const;
     // The parameter path of an input node, when known.
     const InputPath* inputPath(graph::NodeId node) const;
 };

@@ -20,6 +20,19 @@ CompileResultRow compileResultRow(const compile::RegionOutcome& o)
     return r;
 }
 
+QString regionMakeUpNote(const CompileResultRow& row)
+{
+    if (row.nodes <= 0 || row.externNodes * 2 < row.nodes ||
+        row.state == compile::RegionState::Fallback) {
+        return {};
+    }
+    return CompileResultsModel::tr("%1 of %2 nodes run as LibTorch calls (extern: matrix "
+                                   "products, convolutions, views), as in eager: little is left "
+                                   "to fuse, so expect eager's speed")
+        .arg(row.externNodes)
+        .arg(row.nodes);
+}
+
 QColor regionStateColor(compile::RegionState state)
 {
     switch (state) {
@@ -68,15 +81,20 @@ QVariant CompileResultsModel::display(const CompileResultRow& row, int column) c
     switch (column) {
     case RegionColumn:
     {
-        QString text = row.nodes == 1 ? tr("%1 (1 node").arg(row.region)
-                                      : tr("%1 (%2 nodes").arg(row.region).arg(row.nodes);
+        const QString name =
+            row.module.isEmpty() ? row.region : row.module + QStringLiteral(" · ") + row.region;
+        QString text = row.nodes == 1 ? tr("%1 (1 node").arg(name)
+                                      : tr("%1 (%2 nodes").arg(name).arg(row.nodes);
         return text + (row.externNodes > 0 ? tr(", %1 extern)").arg(row.externNodes)
                                            : QStringLiteral(")"));
     }
     case StateColumn:
         return QString::fromLatin1(compile::regionStateName(row.state).data());
     case HeadlineColumn:
-        return row.headline;
+    {
+        const QString note = regionMakeUpNote(row);
+        return note.isEmpty() ? row.headline : row.headline + QStringLiteral(" — ") + note;
+    }
     case CompileMsColumn:
         return QString::number(row.compileMs, 'f', 1);
     case EagerMsColumn:
@@ -123,8 +141,8 @@ QVariant CompileResultsModel::data(const QModelIndex& index, int role) const
         return index.column() == StateColumn ? QVariant(regionStateColor(row.state)) : QVariant();
     case Qt::ToolTipRole:
         if (index.column() == HeadlineColumn) {
-            return row.buildDiagnostics.isEmpty() ? row.headline
-                                                  : row.headline + "\n\n" + row.buildDiagnostics;
+            const QString text = display(row, HeadlineColumn).toString();
+            return row.buildDiagnostics.isEmpty() ? text : text + "\n\n" + row.buildDiagnostics;
         }
         return index.column() == RegionColumn ? row.key : QVariant();
     case Qt::TextAlignmentRole:

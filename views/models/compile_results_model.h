@@ -15,6 +15,7 @@ namespace fxs::views {
 
 struct CompileResultRow {
     QString region;
+    QString module; // the module holding the region's nodes ("model.layers.0.mlp"); may be empty
     compile::RegionState state = compile::RegionState::Fallback;
     QString headline;
     double compileMs = 0;
@@ -29,6 +30,10 @@ struct CompileResultRow {
 };
 
 CompileResultRow compileResultRow(const compile::RegionOutcome& outcome);
+
+// Why a region gains little, when its make-up says so: most of its nodes run as LibTorch calls
+// (GEMMs, convolutions, views), which fxscope calls as eager does. Empty otherwise.
+QString regionMakeUpNote(const CompileResultRow& row);
 
 // Hit green, miss amber, fallback grey; readable on light and dark palettes.
 QColor regionStateColor(compile::RegionState state);

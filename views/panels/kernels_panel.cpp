@@ -7,12 +7,14 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTextBrowser>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace fxs::views {
@@ -97,11 +99,18 @@ QWidget* KernelsPanel::buildKernelsTab()
     m_view->sortByColumn(KernelsModel::TimeColumn, Qt::DescendingOrder);
     m_view->horizontalHeader()->resizeSection(KernelsModel::NameColumn, 260);
     m_view->horizontalHeader()->resizeSection(KernelsModel::SiteColumn, 200);
-    m_stack = new QPlainTextEdit(tab);
+    m_stack = new QTextBrowser(tab);
     m_stack->setObjectName(QStringLiteral("kernelStack"));
-    m_stack->setReadOnly(true);
-    m_stack->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_stack->setOpenLinks(false);
+    m_stack->setLineWrapMode(QTextEdit::NoWrap);
     m_stack->setPlaceholderText(tr("Select a kernel to see the source lines it was made from"));
+    connect(m_stack, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        bool ok = false;
+        const int i = url.fragment().toInt(&ok);
+        if (url.scheme() == QLatin1String("frame") && ok && i >= 0) {
+            activateStackFrame(static_cast<std::size_t>(i));
+        }
+    });
     auto* split = new QSplitter(Qt::Horizontal, tab);
     split->addWidget(m_view);
     split->addWidget(m_stack);
@@ -169,7 +178,36 @@ void KernelsPanel::setFilter(std::optional<std::vector<std::size_t>> kernels, co
 
 void KernelsPanel::setStack(const QString& text)
 {
-    m_stack->setPlainText(text);
+    // Python's traceback frame line, as kernel_stack_traces logs it.
+    static constexpr const char* kFrame = R"re(^(\s*)File "([^"]+)", line (\d+)(.*)$)re";
+    static const QRegularExpression frame(QString::fromLatin1(kFrame));
+    m_frames.clear();
+    QStringList html;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        const auto m = frame.match(line);
+        if (!m.hasMatch()) {
+            html << line.toHtmlEscaped();
+            continue;
+        }
+        const QString file = m.captured(2);
+        const int at = m.captured(3).toInt();
+        html << m.captured(1) + QStringLiteral("<a href=\"frame:#%1\">File \"%2\", line %3</a>%4")
+                                    .arg(m_frames.size())
+                                    .arg(file.toHtmlEscaped())
+                                    .arg(at)
+                                    .arg(m.captured(4).toHtmlEscaped());
+        m_frames.emplace_back(file, at);
+    }
+    m_stack->setHtml(text.isEmpty() ? QString()
+                                    : QStringLiteral("<pre>") + html.join(QLatin1Char('\n')) +
+                                          QStringLiteral("</pre>"));
+}
+
+void KernelsPanel::activateStackFrame(std::size_t i)
+{
+    if (i < m_frames.size()) {
+        Q_EMIT sourceLineActivated(m_frames[i].first, m_frames[i].second);
+    }
 }
 
 void KernelsPanel::selectKernel(std::optional<std::size_t> kernel)

@@ -16,7 +16,7 @@
 
 class QHBoxLayout;
 class QLabel;
-class QPlainTextEdit;
+class QTextBrowser;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -39,7 +39,13 @@ public:
     // Only these kernels, with a title saying whose ("Kernels of node mm"); nullopt: all.
     void setFilter(std::optional<std::vector<std::size_t>> kernels, const QString& title = {});
     // The source stack of the selected kernel (kernel_stack_traces), as text; empty hides it.
+    // Each traceback frame (`File "path", line N, in f`) is a link: activating it emits
+    // sourceLineActivated.
     void setStack(const QString& text);
+    // The frames linked in the stack shown, in order: (file, line).
+    const std::vector<std::pair<QString, int>>& stackFrames() const { return m_frames; }
+    // As a click on the link of frame i does.
+    void activateStackFrame(std::size_t i);
     // Selects the row of a kernel (no signal back); a kernel not shown clears the selection.
     void selectKernel(std::optional<std::size_t> kernel);
     std::optional<std::size_t> selectedKernel() const;
@@ -52,7 +58,7 @@ public:
     QTableView* view() const { return m_view; }
     QTableView* moduleView() const { return m_moduleView; }
     QTabWidget* tabs() const { return m_tabs; }
-    QPlainTextEdit* stackView() const { return m_stack; }
+    QTextBrowser* stackView() const { return m_stack; }
     QString summary() const;
     QString legendText() const;
     int legendStops() const;
@@ -62,6 +68,8 @@ Q_SIGNALS:
     void moduleSelected(const QString& path);
     void showAllRequested();
     void cancelRequested();
+    // A frame of the stack was clicked: the nodes that come from file:line are wanted.
+    void sourceLineActivated(const QString& file, int line);
 
 private:
     QWidget* buildKernelsTab();
@@ -78,7 +86,8 @@ private:
     QLabel* m_legendText = nullptr;
     QLabel* m_filterTitle = nullptr;
     QPushButton* m_showAll = nullptr;
-    QPlainTextEdit* m_stack = nullptr;
+    QTextBrowser* m_stack = nullptr;
+    std::vector<std::pair<QString, int>> m_frames;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     bool m_selecting = false;

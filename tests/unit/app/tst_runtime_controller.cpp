@@ -19,8 +19,8 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
-#include <QPlainTextEdit>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QtTest>
 
 #include <algorithm>
@@ -318,6 +318,42 @@ private Q_SLOTS:
         }
         std::sort(expected.begin(), expected.end());
         QCOMPARE(w.context()->selection()->selectedNodes(), expected);
+    }
+
+    // Each frame of a kernel's source stack is a link to the nodes of the shown graph that come
+    // from its line (the recorded GPT-4 step: the embedding kernel's first frame is
+    // models_gpt.py:16, `x = s.emb(idx)`).
+    void stackFrameSelectsTheNodesOfItsLine()
+    {
+        MainWindow w;
+        QVERIFY(openAndJoin(w, {kGpt}));
+        const auto& a = *w.runtime()->result()->attribution;
+        QVERIFY(showAndWait(w, graphOfKind(*w.workspace(), "dynamo_output_graph")));
+        const std::size_t k =
+            kernelOf(a, "triton_per_fused_clone_embedding_native_layer_norm_transpose_0:1");
+        QVERIFY(clickKernel(w, k));
+        KernelsPanel* panel = w.runtime()->panel();
+        QVERIFY(panel->stackFrames().size() >= 3);
+        QCOMPARE(panel->stackFrames()[0].second, 16);
+        QVERIFY(panel->stackFrames()[0].first.endsWith(QStringLiteral("/models_gpt.py")));
+        QVERIFY(panel->stackView()->toHtml().contains(QStringLiteral("frame:#2")));
+        QVERIFY(showAndWait(w, graphOfKind(*w.workspace(), "dynamo_output_graph")));
+        const graph::GraphPtr shown = w.context()->selection()->graph();
+        std::vector<graph::NodeId> expected;
+        for (const graph::Node& n : shown->nodes()) {
+            if (n.source.line == 16 && n.source.file.find("models_gpt.py") != std::string::npos) {
+                expected.push_back(n.id);
+            }
+        }
+        QVERIFY(!expected.empty()); // the Dynamo graph's embedding call
+        panel->activateStackFrame(0);
+        QCOMPARE(w.context()->selection()->selectedNodes(), expected);
+        panel->activateStackFrame(2); // line 8: the block's ln1 and attention, several nodes
+        const auto line8 = w.context()->selection()->selectedNodes();
+        QVERIFY(line8.size() > 1);
+        for (const auto id : line8) {
+            QCOMPARE(shown->node(id).source.line, 8);
+        }
     }
 };
 

@@ -111,6 +111,36 @@ private Q_SLOTS:
         QCOMPARE(tree->repeatedBlocks.front().nodesEach, std::size_t(23));
     }
 
+    // The module that holds a set of nodes (the compile results name regions by it): the
+    // deepest common one; inputs in no module are left out.
+    void commonModuleOfNodes()
+    {
+        const std::size_t index = graphIndex(m_gpt.run, "dynamo_output_graph");
+        auto tree = recoverRunGraphStructure(m_gpt.run, index);
+        QVERIFY(tree.ok());
+        const auto attn1 = *tree->find("s.blocks.1.attn");
+        const auto block1 = *tree->find("s.blocks.1");
+        const auto attnNodes = tree->nodesOf(attn1);
+        QVERIFY(attnNodes.size() > 2);
+        QCOMPARE(tree->commonModule(attnNodes), std::optional<ModuleId>(attn1));
+        const auto& g = *m_gpt.run.graphs[index].graph;
+        std::vector<graph::NodeId> withInput = {attnNodes.front(), *g.find("l_idx_")};
+        QCOMPARE(tree->commonModule(withInput), tree->moduleOf[attnNodes.front()]);
+        // A node of block 1 outside its attention: block 1.
+        std::vector<graph::NodeId> both = attnNodes;
+        for (const auto n : tree->nodesOf(block1)) {
+            if (!tree->isWithin(tree->moduleOf[n], attn1)) {
+                both.push_back(n);
+                break;
+            }
+        }
+        QCOMPARE(tree->commonModule(both), std::optional<ModuleId>(block1));
+        // Nodes of two blocks: their list.
+        both.push_back(tree->nodesOf(*tree->find("s.blocks.2")).back());
+        QCOMPARE(tree->commonModule(both), tree->find("s.blocks"));
+        QCOMPARE(tree->commonModule({*g.find("l_idx_")}), std::optional<ModuleId>());
+    }
+
     void gptAotForwardMapping()
     {
         const std::size_t index = graphIndex(m_gpt.run, "aot_forward_graph");
