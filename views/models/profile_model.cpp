@@ -2,6 +2,7 @@
 #include "views/models/profile_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fxs::views {
 namespace {
@@ -19,7 +20,9 @@ double maxShare(const profile::RuntimeProfile& p)
 
 QString ProfileModel::msText(double ms)
 {
-    return QString::number(ms, 'f', 4);
+    const double a = std::abs(ms);
+    const int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.1 ? 3 : 4;
+    return QString::number(ms, 'f', decimals);
 }
 
 QString ProfileModel::timeText(const profile::TimeStat& t)
@@ -51,15 +54,21 @@ std::optional<double> ProfileModel::shownShare(int row) const
 {
     const auto nodes = static_cast<int>(m_profile.nodes.size());
     if (row < nodes) {
-        const auto& n = m_profile.nodes[static_cast<std::size_t>(row)];
-        return n.region.empty() ? std::optional<double>(n.share) : std::nullopt;
+        if (!m_profile.nodes[static_cast<std::size_t>(row)].region.empty()) {
+            return std::nullopt;
+        }
     }
-    const auto& r = m_profile.regions[static_cast<std::size_t>(row - nodes)];
-    double sum = 0.0;
+    double shown = 0.0;
     for (const auto& n : m_profile.nodes) {
-        sum += n.region == r.id ? n.share : 0.0;
+        shown += n.region.empty() ? n.eager.medianMs : 0.0;
     }
-    return sum;
+    for (const auto& r : m_profile.regions) {
+        shown += r.eager.medianMs;
+    }
+    const auto at = static_cast<std::size_t>(row < nodes ? row : row - nodes);
+    const double eager = row < nodes ? m_profile.nodes[at].eager.medianMs
+                                     : m_profile.regions[at].eager.medianMs;
+    return shown > 0 ? eager / shown : 0.0;
 }
 
 ProfileModel::ProfileModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -94,8 +103,9 @@ QVariant ProfileModel::display(int row, int column) const
         case CompiledColumn:
         case SpeedupColumn: return QString();
         case ShareColumn:
-            return n.region.empty() ? QString::number(n.share * 100, 'f', 1) + "%"
-                                    : tr("in %1").arg(QString::fromStdString(n.region));
+            return n.region.empty()
+                       ? QString::number(shownShare(row).value_or(0.0) * 100, 'f', 1) + "%"
+                       : tr("in %1").arg(QString::fromStdString(n.region));
         default: return QString::fromUtf8(profile::boundName(n.bound).data());
         }
     }
@@ -126,7 +136,7 @@ QVariant ProfileModel::sortValue(int row, int column) const
         return !isNode && r->compiledMs && *r->compiledMs > 0
                    ? r->eager.medianMs / *r->compiledMs
                    : -1.0;
-    case ShareColumn: return isNode ? n->share : shownShare(row).value_or(0.0);
+    case ShareColumn: return shownShare(row).value_or(isNode ? n->share : 0.0);
     default: return display(row, column);
     }
 }

@@ -51,13 +51,16 @@ public:
     // falls monotonically with share). maxShare <= 0 gives the scale's start.
     static QColor shareColor(double share, double maxShare);
     // "0.1234": milliseconds as the table shows them.
+    // Three significant digits, at most four decimals: "74.1", "2.00", "0.250", "0.0123".
     static QString msText(double ms);
     // "0.1234 (0.1200–0.1301)": the median and, when the runs differ, their range.
     static QString timeText(const profile::TimeStat& t);
     // "1.17× (0.76–1.49)": the speedup at the compiled median and across the compiled range.
     static QString speedupText(const profile::RegionProfile& r);
-    // The share the table shows for a row: a region's is the sum of its nodes' shares; a node
-    // inside a region shows none (its region counts it), so the shown shares add up to 100 %.
+    // The share the table shows for a row: its Eager median over the sum of the Eager medians
+    // shown (nodes outside regions and regions, a region timed as a whole), so shares are
+    // proportional to the Eager column and add up to 100 %; a node inside a region shows none
+    // (its region counts it).
     std::optional<double> shownShare(int row) const;
     // Colours for every profiled node found in the graph, by its share of the largest share.
     static std::unordered_map<graph::NodeId, QColor> overlayColors(

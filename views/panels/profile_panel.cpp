@@ -149,8 +149,12 @@ void ProfilePanel::rebuildLegend()
         delete item;
     }
     m_legend->addWidget(new QLabel(tr("Time share:"), this));
-    for (const auto& [share, color] : ProfileModel::legend(m_model->profile())) {
-        auto* swatch = new QLabel(QString::number(share * 100, 'f', 0) + "%", this);
+    const auto stops = ProfileModel::legend(m_model->profile());
+    // As many decimals as tell the stops apart: "0.0% 0.5% 1.0% 1.5% 2.0%", not "0% 0% 1% ...".
+    const double top = stops.empty() ? 0.0 : stops.back().first * 100;
+    const int decimals = top >= 20 ? 0 : top >= 2 ? 1 : 2;
+    for (const auto& [share, color] : stops) {
+        auto* swatch = new QLabel(QString::number(share * 100, 'f', decimals) + "%", this);
         swatch->setObjectName("legendStop");
         swatch->setAutoFillBackground(true);
         swatch->setStyleSheet(QString("background:%1;padding:1px 6px;").arg(color.name()));

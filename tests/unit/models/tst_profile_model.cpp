@@ -25,6 +25,7 @@ profile::RuntimeProfile sample()
         return n;
     };
     p.nodes = {node("a", 0.1, 0.1), node("b", 0.6, 0.6), node("c", 0.3, 0.3)};
+    p.nodes[1].region = p.nodes[2].region = "r0";
     profile::RegionProfile r;
     r.id = "r0";
     r.nodes = {"b", "c"};
@@ -55,8 +56,13 @@ private Q_SLOTS:
         const auto speed = model.index(3, ProfileModel::SpeedupColumn);
         QCOMPARE(model.data(speed, ProfileModel::SortRole).toDouble(), 3.0);
         QCOMPARE(model.data(speed).toString(), QString("3.00×"));
+        // Shares of the Eager column shown: a's 0.1 ms and r0's 0.9 ms (b and c are in r0).
+        QCOMPARE(model.data(model.index(0, ProfileModel::ShareColumn)).toString(),
+                 QString("10.0%"));
         QCOMPARE(model.data(model.index(1, ProfileModel::ShareColumn)).toString(),
-                 QString("60.0%"));
+                 QString("in r0"));
+        QCOMPARE(model.data(model.index(3, ProfileModel::ShareColumn)).toString(),
+                 QString("90.0%"));
         QVERIFY(model.data(model.index(3, 0), ProfileModel::IsRegionRole).toBool());
         QVERIFY(model.data(model.index(0, ProfileModel::CompiledColumn)).toString().isEmpty());
     }

@@ -60,6 +60,21 @@ private Q_SLOTS:
         QCOMPARE(panel.legendStops(), 5);
     }
 
+    // The legend's stops read apart when the largest share is small (2 %: not "0% 0% 1% 1% 2%").
+    void legendStopsReadApart()
+    {
+        auto p = sample(2);
+        p.nodes[0].share = 0.01;
+        p.nodes[1].share = 0.02;
+        ProfilePanel panel;
+        panel.setProfile(p);
+        QStringList labels;
+        for (auto* stop : panel.findChildren<QLabel*>(QStringLiteral("legendStop"))) {
+            labels << stop->text();
+        }
+        QCOMPARE(labels, (QStringList{"0.0%", "0.5%", "1.0%", "1.5%", "2.0%"}));
+    }
+
     void totalTimeShowsItsSpread()
     {
         ProfilePanel panel;
@@ -69,7 +84,7 @@ private Q_SLOTS:
         bool found = false;
         for (auto* label : panel.findChildren<QLabel*>()) {
             found = found ||
-                    label->text().contains(QString::fromUtf8("4.1000 (3.9000\u20134.3000)"));
+                    label->text().contains(QString::fromUtf8("4.10 (3.90\u20134.30)"));
         }
         QVERIFY(found);
     }
@@ -95,7 +110,9 @@ private Q_SLOTS:
 
     void shownSharesAddUpToAHundredPercent()
     {
-        // n1..n6 (shares i/21); n2, n3 and n5 belong to region r0: the region counts them.
+        // n1..n6 (i ms); n2, n3 and n5 belong to region r0 (0.5 ms timed as a whole): the region
+        // counts them, and each shown share is its Eager median over the shown ones' sum,
+        // 1 + 4 + 6 + 0.5 = 11.5 ms (the Share column proportional to the Eager column).
         auto p = sample(6);
         for (const char* inside : {"n2", "n3", "n5"}) {
             for (auto& n : p.nodes) {
@@ -110,10 +127,11 @@ private Q_SLOTS:
             shown += model.shownShare(row).value_or(0.0);
         }
         QVERIFY2(std::abs(shown - 1.0) < 1e-9, qPrintable(QString::number(shown)));
-        QCOMPARE(*model.shownShare(6), (2.0 + 3.0 + 5.0) / 21.0);
+        QCOMPARE(*model.shownShare(6), 0.5 / 11.5);
         QCOMPARE(model.index(1, ProfileModel::ShareColumn).data().toString(), QString("in r0"));
-        QCOMPARE(model.index(0, ProfileModel::ShareColumn).data().toString(), QString("4.8%"));
-        QCOMPARE(model.index(6, ProfileModel::ShareColumn).data().toString(), QString("47.6%"));
+        QCOMPARE(model.index(0, ProfileModel::ShareColumn).data().toString(), QString("8.7%"));
+        QCOMPARE(model.index(5, ProfileModel::ShareColumn).data().toString(), QString("52.2%"));
+        QCOMPARE(model.index(6, ProfileModel::ShareColumn).data().toString(), QString("4.3%"));
     }
 
     void timesShowTheirSpread()
@@ -123,9 +141,9 @@ private Q_SLOTS:
         ProfileModel model;
         model.setProfile(p);
         QCOMPARE(model.index(0, ProfileModel::EagerColumn).data().toString(),
-                 QString::fromUtf8("0.2500 (0.2200\u20130.2700)"));
+                 QString::fromUtf8("0.250 (0.220\u20130.270)"));
         // Runs that agree exactly: no range.
-        QCOMPARE(model.index(1, ProfileModel::EagerColumn).data().toString(), QString("2.0000"));
+        QCOMPARE(model.index(1, ProfileModel::EagerColumn).data().toString(), QString("2.00"));
     }
 
     void compiledTimesShowTheirSpread()
@@ -138,7 +156,7 @@ private Q_SLOTS:
         model.setProfile(p);
         const int row = 1; // n1, then the region
         QCOMPARE(model.index(row, ProfileModel::CompiledColumn).data().toString(),
-                 QString::fromUtf8("0.2000 (0.1500\u20130.2500)"));
+                 QString::fromUtf8("0.200 (0.150\u20130.250)"));
         // 0.3 / 0.2 = 1.50; across the runs 0.3 / 0.25 = 1.20 to 0.3 / 0.15 = 2.00.
         QCOMPARE(model.index(row, ProfileModel::SpeedupColumn).data().toString(),
                  QString::fromUtf8("1.50\u00d7 (1.20\u20132.00)"));
