@@ -39,7 +39,11 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     m_view->setSortingEnabled(true);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    // The values keep their width (resized to them on each profile); the op kind takes what is
+    // left, not the last column (a 500-px Bound column truncated the times beside it).
+    m_view->horizontalHeader()->setStretchLastSection(false);
+    m_view->horizontalHeader()->setSectionResizeMode(ProfileModel::KindColumn,
+                                                     QHeaderView::Stretch);
     m_view->sortByColumn(ProfileModel::EagerColumn, Qt::DescendingOrder);
     m_topChart->setObjectName(QStringLiteral("slowestNodes"));
     m_view->setWordWrap(false);
@@ -110,6 +114,11 @@ void ProfilePanel::setProfile(profile::RuntimeProfile profile)
     rebuildTopChart();
     rebuildLegend();
     m_topChart->setVisible(!m_model->profile().nodes.empty());
+    for (const int column : {int(ProfileModel::NameColumn), int(ProfileModel::EagerColumn),
+                             int(ProfileModel::CompiledColumn), int(ProfileModel::SpeedupColumn),
+                             int(ProfileModel::ShareColumn), int(ProfileModel::BoundColumn)}) {
+        m_view->resizeColumnToContents(column);
+    }
 }
 
 void ProfilePanel::rebuildTopChart()

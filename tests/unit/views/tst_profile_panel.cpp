@@ -60,6 +60,31 @@ private Q_SLOTS:
         QCOMPARE(panel.legendStops(), 5);
     }
 
+    // Times are not truncated beside a wide last column: the value columns fit their text and
+    // the op kind takes the room left.
+    void valueColumnsFitTheirText()
+    {
+        auto p = sample(3);
+        p.nodes[0].eager = {0.25, 0.05, 0.22, 0.27};
+        p.nodes[0].target = "aten::mm.default";
+        ProfilePanel panel;
+        panel.resize(1400, 500);
+        panel.show();
+        panel.setProfile(p);
+        QTableView* view = panel.view();
+        const QAbstractItemModel* m = view->model();
+        for (const int c : {int(ProfileModel::EagerColumn), int(ProfileModel::ShareColumn)}) {
+            for (int row = 0; row < m->rowCount(); ++row) {
+                const QString text = m->index(row, c).data().toString();
+                QVERIFY2(view->columnWidth(c) > view->fontMetrics().horizontalAdvance(text),
+                         qPrintable(text));
+            }
+        }
+        QVERIFY(view->columnWidth(ProfileModel::KindColumn) >
+                view->columnWidth(ProfileModel::BoundColumn));
+        QVERIFY(view->columnWidth(ProfileModel::BoundColumn) < 200);
+    }
+
     // The legend's stops read apart when the largest share is small (2 %: not "0% 0% 1% 1% 2%").
     void legendStopsReadApart()
     {
