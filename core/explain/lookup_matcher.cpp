@@ -164,19 +164,24 @@ std::vector<LookupMatch> matchLookups(const std::vector<CacheLookup>& a,
 std::vector<LookupMatch> matchWithin(const LookupList& lookups)
 {
     std::vector<LookupMatch> out(lookups.size());
-    // (cache, key) → latest index with that key so far.
-    std::map<std::pair<int, std::string>, std::size_t> lastWithKey;
+    // (rank, cache, key) → latest index with that key so far; rank -1: any rank. A lookup pairs
+    // within its rank first: another rank's lookup of the same key only when its own rank has
+    // none (the entry that rank stored).
+    std::map<std::tuple<int, int, std::string>, std::size_t> lastWithKey;
     std::vector<std::size_t> misses;
     for (std::size_t i = 0; i < lookups.size(); ++i) {
         const CacheLookup& l = *lookups[i];
         if (l.key && !l.key->empty()) {
-            const auto slot = std::make_pair(static_cast<int>(l.cache), *l.key);
-            const auto it = lastWithKey.find(slot);
-            if (it != lastWithKey.end()) {
-                out[i].partner = it->second;
-                out[i].kind = MatchKind::SameKey;
+            const int cache = static_cast<int>(l.cache);
+            for (const int rank : {l.rank, -1}) {
+                const auto it = lastWithKey.find({rank, cache, *l.key});
+                if (it != lastWithKey.end() && !out[i].partner) {
+                    out[i].partner = it->second;
+                    out[i].kind = MatchKind::SameKey;
+                }
             }
-            lastWithKey[slot] = i;
+            lastWithKey[{l.rank, cache, *l.key}] = i;
+            lastWithKey[{-1, cache, *l.key}] = i;
         }
         if (!out[i].partner && l.state == model::CacheState::Miss && i > 0) {
             misses.push_back(i);
@@ -193,8 +198,13 @@ std::vector<LookupMatch> matchWithin(const LookupList& lookups)
     const auto slots = slotKeys(lookups);
     std::vector<int> scores;
     for (std::size_t i : misses) {
+        // Within its rank: another rank's graph of other inputs is a divergence between
+        // ranks (diagnose's grid), not the cause of this rank's miss.
+        const int rank = lookups[i]->rank;
         out[i] = bestSimilar(index, *lookups[i], scores,
-                             [i, &gm](std::uint32_t id) { return id < i && gm[id] == gm[i]; },
+                             [i, rank, &gm, &lookups](std::uint32_t id) {
+                                 return id < i && gm[id] == gm[i] && lookups[id]->rank == rank;
+                             },
                              true);
         if (!out[i].partner) {
             out[i] = earlierCompileOfFrame(lookups, slots, i);

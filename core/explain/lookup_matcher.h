@@ -43,9 +43,11 @@ std::vector<LookupMatch> matchLookups(const std::vector<model::CacheLookup>& a,
 
 // Within one run: for each lookup, an earlier lookup of the same cache —
 //   SameKey:    the latest one with the same key (a miss that stored the entry a later hit
-//               found, or a duplicated key that missed again);
-//   Similarity: for a miss, an earlier lookup with the same graph code (gm digest) and the most
-//               components in common (a repeated miss of the same graph; ties: the latest);
+//               found, or a duplicated key that missed again), of its own rank when there is
+//               one, else of another rank (the rank that stored the entry);
+//   Similarity: for a miss, an earlier lookup of the same rank with the same graph code (gm
+//               digest) and the most components in common (a repeated miss of the same graph;
+//               ties: the latest) — another rank's other inputs are a divergence, not a cause;
 //   Position:   for a miss of a recompile, the same slot (rank, cache, position) in the latest
 //               earlier compile of the same frame, even when its graph code changed;
 //   None:       the first lookup of a graph (e.g. the regions of regional compilation).

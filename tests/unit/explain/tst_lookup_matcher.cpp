@@ -225,6 +225,38 @@ private Q_SLOTS:
         QCOMPARE(m[3].kind, MatchKind::Similarity);
         QCOMPARE(m[3].commonComponents, std::size_t(11));
     }
+
+    // Lookups pair within their rank first: rank 1's first miss of a graph rank 0 compiled with
+    // other inputs is not explained by rank 0's lookup (that is a divergence between ranks);
+    // its repeated miss pairs with its own rank's; a hit of the key rank 0 stored still names
+    // rank 0's lookup when rank 1 has none of that key.
+    void withinPairsWithinARankFirst()
+    {
+        const auto comps = numbered(0, 10);
+        auto wider = comps;
+        wider[3] = comp("inductor_config[c3]", "other");
+        auto onRank = [](model::CacheLookup l, int rank) {
+            l.rank = rank;
+            return l;
+        };
+        const std::vector<model::CacheLookup> run{
+            onRank(test::fxMiss("f1", comps), 0),         // 0: rank 0's first lookup
+            onRank(test::fxMiss("f2", wider), 1),         // 1: rank 1's first: no partner
+            onRank(test::fxMiss("f3", wider, "0/1"), 1),  // 2: rank 1 again: with 1
+            onRank(test::fxHit("f1", comps, "1/0"), 1),   // 3: the key rank 0 stored: 0
+            onRank(test::fxHit("f1", comps, "1/1"), 0),   // 4: rank 0's own hit of f1: 0
+            onRank(test::fxHit("f1", comps, "1/2"), 1),   // 5: rank 1 has one now: 3
+        };
+        const auto m = matchWithin(run);
+        QVERIFY(!m[0].partner);
+        QVERIFY2(!m[1].partner, m[1].partner ? "paired across ranks" : "");
+        QCOMPARE(m[2].partner, std::optional<std::size_t>(1));
+        QCOMPARE(m[2].kind, MatchKind::Similarity);
+        QCOMPARE(m[3].partner, std::optional<std::size_t>(0));
+        QCOMPARE(m[3].kind, MatchKind::SameKey);
+        QCOMPARE(m[4].partner, std::optional<std::size_t>(0));
+        QCOMPARE(m[5].partner, std::optional<std::size_t>(3));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLookupMatcher)
