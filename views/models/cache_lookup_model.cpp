@@ -2,6 +2,8 @@
 
 #include "views/models/cache_state_style.h"
 
+#include <algorithm>
+
 namespace fxs::views {
 namespace {
 
@@ -42,6 +44,16 @@ void CacheLookupModel::setRun(int run)
                  ? 0
                  : static_cast<int>(m_workspace->runs()[static_cast<std::size_t>(m_run)]->lookups.size());
     endResetModel();
+}
+
+bool CacheLookupModel::hasRanks() const
+{
+    if (m_run < 0) {
+        return false;
+    }
+    const auto& lookups = m_workspace->runs()[static_cast<std::size_t>(m_run)]->lookups;
+    return std::any_of(lookups.begin(), lookups.end(),
+                       [](const model::CacheLookup& l) { return l.rank >= 0; });
 }
 
 void CacheLookupModel::setHeadlines(QStringList headlines)
@@ -98,6 +110,7 @@ QVariant CacheLookupModel::displayData(const model::CacheLookup& l, int row, int
         return s;
     }
     case CacheColumn: return QString::fromUtf8(model::cacheKindName(l.cache).data());
+    case RankColumn: return l.rank >= 0 ? QVariant(l.rank) : QVariant(QStringLiteral("—"));
     case CompileIdColumn: return QString::fromStdString(l.compileId.toString());
     case KeyColumn: return l.key ? QString::fromStdString(*l.key).left(16) : QString();
     case CostColumn: return costText(l);
@@ -151,6 +164,7 @@ QVariant CacheLookupModel::headerData(int section, Qt::Orientation orientation, 
     switch (section) {
     case StateColumn: return tr("State");
     case CacheColumn: return tr("Cache");
+    case RankColumn: return tr("Rank");
     case CompileIdColumn: return tr("Compile id");
     case KeyColumn: return tr("Key");
     case CostColumn: return tr("Cost");

@@ -17,6 +17,7 @@ public:
     enum Column {
         StateColumn,
         CacheColumn,
+        RankColumn, // hidden by the Cache dock unless the run has ranks
         CompileIdColumn,
         KeyColumn,
         CostColumn,
@@ -30,6 +31,8 @@ public:
     // Shows the lookups of workspace->runs()[run]; -1 shows none.
     void setRun(int run);
     int run() const { return m_run; }
+    // True when a lookup of the run shown names a rank (a distributed run).
+    bool hasRanks() const;
     QModelIndex indexOf(LookupRef ref) const;
     // One headline per row of the current run (missing entries show empty); cleared by setRun.
     void setHeadlines(QStringList headlines);

@@ -184,6 +184,7 @@ void CachePanel::setRun(int run)
         return;
     }
     m_lookups->setRun(run);
+    m_lookupView->setColumnHidden(CacheLookupModel::RankColumn, !m_lookups->hasRanks());
     m_runCombo->setCurrentIndex(m_runCombo->findData(run));
     // Default partner: the run loaded just before (a cold run before its warm rerun).
     m_mode = run > 0 ? Mode::Run : Mode::Within;

@@ -41,6 +41,30 @@ private Q_SLOTS:
         QCOMPARE(model.indexOf(ref).row(), 2);
     }
 
+    // A rank folder's lookups carry their rank (a column the Cache dock shows only then).
+    void ranksHaveAColumn()
+    {
+        Workspace ws;
+        CacheLookupModel model(&ws);
+        ws.add(io::loadPaths({FXSCOPE_TEST_DATA "/recorded/traces/ranks"}));
+        model.setRun(0);
+        QVERIFY(model.hasRanks());
+        QCOMPARE(model.headerData(CacheLookupModel::RankColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Rank"));
+        QStringList ranks;
+        for (int r = 0; r < model.rowCount(); ++r) {
+            ranks << model.index(r, CacheLookupModel::RankColumn).data().toString();
+        }
+        ranks.removeDuplicates();
+        QCOMPARE(ranks, (QStringList{"0", "1"}));
+        Workspace single;
+        CacheLookupModel one(&single);
+        single.add(io::loadPaths({FXSCOPE_TEST_DATA "/fixtures/traces/basic_cold"}));
+        one.setRun(0);
+        QVERIFY(!one.hasRanks());
+        QCOMPARE(one.index(0, CacheLookupModel::RankColumn).data().toString(), QStringLiteral("—"));
+    }
+
     void showsHeadlinesAndSavings()
     {
         Workspace ws;
