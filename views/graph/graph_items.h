@@ -80,6 +80,7 @@ public:
     void setHoldsSelection(bool holds);
     bool holdsSelection() const { return m_holdsSelection; }
     void setHighlighted(bool highlighted);
+    bool isHighlighted() const { return m_highlighted; } // holds a highlighted node
     QRectF toggleRect() const;
 
 protected:

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 namespace fxs::views {
 
@@ -119,9 +120,10 @@ GraphView::GraphView(QWidget* parent)
         m_minimap->updateVisibility();
         positionOverlays(); // the selected node may have moved under one of them
     });
-    connect(m_finder, &GraphFinder::nodeFound, this, &GraphView::selectNode);
+    connect(m_finder, &GraphFinder::nodeFound, this, &GraphView::goToMatch);
     connect(m_findBar, &FindBar::nextRequested, this, &GraphView::findNext);
     connect(m_findBar, &FindBar::previousRequested, this, &GraphView::findPrevious);
+    connect(m_findBar, &FindBar::closed, m_finder, &GraphFinder::close);
     connect(m_findBar, &FindBar::closed, m_canvas, qOverload<>(&QWidget::setFocus));
 }
 
@@ -147,6 +149,7 @@ void GraphView::setDecorations(GraphDecorations* decorations)
     if (decorations->graph() != m_graph) {
         decorations->setGraph(m_graph); // they are about what this view shows
     }
+    m_finder->setDecorations(decorations);
     drawRegions();
     drawNodeMarks();
     drawBanner();
@@ -298,12 +301,12 @@ void GraphView::setGraph(graph::GraphPtr graph, bool modulesPending)
     m_scene->clearLayout();
     m_error.clear();
     m_selectionModel->setGraph(m_graph);
-    m_finder->setGraph(m_graph, nullptr);
     if (!m_graph) {
         m_view.reset();
         m_layouts.abandon();
         m_busy->hide();
         m_decorations->setGraph(nullptr); // layers cleared (drawn: nothing), owners told
+        m_finder->setGraph(nullptr, nullptr);
         updateLegend();
         Q_EMIT graphChanged(nullptr);
         return;
@@ -314,6 +317,7 @@ void GraphView::setGraph(graph::GraphPtr graph, bool modulesPending)
     m_modulesPending = modulesPending;
     requestLayout();
     m_decorations->setGraph(m_graph);
+    m_finder->setGraph(m_graph, nullptr); // after the decorations: it marks its matches there
     updateLegend();
     Q_EMIT graphChanged(m_graph);
 }
@@ -511,13 +515,25 @@ void GraphView::selectNode(graph::NodeId id)
     centerOnSelection();
 }
 
+void GraphView::goToMatch(graph::NodeId id)
+{
+    m_zoomPending = m_view != nullptr; // read by centerOnSelection, now or after the reveal's layout
+    selectNode(id);
+}
+
+// Centres the current node; after a find step, from a view zoomed out too far to read (a
+// fitted large graph), zooms in to kReadableZoom first.
 void GraphView::centerOnSelection()
 {
+    const bool zoom = std::exchange(m_zoomPending, false);
     const auto current = m_selectionModel->currentNode();
     if (!current) {
         return;
     }
     if (QGraphicsItem* item = m_scene->itemShowing(*current)) {
+        if (zoom && m_canvas->zoom() < kReadableZoom) {
+            m_canvas->zoomBy(kReadableZoom / m_canvas->zoom());
+        }
         m_canvas->centerOn(item);
     }
 }

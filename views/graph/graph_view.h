@@ -94,6 +94,9 @@ public:
     // cannot be written.
     bool exportSvg(const QString& path);
     bool exportPng(const QString& path);
+    // The zoom at which node labels read (9-pt titles at ≥ 7 px): a find step from a view
+    // zoomed out further (a fitted large graph) zooms in to it, centred on the match.
+    static constexpr qreal kReadableZoom = 0.8;
     void fitToView();
     void zoomIn();
     void zoomOut();
@@ -134,6 +137,7 @@ public:
     FindBar* findBar() const { return m_findBar; }
     bool isLayoutPending() const;
     QString lastError() const { return m_error; }
+    GraphFinder* finder() const { return m_finder; }
     void setFindText(const QString& text);
     void findNext();
     void findPrevious();
@@ -148,6 +152,7 @@ Q_SIGNALS:
     void layoutFinished();
     // Esc on the canvas (the app clears what Esc dismisses, e.g. a refused edit's path).
     void escapePressed();
+
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -176,6 +181,7 @@ private:
     void drawBanner();
     void updateLegend();
     void centerOnSelection();
+    void goToMatch(fxs::graph::NodeId id); // a find step: select, reveal, zoom to read
     void onGroupToggled(fxs::layout::GroupId id);
     void positionOverlays();
     void applyStyle();
@@ -204,6 +210,7 @@ private:
     bool m_fitPending = false;
     std::optional<ViewState> m_pendingState;
     bool m_centerPending = false; // centre the current node after the next layout
+    bool m_zoomPending = false;   // and zoom in to kReadableZoom (a find step)
     QString m_error;
     std::vector<QShortcut*> m_sharedShortcuts; // the keys a window may take over
 };
