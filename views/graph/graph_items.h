@@ -43,6 +43,7 @@ public:
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
     graph::NodeId nodeId() const { return m_id; }
+    const QString& title() const { return m_title; }
     void setMarked(bool selected, bool highlighted);
     void setOverlay(std::optional<QColor> color);
     bool isMarkedSelected() const { return m_selected; }

@@ -114,6 +114,7 @@ GraphView::GraphView(QWidget* parent)
     connect(m_canvas, &GraphCanvas::rubberBandSelected, this, &GraphView::onRubberBand);
     connect(m_scene, &GraphScene::groupToggled, this, &GraphView::onGroupToggled);
     connect(m_scene, &GraphScene::jumpRequested, this, &GraphView::selectNode);
+    connect(m_scene, &GraphScene::nodeDoubleClicked, this, &GraphView::nodeActivated);
     connect(m_canvas, &GraphCanvas::backgroundClicked, this,
             [this] { m_selectionModel->clear(); });
     connect(m_canvas, &GraphCanvas::viewportChanged, this, [this] {
@@ -311,6 +312,7 @@ void GraphView::setGraph(graph::GraphPtr graph, bool modulesPending)
         Q_EMIT graphChanged(nullptr);
         return;
     }
+    m_nodeTitles.clear();
     m_view = std::make_shared<layout::ViewGraph>(m_graph);
     m_pendingState.reset();
     m_fitPending = true;
@@ -361,6 +363,7 @@ void GraphView::setModules(graph::GraphPtr graph, std::shared_ptr<const structur
     m_modulesPending = false;
     if (tree && !tree->modules.empty()) {
         m_view = std::make_shared<layout::ViewGraph>(m_graph, std::move(tree));
+        m_view->setNodeTitles(m_nodeTitles);
         if (m_pendingState) { // restored while waiting: ids of the module groups
             expandOnly(m_pendingState->expanded);
         } else {
@@ -371,6 +374,17 @@ void GraphView::setModules(graph::GraphPtr graph, std::shared_ptr<const structur
     }
     updateLegend();
     m_finder->setGraph(m_graph, m_view->modules()); // module paths can match now
+    requestLayout();
+}
+
+void GraphView::setNodeTitles(graph::GraphPtr graph,
+                              std::unordered_map<graph::NodeId, std::string> titles)
+{
+    if (!m_view || graph != m_graph || titles == m_nodeTitles) {
+        return;
+    }
+    m_nodeTitles = std::move(titles);
+    m_view->setNodeTitles(m_nodeTitles);
     requestLayout();
 }
 

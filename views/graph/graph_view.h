@@ -128,6 +128,12 @@ public:
     bool isOverviewEnabled() const;
     GraphLegend* legend() const { return m_legend; }
 
+    // Titles drawn instead of the computed ones for nodes of `graph` (a body's inputs named by
+    // the arguments its callers pass), kept until another graph is set; ignored for a graph
+    // not shown.
+    void setNodeTitles(fxs::graph::GraphPtr graph,
+                       std::unordered_map<fxs::graph::NodeId, std::string> titles);
+
     // Additions beyond the app contract (tests, menus).
     void setGroupExpanded(fxs::layout::GroupId id, bool expanded);
     const fxs::layout::ViewGraph* viewGraph() const { return m_view.get(); }
@@ -152,7 +158,9 @@ Q_SIGNALS:
     void layoutFinished();
     // Esc on the canvas (the app clears what Esc dismisses, e.g. a refused edit's path).
     void escapePressed();
-
+    // A node was double-clicked (after it became the current node): the app opens what it
+    // stands for, e.g. the higher-order body it runs.
+    void nodeActivated(fxs::graph::NodeId id);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -188,6 +196,7 @@ private:
 
     fxs::graph::GraphPtr m_graph;
     std::shared_ptr<fxs::layout::ViewGraph> m_view;
+    std::unordered_map<fxs::graph::NodeId, std::string> m_nodeTitles; // setNodeTitles
     GraphScene* m_scene;
     GraphCanvas* m_canvas;
     Minimap* m_minimap;

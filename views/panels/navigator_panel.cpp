@@ -29,6 +29,8 @@ NavigatorPanel::NavigatorPanel(const Workspace* workspace, QWidget* parent)
     m_view->setModel(m_proxy);
     m_view->setUniformRowHeights(true);
     m_view->setAllColumnsShowFocus(true);
+    // A narrow dock keeps both ends of "repeated_subgraph0 · 24 calls".
+    m_view->setTextElideMode(Qt::ElideMiddle);
     m_view->header()->setStretchLastSection(false);
     m_view->header()->setSectionResizeMode(RunTreeModel::NameColumn, QHeaderView::Stretch);
     m_view->header()->setSectionResizeMode(RunTreeModel::NodesColumn, QHeaderView::ResizeToContents);
@@ -40,11 +42,20 @@ NavigatorPanel::NavigatorPanel(const Workspace* workspace, QWidget* parent)
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& current) {
                 const auto ref = current.data(RunTreeModel::GraphRefRole);
-                if (!m_quiet && ref.isValid()) {
+                if (m_quiet || !ref.isValid()) {
+                    return;
+                }
+                const QStringList body = current.data(RunTreeModel::BodyPathRole).toStringList();
+                if (body.isEmpty()) {
                     Q_EMIT graphActivated(ref.value<GraphRef>());
+                } else {
+                    Q_EMIT bodyActivated(ref.value<GraphRef>(), body);
                 }
             });
     connect(m_model, &QAbstractItemModel::modelReset, this, &NavigatorPanel::onModelReset);
+    // Bodies of a graph read later: shown at once under it.
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this,
+            [this](const QModelIndex& parent) { m_view->expand(parent); });
 }
 
 void NavigatorPanel::onModelReset()
