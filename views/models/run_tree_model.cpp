@@ -135,9 +135,12 @@ void RunTreeModel::addRun(int r)
                 graphs.push_back(g);
             }
         }
+        // By rank, then by kind: each rank's graphs together.
         std::stable_sort(graphs.begin(), graphs.end(), [&](int a, int b) {
-            return graphKindOrder(run.graphs[static_cast<std::size_t>(a)].kind)
-                   < graphKindOrder(run.graphs[static_cast<std::size_t>(b)].kind);
+            const auto& ga = run.graphs[static_cast<std::size_t>(a)];
+            const auto& gb = run.graphs[static_cast<std::size_t>(b)];
+            return std::pair(ga.rank, graphKindOrder(ga.kind))
+                   < std::pair(gb.rank, graphKindOrder(gb.kind));
         });
         for (int g : graphs) {
             Item gi{ItemKind::Graph, cidId};
@@ -213,11 +216,27 @@ int RunTreeModel::columnCount(const QModelIndex&) const
     return ColumnCount;
 }
 
+// "1_cold.log", "trace_dir · ranks 0, 1", "rank1.log · rank 1".
+QString RunTreeModel::runLabel(int run) const
+{
+    const auto ranks = runRanks(*m_workspace->runs()[std::size_t(run)]);
+    QStringList names;
+    for (int r : ranks) {
+        names << QString::number(r);
+    }
+    const QString name = m_workspace->runName(run);
+    if (ranks.empty()) {
+        return name;
+    }
+    return ranks.size() == 1 ? tr("%1 · rank %2").arg(name, names.front())
+                             : tr("%1 · ranks %2").arg(name, names.join(QStringLiteral(", ")));
+}
+
 QVariant RunTreeModel::displayData(const Item& item, int column) const
 {
     if (column == NameColumn) {
         switch (item.kind) {
-        case ItemKind::Run: return m_workspace->runName(item.run);
+        case ItemKind::Run: return runLabel(item.run);
         case ItemKind::GraphFiles: return tr("Graph files");
         case ItemKind::CompileId: return QString::fromStdString(item.compileId.toString());
         case ItemKind::Body: return bodyText(item.bodyPath.constLast(), item.calls);

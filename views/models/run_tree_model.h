@@ -66,6 +66,7 @@ private:
     int addBodies(int graphItem);
     void onGraphReady(GraphRef ref);
     QVariant displayData(const Item& item, int column) const;
+    QString runLabel(int run) const;
     QVariant toolTip(const Item& item) const;
     const Item* itemAt(const QModelIndex& index) const;
 

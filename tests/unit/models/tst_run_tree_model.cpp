@@ -1,6 +1,7 @@
 // RunTreeModel under QAbstractItemModelTester: runs › compile ids › graphs with node counts and
 // cache states, higher-order bodies under their graph with call counts (also when a deferred
-// graph is read later), the graph-files branch, resets when the workspace changes.
+// graph is read later), ranks on the runs and graphs of a multi-rank folder, the graph-files
+// branch, resets when the workspace changes.
 #include "views/models/run_tree_model.h"
 
 #include <QAbstractItemModelTester>
@@ -184,6 +185,30 @@ private Q_SLOTS:
         QCOMPARE(inserted.size(), 1);
         QCOMPARE(texts(model, dyn), (QStringList{QStringLiteral("cond_true_0 · 1 call"),
                                                  QStringLiteral("cond_false_0 · 1 call")}));
+    }
+
+    // recorded/traces/ranks (fxscope-cli inspect, checked against the two logs): rank 0 and
+    // rank 1 each log compile 0/0 with eight graphs, a Dynamo graph first.
+    void labelsRanks()
+    {
+        Workspace ws;
+        RunTreeModel model(&ws);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ws.add(io::loadPaths({recorded("ranks")}));
+        QCOMPARE(model.rowCount(), 1);
+        const QModelIndex run = model.index(0, 0);
+        QCOMPARE(run.data().toString(), QStringLiteral("ranks · ranks 0, 1"));
+        const QModelIndex cid = childNamed(model, run, QStringLiteral("0/0"));
+        QVERIFY(cid.isValid());
+        const QStringList rows = texts(model, cid);
+        QCOMPARE(rows.size(), 16);
+        QCOMPARE(rows[0], QStringLiteral("rank 0 · Dynamo"));
+        QCOMPARE(rows[8], QStringLiteral("rank 1 · Dynamo"));
+        for (int i = 0; i < rows.size(); ++i) {
+            const QString prefix = i < 8 ? QStringLiteral("rank 0 · ") : QStringLiteral("rank 1 · ");
+            QVERIFY2(rows[i].startsWith(prefix) && !rows[i].contains(QLatin1Char('#')),
+                     qPrintable(rows.join(QStringLiteral(" | "))));
+        }
     }
 
     void listsGraphFilesAndFollowsClear()
