@@ -40,9 +40,9 @@ bool pathMatches(std::string_view path, std::string_view needle)
 std::vector<std::string> attributeTexts(const graph::Node& n)
 {
     std::vector<std::string> out;
+    const auto ref = [](graph::NodeId) { return std::string("%"); };
     for (const auto& [key, value] : n.kwargs) {
-        out.push_back(key + "=" +
-                      graph::argumentToString(value, [](graph::NodeId) { return std::string("%"); }));
+        out.push_back(key + "=" + graph::argumentToString(value, ref));
     }
     if (n.meta.isTensor()) {
         out.push_back(n.meta.tensor.toString());
@@ -109,7 +109,8 @@ private:
         }
         const std::string_view p = t->pathOf(id);
         if (!p.empty() && path(p)) {
-            return FindMatch{id, FindField::Module, QString::fromUtf8(p.data(), qsizetype(p.size()))};
+            const QString text = QString::fromUtf8(p.data(), qsizetype(p.size()));
+            return FindMatch{id, FindField::Module, text};
         }
         return std::nullopt;
     }
@@ -233,8 +234,10 @@ void GraphFinder::showStatus()
     QString detail;
     if (m_index >= 0) {
         const FindMatch& m = m_matches[static_cast<std::size_t>(m_index)];
-        detail = m.field == FindField::Name ? findFieldName(m.field)
-                                            : findFieldName(m.field) + QStringLiteral(": ") + m.text;
+        detail = findFieldName(m.field);
+        if (m.field != FindField::Name) {
+            detail += QStringLiteral(": ") + m.text;
+        }
     }
     m_bar->setStatus(m_index, matchCount(), detail);
 }

@@ -531,7 +531,8 @@ void GraphView::selectNode(graph::NodeId id)
 
 void GraphView::goToMatch(graph::NodeId id)
 {
-    m_zoomPending = m_view != nullptr; // read by centerOnSelection, now or after the reveal's layout
+    // Read by centerOnSelection, now or after the reveal's layout.
+    m_zoomPending = m_view != nullptr;
     selectNode(id);
 }
 

@@ -1,6 +1,7 @@
 // GraphDecorations: everything drawn on a graph besides the graph itself, as named layers —
 // regions, compile state, profile heat, highlight, banner, a diff's changed nodes, the runtime
-// heat (RuntimeTrace), the find bar's matches and the kernel-provenance layer to come. One owner each (claim) and a
+// heat (RuntimeTrace), the find bar's matches (Search) and the kernel-provenance layer to
+// come. One owner each (claim) and a
 // fixed priority: where two layers decorate the same node or region, the higher priority wins
 // whatever the order of the writes, and clearing a layer shows what the lower ones hold. The
 // GraphView renders the resolved result; it holds no decoration state of its own. Not a

@@ -151,8 +151,9 @@ private Q_SLOTS:
         ws.add(io::loadPaths({recorded("nested.log.gz")}));
         const QModelIndex joint = graphRow(model, ws, "aot_joint_graph");
         QVERIFY(joint.isValid());
-        QCOMPARE(texts(model, joint), (QStringList{QStringLiteral("repeated_subgraph0 · 4 calls"),
-                                                   QStringLiteral("repeated_subgraph1 · 4 calls")}));
+        QCOMPARE(texts(model, joint),
+                 (QStringList{QStringLiteral("repeated_subgraph0 · 4 calls"),
+                              QStringLiteral("repeated_subgraph1 · 4 calls")}));
         const QModelIndex body = model.index(0, 0, joint);
         QCOMPARE(body.data(RunTreeModel::ItemKindRole).toInt(), int(RunTreeModel::ItemKind::Body));
         QCOMPARE(body.data(RunTreeModel::BodyPathRole).toStringList(),
@@ -205,7 +206,7 @@ private Q_SLOTS:
         QCOMPARE(rows[0], QStringLiteral("rank 0 · Dynamo"));
         QCOMPARE(rows[8], QStringLiteral("rank 1 · Dynamo"));
         for (int i = 0; i < rows.size(); ++i) {
-            const QString prefix = i < 8 ? QStringLiteral("rank 0 · ") : QStringLiteral("rank 1 · ");
+            const QString prefix = QStringLiteral("rank %1 · ").arg(i < 8 ? 0 : 1);
             QVERIFY2(rows[i].startsWith(prefix) && !rows[i].contains(QLatin1Char('#')),
                      qPrintable(rows.join(QStringLiteral(" | "))));
         }
