@@ -244,6 +244,9 @@ void GraphFinder::showStatus()
 
 void GraphFinder::step(int direction, std::optional<graph::NodeId> from)
 {
+    if (m_matches.empty() && !m_bar->text().trimmed().isEmpty()) {
+        update(); // F3 after the bar was closed: the last text again, marked again
+    }
     const int n = matchCount();
     if (n == 0) {
         return;

@@ -55,7 +55,8 @@ public:
     void setRegex(bool regex);
     bool isRegex() const;
     // The next (direction 1) or previous (-1) match, continuing from `from` (the current node)
-    // the first time after the text changed; emits nodeFound.
+    // the first time after the text changed (or after close(): the last text is matched and
+    // marked again); emits nodeFound.
     void step(int direction, std::optional<graph::NodeId> from);
     // The bar was closed: the matches are no longer marked.
     void close();

@@ -167,9 +167,12 @@ private Q_SLOTS:
         QCOMPARE(status(view), QStringLiteral("7/7 · name"));
         QTest::keyClick(edit, Qt::Key_F3);
         QCOMPARE(view.selectedNode(), view.graph()->find("addmm"));
-        // Closing the bar takes the marks away.
+        // Closing the bar takes the marks away; F3 afterwards finds the last text again.
         QTest::keyClick(edit, Qt::Key_Escape);
         QVERIFY(view.decorations()->highlighted().empty());
+        view.findNext();
+        QCOMPARE(view.selectedNode(), view.graph()->find("addmm_1"));
+        QCOMPARE(view.decorations()->highlighted(), expected);
     }
 
     // gpt12_train_bw.txt opens with its blocks collapsed and fitted, far too small to read.
