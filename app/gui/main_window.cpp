@@ -15,6 +15,7 @@
 #include "app/gui/workspace_loader.h"
 #include "core/graph/subgraphs.h"
 #include "views/graph/graph_view.h"
+#include "views/models/body_inputs.h"
 #include "views/panels/cache_panel.h"
 #include "views/panels/code_panel.h"
 #include "views/panels/inspector_panel.h"
@@ -231,6 +232,16 @@ void MainWindow::connectPanels()
     connect(m_area, &GraphArea::openRequested, this, &MainWindow::openDialog);
     connect(m_area, &GraphArea::gettingStartedRequested, this, &MainWindow::showGettingStarted);
     connect(m_navigator, &views::NavigatorPanel::graphActivated, this, &MainWindow::showGraph);
+    connect(m_navigator, &views::NavigatorPanel::bodyActivated, this,
+            [this](views::GraphRef caller, const QStringList& path) {
+                showGraph(caller);
+                for (const QString& body : path) { // a nested body: through its parents
+                    if (!showBody(body)) {
+                        break;
+                    }
+                }
+            });
+    connect(m_area->primary(), &views::GraphView::nodeActivated, this, &MainWindow::enterBodyOf);
     for (views::GraphView* view : {m_area->primary(), m_area->secondary()}) {
         connect(view, &views::GraphView::nodeSelected, this,
                 [this, view](graph::NodeId id) { onNodeSelected(view, id); });
@@ -372,10 +383,31 @@ bool MainWindow::showBody(const QString& name)
                               .arg(m_workspace->graphTitle(m_bodyCaller), name,
                                    calls == 1 ? tr("once") : tr("%1 times").arg(calls));
     m_area->showGraph(it->graph, title);
+    const auto modules = m_structure->knownTree(shown); // parameter paths of the caller
+    m_area->primary()->setNodeTitles(it->graph,
+                                     views::bodyInputNames(*shown, *it, modules.get()));
     m_inspector->clear();
     m_code->setGraph(it->graph, {});
     m_backAction->setEnabled(m_bodyCaller.valid());
     return true;
+}
+
+bool MainWindow::enterBodyOf(graph::NodeId id)
+{
+    const graph::GraphPtr shown = m_area->primary()->graph();
+    if (!shown || id >= shown->size() || !graph::isHigherOrderCall(shown->node(id))) {
+        return false;
+    }
+    for (const graph::Subgraph& s : graph::listSubgraphs(*shown)) {
+        if (s.parent.empty() &&
+            std::find(s.callSites.begin(), s.callSites.end(), id) != s.callSites.end()) {
+            // cond: its true branch first; Back returns to the node double-clicked.
+            const bool shownBody = showBody(QString::fromStdString(s.name));
+            m_bodyCallSite = shownBody ? id : m_bodyCallSite;
+            return shownBody;
+        }
+    }
+    return false;
 }
 
 void MainWindow::selectNode(graph::NodeId id)

@@ -70,6 +70,9 @@ public:
     // Shows the higher-order body `name` of the graph on screen (its calls counted in the
     // title); View › Back to Calling Graph returns. False when the graph has no such body.
     bool showBody(const QString& name);
+    // Double-click on a node: a higher-order call enters the (first) body it runs, as
+    // showBody; false for other nodes.
+    bool enterBodyOf(graph::NodeId id);
     void selectNode(graph::NodeId id);
     views::GraphRef currentGraph() const;
 

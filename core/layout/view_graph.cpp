@@ -148,6 +148,15 @@ std::string ViewGraph::titleOf(const Node& node) const
     return nodeTitle(node);
 }
 
+void ViewGraph::setNodeTitles(const std::unordered_map<NodeId, std::string>& titles)
+{
+    for (const auto& [id, title] : titles) {
+        if (id < m_graph->size()) {
+            m_inputTitles[id] = title;
+        }
+    }
+}
+
 GroupId ViewGraph::addGroup(GroupId parent, GroupKind kind, std::string label, NodeId first)
 {
     Group g;

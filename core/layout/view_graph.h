@@ -140,6 +140,9 @@ public:
     // module view an input naming a parameter is titled by it ("q_proj.weight"), so identical
     // layers draw identical boxes (and share one cached layout).
     std::string titleOf(const graph::Node& node) const;
+    // Titles given from outside over the computed ones (the app names a higher-order body's
+    // inputs by the arguments its callers pass); ids past the graph are ignored.
+    void setNodeTitles(const std::unordered_map<graph::NodeId, std::string>& titles);
     static std::string nodeTitle(const graph::Node& node);
     static std::string nodeSubtitle(const graph::Node& node);
 

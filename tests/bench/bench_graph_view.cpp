@@ -6,7 +6,8 @@
 // expanding one layer with the levels of earlier layouts cached (as the GUI keeps them),
 // everything expanded from a cold cache (peak RSS reported), and the frame time of panning the
 // whole expanded backward graph at a readable zoom in a 1600×1000 viewport; on the same
-// scene, the runtime heat of every node and a kernel's nodes selected (issue 29).
+// scene, the runtime heat of every node and a kernel's nodes selected (issue 29); the find bar's
+// matching of the backward graph per keystroke, plain, regex and attribute (issue 30).
 // Runs offscreen (a QApplication is needed for fonts and the scene).
 #include "core/graph/graph_printer.h"
 #include "core/io/torch_trace_reader.h"
@@ -14,7 +15,9 @@
 #include "core/layout/layout_cache.h"
 #include "core/structure/structure.h"
 #include "tests/data/make_large_graph.h"
+#include "views/graph/find_bar.h"
 #include "views/graph/graph_canvas.h"
+#include "views/graph/graph_finder.h"
 #include "views/graph/graph_scene.h"
 #include "views/models/kernel_models.h"
 #include "views/models/node_selection_model.h"
@@ -425,12 +428,33 @@ void BM_Llama64_KernelHighlight(benchmark::State& state)
     state.counters["selected"] = static_cast<double>(selected);
 }
 
+// One keystroke's matching over the backward graph (≈ 11.6k nodes) with its module tree:
+// range(0) 0 plain text on names/ops ("mm"), 1 a regex on module paths, 2 plain text only the
+// output meta holds ("i64["), 3 text nothing holds (every field of every node tried).
+void BM_Llama64_Find(benchmark::State& state)
+{
+    const std::size_t index = llamaGraph("aot_backward_graph");
+    const ViewGraph view = moduleView(index);
+    fxs::views::FindBar bar;
+    fxs::views::GraphFinder finder(&bar);
+    finder.setGraph(view.graphPtr(), view.modules());
+    const int query = static_cast<int>(state.range(0));
+    finder.setRegex(query == 1);
+    const char* texts[] = {"mm", "layers\\.1[0-9]\\.mlp", "i64[", "zz_no_match"};
+    for (auto _ : state) {
+        finder.setText(QString::fromLatin1(texts[query])); // the same text matches again
+    }
+    state.counters["nodes"] = static_cast<double>(view.graph().size());
+    state.counters["matches"] = finder.matchCount();
+}
+
 BENCHMARK(BM_Llama64_FirstView)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Llama64_ExpandOneLayer)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Llama64_ExpandAll)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()
     ->Iterations(2);
 BENCHMARK(BM_Llama64_KernelHighlight)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)
     ->UseRealTime()->Iterations(20);
+BENCHMARK(BM_Llama64_Find)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Llama64_PanFrame)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 
 BENCHMARK(BM_FirstView_Gpt12Bw)->Unit(benchmark::kMillisecond);

@@ -129,6 +129,7 @@ void NodeItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event)
     // The press before it already toggled a modified click; a second toggle would undo it.
     if (auto* s = graphScene(this); s && !(event->modifiers() & kToggleModifiers)) {
         s->nodeClicked(m_id, event->modifiers());
+        s->nodeDoubleClicked(m_id);
     }
     event->accept();
 }

@@ -43,6 +43,7 @@ public:
     void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
     graph::NodeId nodeId() const { return m_id; }
+    const QString& title() const { return m_title; }
     void setMarked(bool selected, bool highlighted);
     void setOverlay(std::optional<QColor> color);
     bool isMarkedSelected() const { return m_selected; }
@@ -80,6 +81,7 @@ public:
     void setHoldsSelection(bool holds);
     bool holdsSelection() const { return m_holdsSelection; }
     void setHighlighted(bool highlighted);
+    bool isHighlighted() const { return m_highlighted; } // holds a highlighted node
     QRectF toggleRect() const;
 
 protected:

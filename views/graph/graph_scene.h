@@ -60,6 +60,7 @@ public:
 
 Q_SIGNALS:
     void nodeClicked(fxs::graph::NodeId id, Qt::KeyboardModifiers modifiers);
+    void nodeDoubleClicked(fxs::graph::NodeId id); // after its nodeClicked, unmodified only
     void groupToggled(fxs::layout::GroupId id);
     void jumpRequested(fxs::graph::NodeId id);
 

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 namespace fxs::views {
 
@@ -113,15 +114,17 @@ GraphView::GraphView(QWidget* parent)
     connect(m_canvas, &GraphCanvas::rubberBandSelected, this, &GraphView::onRubberBand);
     connect(m_scene, &GraphScene::groupToggled, this, &GraphView::onGroupToggled);
     connect(m_scene, &GraphScene::jumpRequested, this, &GraphView::selectNode);
+    connect(m_scene, &GraphScene::nodeDoubleClicked, this, &GraphView::nodeActivated);
     connect(m_canvas, &GraphCanvas::backgroundClicked, this,
             [this] { m_selectionModel->clear(); });
     connect(m_canvas, &GraphCanvas::viewportChanged, this, [this] {
         m_minimap->updateVisibility();
         positionOverlays(); // the selected node may have moved under one of them
     });
-    connect(m_finder, &GraphFinder::nodeFound, this, &GraphView::selectNode);
+    connect(m_finder, &GraphFinder::nodeFound, this, &GraphView::goToMatch);
     connect(m_findBar, &FindBar::nextRequested, this, &GraphView::findNext);
     connect(m_findBar, &FindBar::previousRequested, this, &GraphView::findPrevious);
+    connect(m_findBar, &FindBar::closed, m_finder, &GraphFinder::close);
     connect(m_findBar, &FindBar::closed, m_canvas, qOverload<>(&QWidget::setFocus));
 }
 
@@ -147,6 +150,7 @@ void GraphView::setDecorations(GraphDecorations* decorations)
     if (decorations->graph() != m_graph) {
         decorations->setGraph(m_graph); // they are about what this view shows
     }
+    m_finder->setDecorations(decorations);
     drawRegions();
     drawNodeMarks();
     drawBanner();
@@ -298,22 +302,24 @@ void GraphView::setGraph(graph::GraphPtr graph, bool modulesPending)
     m_scene->clearLayout();
     m_error.clear();
     m_selectionModel->setGraph(m_graph);
-    m_finder->setGraph(m_graph, nullptr);
     if (!m_graph) {
         m_view.reset();
         m_layouts.abandon();
         m_busy->hide();
         m_decorations->setGraph(nullptr); // layers cleared (drawn: nothing), owners told
+        m_finder->setGraph(nullptr, nullptr);
         updateLegend();
         Q_EMIT graphChanged(nullptr);
         return;
     }
+    m_nodeTitles.clear();
     m_view = std::make_shared<layout::ViewGraph>(m_graph);
     m_pendingState.reset();
     m_fitPending = true;
     m_modulesPending = modulesPending;
     requestLayout();
     m_decorations->setGraph(m_graph);
+    m_finder->setGraph(m_graph, nullptr); // after the decorations: it marks its matches there
     updateLegend();
     Q_EMIT graphChanged(m_graph);
 }
@@ -357,6 +363,7 @@ void GraphView::setModules(graph::GraphPtr graph, std::shared_ptr<const structur
     m_modulesPending = false;
     if (tree && !tree->modules.empty()) {
         m_view = std::make_shared<layout::ViewGraph>(m_graph, std::move(tree));
+        m_view->setNodeTitles(m_nodeTitles);
         if (m_pendingState) { // restored while waiting: ids of the module groups
             expandOnly(m_pendingState->expanded);
         } else {
@@ -367,6 +374,17 @@ void GraphView::setModules(graph::GraphPtr graph, std::shared_ptr<const structur
     }
     updateLegend();
     m_finder->setGraph(m_graph, m_view->modules()); // module paths can match now
+    requestLayout();
+}
+
+void GraphView::setNodeTitles(graph::GraphPtr graph,
+                              std::unordered_map<graph::NodeId, std::string> titles)
+{
+    if (!m_view || graph != m_graph || titles == m_nodeTitles) {
+        return;
+    }
+    m_nodeTitles = std::move(titles);
+    m_view->setNodeTitles(m_nodeTitles);
     requestLayout();
 }
 
@@ -511,13 +529,26 @@ void GraphView::selectNode(graph::NodeId id)
     centerOnSelection();
 }
 
+void GraphView::goToMatch(graph::NodeId id)
+{
+    // Read by centerOnSelection, now or after the reveal's layout.
+    m_zoomPending = m_view != nullptr;
+    selectNode(id);
+}
+
+// Centres the current node; after a find step, from a view zoomed out too far to read (a
+// fitted large graph), zooms in to kReadableZoom first.
 void GraphView::centerOnSelection()
 {
+    const bool zoom = std::exchange(m_zoomPending, false);
     const auto current = m_selectionModel->currentNode();
     if (!current) {
         return;
     }
     if (QGraphicsItem* item = m_scene->itemShowing(*current)) {
+        if (zoom && m_canvas->zoom() < kReadableZoom) {
+            m_canvas->zoomBy(kReadableZoom / m_canvas->zoom());
+        }
         m_canvas->centerOn(item);
     }
 }

@@ -94,6 +94,9 @@ public:
     // cannot be written.
     bool exportSvg(const QString& path);
     bool exportPng(const QString& path);
+    // The zoom at which node labels read (9-pt titles at ≥ 7 px): a find step from a view
+    // zoomed out further (a fitted large graph) zooms in to it, centred on the match.
+    static constexpr qreal kReadableZoom = 0.8;
     void fitToView();
     void zoomIn();
     void zoomOut();
@@ -125,6 +128,12 @@ public:
     bool isOverviewEnabled() const;
     GraphLegend* legend() const { return m_legend; }
 
+    // Titles drawn instead of the computed ones for nodes of `graph` (a body's inputs named by
+    // the arguments its callers pass), kept until another graph is set; ignored for a graph
+    // not shown.
+    void setNodeTitles(fxs::graph::GraphPtr graph,
+                       std::unordered_map<fxs::graph::NodeId, std::string> titles);
+
     // Additions beyond the app contract (tests, menus).
     void setGroupExpanded(fxs::layout::GroupId id, bool expanded);
     const fxs::layout::ViewGraph* viewGraph() const { return m_view.get(); }
@@ -134,6 +143,7 @@ public:
     FindBar* findBar() const { return m_findBar; }
     bool isLayoutPending() const;
     QString lastError() const { return m_error; }
+    GraphFinder* finder() const { return m_finder; }
     void setFindText(const QString& text);
     void findNext();
     void findPrevious();
@@ -148,6 +158,9 @@ Q_SIGNALS:
     void layoutFinished();
     // Esc on the canvas (the app clears what Esc dismisses, e.g. a refused edit's path).
     void escapePressed();
+    // A node was double-clicked (after it became the current node): the app opens what it
+    // stands for, e.g. the higher-order body it runs.
+    void nodeActivated(fxs::graph::NodeId id);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -176,12 +189,14 @@ private:
     void drawBanner();
     void updateLegend();
     void centerOnSelection();
+    void goToMatch(fxs::graph::NodeId id); // a find step: select, reveal, zoom to read
     void onGroupToggled(fxs::layout::GroupId id);
     void positionOverlays();
     void applyStyle();
 
     fxs::graph::GraphPtr m_graph;
     std::shared_ptr<fxs::layout::ViewGraph> m_view;
+    std::unordered_map<fxs::graph::NodeId, std::string> m_nodeTitles; // setNodeTitles
     GraphScene* m_scene;
     GraphCanvas* m_canvas;
     Minimap* m_minimap;
@@ -204,6 +219,7 @@ private:
     bool m_fitPending = false;
     std::optional<ViewState> m_pendingState;
     bool m_centerPending = false; // centre the current node after the next layout
+    bool m_zoomPending = false;   // and zoom in to kReadableZoom (a find step)
     QString m_error;
     std::vector<QShortcut*> m_sharedShortcuts; // the keys a window may take over
 };

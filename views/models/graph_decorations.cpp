@@ -21,6 +21,8 @@ int decorationPriority(DecorationLayer layer)
         return 50;
     case DecorationLayer::Comparison:
         return 55;
+    case DecorationLayer::Search:
+        return 58;
     case DecorationLayer::Highlight:
         return 60;
     case DecorationLayer::Banner:
@@ -50,6 +52,8 @@ const char* decorationLayerName(DecorationLayer layer)
         return "kernelProvenance";
     case DecorationLayer::Comparison:
         return "comparison";
+    case DecorationLayer::Search:
+        return "search";
     case DecorationLayer::kCount:
         break;
     }

@@ -1,6 +1,7 @@
 // GraphDecorations: everything drawn on a graph besides the graph itself, as named layers —
 // regions, compile state, profile heat, highlight, banner, a diff's changed nodes, the runtime
-// heat (RuntimeTrace) and the kernel-provenance layer to come. One owner each (claim) and a
+// heat (RuntimeTrace), the find bar's matches (Search) and the kernel-provenance layer to
+// come. One owner each (claim) and a
 // fixed priority: where two layers decorate the same node or region, the higher priority wins
 // whatever the order of the writes, and clearing a layer shows what the lower ones hold. The
 // GraphView renders the resolved result; it holds no decoration state of its own. Not a
@@ -33,6 +34,7 @@ enum class DecorationLayer {
     RuntimeTrace,     // RuntimeController: runtime heat, node colours by measured GPU time
     KernelProvenance, // reserved: which generated kernel computes a node
     Comparison,       // GraphArea: the changed nodes of a side-by-side graph diff
+    Search,           // each GraphView's GraphFinder: every match of the find bar
     kCount
 };
 inline constexpr std::size_t kDecorationLayerCount = std::size_t(DecorationLayer::kCount);

@@ -54,16 +54,37 @@ QString graphKindLabel(std::string_view kind)
     return k ? QObject::tr(k->label) : QString::fromUtf8(kind.data(), qsizetype(kind.size()));
 }
 
+std::vector<int> runRanks(const model::Run& run)
+{
+    std::vector<int> ranks;
+    for (const auto& g : run.graphs) {
+        if (g.rank >= 0 && std::find(ranks.begin(), ranks.end(), g.rank) == ranks.end()) {
+            ranks.push_back(g.rank);
+        }
+    }
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+}
+
 QString graphDisplayName(const model::Run& run, int index)
 {
     const auto& artifact = run.graphs.at(static_cast<std::size_t>(index));
-    QString label = graphKindLabel(artifact.kind);
-    const auto same = model::graphsOfKind(run, artifact.compileId, artifact.kind);
+    // Graphs of one compile id on another rank are that rank's, not a second graph.
+    const auto onRank = [&](std::vector<int> ids) {
+        std::erase_if(ids, [&](int i) { return run.graphs[std::size_t(i)].rank != artifact.rank; });
+        return ids;
+    };
+    const QString prefix = artifact.rank >= 0 && runRanks(run).size() > 1
+                               ? QObject::tr("rank %1 · ").arg(artifact.rank)
+                               : QString();
+    const QString label = prefix + graphKindLabel(artifact.kind);
+    const auto same = onRank(model::graphsOfKind(run, artifact.compileId, artifact.kind));
     if (same.size() < 2) {
         return label;
     }
     const auto pos = std::find(same.begin(), same.end(), index) - same.begin();
-    const bool training = !model::graphsOfKind(run, artifact.compileId, "aot_backward_graph").empty();
+    const bool training =
+        !onRank(model::graphsOfKind(run, artifact.compileId, "aot_backward_graph")).empty();
     if (training && same.size() == 2) {
         return label + (pos == 0 ? QObject::tr(" (forward)") : QObject::tr(" (backward)"));
     }

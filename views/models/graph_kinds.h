@@ -19,7 +19,10 @@ int graphKindOrder(std::string_view kind);
 QString graphKindLabel(std::string_view kind);
 
 // Label of run.graphs[index] within its compile id: the kind label plus " (forward)" /
-// " (backward)" when a training compile has two graphs of that kind, or " #n" otherwise.
+// " (backward)" when a training compile has two graphs of that kind on its rank, or " #n"
+// otherwise; "rank 1 · Dynamo" when the run holds graphs of more than one rank.
 QString graphDisplayName(const model::Run& run, int index);
+// The ranks the run's graphs come from, ascending (empty: none says).
+std::vector<int> runRanks(const model::Run& run);
 
 } // namespace fxs::views

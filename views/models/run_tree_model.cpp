@@ -1,11 +1,13 @@
 #include "views/models/run_tree_model.h"
 
+#include "core/graph/subgraphs.h"
 #include "views/models/cache_state_style.h"
 #include "views/models/graph_kinds.h"
 
 #include <QFileInfo>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace fxs::views {
@@ -23,14 +25,67 @@ RunTreeModel::RunTreeModel(const Workspace* workspace, QObject* parent)
         rebuild();
         endResetModel();
     });
-    connect(workspace, &Workspace::graphReady, this, [this](GraphRef ref) {
-        const QModelIndex name = indexOf(ref);
-        if (name.isValid()) {
-            const QModelIndex nodes = name.siblingAtColumn(NodesColumn);
-            Q_EMIT dataChanged(nodes, nodes, {Qt::DisplayRole, Qt::ToolTipRole});
-        }
-    });
+    connect(workspace, &Workspace::graphReady, this, &RunTreeModel::onGraphReady);
     rebuild();
+}
+
+QString RunTreeModel::bodyText(const QString& name, int calls)
+{
+    if (calls == 0) {
+        return tr("%1 · not called").arg(name);
+    }
+    return calls == 1 ? tr("%1 · 1 call").arg(name) : tr("%1 · %2 calls").arg(name).arg(calls);
+}
+
+void RunTreeModel::onGraphReady(GraphRef ref)
+{
+    const QModelIndex name = indexOf(ref);
+    if (!name.isValid()) {
+        return;
+    }
+    const QModelIndex nodes = name.siblingAtColumn(NodesColumn);
+    Q_EMIT dataChanged(nodes, nodes, {Qt::DisplayRole, Qt::ToolTipRole});
+    const int id = static_cast<int>(name.internalId());
+    const auto g = m_workspace->graph(ref);
+    if (!g || !m_items[std::size_t(id)].children.empty()) {
+        return;
+    }
+    const auto subs = graph::listSubgraphs(*g);
+    const auto top = std::count_if(subs.begin(), subs.end(),
+                                   [](const graph::Subgraph& s) { return s.parent.empty(); });
+    if (top == 0) {
+        return;
+    }
+    beginInsertRows(name, 0, int(top) - 1);
+    addBodies(id);
+    endInsertRows();
+}
+
+int RunTreeModel::addBodies(int graphItem)
+{
+    const GraphRef ref = m_items[std::size_t(graphItem)].graph;
+    const auto g = m_workspace->parsePending(ref) ? nullptr : m_workspace->graph(ref);
+    if (!g) {
+        return 0;
+    }
+    std::map<std::string, int> itemOfBody; // body name -> its item (names are unique per graph)
+    int added = 0;
+    for (const graph::Subgraph& s : graph::listSubgraphs(*g)) {
+        const auto parent = itemOfBody.find(s.parent);
+        const int parentItem = s.parent.empty() || parent == itemOfBody.end() ? graphItem
+                                                                             : parent->second;
+        Item b{ItemKind::Body, parentItem};
+        b.run = m_items[std::size_t(graphItem)].run;
+        b.graph = ref;
+        b.bodyPath = parentItem == graphItem ? QStringList()
+                                             : m_items[std::size_t(parentItem)].bodyPath;
+        b.bodyPath << QString::fromStdString(s.name);
+        b.calls = static_cast<int>(s.calls());
+        b.bodyNodes = s.graph ? s.graph->size() : 0;
+        itemOfBody[s.name] = addItem(std::move(b));
+        added += parentItem == graphItem ? 1 : 0;
+    }
+    return added;
 }
 
 int RunTreeModel::addItem(Item item)
@@ -80,9 +135,12 @@ void RunTreeModel::addRun(int r)
                 graphs.push_back(g);
             }
         }
+        // By rank, then by kind: each rank's graphs together.
         std::stable_sort(graphs.begin(), graphs.end(), [&](int a, int b) {
-            return graphKindOrder(run.graphs[static_cast<std::size_t>(a)].kind)
-                   < graphKindOrder(run.graphs[static_cast<std::size_t>(b)].kind);
+            const auto& ga = run.graphs[static_cast<std::size_t>(a)];
+            const auto& gb = run.graphs[static_cast<std::size_t>(b)];
+            return std::pair(ga.rank, graphKindOrder(ga.kind))
+                   < std::pair(gb.rank, graphKindOrder(gb.kind));
         });
         for (int g : graphs) {
             Item gi{ItemKind::Graph, cidId};
@@ -91,7 +149,7 @@ void RunTreeModel::addRun(int r)
             for (const auto& ref : m_workspace->lookupsForGraph(gi.graph)) {
                 gi.states.push_back(m_workspace->lookup(ref)->state);
             }
-            addItem(std::move(gi));
+            addBodies(addItem(std::move(gi)));
         }
     }
 }
@@ -102,7 +160,7 @@ void RunTreeModel::addGraphFiles()
     for (int g = 0; g < static_cast<int>(m_workspace->graphFiles().size()); ++g) {
         Item gi{ItemKind::Graph, files};
         gi.graph = GraphRef{GraphRef::kStandalone, g};
-        addItem(std::move(gi));
+        addBodies(addItem(std::move(gi)));
     }
 }
 
@@ -158,13 +216,30 @@ int RunTreeModel::columnCount(const QModelIndex&) const
     return ColumnCount;
 }
 
+// "1_cold.log", "trace_dir · ranks 0, 1", "rank1.log · rank 1".
+QString RunTreeModel::runLabel(int run) const
+{
+    const auto ranks = runRanks(*m_workspace->runs()[std::size_t(run)]);
+    QStringList names;
+    for (int r : ranks) {
+        names << QString::number(r);
+    }
+    const QString name = m_workspace->runName(run);
+    if (ranks.empty()) {
+        return name;
+    }
+    return ranks.size() == 1 ? tr("%1 · rank %2").arg(name, names.front())
+                             : tr("%1 · ranks %2").arg(name, names.join(QStringLiteral(", ")));
+}
+
 QVariant RunTreeModel::displayData(const Item& item, int column) const
 {
     if (column == NameColumn) {
         switch (item.kind) {
-        case ItemKind::Run: return m_workspace->runName(item.run);
+        case ItemKind::Run: return runLabel(item.run);
         case ItemKind::GraphFiles: return tr("Graph files");
         case ItemKind::CompileId: return QString::fromStdString(item.compileId.toString());
+        case ItemKind::Body: return bodyText(item.bodyPath.constLast(), item.calls);
         case ItemKind::Graph:
             return item.graph.run == GraphRef::kStandalone
                        ? m_workspace->graphTitle(item.graph)
@@ -179,6 +254,9 @@ QVariant RunTreeModel::displayData(const Item& item, int column) const
             }
             const auto g = m_workspace->graph(item.graph);
             return g ? QVariant(qulonglong(g->size())) : QVariant(tr("unreadable"));
+        }
+        if (item.kind == ItemKind::Body) {
+            return qulonglong(item.bodyNodes);
         }
         return {}; // runs and compile ids: their graph counts are in the tooltip
     }
@@ -211,6 +289,10 @@ QVariant RunTreeModel::toolTip(const Item& item) const
                                  .arg(linesText(a->payloadLines))
                    : where;
     }
+    case ItemKind::Body:
+        return tr("higher-order body %1 of %2\n%3")
+            .arg(item.bodyPath.join(QStringLiteral(" › ")), m_workspace->graphTitle(item.graph),
+                 bodyText(item.bodyPath.constLast(), item.calls));
     default: return {};
     }
 }
@@ -235,7 +317,11 @@ QVariant RunTreeModel::data(const QModelIndex& index, int role) const
         }
         return {};
     case GraphRefRole:
-        return item->kind == ItemKind::Graph ? QVariant::fromValue(item->graph) : QVariant();
+        return item->kind == ItemKind::Graph || item->kind == ItemKind::Body
+                   ? QVariant::fromValue(item->graph)
+                   : QVariant();
+    case BodyPathRole:
+        return item->kind == ItemKind::Body ? QVariant(item->bodyPath) : QVariant();
     case ItemKindRole: return static_cast<int>(item->kind);
     case RunIndexRole: return item->run;
     default: return {};

@@ -200,6 +200,13 @@ QString InspectorPanel::nodeHtml(const Graph& g, NodeId id, const structure::Mod
 {
     const Node& n = g.node(id);
     QString html = QStringLiteral("<h3>%1</h3><table cellspacing=\"2\" cellpadding=\"2\">").arg(esc(n.name));
+    // What a higher-order node runs comes first: the link a user came for (double-click
+    // enters it too).
+    if (graph::isHigherOrderCall(n)) {
+        if (const QString bodies = bodiesHtml(g, n); !bodies.isEmpty()) {
+            html += row(tr("Body"), bodies);
+        }
+    }
     html += row(tr("Op"), esc(std::string(graph::opKindName(n.op))));
     html += row(tr("Target"), QStringLiteral("<code>%1</code>").arg(esc(n.target)));
     if (modules != nullptr) {
@@ -213,11 +220,6 @@ QString InspectorPanel::nodeHtml(const Graph& g, NodeId id, const structure::Mod
         html += row(tr("Item of"), QStringLiteral("%1[%2]").arg(nodeLink(g, n.getitemOf)).arg(n.getitemIndex));
     }
     html += row(tr("Users"), usersHtml(g, n));
-    if (graph::isHigherOrderCall(n)) {
-        if (const QString bodies = bodiesHtml(g, n); !bodies.isEmpty()) {
-            html += row(tr("Body"), bodies);
-        }
-    }
     if (n.source.known()) {
         html += row(tr("Source"), sourceHtml(n));
     }

@@ -3,10 +3,32 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
+#include <QStyledItemDelegate>
 #include <QTreeView>
 #include <QVBoxLayout>
 
 namespace fxs::views {
+
+namespace {
+
+// Body rows elide in the middle, so a narrow dock still shows their call count
+// ("repeated_sub…0 · 24 calls"); other rows keep the view's right elision ("rank 0 · Dyn…").
+class BodyElidingDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        if (index.column() == RunTreeModel::NameColumn &&
+            index.data(RunTreeModel::BodyPathRole).isValid()) {
+            option->textElideMode = Qt::ElideMiddle;
+        }
+    }
+};
+
+} // namespace
 
 NavigatorPanel::NavigatorPanel(const Workspace* workspace, QWidget* parent)
     : QWidget(parent),
@@ -29,6 +51,9 @@ NavigatorPanel::NavigatorPanel(const Workspace* workspace, QWidget* parent)
     m_view->setModel(m_proxy);
     m_view->setUniformRowHeights(true);
     m_view->setAllColumnsShowFocus(true);
+    // Bodies sit four levels down: a narrow dock keeps more of "repeated_subgraph0 · 24 calls".
+    m_view->setIndentation(14);
+    m_view->setItemDelegate(new BodyElidingDelegate(m_view));
     m_view->header()->setStretchLastSection(false);
     m_view->header()->setSectionResizeMode(RunTreeModel::NameColumn, QHeaderView::Stretch);
     m_view->header()->setSectionResizeMode(RunTreeModel::NodesColumn, QHeaderView::ResizeToContents);
@@ -40,11 +65,20 @@ NavigatorPanel::NavigatorPanel(const Workspace* workspace, QWidget* parent)
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& current) {
                 const auto ref = current.data(RunTreeModel::GraphRefRole);
-                if (!m_quiet && ref.isValid()) {
+                if (m_quiet || !ref.isValid()) {
+                    return;
+                }
+                const QStringList body = current.data(RunTreeModel::BodyPathRole).toStringList();
+                if (body.isEmpty()) {
                     Q_EMIT graphActivated(ref.value<GraphRef>());
+                } else {
+                    Q_EMIT bodyActivated(ref.value<GraphRef>(), body);
                 }
             });
     connect(m_model, &QAbstractItemModel::modelReset, this, &NavigatorPanel::onModelReset);
+    // Bodies of a graph read later: shown at once under it.
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this,
+            [this](const QModelIndex& parent) { m_view->expand(parent); });
 }
 
 void NavigatorPanel::onModelReset()

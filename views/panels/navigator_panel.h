@@ -1,6 +1,6 @@
-// The Navigator dock: the tree of runs › compile ids › graphs (RunTreeModel) with a filter
-// box. Emits graphActivated when the user picks a graph; selectGraph() follows selections made
-// elsewhere (cache panel) without re-emitting.
+// The Navigator dock: the tree of runs › compile ids › graphs › bodies (RunTreeModel) with a
+// filter box. Emits graphActivated when the user picks a graph, bodyActivated for a body;
+// selectGraph() follows selections made elsewhere (cache panel) without re-emitting.
 #pragma once
 
 #include "views/models/run_tree_model.h"
@@ -29,6 +29,8 @@ public:
 
 Q_SIGNALS:
     void graphActivated(fxs::views::GraphRef ref);
+    // A body row: the graph calling it and the body names from that graph down.
+    void bodyActivated(fxs::views::GraphRef caller, const QStringList& bodyPath);
 
 private:
     void onModelReset();

@@ -1,5 +1,7 @@
 // RunTreeModel under QAbstractItemModelTester: runs › compile ids › graphs with node counts and
-// cache states, the graph-files branch, resets when the workspace changes.
+// cache states, higher-order bodies under their graph with call counts (also when a deferred
+// graph is read later), ranks on the runs and graphs of a multi-rank folder, the graph-files
+// branch, resets when the workspace changes.
 #include "views/models/run_tree_model.h"
 
 #include <QAbstractItemModelTester>
@@ -14,6 +16,32 @@ namespace {
 std::string trace(const char* name)
 {
     return std::string(FXSCOPE_TEST_DATA "/fixtures/traces/") + name;
+}
+
+std::string recorded(const char* name)
+{
+    return std::string(FXSCOPE_TEST_DATA "/recorded/traces/") + name;
+}
+
+QStringList texts(const QAbstractItemModel& m, const QModelIndex& parent)
+{
+    QStringList out;
+    for (int r = 0; r < m.rowCount(parent); ++r) {
+        out << m.index(r, 0, parent).data().toString();
+    }
+    return out;
+}
+
+// The first row of kind `kind` (a Workspace graph kind) under the first compile id of run 0.
+QModelIndex graphRow(const RunTreeModel& model, const Workspace& ws, std::string_view kind)
+{
+    const auto& graphs = ws.runs().front()->graphs;
+    for (std::size_t g = 0; g < graphs.size(); ++g) {
+        if (graphs[g].kind == kind) {
+            return model.indexOf(GraphRef{0, int(g)});
+        }
+    }
+    return {};
 }
 
 QModelIndex childNamed(const QAbstractItemModel& m, const QModelIndex& parent, const QString& name)
@@ -110,6 +138,78 @@ private Q_SLOTS:
         QCOMPARE(nodes.data().toInt(), 10); // 2 placeholders, 7 ops, output
         ws.reportParsed(ref); // once per graph
         QCOMPARE(changed.size(), 1);
+    }
+
+    // nested.log.gz (its text, lines 562-615 and 209-218): the AOT joint graph calls
+    // repeated_subgraph0 (forward) and repeated_subgraph1 (backward) four times each; the
+    // Dynamo graph calls subgraph_0 .. subgraph_3, one identical body listed once.
+    void listsBodiesWithCallCounts()
+    {
+        Workspace ws;
+        RunTreeModel model(&ws);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ws.add(io::loadPaths({recorded("nested.log.gz")}));
+        const QModelIndex joint = graphRow(model, ws, "aot_joint_graph");
+        QVERIFY(joint.isValid());
+        QCOMPARE(texts(model, joint),
+                 (QStringList{QStringLiteral("repeated_subgraph0 · 4 calls"),
+                              QStringLiteral("repeated_subgraph1 · 4 calls")}));
+        const QModelIndex body = model.index(0, 0, joint);
+        QCOMPARE(body.data(RunTreeModel::ItemKindRole).toInt(), int(RunTreeModel::ItemKind::Body));
+        QCOMPARE(body.data(RunTreeModel::BodyPathRole).toStringList(),
+                 QStringList{QStringLiteral("repeated_subgraph0")});
+        QCOMPARE(body.data(RunTreeModel::GraphRefRole).value<GraphRef>(),
+                 joint.data(RunTreeModel::GraphRefRole).value<GraphRef>());
+        const auto g = ws.graph(joint.data(RunTreeModel::GraphRefRole).value<GraphRef>());
+        QCOMPARE(model.index(0, RunTreeModel::NodesColumn, joint).data().toULongLong(),
+                 qulonglong(g->submodule("repeated_subgraph0")->size()));
+        QCOMPARE(texts(model, graphRow(model, ws, "dynamo_output_graph")),
+                 QStringList{QStringLiteral("subgraph_0 · 4 calls")});
+    }
+
+    // hops.log.gz opened as the app opens it: the cond graph's bodies appear once it is read.
+    void deferredGraphGainsItsBodiesWhenRead()
+    {
+        Workspace ws;
+        RunTreeModel model(&ws);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        io::LoadOptions options;
+        options.deferGraphParsing = true;
+        ws.add(io::loadPaths({recorded("hops.log.gz")}, options));
+        const QModelIndex dyn = graphRow(model, ws, "dynamo_output_graph");
+        QVERIFY(dyn.isValid());
+        QCOMPARE(model.rowCount(dyn), 0);
+        const auto ref = dyn.data(RunTreeModel::GraphRefRole).value<GraphRef>();
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QVERIFY(ws.artifact(ref)->deferred->get().graph);
+        ws.reportParsed(ref);
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(texts(model, dyn), (QStringList{QStringLiteral("cond_true_0 · 1 call"),
+                                                 QStringLiteral("cond_false_0 · 1 call")}));
+    }
+
+    // recorded/traces/ranks (fxscope-cli inspect, checked against the two logs): rank 0 and
+    // rank 1 each log compile 0/0 with eight graphs, a Dynamo graph first.
+    void labelsRanks()
+    {
+        Workspace ws;
+        RunTreeModel model(&ws);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ws.add(io::loadPaths({recorded("ranks")}));
+        QCOMPARE(model.rowCount(), 1);
+        const QModelIndex run = model.index(0, 0);
+        QCOMPARE(run.data().toString(), QStringLiteral("ranks · ranks 0, 1"));
+        const QModelIndex cid = childNamed(model, run, QStringLiteral("0/0"));
+        QVERIFY(cid.isValid());
+        const QStringList rows = texts(model, cid);
+        QCOMPARE(rows.size(), 16);
+        QCOMPARE(rows[0], QStringLiteral("rank 0 · Dynamo"));
+        QCOMPARE(rows[8], QStringLiteral("rank 1 · Dynamo"));
+        for (int i = 0; i < rows.size(); ++i) {
+            const QString prefix = QStringLiteral("rank %1 · ").arg(i < 8 ? 0 : 1);
+            QVERIFY2(rows[i].startsWith(prefix) && !rows[i].contains(QLatin1Char('#')),
+                     qPrintable(rows.join(QStringLiteral(" | "))));
+        }
     }
 
     void listsGraphFilesAndFollowsClear()
