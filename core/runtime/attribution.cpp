@@ -22,6 +22,9 @@ struct Joiner {
 
     void placeCalls();
     void placeCall(const GraphCall& call);
+    void placeReplay(const CompiledGraph& g, const std::string& key,
+                     const std::set<std::string>& tritonNames, std::vector<std::size_t> ks,
+                     std::size_t& next);
     void placeOutside();
     void assignSteps();
 };
@@ -55,9 +58,23 @@ void Joiner::placeCall(const GraphCall& call)
     std::size_t next = 0; // index into g->sites
     std::int64_t lastGroup = -2;
     int lastSite = 0;
+    // A call that replays a CUDA graph (one cudaGraphLaunch, every kernel of the graph) also
+    // launches the copies of its inputs into the graph's buffers: those are no call sites and
+    // are attributed like kernels outside compiled graphs, to an op saying what they are.
+    const bool replayed = std::any_of(call.launches.begin(), call.launches.end(),
+                                      [&](std::size_t l) { return index.kernelsOf(l).size() > 1; });
     for (auto l : call.launches) {
         const auto ks = index.kernelsOf(l);
         if (ks.empty()) {
+            continue;
+        }
+        if (replayed && ks.size() == 1) {
+            placement[ks.front()].op = "CUDA-graph input copy, graph " + key;
+            continue;
+        }
+        if (ks.size() > 1) { // one cudaGraphLaunch: the graph's kernels, replayed
+            placeReplay(*g, key, tritonNames, ks, next);
+            lastGroup = -2;
             continue;
         }
         const std::string& name = trace.nameOf(trace.events[kernels[ks.front()]]);
@@ -96,6 +113,70 @@ void Joiner::placeCall(const GraphCall& call)
     }
 }
 
+// A CUDA graph replayed (mode="reduce-overhead"): one launch ran every kernel of the graph, and
+// no cpu_op tells the extern calls apart. In time order, a Triton kernel takes the next site of
+// its name; a run of other kernels between two Triton kernels is the extern call(s) between
+// their sites: one extern site takes the whole run (a GEMM may be two kernels), as many sites
+// as kernels take one each, anything else is said, not guessed.
+void Joiner::placeReplay(const CompiledGraph& g, const std::string& key,
+                         const std::set<std::string>& tritonNames, std::vector<std::size_t> ks,
+                         std::size_t& next)
+{
+    std::sort(ks.begin(), ks.end(), [&](std::size_t a, std::size_t b) {
+        return trace.events[kernels[a]].ts < trace.events[kernels[b]].ts;
+    });
+    const std::string mismatch = "launch order does not match the call sites of graph " + key;
+    std::vector<std::size_t> run;
+    const auto flush = [&] {
+        if (run.empty()) {
+            return;
+        }
+        while (next < g.sites.size() && g.sites[next].triton) {
+            ++next;
+        }
+        std::size_t end = next;
+        while (end < g.sites.size() && !g.sites[end].triton) {
+            ++end;
+        }
+        const std::size_t sites = end - next;
+        for (std::size_t i = 0; i < run.size(); ++i) {
+            Placement& p = placement[run[i]];
+            if (sites == 1 || (sites > 1 && sites == run.size())) {
+                p.graph = &g;
+                p.site = g.sites[next + (sites == 1 ? 0 : i)].n;
+            } else {
+                p.unattributed = sites == 0 ? mismatch
+                                            : "a CUDA-graph replay ran " +
+                                                  std::to_string(run.size()) +
+                                                  " library kernels for " +
+                                                  std::to_string(sites) +
+                                                  " adjacent extern calls of graph " + key +
+                                                  ": not told apart";
+            }
+        }
+        next = end;
+        run.clear();
+    };
+    for (const std::size_t k : ks) {
+        const std::string& name = trace.nameOf(trace.events[kernels[k]]);
+        if (!tritonNames.count(name)) {
+            run.push_back(k);
+            continue;
+        }
+        flush();
+        while (next < g.sites.size() && g.sites[next].name != name) {
+            ++next;
+        }
+        if (next >= g.sites.size()) {
+            placement[k].unattributed = mismatch;
+            continue;
+        }
+        placement[k].graph = &g;
+        placement[k].site = g.sites[next++].n;
+    }
+    flush();
+}
+
 void Joiner::placeCalls()
 {
     for (std::size_t c = 0; c < index.calls().size(); ++c) {
@@ -112,7 +193,7 @@ void Joiner::placeOutside()
 {
     for (std::size_t k = 0; k < kernels.size(); ++k) {
         auto& p = placement[k];
-        if (p.graph || !p.unattributed.empty()) {
+        if (p.graph || !p.unattributed.empty() || !p.op.empty()) {
             continue;
         }
         const auto launch = index.launchOfKernel(k);

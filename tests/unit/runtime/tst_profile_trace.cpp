@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <map>
 
 using namespace fxs::runtime;
 
@@ -154,6 +155,49 @@ private Q_SLOTS:
         QCOMPARE(mm->preNodes, std::vector<std::string>{"linear_1"});
         QCOMPARE(mm->modules, std::vector<std::string>{"s.blocks.0.fc2"});
         QVERIFY(a.kernels.front().name.find("fmha_cutlassB") == 0);
+    }
+
+    // mode="reduce-overhead" (tests/data/runtime/cudagraphs_infer, recorded on an H200 by
+    // tools/record/rec_cudagraphs.py): each of the 3 calls replays a CUDA graph of 19 kernels
+    // through one cudaGraphLaunch, and the call is a cpu_op, not a user_annotation. Read by
+    // hand from the trace, per replay in time order: layer_norm_0, two sm80_xmma GEMM kernels,
+    // addmm_gelu_1, a cutlass sgemm + cublasLt splitKreduce, add_addmm_native_layer_norm_2, ...
+    // against the log's sites LN:1, mm:2, gelu:3, mm:4, LN:5, ..., add_addmm_4:13.
+    void cudaGraphReplaysJoinTheirSites()
+    {
+        const std::string dir = std::string(FXSCOPE_TEST_DATA) + "/runtime/cudagraphs_infer/";
+        const auto r = readProfileTrace(dir + "cudagraphs_infer_profile.json.gz");
+        QVERIFY2(!r.error, r.error ? r.error->toString().c_str() : "");
+        QCOMPARE(r.trace.count(EventKind::Kernel), 60); // 3 × 19 replayed + 3 input copies
+        const auto run = fxs::io::readTorchTracePath(dir + "dedicated_log_torch_trace_ghx98lw1.log.gz");
+        const auto a = attribute(r.trace, collectProvenance(run.run));
+        QVERIFY(a.sumCheckOk);
+        QVERIFY(a.unattributed.empty());
+        std::map<std::string, const KernelRow*> byHandle;
+        for (const auto& k : a.kernels) {
+            if (!k.handle.empty()) {
+                byHandle[k.handle] = &k;
+            }
+        }
+        QCOMPARE(byHandle.size(), std::size_t(13)); // every call site of the graph
+        const KernelRow* mm2 = byHandle["extern_kernels.mm:2"];
+        QVERIFY(mm2);
+        QCOMPARE(mm2->calls, 3);
+        QCOMPARE(mm2->launches, 6); // two GEMM kernels per replay
+        QVERIFY(mm2->name.find("sm80_xmma_gemm") == 0);
+        const KernelRow* mm4 = byHandle["extern_kernels.mm:4"];
+        QVERIFY(mm4 && mm4->name.find("cutlass") != std::string::npos &&
+                mm4->name.find("splitKreduce") != std::string::npos);
+        const KernelRow* gelu = byHandle["triton_poi_fused_addmm_gelu_1:7"];
+        QVERIFY(gelu);
+        QCOMPARE(gelu->calls, 3);
+        QVERIFY(!gelu->postNodes.empty());
+        // The input copies before each replay ran outside the graph, under its call's region.
+        double outside = 0;
+        for (const auto& k : a.kernels) {
+            outside += k.handle.empty() ? k.us : 0.0;
+        }
+        QVERIFY(outside > 0);
     }
 };
 
