@@ -85,7 +85,7 @@ set(core_deps_compile util graph cache remote codegen cuda exec partition)
 set(core_deps_trace_profile util model) # torch-free: compile-time profiles, the Chrome trace format
 set(core_deps_profile util graph model exec partition compile cuda structure trace_profile)
 set(core_deps_layout util graph structure) # structure: module groups (module_tree.h)
-set(core_deps_diagnose util graph model io explain trace_profile)
+set(core_deps_diagnose util graph model io explain trace_profile structure) # structure: nested remedy
 set(core_deps_report util graph model io explain trace_profile diagnose) # HTML of a diagnosis
 set(core_deps_cuda util)
 set(core_deps_structure util graph model)

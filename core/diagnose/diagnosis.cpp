@@ -5,6 +5,7 @@
 #include "core/diagnose/failures.h"
 #include "core/diagnose/findings.h"
 #include "core/diagnose/graph_breaks.h"
+#include "core/diagnose/nested_remedy.h"
 #include "core/diagnose/rank_divergence.h"
 #include "core/explain/explainer.h"
 #include "core/explain/recompile_cause.h"
@@ -126,6 +127,7 @@ Result<Diagnosis> run(const std::vector<const model::Run*>& runs, const CancelTo
     }
     d.cache = classifyLookups(runs, explanations, times);
     d.findings = makeFindings(d);
+    addNestedRegionRemedies(runs, d.findings);
     reportProgress(progress, 1.0, "diagnosing runs");
     return d;
 }

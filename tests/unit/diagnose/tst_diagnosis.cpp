@@ -442,6 +442,29 @@ private Q_SLOTS:
         }
     }
 
+    // A slow cold start of a model of repeated blocks: plan nested regions. The recorded
+    // 64-layer LLaMA compiled its one frame in 47.5 s (Dynamo 17.4 s + AOT 30.1 s, from its
+    // compilation metrics), and its Dynamo graph repeats model.layers.0 … 63.
+    void slowColdStartWithRepeatedBlocksPlansNestedRegions()
+    {
+        const auto d = diagnosed({kRecorded + "llama64.log.gz"});
+        QVERIFY(!d.findings.empty());
+        const auto& frame = d.findings.front();
+        QVERIFY2(startsWith(frame.text, "Frame 0 (wrapper) compiled 1× in 47.5 s"),
+                 frame.text.c_str());
+        QVERIFY(frame.remedy.has_value());
+        QCOMPARE(frame.remedy->kind, std::string("plan_nested_regions"));
+        QCOMPARE(frame.remedy->action, std::string("plan_nested_regions"));
+        QVERIFY2(startsWith(frame.remedy->text, "Plan nested regions (64 identical blocks "
+                                                "model.layers.*; 47.5 s cold)"),
+                 frame.remedy->text.c_str());
+        // A frame of a second, even repeated: not worth it (recompile.log's 0.3 s frame).
+        const auto small = diagnosed({kRecorded + "recompile.log.gz"});
+        for (const auto& f : small.findings) {
+            QVERIFY(!f.remedy || f.remedy->kind != "plan_nested_regions");
+        }
+    }
+
     void firstRoundClasses()
     {
         QCOMPARE(classes(diagnosed({kFixtures + "basic_warm"})),
