@@ -6,6 +6,7 @@
 // of each CompiledFxGraph call, 317.47 us over 3 calls. tests/data/runtime/check_totals.py.
 #include "tests/cli/cli_runner.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,31 @@ const QString kData = QStringLiteral(FXSCOPE_TEST_DATA "/runtime/");
 json parse(const QByteArray& out)
 {
     return json::parse(out.toStdString(), nullptr, false);
+}
+
+const json* regionById(const json& j, const std::string& id)
+{
+    for (const auto& r : j.at("regions")) {
+        if (r.at("id") == id) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+QStringList ids(const json& rows)
+{
+    QStringList out;
+    for (const auto& r : rows) {
+        out << QString::fromStdString(r.at("id").get<std::string>());
+    }
+    return out;
+}
+
+bool writeText(const QString& path, const QByteArray& text)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
 }
 
 double sumOf(const json& rows)
@@ -122,6 +148,151 @@ private Q_SLOTS:
         }
         QCOMPARE(from["forward"], std::string("cppCodeToPost"));
         QCOMPARE(from["backward"], std::string("output code comments"));
+    }
+
+    // The hand-made project over the small trace's aot_inference_graph (make_small.py): r0 =
+    // {mm, add} takes half the mm site (10 µs over permute and mm) and half the Triton site
+    // (4 µs over add and relu): 7 µs, both kernels crossing its boundary; r1 = {relu, permute_1,
+    // addmm}: 2 + 6 = 8 µs. 32.5 µs of kernels in the trace.
+    void smallProjectRegions()
+    {
+        QTemporaryDir tmp;
+        auto r = runCli({"attribute", kData + "small/torch_trace.log", kData + "small/profile.json",
+                         "--project", kData + "small/project.fxscope", "--cache",
+                         tmp.filePath("none.db"), "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = parse(r.out);
+        const json& p = j.at("project");
+        QCOMPARE(p.at("graph").get<std::string>(), std::string("0/0:aot_inference_graph"));
+        QCOMPARE(p.at("matched_by").get<std::string>(), std::string("sha256"));
+        QVERIFY(p.at("error").is_null());
+        const json* r0 = regionById(j, "r0");
+        const json* r1 = regionById(j, "r1");
+        QVERIFY(r0 && r1);
+        QCOMPARE(r0->at("name").get<std::string>(), std::string("fc1"));
+        QCOMPARE(r0->at("us").get<double>(), 7.0);
+        QCOMPARE(r0->at("share").get<double>(), 7.0 / 32.5);
+        QCOMPARE(r0->at("kernels").get<int>(), 2);
+        QCOMPARE(r0->at("launches").get<int>(), 6);
+        QCOMPARE(r0->at("shared_kernels").get<int>(), 2);
+        QCOMPARE(r0->at("nodes").get<int>(), 2);
+        QCOMPARE(r0->at("matched_nodes").get<int>(), 2);
+        QCOMPARE(r0->at("unmatched_nodes").get<int>(), 0);
+        QVERIFY(r0->at("fxscope").is_null());
+        QCOMPARE(r1->at("us").get<double>(), 8.0);
+        QCOMPARE(r1->at("launches").get<int>(), 4);
+        QCOMPARE(r1->at("shared_kernels").get<int>(), 1);
+        QCOMPARE(ids(j.at("next")), (QStringList{"r1", "r0"})); // no fxscope entry: by µs
+        QVERIFY(std::abs(j.at("total_kernel_us").get<double>() - 32.5) < 1e-9);
+        auto t = runCli({"attribute", kData + "small/torch_trace.log", kData + "small/profile.json",
+                         "--project", kData + "small/project.fxscope", "--cache",
+                         tmp.filePath("none.db")});
+        QVERIFY2(t.exitCode == 0, t.err.constData());
+        QVERIFY(t.out.contains("on graph 0/0:aot_inference_graph (by sha256"));
+        QVERIFY(t.out.contains("compile next: r1, r0"));
+    }
+
+    void projectGraphNotInTrace()
+    {
+        QTemporaryDir tmp;
+        auto r = runCli({"attribute", kData + "small/torch_trace.log", kData + "small/profile.json",
+                         "--project", kData + "small/project_elsewhere.fxscope", "--cache",
+                         tmp.filePath("none.db"), "--json"});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains("is not in the TORCH_TRACE log"), r.err.constData());
+        QVERIFY2(r.err.contains("none of the log's 3 graphs"), r.err.constData());
+        const json j = parse(r.out); // the attribution itself is still printed
+        QVERIFY(j.at("regions").empty());
+        QVERIFY(!j.at("project").at("error").is_null());
+        QVERIFY(!j.at("kernels").empty());
+    }
+
+    // fxscope's own cost of the same regions: compiled here (CPU, one timed run, so nothing is
+    // judged slower), then read back from the cache by the region's canonical digest; with
+    // --compiled, a compile output's timings win over the cache's entry.
+    void fxscopeCostsBesideInductor()
+    {
+        QTemporaryDir tmp;
+        const QString cache = tmp.filePath("cache.db");
+        auto c = runCli({"compile", kData + "small/torch_trace.log", "--graph",
+                         "0/0:aot_inference_graph", "--project", kData + "small/project.fxscope",
+                         "--cache", cache, "--repeat", "1", "--json"});
+        QVERIFY2(c.exitCode == 0, c.err.constData());
+        const QStringList base = {"attribute", kData + "small/torch_trace.log",
+                                  kData + "small/profile.json", "--project",
+                                  kData + "small/project.fxscope", "--cache", cache, "--json"};
+        auto r = runCli(base);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        json j = parse(r.out);
+        QCOMPARE(j.at("project").at("cache").get<std::string>(), cache.toStdString());
+        for (const char* id : {"r0", "r1"}) {
+            const json& fx = regionById(j, id)->at("fxscope");
+            QVERIFY2(fx.is_object(), id);
+            QCOMPARE(fx.at("source").get<std::string>(), std::string("cache"));
+            QCOMPARE(fx.at("state").get<std::string>(), std::string("verified"));
+            QCOMPARE(fx.at("target").get<std::string>(), std::string("host"));
+            QCOMPARE(fx.at("entries").get<int>(), 1);
+            QVERIFY(fx.at("wins").get<bool>());
+            QVERIFY(fx.at("compiled_ms").is_null()); // a kept entry stores no timings
+        }
+        QVERIFY(j.at("next").empty());
+        const QByteArray compiled = R"({"regions": [
+            {"id": "r0", "state": "hit", "reason": "hit", "headline": "hit", "target": "host",
+             "compile_ms": 1.5, "eager_ms": 0.02, "compiled_ms": 0.01},
+            {"id": "r1", "state": "fallback", "reason": "slower_than_eager", "headline": "f",
+             "target": "host", "compile_ms": 0.5, "eager_ms": 0.03, "compiled_ms": 0.03}]})";
+        QVERIFY(writeText(tmp.filePath("compile.json"), compiled));
+        r = runCli(base + QStringList{"--compiled", tmp.filePath("compile.json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        j = parse(r.out);
+        const json& fx0 = regionById(j, "r0")->at("fxscope");
+        QCOMPARE(fx0.at("source").get<std::string>(), std::string("compile_json"));
+        QCOMPARE(fx0.at("compiled_ms").get<double>(), 0.01);
+        QCOMPARE(fx0.at("eager_ms").get<double>(), 0.02);
+        QVERIFY(fx0.at("wins").get<bool>());
+        const json& fx1 = regionById(j, "r1")->at("fxscope");
+        QCOMPARE(fx1.at("reason").get<std::string>(), std::string("slower_than_eager"));
+        QVERIFY(!fx1.at("wins").get<bool>());
+        QCOMPARE(ids(j.at("next")), QStringList{"r1"});
+        QCOMPARE(j.at("next").at(0).at("fxscope_state").get<std::string>(),
+                 std::string("fallback"));
+    }
+
+    // A project `partition --auto` writes over the GPT's AOT forward graph, read on the real
+    // trace: it names its graph by digest, and every region carries the documented fields.
+    void gptProjectFields()
+    {
+        QTemporaryDir tmp;
+        const QString log = kData + "gpt4_train/dedicated_log_torch_trace_87z1gt5g.log.gz";
+        auto p = runCli({"partition", log, "--graph", "0/0:aot_forward_graph", "--auto",
+                         "--save-project", tmp.filePath("p.fxscope")});
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        auto r = runCli({"attribute", log, kData + "gpt4_train/gpt4_train_profile.json.gz",
+                         "--project", tmp.filePath("p.fxscope"), "--cache",
+                         tmp.filePath("none.db"), "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = parse(r.out);
+        QCOMPARE(j.at("project").at("matched_by").get<std::string>(), std::string("sha256"));
+        QVERIFY(!j.at("regions").empty());
+        double sum = 0;
+        for (const auto& reg : j.at("regions")) {
+            for (const char* field :
+                 {"id", "name", "graph", "nodes", "matched_nodes", "unmatched_nodes",
+                  "unmatched_examples", "us", "share", "kernels", "kernel_handles",
+                  "shared_kernels", "launches", "fxscope"}) {
+                QVERIFY2(reg.contains(field), field);
+            }
+            QCOMPARE(reg.at("graph").get<std::string>(), std::string("0/0:aot_forward_graph"));
+            QCOMPARE(reg.at("matched_nodes").get<int>() + reg.at("unmatched_nodes").get<int>(),
+                     reg.at("nodes").get<int>());
+            sum += reg.at("us").get<double>();
+        }
+        QVERIFY(sum > 0 && sum < j.at("total_kernel_us").get<double>());
+        QVERIFY(!j.at("next").empty());
+        const auto& next = j.at("next");
+        for (std::size_t i = 1; i < next.size(); ++i) {
+            QVERIFY(next[i - 1].at("us").get<double>() >= next[i].at("us").get<double>());
+        }
     }
 
     void cutTraceIsAnError()
