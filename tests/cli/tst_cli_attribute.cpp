@@ -4,6 +4,7 @@
 // total kernel time 4226.575 us (GPT, 693 kernels) and 1847.671 us (ResNet, 183 kernels); the
 // ResNet's largest call site is conv1, the kernels launched inside the first aten::convolution
 // of each CompiledFxGraph call, 317.47 us over 3 calls. tests/data/runtime/check_totals.py.
+#include "core/cache/cache_store.h"
 #include "tests/cli/cli_runner.h"
 
 #include <QTemporaryDir>
@@ -236,6 +237,32 @@ private Q_SLOTS:
             QVERIFY(fx.at("compiled_ms").is_null()); // a kept entry stores no timings
         }
         QVERIFY(j.at("next").empty());
+        // The entry of r1 judged slower than eager later, as `compile` marks it (its timings
+        // in the status reason): it no longer wins and is next.
+        std::string r1Key;
+        const json compileOut = parse(c.out);
+        for (const auto& reg : compileOut.at("regions")) {
+            r1Key = reg.at("id") == "r1" ? reg.at("key").get<std::string>() : r1Key;
+        }
+        {
+            fxs::cache::StoreOptions so;
+            so.path = cache.toStdString();
+            auto store = fxs::cache::CacheStore::open(so);
+            QVERIFY(store.ok());
+            QVERIFY((*store)->markBad(r1Key, fxs::cache::Reason::SlowerThanEager,
+                                      "compiled 0.211 ms (spread 0.004) vs eager 0.082 ms "
+                                      "(spread 0.002)")
+                        .ok());
+        }
+        r = runCli(base);
+        j = parse(r.out);
+        const json& slow = regionById(j, "r1")->at("fxscope");
+        QCOMPARE(slow.at("state").get<std::string>(), std::string("bad"));
+        QCOMPARE(slow.at("reason").get<std::string>(), std::string("slower_than_eager"));
+        QCOMPARE(slow.at("compiled_ms").get<double>(), 0.211);
+        QCOMPARE(slow.at("eager_ms").get<double>(), 0.082);
+        QVERIFY(!slow.at("wins").get<bool>());
+        QCOMPARE(ids(j.at("next")), QStringList{"r1"});
         const QByteArray compiled = R"({"regions": [
             {"id": "r0", "state": "hit", "reason": "hit", "headline": "hit", "target": "host",
              "compile_ms": 1.5, "eager_ms": 0.02, "compiled_ms": 0.01},
@@ -293,6 +320,24 @@ private Q_SLOTS:
         for (std::size_t i = 1; i < next.size(); ++i) {
             QVERIFY(next[i - 1].at("us").get<double>() >= next[i].at("us").get<double>());
         }
+        // The same regions over a text whose digest the log does not hold (a printed copy):
+        // matched by node names, and said so.
+        QFile f(tmp.filePath("p.fxscope"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        json project = parse(f.readAll());
+        project["source"]["sha256"] = std::string(64, '0');
+        QVERIFY(writeText(tmp.filePath("printed.fxscope"),
+                          QByteArray::fromStdString(project.dump())));
+        auto n = runCli({"attribute", log, kData + "gpt4_train/gpt4_train_profile.json.gz",
+                         "--project", tmp.filePath("printed.fxscope"), "--cache",
+                         tmp.filePath("none.db"), "--json"});
+        QVERIFY2(n.exitCode == 0, n.err.constData());
+        QVERIFY2(n.err.contains("matched by node names to 0/0:aot_forward_graph"),
+                 n.err.constData());
+        const json byNames = parse(n.out);
+        QCOMPARE(byNames.at("project").at("matched_by").get<std::string>(),
+                 std::string("node_names"));
+        QCOMPARE(byNames.at("regions"), j.at("regions"));
     }
 
     void cutTraceIsAnError()
