@@ -186,8 +186,16 @@ void addCosts(ProjectRegions& out, const std::vector<RegionNodes>& regions,
     for (std::size_t i = 0; i < out.rows.size(); ++i) {
         auto& row = out.rows[i];
         if (auto it = compiled.find(row.time.id); it != compiled.end()) {
-            row.fxscope = costFromCompile(it->second);
-            continue;
+            // Ids repeat across projects: a region of another size is another region.
+            const auto n = numberAt(it->second, "nodes");
+            if (!n || *n == static_cast<double>(row.time.nodes)) {
+                row.fxscope = costFromCompile(it->second);
+                continue;
+            }
+            out.notes.push_back("--compiled: region " + row.time.id + " has " +
+                                std::to_string(static_cast<long long>(*n)) +
+                                " nodes there, the project's has " +
+                                std::to_string(row.time.nodes) + ": not used");
         }
         if (!store || !g) {
             continue;

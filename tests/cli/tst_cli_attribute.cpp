@@ -267,7 +267,8 @@ private Q_SLOTS:
             {"id": "r0", "state": "hit", "reason": "hit", "headline": "hit", "target": "host",
              "compile_ms": 1.5, "eager_ms": 0.02, "compiled_ms": 0.01},
             {"id": "r1", "state": "fallback", "reason": "slower_than_eager", "headline": "f",
-             "target": "host", "compile_ms": 0.5, "eager_ms": 0.03, "compiled_ms": 0.03}]})";
+             "target": "host", "compile_ms": 0.5, "eager_ms": 0.03, "compiled_ms": 0.03},
+            {"id": "r2", "nodes": 7, "state": "hit", "eager_ms": 1, "compiled_ms": 0.1}]})";
         QVERIFY(writeText(tmp.filePath("compile.json"), compiled));
         r = runCli(base + QStringList{"--compiled", tmp.filePath("compile.json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
@@ -283,6 +284,15 @@ private Q_SLOTS:
         QCOMPARE(ids(j.at("next")), QStringList{"r1"});
         QCOMPARE(j.at("next").at(0).at("fxscope_state").get<std::string>(),
                  std::string("fallback"));
+        // Another project's r0 (5 nodes there, 2 here) is not this r0.
+        const QByteArray other = R"({"regions": [
+            {"id": "r0", "nodes": 5, "state": "hit", "eager_ms": 1, "compiled_ms": 0.1}]})";
+        QVERIFY(writeText(tmp.filePath("other.json"), other));
+        r = runCli(base + QStringList{"--compiled", tmp.filePath("other.json")});
+        j = parse(r.out);
+        QCOMPARE(regionById(j, "r0")->at("fxscope").at("source").get<std::string>(),
+                 std::string("cache"));
+        QVERIFY(r.out.contains("region r0 has 5 nodes there"));
     }
 
     // A project `partition --auto` writes over the GPT's AOT forward graph, read on the real
