@@ -1,8 +1,11 @@
-// fxscope-cli attribute TRACE_DIR [PROFILE.json[.gz]] [--json | --top N]: where a compiled
-// model's GPU time goes: each kernel of a torch.profiler trace joined with the Inductor
-// provenance of the same run's TORCH_TRACE log (call site, post-grad and pre-grad nodes,
-// modules). TRACE_DIR is a log or a directory; a directory may hold the profile trace too.
+// fxscope-cli attribute TRACE_DIR [PROFILE.json[.gz]] [--project P [--cache DB] [--compiled F]]
+// [--json | --top N]: where a compiled model's GPU time goes: each kernel of a torch.profiler
+// trace joined with the Inductor provenance of the same run's TORCH_TRACE log (call site,
+// post-grad and pre-grad nodes, modules), and with a project the time of its regions beside
+// fxscope's own compiled cost (attribute_regions.h). TRACE_DIR is a log or a directory; a
+// directory may hold the profile trace too.
 // The JSON shape is a contract (README "fxscope-cli attribute").
+#include "app/cli/attribute_regions.h"
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/profile_input.h"
@@ -28,6 +31,7 @@ struct AttributeOptions {
     std::string profile;
     bool json = false;
     int top = 20;
+    RegionCostOptions regions; // project empty: no regions
 };
 
 json optionalNumber(const std::optional<double>& v)
@@ -193,13 +197,41 @@ int runAttribute(AttributeOptions o)
         std::cerr << "fxscope-cli attribute: no TORCH_TRACE log could be read from " << o.traceDir
                   << "\n";
     }
-    const auto attribution = attribute(read.trace, collectProvenance(run.run));
+    const auto provenance = collectProvenance(run.run);
+    const auto attribution = attribute(read.trace, provenance);
+    std::optional<ProjectRegions> regions;
+    if (!o.regions.project.empty()) {
+        auto r = projectRegions(o.regions, attribution, provenance, run.run);
+        if (!r) {
+            std::cerr << "fxscope-cli attribute: " << r.error().toString() << "\n";
+            return 2;
+        }
+        regions = std::move(*r);
+        if (!regions->error.empty()) {
+            std::cerr << "fxscope-cli attribute: " << regions->error << "\n";
+        } else if (regions->location.by == "node_names") {
+            std::cerr << "fxscope-cli attribute: warning: " << regions->location.message << "\n";
+        }
+    }
     if (o.json) {
-        printJson(attributionJson(attribution, read));
+        json out = attributionJson(attribution, read);
+        if (regions) {
+            const json parts = projectRegionsJson(*regions, attribution.kernels);
+            for (const auto& [k, v] : parts.items()) {
+                out[k] = v;
+            }
+        }
+        printJson(out);
     } else {
         printTable(attribution, o.top);
+        if (regions) {
+            printProjectRegions(*regions, o.top);
+        }
     }
-    return read.error ? 1 : 0;
+    if (read.error) {
+        return 1;
+    }
+    return regions && !regions->error.empty() ? 3 : 0;
 }
 
 } // namespace cmd_attribute_detail
@@ -218,6 +250,17 @@ void addAttributeCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--json", opts->json, "Print the JSON contract instead of a table");
     cmd->add_option("--top", opts->top, "Rows of the table (without --json)")
         ->check(CLI::PositiveNumber);
+    auto* project = cmd->add_option(
+        "--project", opts->regions.project,
+        ".fxscope project: the GPU time of its regions (regions[], next[])");
+    cmd->add_option("--cache", opts->regions.cache,
+                    "With --project: region cache to read fxscope's compiled regions from "
+                    "(default: the default cache, when it exists)")
+        ->needs(project);
+    cmd->add_option("--compiled", opts->regions.compiled,
+                    "With --project: a `compile --project P --json` output whose regions' "
+                    "timings to show")
+        ->needs(project);
     cmd->callback([opts, &exitCode] { exitCode = runAttribute(*opts); });
 }
 

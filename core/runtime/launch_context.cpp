@@ -44,6 +44,20 @@ LaunchIndex::LaunchIndex(const ProfileTrace& trace) : m_trace(trace)
     }
 }
 
+// A graph never calls itself: a call of the key of the innermost open call is the same call
+// recorded twice (a user_annotation and a cpu_op of one name), not a second one.
+bool LaunchIndex::sameCallOpen(const std::vector<std::size_t>& stack,
+                               const std::vector<std::int64_t>& callOf, std::size_t iv) const
+{
+    for (std::size_t p = stack.size(); p > 0; --p) {
+        if (callOf[p - 1] >= 0) {
+            const auto& open = m_trace.events[m_calls[callOf[p - 1]].annotation];
+            return m_trace.nameOf(open) == m_trace.nameOf(m_trace.events[iv]);
+        }
+    }
+    return false;
+}
+
 // Intervals nest on one thread; a launch sees the stack of intervals open at its start.
 void LaunchIndex::sweepThread(const std::vector<std::size_t>& intervalsIn,
                              const std::vector<std::size_t>& launchesIn)
@@ -70,13 +84,14 @@ void LaunchIndex::sweepThread(const std::vector<std::size_t>& intervalsIn,
         for (; i < intervals.size() && ev[intervals[i]].ts <= t; ++i) {
             const auto iv = intervals[i];
             popUntil(ev[iv].ts);
-            stack.push_back(iv);
             std::int64_t call = -1;
             if (ev[iv].kind == EventKind::Annotation &&
-                !compiledGraphKey(m_trace.nameOf(ev[iv])).empty()) {
+                !compiledGraphKey(m_trace.nameOf(ev[iv])).empty() &&
+                !sameCallOpen(stack, callOf, iv)) {
                 call = static_cast<std::int64_t>(m_calls.size());
                 m_calls.push_back(GraphCall{iv, {}});
             }
+            stack.push_back(iv);
             callOf.push_back(call);
         }
         popUntil(t);
@@ -113,13 +128,19 @@ void LaunchIndex::sweepThread(const std::vector<std::size_t>& intervalsIn,
         }
         m_context[l] = c;
     }
-    // Calls with no launch still count as calls.
+    // Calls with no launch still count as calls (once: not inside an open call of their key).
     for (; i < intervals.size(); ++i) {
         const auto iv = intervals[i];
+        popUntil(ev[iv].ts);
+        std::int64_t call = -1;
         if (ev[iv].kind == EventKind::Annotation &&
-            !compiledGraphKey(m_trace.nameOf(ev[iv])).empty()) {
+            !compiledGraphKey(m_trace.nameOf(ev[iv])).empty() &&
+            !sameCallOpen(stack, callOf, iv)) {
+            call = static_cast<std::int64_t>(m_calls.size());
             m_calls.push_back(GraphCall{iv, {}});
         }
+        stack.push_back(iv);
+        callOf.push_back(call);
     }
 }
 

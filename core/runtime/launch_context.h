@@ -43,6 +43,8 @@ private:
         std::int64_t group = -1;   // event index
         std::int64_t outside = -1; // event index
     };
+    bool sameCallOpen(const std::vector<std::size_t>& stack,
+                      const std::vector<std::int64_t>& callOf, std::size_t iv) const;
     void sweepThread(const std::vector<std::size_t>& intervals,
                      const std::vector<std::size_t>& launches);
 

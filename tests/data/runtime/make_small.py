@@ -3,7 +3,11 @@
 graph (fc1 -> relu -> fc2, batch 8, 16 -> 32 -> 4) with kernel provenance, and a profiler
 trace of two calls of it plus an optimizer kernel, a kernel without launch and a call of a
 graph the log does not hold. The expected answers are in tests/unit/runtime/tst_attribution.cpp,
-worked out by hand from the numbers below. Run: python3 make_small.py (no torch needed)."""
+worked out by hand from the numbers below. Also two .fxscope projects: project.fxscope draws
+regions over the log's aot_inference_graph (named by the SHA-256 of its text, as
+`fxscope-cli partition --save-project` does), project_elsewhere.fxscope over a graph the log does
+not hold (tests/unit/runtime/tst_region_times.cpp, tests/cli/tst_cli_attribute.cpp).
+Run: python3 make_small.py (no torch needed)."""
 import gzip, hashlib, json, os
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "small")
@@ -132,6 +136,29 @@ def write_profile():
         f.write(whole[: len(whole) * 2 // 3])
 
 
+def project(name, source_text, regions):
+    doc = {"kind": "fxscope-project",
+           "regions": [{"annotation": None, "id": rid, "name": label, "nodes": nodes,
+                        "options": None} for rid, label, nodes in regions],
+           "schema": 1,
+           "source": {"path": "torch_trace.log",
+                      "sha256": hashlib.sha256(source_text.encode()).hexdigest()},
+           "view_state": {}}
+    with open(os.path.join(OUT, name), "w") as f:
+        f.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def write_projects():
+    # r0 takes mm and add: the mm site (also permute's) and the Triton site (also relu's) both
+    # cross its boundary. r1 takes relu, permute_1 and addmm: the Triton site crosses it.
+    project("project.fxscope", POST, [("r0", "fc1", ["mm", "add"]),
+                                      ("r1", "fc2", ["relu", "permute_1", "addmm"])])
+    other = POST.replace("mm", "conv").replace("add", "bn")
+    project("project_elsewhere.fxscope", other, [("r0", "", ["conv", "bn"]),
+                                                 ("r1", "", ["relu_7", "bn_3"])])
+
+
 os.makedirs(os.path.join(OUT, "cut"), exist_ok=True)
 write_log()
 write_profile()
+write_projects()

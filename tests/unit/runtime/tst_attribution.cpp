@@ -47,6 +47,40 @@ class TestAttribution : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // A trace that records each graph call twice — a user_annotation and a cpu_op of the same
+    // name, as PyTorch does one or the other — has as many calls as one that records it once:
+    // the two calls of the small profile plus one more, without launches, at 9000.
+    void callRecordedTwiceIsOneCall()
+    {
+        auto text = fxs::readFile(kSmall + "profile.json");
+        QVERIFY(text.ok());
+        const std::string name = "## Call CompiledFxGraph " + kKey + " ##";
+        auto event = [&](const char* cat, int ts) {
+            return std::string("{\"ph\": \"X\", \"cat\": \"") + cat + "\", \"name\": \"" +
+                   name + "\", \"pid\": 1, \"tid\": 10, \"ts\": " + std::to_string(ts) +
+                   ", \"dur\": 100},";
+        };
+        const std::string head = "\"traceEvents\": [";
+        const auto at = text->find(head);
+        QVERIFY(at != std::string::npos);
+        text->insert(at + head.size(), event("cpu_op", 1000) + event("cpu_op", 3000) +
+                                           event("user_annotation", 9000) +
+                                           event("cpu_op", 9000));
+        const auto r = readProfileTraceText(*text, "twice.json");
+        QVERIFY(!r.error);
+        const auto run = fxs::io::readTorchTracePath(kSmall + "torch_trace.log");
+        const Attribution a = attribute(r.trace, collectProvenance(run.run));
+        std::int64_t calls = 0;
+        for (const auto& g : a.graphs) {
+            calls += g.key == kKey ? g.calls : 0;
+        }
+        QCOMPARE(calls, std::int64_t(3));
+        QCOMPARE(a.steps, 3);
+        QCOMPARE(row(a, "extern_kernels.mm:1")->us, 10.0); // the join itself is unchanged
+        QCOMPARE(row(a, "extern_kernels.mm:1")->calls, std::int64_t(2));
+        QVERIFY(a.sumCheckOk);
+    }
+
     void provenanceOfTheLog()
     {
         const auto run = fxs::io::readTorchTracePath(kSmall + "torch_trace.log");
