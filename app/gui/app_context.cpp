@@ -46,6 +46,9 @@ void AppContext::setStructure(views::GraphRef ref,
 {
     m_structureRef = ref;
     m_structure = std::move(tree);
+    if (m_structure) {
+        Q_EMIT structureKnown(ref);
+    }
 }
 
 void AppContext::setCurrentGraph(views::GraphRef ref)

@@ -118,6 +118,8 @@ Q_SIGNALS:
     void cachePathChanged(const QString& path);
     void remoteUrlChanged(const QString& url);
     void cacheWritten();
+    // The module tree of graph ref became known (setStructure).
+    void structureKnown(fxs::views::GraphRef ref);
     void statusShown(const QString& text, int timeoutMs);
     void graphRequested(fxs::views::GraphRef ref);
     void lookupRequested(fxs::views::LookupRef ref);

@@ -9,10 +9,12 @@
 #include "core/util/file_writer.h"
 #include "views/panels/diagnosis_panel.h"
 
+#include <QAction>
 #include <QDockWidget>
 #include <QMainWindow>
 
 #include <algorithm>
+#include <memory>
 
 namespace fxs::app {
 namespace {
@@ -59,6 +61,8 @@ DiagnosisController::DiagnosisController(AppContext* context)
     connect(m_panel, &views::DiagnosisPanel::diagnosisRequested, this,
             &DiagnosisController::diagnose);
     connect(m_panel, &views::DiagnosisPanel::linkActivated, this, &DiagnosisController::follow);
+    connect(m_panel, &views::DiagnosisPanel::remedyActivated, this,
+            &DiagnosisController::runRemedy);
     connect(m_panel, &views::DiagnosisPanel::diagnosisReady, this,
             &DiagnosisController::updateBanner);
     context->decorations()->claim(views::DecorationLayer::Banner, this);
@@ -180,6 +184,33 @@ void DiagnosisController::follow(const Link& link)
         m_context->workspace()->lookup({link.run, link.index}) != nullptr) {
         m_context->requestLookup({link.run, link.index}); // after the graph: it picks one too
     }
+}
+
+void DiagnosisController::runRemedy(const QString& action, const Link& link)
+{
+    if (action != QLatin1String("plan_nested_regions")) {
+        return;
+    }
+    auto* plan = m_context->host()->findChild<QAction*>(QStringLiteral("planNestedAction"));
+    const views::GraphRef ref = compileGraph(link.run, link.rank, link.compileId);
+    if (plan == nullptr || m_context->workspace()->artifact(ref) == nullptr) {
+        return;
+    }
+    if (m_context->currentGraph() == ref && m_context->currentStructure()) {
+        plan->trigger();
+        return;
+    }
+    // The action plans from the shown graph's module tree: wait for it (once).
+    auto once = std::make_shared<QMetaObject::Connection>();
+    *once = connect(m_context, &AppContext::structureKnown, this,
+                    [this, once, ref, plan](views::GraphRef known) {
+                        if (known == ref) {
+                            disconnect(*once);
+                            plan->trigger();
+                        }
+                    });
+    m_context->requestGraph(ref);
+    m_context->showStatus(tr("Recovering the module structure to plan nested regions…"), 8000);
 }
 
 QString DiagnosisController::breakBanner(views::GraphRef ref) const

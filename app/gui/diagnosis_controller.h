@@ -50,6 +50,9 @@ Q_SIGNALS:
 private:
     void diagnose(const views::DiagnoseRequest& request);
     void follow(const diagnose::Link& link);
+    // A finding's remedy: plan_nested_regions shows the compile's Dynamo graph and, once its
+    // module structure is known, opens Regions › Plan Nested Regions for it.
+    void runRemedy(const QString& action, const diagnose::Link& link);
     // The Dynamo graph of a compile of a run (any graph of it when none is logged).
     views::GraphRef compileGraph(int run, int rank, const model::CompileId& id) const;
     void updateBanner();

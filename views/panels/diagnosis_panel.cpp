@@ -227,6 +227,10 @@ void DiagnosisPanel::activateFinding(int row)
 
 bool DiagnosisPanel::followLink(const QString& link)
 {
+    if (link.startsWith(QLatin1String("remedy:")) && m_remedy) {
+        Q_EMIT remedyActivated(link.mid(7), m_remedy->link);
+        return true;
+    }
     const auto i = m_links.indexOf(link);
     if (i < 0) {
         return false;
@@ -292,10 +296,21 @@ void DiagnosisPanel::addGraphLinks(const diagnose::Finding& f, QStringList& html
     }
 }
 
+QString DiagnosisPanel::remedyAnchor(const diagnose::Finding& f)
+{
+    if (!f.remedy || f.remedy->action != "plan_nested_regions") {
+        return {};
+    }
+    m_remedy = f;
+    return QStringLiteral(" <a href=\"remedy:plan_nested_regions\">%1</a>")
+        .arg(tr("Plan Nested Regions…").toHtmlEscaped());
+}
+
 void DiagnosisPanel::showDetails(int row)
 {
     m_links.clear();
     m_linkTargets.clear();
+    m_remedy.reset();
     const diagnose::Finding* f = m_findings->finding(row);
     if (f == nullptr) {
         m_details->clear();
@@ -304,7 +319,8 @@ void DiagnosisPanel::showDetails(int row)
     QStringList html;
     html << QStringLiteral("<b>%1</b>").arg(fromStd(f->text).toHtmlEscaped());
     if (f->remedy) {
-        html << tr("What to do: %1").arg(fromStd(f->remedy->text).toHtmlEscaped());
+        html << tr("What to do: %1").arg(fromStd(f->remedy->text).toHtmlEscaped()) +
+                    remedyAnchor(*f);
     }
     if (f->costS > 0.0) {
         html << tr("Cost: %1").arg(seconds(f->costS));

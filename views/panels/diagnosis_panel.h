@@ -15,6 +15,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QLabel;
@@ -66,6 +67,9 @@ Q_SIGNALS:
     // A link to follow: a graph (Graph), a cache lookup (Lookup), a compile's graph (Compile,
     // Guard: the compile whose guard failed) or a user source line (Source).
     void linkActivated(const fxs::diagnose::Link& link);
+    // A finding's remedy was asked for (its action, e.g. "plan_nested_regions"), with the
+    // finding's own link (the compile it is about).
+    void remedyActivated(const QString& action, const fxs::diagnose::Link& link);
     // The newest diagnosis was applied.
     void diagnosisReady();
 
@@ -73,8 +77,12 @@ private:
     void showDetails(int row);
     void addGraphLinks(const diagnose::Finding& f, QStringList& html);
     QString anchor(const diagnose::Link& link, const QString& text);
+    // The link of the remedy shown in the details ("remedy:<action>"), when it has an action
+    // the app runs; empty otherwise.
+    QString remedyAnchor(const diagnose::Finding& f);
 
     const Workspace* m_workspace;
+    std::optional<diagnose::Finding> m_remedy; // the finding whose remedy link is shown
     FindingsModel* m_findings;
     RankGridModel* m_grid;
     QLabel* m_summary;

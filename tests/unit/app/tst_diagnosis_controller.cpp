@@ -12,6 +12,7 @@
 #include "views/panels/cache_panel.h"
 #include "views/panels/diagnosis_panel.h"
 
+#include <QAction>
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QSignalSpy>
@@ -202,6 +203,36 @@ private Q_SLOTS:
         QCOMPARE(status.count(), 1);
         QCOMPARE(status.first().at(0).toString(), QStringLiteral("/home/user/demo/record.py:71"));
         QVERIFY(!c.panel()->followLink(QStringLiteral("graph:9:9:-1:0/0")));
+    }
+
+    // The 64-layer LLaMA's slow cold start offers Plan Nested Regions: the link shows the
+    // compile's Dynamo graph and, once its module structure is known, runs the Regions menu's
+    // action (here a stand-in with its object name: the real one opens a file dialog).
+    void nestedRegionsRemedyRunsThePlanAction()
+    {
+        App app;
+        auto [ws, view, context, c] = app.parts(); // references
+        auto* plan = new QAction(&app.host);
+        plan->setObjectName(QStringLiteral("planNestedAction"));
+        QSignalSpy planned(plan, &QAction::triggered);
+        QVERIFY(load(ws, c, kRecorded + "llama64.log.gz"));
+        QVERIFY(selectFinding(*c.panel(), "Frame 0 (wrapper)") >= 0);
+        const QString details = c.panel()->detailText();
+        QVERIFY2(details.contains("Plan nested regions (64 identical blocks model.layers.*"),
+                 qPrintable(details));
+        QVERIFY(details.contains(QString::fromUtf8("Plan Nested Regions\u2026")));
+        QSignalSpy requested(&context, &AppContext::graphRequested);
+        QVERIFY(c.panel()->followLink(QStringLiteral("remedy:plan_nested_regions")));
+        QCOMPARE(requested.count(), 1);
+        const views::GraphRef ref = dynamoGraph(ws, 0, "0/0");
+        QCOMPARE(requested.last().at(0).value<views::GraphRef>(), ref);
+        QCOMPARE(planned.count(), 0); // the structure is not known yet
+        context.setStructure({0, ref.index + 1}, std::make_shared<structure::ModuleTree>());
+        QCOMPARE(planned.count(), 0); // another graph's
+        context.setStructure(ref, std::make_shared<structure::ModuleTree>());
+        QCOMPARE(planned.count(), 1);
+        context.setStructure(ref, std::make_shared<structure::ModuleTree>());
+        QCOMPARE(planned.count(), 1); // once
     }
 
     void rankGridForAMultiRankRun()
