@@ -85,66 +85,6 @@ void attribute(const profile::Phase& phase, double start, double end, PhaseCateg
     addTo(out, cat, std::max(0.0, (end - start) - inChildren) / 1e6);
 }
 
-// A lookup's every field but its key components.
-model::CacheLookup withoutComponents(const model::CacheLookup& l)
-{
-    model::CacheLookup c;
-    c.cache = l.cache;
-    c.state = l.state;
-    c.detailedStatus = l.detailedStatus;
-    c.guardExpression = l.guardExpression;
-    c.key = l.key;
-    c.bypassReason = l.bypassReason;
-    c.bypassExceptionType = l.bypassExceptionType;
-    c.bypassHardException = l.bypassHardException;
-    c.timeTakenNs = l.timeTakenNs;
-    c.timeSavedNs = l.timeSavedNs;
-    c.timeSavedMs = l.timeSavedMs;
-    c.forwardTimeSavedMs = l.forwardTimeSavedMs;
-    c.backwardTimeSavedMs = l.backwardTimeSavedMs;
-    c.cacheEventTime = l.cacheEventTime;
-    c.compileId = l.compileId;
-    c.rank = l.rank;
-    c.run = l.run;
-    c.file = l.file;
-    c.line = l.line;
-    c.checksumOk = l.checksumOk;
-    c.origin = l.origin;
-    return c;
-}
-
-// One rank's events and lookups, for its compile timeline. buildCompileProfile reads neither
-// an event's args nor a lookup's key components, which are most of a run's bytes: the view
-// leaves them out (64 ranks' copies of them took gigabytes).
-model::Run rankView(const model::Run& run, int rank)
-{
-    model::Run view;
-    view.path = run.path;
-    view.files = run.files;
-    for (const auto& e : run.events) {
-        if (e.rank == rank) {
-            model::ChromiumEvent copy;
-            copy.name = e.name;
-            copy.phase = e.phase;
-            copy.tsUs = e.tsUs;
-            copy.durUs = e.durUs;
-            copy.category = e.category;
-            copy.pid = e.pid;
-            copy.tid = e.tid;
-            copy.compileId = e.compileId;
-            copy.rank = e.rank;
-            copy.line = e.line;
-            view.events.push_back(std::move(copy));
-        }
-    }
-    for (const auto& l : run.lookups) {
-        if (l.rank == rank) {
-            view.lookups.push_back(withoutComponents(l));
-        }
-    }
-    return view;
-}
-
 std::set<int> eventRanks(const model::Run& run)
 {
     std::set<int> ranks;
@@ -221,7 +161,7 @@ CompileTimes compileTimes(const model::Run& run)
         addProfiled(profile::buildCompileProfile(run), ranks.empty() ? -1 : *ranks.begin(), out);
     } else {
         for (int rank : ranks) {
-            addProfiled(profile::buildCompileProfile(rankView(run, rank)), rank, out);
+            addProfiled(profile::buildCompileProfile(run, rank), rank, out);
         }
     }
     addFromMetrics(run, out);

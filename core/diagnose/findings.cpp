@@ -11,13 +11,6 @@ namespace fxs::diagnose {
 
 namespace {
 
-std::string seconds(double s)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), s >= 10.0 ? "%.1f s" : "%.2f s", s);
-    return buf;
-}
-
 std::string compileWhere(int rank, const model::CompileId& id)
 {
     std::string s = rank >= 0 ? "rank " + std::to_string(rank) + " " : std::string();
@@ -49,9 +42,9 @@ void addFrames(const Diagnosis& d, std::vector<Finding>& out)
             text += " (" + f.function + ")";
         }
         text += " compiled " + std::to_string(f.compileIds.size()) + "\u00d7 in " +
-                seconds(f.totalS) + ": Dynamo " + seconds(p.dynamoS) + ", AOT " +
-                seconds(p.aotS) + ", Inductor " + seconds(p.inductorS) + ", cache " +
-                seconds(p.cacheS);
+                costText(f.totalS) + ": Dynamo " + costText(p.dynamoS) + ", AOT " +
+                costText(p.aotS) + ", Inductor " + costText(p.inductorS) + ", cache " +
+                costText(p.cacheS);
         Finding fd{Severity::Info, f.totalS, text, shortLocation(f.file, f.line), {}};
         fd.link = {Link::Kind::Compile, f.run, -1, f.rank, f.compileIds.front(), f.file, f.line};
         if (f.rank >= 0) {
@@ -299,6 +292,13 @@ void addDivergence(const Diagnosis& d, std::vector<Finding>& out)
 }
 
 } // namespace
+
+std::string costText(double s)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), s >= 10.0 ? "%.1f s" : "%.2f s", s);
+    return buf;
+}
 
 std::string shortLocation(const std::string& file, int line)
 {

@@ -13,6 +13,9 @@ namespace fxs::diagnose {
 // divergence), sorted by cost (then severity, then text).
 std::vector<Finding> makeFindings(const Diagnosis& d);
 
+// "47.5 s", "7.35 s": a cost as findings write it.
+std::string costText(double s);
+
 // "record.py:71" style location: the file's last component and the line.
 std::string shortLocation(const std::string& file, int line);
 

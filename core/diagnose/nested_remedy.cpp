@@ -1,9 +1,8 @@
 #include "core/diagnose/nested_remedy.h"
 
+#include "core/diagnose/findings.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/structure/structure.h"
-
-#include <cstdio>
 
 namespace fxs::diagnose {
 
@@ -41,13 +40,6 @@ std::string pattern(const std::string& path)
     return dot == std::string::npos ? path : path.substr(0, dot) + ".*";
 }
 
-std::string seconds(double s)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f s", s);
-    return buf;
-}
-
 } // namespace
 
 void addNestedRegionRemedies(const std::vector<const model::Run*>& runs,
@@ -73,7 +65,7 @@ void addNestedRegionRemedies(const std::vector<const model::Run*>& runs,
         const std::string where = pattern(tree->module(block.instances.front()).path);
         f.remedy = Remedy{"plan_nested_regions",
                           "Plan nested regions (" + std::to_string(block.instances.size()) +
-                              " identical blocks " + where + "; " + seconds(f.costS) +
+                              " identical blocks " + where + "; " + costText(f.costS) +
                               " cold): compile one block and reuse it for the others "
                               "(Regions › Plan Nested Regions, or fxscope-cli partition --nested)",
                           "plan_nested_regions"};

@@ -137,12 +137,16 @@ CacheTime cacheTimeOf(const model::CacheLookup& l)
 
 } // namespace
 
-CompileProfileResult buildCompileProfile(const model::Run& run)
+CompileProfileResult buildCompileProfile(const model::Run& run, std::optional<int> rank)
 {
     CompileProfileResult out;
     TimelineBuilder builder(out);
     const std::string file = run.files.empty() ? run.path : run.files.front();
+    const auto skip = [&rank](int r) { return rank && r != *rank; };
     for (const auto& e : run.events) {
+        if (skip(e.rank)) {
+            continue;
+        }
         if (e.phase == "B") {
             builder.begin(e);
         } else if (e.phase == "E") {
@@ -153,10 +157,14 @@ CompileProfileResult buildCompileProfile(const model::Run& run)
     }
     builder.finish(file);
     for (const auto& l : run.lookups) {
-        builder.profileFor(l.compileId).cache.push_back(cacheTimeOf(l));
+        if (!skip(l.rank)) {
+            builder.profileFor(l.compileId).cache.push_back(cacheTimeOf(l));
+        }
     }
     for (const auto& m : run.metrics) {
-        builder.profileFor(m.compileId).metrics.push_back(m);
+        if (!skip(m.rank)) {
+            builder.profileFor(m.compileId).metrics.push_back(m);
+        }
     }
     for (auto& c : out.compiles) {
         std::sort(c.phases.begin(), c.phases.end(),

@@ -8,6 +8,7 @@
 #include "core/util/diagnostics.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,10 @@ struct CompileProfileResult {
 
 // Events are nested per (pid, tid) in log order; an end closes the innermost open begin of the
 // same name. Events without a compile id inherit the one of their enclosing phase.
-CompileProfileResult buildCompileProfile(const model::Run& run);
+// rank: only that rank's events, lookups and metrics (a multi-rank run's ranks are profiled one
+// at a time, without copying the run).
+CompileProfileResult buildCompileProfile(const model::Run& run,
+                                         std::optional<int> rank = std::nullopt);
 
 struct TraceEvent;
 // The timeline as complete events for a Chrome trace: one thread (tid) per compile id.
