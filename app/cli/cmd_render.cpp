@@ -11,6 +11,7 @@
 #ifdef FXSCOPE_HAVE_GRAPHVIZ
 #include "core/layout/graph_layout.h"
 #include "core/layout/layout_cache.h"
+#include "core/layout/readable_opening.h"
 #include "core/layout/svg_writer.h"
 #endif
 
@@ -228,8 +229,19 @@ int render(const RenderOptions& o)
     options.cache = std::make_shared<layout::LayoutCache>();
     std::optional<layout::Rect> bbox;
     double seconds = 0;
+    // Opened as the app opens it, as deep as it reads fitted; a focused module and
+    // --expand-all are drawn as asked.
+    std::optional<layout::LayoutResult> opened;
+    if (o.module.empty() && !o.expandAll) {
+        auto laid = layout::layoutReadable(view, options);
+        if (!laid.ok()) {
+            return fail(kRenderError, laid.error().toString());
+        }
+        opened = std::move(laid).value();
+    }
     if (format == "svg") {
-        auto laid = layout::layoutViewGraph(view, options);
+        auto laid = opened ? Result<layout::LayoutResult>(std::move(*opened))
+                           : layout::layoutViewGraph(view, options);
         if (!laid.ok()) {
             return fail(kRenderError, laid.error().toString());
         }

@@ -12,6 +12,7 @@
 #ifdef FXSCOPE_HAVE_GRAPHVIZ
 #include "core/layout/graph_layout.h"
 #include "core/layout/layout_cache.h"
+#include "core/layout/readable_opening.h"
 #include "core/layout/svg_writer.h"
 #include "core/structure/structure.h"
 #endif
@@ -68,7 +69,7 @@ Drawing drawLargestGraph(model::Run& run, bool redact, const std::string& runNam
     layout::ViewGraph view(g.graph, modules, layout::GroupingOptions{});
     layout::LayoutOptions options;
     options.cache = std::make_shared<layout::LayoutCache>();
-    auto laid = layout::layoutViewGraph(view, options);
+    auto laid = layout::layoutReadable(view, options); // as the app opens it
     if (!laid) {
         std::cerr << "fxscope-cli report: the graph is left out: " << laid.error().toString()
                   << "\n";

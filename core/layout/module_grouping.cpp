@@ -35,6 +35,14 @@ bool isInput(const Node& n)
     return n.isPlaceholder() || n.op == graph::OpKind::GetAttr;
 }
 
+// torch.export names the placeholders of parameters and buffers `p_<path>` and `b_<path>`;
+// user inputs keep their own names.
+bool isExportedState(const Node& n)
+{
+    return n.isPlaceholder() && n.name.size() > 2 && (n.name[0] == 'p' || n.name[0] == 'b') &&
+           n.name[1] == '_';
+}
+
 // The deepest module holding both a and b (kNoModule when they share none).
 ModuleId commonModule(const ModuleTree& t, ModuleId a, ModuleId b)
 {
@@ -177,9 +185,12 @@ private:
                     common = first ? um : commonModule(m_tree, common, um);
                     first = false;
                 }
-                // A bare graph's inputs name nothing: its weights go beside their users. A named
-                // graph's unnamed inputs (x, tangents) are the graph's own and stay at the top.
-                if (home == kNoModule && m_tree.source == structure::Source::Repetition) {
+                // A bare graph's inputs name nothing: its weights go beside their users, as do
+                // an exported program's parameters and buffers (`p_fc1_weight`, `b_bn_mean`).
+                // A named graph's other inputs (x, tangents) are its own and stay at the top.
+                if (home == kNoModule && (m_tree.source == structure::Source::Repetition ||
+                                          (m_tree.source == structure::Source::ExportMetadata &&
+                                           isExportedState(n)))) {
                     home = common;
                 }
                 if (!n.users.empty()) {

@@ -101,11 +101,64 @@ ViewGraph::ViewGraph(graph::GraphPtr graph, std::shared_ptr<const structure::Mod
     initState(options);
 }
 
+// The ranks the drawing has at the current expansion state: the longest chain of visible
+// items, a collapsed group counting once however many of its nodes lie on the chain (graph
+// order is topological; an input later in the order, which a well-formed graph has none of,
+// is not followed).
+std::size_t ViewGraph::drawnRanks() const
+{
+    const std::size_t groupBase = m_graph->size();
+    std::vector<std::size_t> rank(groupBase + m_groups.size(), 0);
+    std::vector<std::size_t> itemOf(groupBase);
+    std::size_t longest = 0;
+    for (NodeId n = 0; n < groupBase; ++n) {
+        std::size_t item = n; // the outermost collapsed group around n, else n itself
+        for (GroupId g = groupOf(n); g != kRootGroup && g != kNoGroup; g = m_groups[g].parent) {
+            if (!m_expanded[g]) {
+                item = groupBase + g;
+            }
+        }
+        itemOf[n] = item;
+        std::size_t r = rank[item] == 0 ? 1 : rank[item];
+        for (NodeId in : m_graph->node(n).inputs) {
+            if (in < n) {
+                r = std::max(r, rank[itemOf[in]] + (itemOf[in] == item ? 0 : 1));
+            }
+        }
+        rank[item] = r;
+        longest = std::max(longest, r);
+    }
+    return longest;
+}
+
+// A graph opens as deep as it stays readable fitted in a window: every group expanded when
+// the drawing has at most maxExpandedRanks ranks, else the deepest groups collapsed level by
+// level until it has (a graph over collapseAbove nodes opens with every group collapsed). An
+// inputs group of more than maxExpandedInputs placeholders stays collapsed (a row of
+// parameters wider than any window).
 void ViewGraph::initState(const GroupingOptions& options)
 {
     const bool collapsed = m_graph->size() > static_cast<std::size_t>(options.collapseAbove);
     m_expanded.assign(m_groups.size(), collapsed ? 0 : 1);
     m_expanded[kRootGroup] = 1;
+    for (const Group& g : m_groups) {
+        if (g.kind == GroupKind::Inputs &&
+            g.nodeCount() > static_cast<std::uint32_t>(std::max(options.maxExpandedInputs, 0))) {
+            m_expanded[g.id] = 0;
+        }
+    }
+    int depth = 0;
+    for (const Group& g : m_groups) {
+        depth = std::max(depth, g.depth);
+    }
+    const auto maxRanks = static_cast<std::size_t>(std::max(options.maxExpandedRanks, 1));
+    for (; !collapsed && depth >= 1 && drawnRanks() > maxRanks; --depth) {
+        for (const Group& g : m_groups) {
+            if (g.depth == depth) {
+                m_expanded[g.id] = 0;
+            }
+        }
+    }
     for (const Node& n : m_graph->nodes()) {
         std::string r = regionOf(n);
         if (!r.empty() && std::find(m_regionValues.begin(), m_regionValues.end(), r) ==

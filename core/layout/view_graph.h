@@ -64,6 +64,13 @@ struct GroupingOptions {
     int maxChildren = 60;       // a group with more children is split into chunks
     int chunkSize = 50;         // target chunk size (chunks are balanced)
     int collapseAbove = 300;    // graphs with more nodes open with every group collapsed
+    // A smaller graph opens as deep as its drawing stays readable fitted in a window: the
+    // deepest groups are collapsed, level by level, while its longest chain of visible items
+    // (the drawing's ranks) is longer than this.
+    int maxExpandedRanks = 60;
+    // The inputs group opens collapsed when it holds more placeholders than this (a row of
+    // parameters wider than any window).
+    int maxExpandedInputs = 24;
 };
 
 // One thing drawn at the current expansion state.
@@ -152,6 +159,7 @@ private:
     void groupRootInputs();                               // module_grouping.cpp
     void groupLooseRuns();                                // module_grouping.cpp
     void initState(const GroupingOptions& options);
+    std::size_t drawnRanks() const;
     GroupId addGroup(GroupId parent, GroupKind kind, std::string label, graph::NodeId first);
     void simplify(GroupId id);
     void chunk(GroupId id, const GroupingOptions& options);

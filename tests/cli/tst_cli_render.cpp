@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 
 using nlohmann::json;
@@ -44,9 +45,27 @@ private Q_SLOTS:
         // 30 placeholders + 121 statements + output
         QCOMPARE(j.at("graph").at("nodes").get<int>(), 152);
         QCOMPARE(j.at("graph").at("kind").get<std::string>(), std::string("graph"));
-        // Under 300 nodes the view opens expanded: one item per node.
-        QCOMPARE(j.at("visible_items").get<int>(), 152);
-        QVERIFY(j.at("width").get<double>() > 0 && j.at("height").get<double>() > 0);
+        // Expanded whole it is 1330 × 1851 pt: fitted in a 1500 × 800 window, zoom 0.43, too
+        // small to read. It opens as deep as it reads (zoom ≥ 0.55): inputs (6), embedding,
+        // the two identical blocks (2 × 68) open with their tallest parts collapsed, the rest
+        // of forward (8), output.
+        const int shown = j.at("visible_items").get<int>();
+        QVERIFY2(shown > 5 && shown < 152, qPrintable(QString::number(shown)));
+        QCOMPARE(j.at("items").at(2).at("label").get<std::string>(), std::string("block 0–1"));
+        QCOMPARE(j.at("items").at(2).at("nodes").get<int>(), 136);
+        QVERIFY(j.at("items").at(2).at("expanded").get<bool>());
+        const double w = j.at("width").get<double>();
+        const double h = j.at("height").get<double>();
+        QVERIFY2(w > 0 && h > 0 && std::min(1500 / w, 800 / h) >= 0.55,
+                 qPrintable(QStringLiteral("%1 x %2").arg(w).arg(h)));
+        // Every group expanded: one item per node.
+        const CliRun all = runCli({QStringLiteral("render"), fixture("graphs/gpt2_annotated_fw.txt"),
+                                   QStringLiteral("--out"), out, QStringLiteral("--expand-all")});
+        QVERIFY2(all.exitCode == 0, all.err.constData());
+        const json whole = json::parse(all.out.toStdString());
+        QCOMPARE(whole.at("visible_items").get<int>(), 152);
+        QVERIFY(std::min(1500 / whole.at("width").get<double>(),
+                         800 / whole.at("height").get<double>()) < 0.55);
 
         QFile file(out);
         QVERIFY(file.open(QIODevice::ReadOnly));

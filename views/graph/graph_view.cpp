@@ -2,6 +2,7 @@
 
 #include "core/layout/graph_layout.h"
 #include "core/layout/layout_cache.h"
+#include "core/layout/readable_opening.h"
 #include "views/graph/find_bar.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_exporter.h"
@@ -25,6 +26,10 @@ namespace fxs::views {
 // One background layout request and its outcome.
 struct LayoutJob {
     std::shared_ptr<const layout::ViewGraph> view;
+    // A graph's opening: the job chooses the expansion (layoutReadable) and hands it back.
+    bool opening = false;
+    layout::FitTarget fit;
+    std::shared_ptr<layout::ViewGraph> opened;
     std::optional<layout::LayoutResult> result;
     QString error;
 };
@@ -144,7 +149,7 @@ void GraphView::setDecorations(GraphDecorations* decorations)
         connect(decorations, &GraphDecorations::nodeColorsChanged, this,
                 &GraphView::drawNodeMarks),
         connect(decorations, &GraphDecorations::highlightedChanged, this,
-                &GraphView::drawNodeMarks),
+                &GraphView::onHighlightedChanged),
         connect(decorations, &GraphDecorations::bannerChanged, this, &GraphView::drawBanner),
     };
     if (decorations->graph() != m_graph) {
@@ -316,6 +321,7 @@ void GraphView::setGraph(graph::GraphPtr graph, bool modulesPending)
     m_view = std::make_shared<layout::ViewGraph>(m_graph);
     m_pendingState.reset();
     m_fitPending = true;
+    m_openPending = true;
     m_modulesPending = modulesPending;
     requestLayout();
     m_decorations->setGraph(m_graph);
@@ -368,6 +374,7 @@ void GraphView::setModules(graph::GraphPtr graph, std::shared_ptr<const structur
             expandOnly(m_pendingState->expanded);
         } else {
             m_fitPending = true;
+            m_openPending = true;
         }
     } else if (!wasPending) {
         return; // source scopes are shown already
@@ -403,6 +410,8 @@ void GraphView::requestLayout(const Anchor& anchor)
     m_pendingAnchor = anchor;
     auto job = std::make_shared<LayoutJob>();
     job->view = std::make_shared<const layout::ViewGraph>(*m_view);
+    job->opening = m_openPending && !m_pendingState;
+    job->fit = openingTarget();
     layout::LayoutOptions options = layoutOptions(m_scene->style());
     options.cache = m_layoutCache;
     m_layouts.start(
@@ -412,7 +421,13 @@ void GraphView::requestLayout(const Anchor& anchor)
             }
             layout::LayoutOptions cancellable = options;
             cancellable.cancel = cancel;
-            auto result = layout::layoutViewGraph(*job->view, cancellable);
+            Result<layout::LayoutResult> result = makeError(ErrorCode::Internal, "no layout");
+            if (job->opening) {
+                job->opened = std::make_shared<layout::ViewGraph>(*job->view);
+                result = layout::layoutReadable(*job->opened, cancellable, job->fit);
+            } else {
+                result = layout::layoutViewGraph(*job->view, cancellable);
+            }
             if (result.ok()) {
                 job->result = std::move(result).value();
             } else {
@@ -438,7 +453,11 @@ void GraphView::applyLayout(const std::shared_ptr<LayoutJob>& job)
         return;
     }
     m_error.clear();
-    m_scene->setLayout(*job->result, job->view);
+    if (job->opened) {
+        m_view = job->opened; // the expansion the opening chose
+        m_openPending = false;
+    }
+    m_scene->setLayout(*job->result, job->opened ? job->opened : job->view);
     markSelection();
     drawNodeMarks();
     m_minimap->refit();
@@ -499,6 +518,7 @@ void GraphView::onGroupToggled(layout::GroupId id)
         const QRectF r = c->boundingRect();
         anchor.viewportPos = m_canvas->mapFromScene(QPointF(r.center().x(), r.top()));
     }
+    m_openPending = false;
     m_view->setExpanded(id, !m_view->isExpanded(id));
     requestLayout(anchor);
 }
@@ -506,6 +526,7 @@ void GraphView::onGroupToggled(layout::GroupId id)
 void GraphView::setGroupExpanded(layout::GroupId id, bool expanded)
 {
     if (m_view && id < m_view->groups().size() && m_view->isExpanded(id) != expanded) {
+        m_openPending = false;
         m_view->setExpanded(id, expanded);
         requestLayout();
     }
@@ -517,6 +538,7 @@ void GraphView::selectNode(graph::NodeId id)
         return;
     }
     const bool revealed = m_view->reveal(id);
+    m_openPending = m_openPending && !revealed;
     m_selectionModel->setCurrentNode(id);
     if (revealed || isLayoutPending()) {
         m_centerPending = true;
@@ -607,6 +629,7 @@ void GraphView::zoomOut()
 void GraphView::expandAll()
 {
     if (m_view) {
+        m_openPending = false;
         m_view->expandAll();
         m_fitPending = true;
         requestLayout();
@@ -616,6 +639,7 @@ void GraphView::expandAll()
 void GraphView::collapseAll()
 {
     if (m_view) {
+        m_openPending = false;
         m_view->collapseAll();
         m_fitPending = true;
         requestLayout();
@@ -697,6 +721,37 @@ void GraphView::drawRegionTint(const QString& id)
     updateLegend();
 }
 
+// A highlighted path (a refused edit's cycle) is shown whole: the groups holding its nodes
+// open. Other layers mark a collapsed group instead (find matches, heat).
+void GraphView::onHighlightedChanged()
+{
+    bool revealed = false;
+    if (m_view) {
+        for (graph::NodeId id : m_decorations->highlighted(DecorationLayer::Highlight)) {
+            revealed = (id < m_graph->size() && m_view->reveal(id)) || revealed;
+        }
+    }
+    if (revealed) {
+        m_openPending = false;
+        requestLayout(); // marks are drawn when it is shown
+        return;
+    }
+    drawNodeMarks();
+}
+
+// The window a graph's opening is fitted in: the canvas as it is, or a typical one while the
+// view has no size on screen yet.
+layout::FitTarget GraphView::openingTarget() const
+{
+    layout::FitTarget target;
+    const QSize size = m_canvas->viewport()->size();
+    if (size.width() >= 400 && size.height() >= 300) {
+        target.width = size.width();
+        target.height = size.height();
+    }
+    return target;
+}
+
 void GraphView::drawNodeMarks()
 {
     if (!isLayoutPending()) {
@@ -760,6 +815,7 @@ void GraphView::restoreViewState(const ViewState& state)
         return;
     }
     expandOnly(state.expanded);
+    m_openPending = false;
     m_pendingState = state;
     requestLayout(); // the newest request wins over setGraph's
 }

@@ -28,6 +28,7 @@ class QShortcut;
 
 namespace fxs::layout {
 class LayoutCache;
+struct FitTarget;
 }
 
 namespace fxs::views {
@@ -55,7 +56,9 @@ public:
     NodeSelectionModel* selectionModel() const { return m_selectionModel; }
 
     // Lays out in the background (a JobTracker) and shows a busy hint meanwhile; the newest
-    // request wins. Graphs over ~300 nodes open with their groups collapsed. Null clears.
+    // request wins. A graph opens as deep as it reads fitted in the view (layoutReadable:
+    // the tallest expanded groups collapsed until the fitted zoom reads); graphs over ~300
+    // nodes open with their groups collapsed. Null clears.
     // With modulesPending the first layout waits for setModules (the graph's module tree is
     // being recovered) rather than drawing source-scope groups that would be replaced at once.
     void setGraph(fxs::graph::GraphPtr graph, bool modulesPending = false);
@@ -186,6 +189,8 @@ private:
     void drawRegions();
     void drawRegionTint(const QString& id);
     void drawNodeMarks();
+    void onHighlightedChanged();
+    layout::FitTarget openingTarget() const;
     void drawBanner();
     void updateLegend();
     void centerOnSelection();
@@ -217,6 +222,9 @@ private:
     QString m_pendingMessage; // shown instead of a graph (showPending)
     Anchor m_pendingAnchor;
     bool m_fitPending = false;
+    // The graph's first layout chooses how deep it opens (layout::layoutReadable) until a
+    // layout so chosen is shown or the user (or a restored state) sets the expansion.
+    bool m_openPending = false;
     std::optional<ViewState> m_pendingState;
     bool m_centerPending = false; // centre the current node after the next layout
     bool m_zoomPending = false;   // and zoom in to kReadableZoom (a find step)

@@ -80,6 +80,11 @@ public:
     std::unordered_map<graph::NodeId, QColor> nodeColors() const;
     // Nodes marked by any layer.
     std::unordered_set<graph::NodeId> highlighted() const;
+    // Nodes marked by one layer.
+    const std::unordered_set<graph::NodeId>& highlighted(DecorationLayer layer) const
+    {
+        return m_layers[std::size_t(layer)].highlighted;
+    }
     // The regions of the highest layer holding any, each with its resolved tint; none when no
     // layer holds regions (the view then draws the graph's annotation hulls).
     std::optional<std::vector<RegionOverlay>> regions() const;

@@ -295,7 +295,8 @@ private Q_SLOTS:
         // A region of these two would be left and re-entered (see tst_region_controller).
         const auto refuse = [&w] {
             w.graphView()->setSelectedNodes(nodeIds(w, {"native_layer_norm_2", "add_4"}));
-            return !w.regions()->createFromSelection();
+            const bool refused = !w.regions()->createFromSelection();
+            return refused && fxs::test::waitForLayout(w.graphView()); // its groups open
         };
         QVERIFY(refuse());
         QVERIFY(highlighted());

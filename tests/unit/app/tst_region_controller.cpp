@@ -158,12 +158,14 @@ private Q_SLOTS:
             saysCycle = saysCycle || label->text().contains(QStringLiteral("cycle"));
         }
         QVERIFY(saysCycle);
+        QVERIFY(waitForLayout(w.graphView())); // the groups holding the path open
         // Every path between them runs through getitem_10 and transpose_11 (fixture text).
         for (const char* name : {"getitem_10", "transpose_11"}) {
             auto* item = w.graphView()->scene()->nodeItem(nodeIds(w, {name})[0]);
             QVERIFY2(item && item->isMarkedHighlighted(), name);
         }
-        QVERIFY(!w.graphView()->scene()->nodeItem(nodeIds(w, {"gelu"})[0])->isMarkedHighlighted());
+        const auto* gelu = w.graphView()->scene()->nodeItem(nodeIds(w, {"gelu"})[0]);
+        QVERIFY(!gelu || !gelu->isMarkedHighlighted()); // off the path (perhaps not drawn)
         // The next accepted edit clears the refusal's highlight.
         w.graphView()->setSelectedNodes(nodeIds(w, {"t_5", "addmm_3"}));
         QVERIFY(w.regions()->createFromSelection());

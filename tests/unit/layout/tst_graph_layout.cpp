@@ -1,9 +1,10 @@
 // Graphviz layout of ViewGraphs: boxes do not overlap, every edge is a bezier with at least 4
-// control points and an arrowhead, clusters frame their items, expanding one group keeps the
-// others, region hulls enclose their items; the SVG writer and Graphviz's PNG renderer write
-// well-formed files.
+// control points and an arrowhead, clusters frame their items, a graph opens as deep as it
+// reads fitted, expanding one group keeps the others, region hulls enclose their items; the
+// SVG writer and Graphviz's PNG renderer write well-formed files.
 #include "core/graph/graph_builder.h"
 #include "core/layout/graph_layout.h"
+#include "core/layout/readable_opening.h"
 #include "core/layout/region_hulls.h"
 #include "core/layout/svg_writer.h"
 #include "tests/data/make_large_graph.h"
@@ -127,11 +128,51 @@ private Q_SLOTS:
         QCOMPARE(hull.size(), std::size_t(4));
     }
 
+    // A chain of 50 nodes in five source scopes of 10 (51 ranks: the view's rank limit keeps
+    // it expanded) draws taller than a 1500 × 800 window reads fitted; layoutReadable
+    // collapses the tallest scopes until the fitted zoom is at least 0.55. The diamond reads
+    // expanded and is laid out as it is.
+    void opensAsDeepAsItReadsFitted()
+    {
+        GraphBuilder bld;
+        NodeId prev = bld.placeholder("x");
+        for (int i = 0; i < 50; ++i) {
+            prev = bld.call("n" + std::to_string(i), "aten::relu.default", {Argument::ref(prev)});
+            SourceLoc at;
+            at.file = "/m/model.py";
+            at.line = 10 + i / 10;
+            at.function = "block" + std::to_string(i / 10);
+            bld.node(prev).source = at;
+        }
+        bld.output({Argument::ref(prev)});
+        ViewGraph v(*bld.build());
+        const std::size_t groups = v.expandedCount();
+        QVERIFY(groups >= 5);
+        const FitTarget target{1500, 800, 0.55};
+        auto whole = layoutViewGraph(v);
+        QVERIFY(whole.ok());
+        QVERIFY(fittedScale(whole->bbox, target) < 0.55);
+        auto opened = layoutReadable(v, {}, target);
+        QVERIFY(opened.ok());
+        checkGeometry(*opened);
+        QVERIFY(fittedScale(opened->bbox, target) >= 0.55);
+        QVERIFY(v.expandedCount() < groups);
+        QVERIFY(v.expandedCount() > 0); // not more than needed: some scopes stay open
+
+        ViewGraph small(diamond());
+        const std::size_t before = small.expandedCount();
+        auto d = layoutReadable(small, {}, target);
+        QVERIFY(d.ok());
+        QCOMPARE(small.expandedCount(), before);
+        QCOMPARE(d->visible.items.size(), small.visible().items.size());
+    }
+
     void clustersFrameExpandedGroups()
     {
         GraphPtr g = loadFixture("/fixtures/graphs/gpt2_annotated_fw.txt");
         QVERIFY(g);
-        ViewGraph v(g); // under 300 nodes: opens expanded
+        ViewGraph v(g);
+        v.expandAll();
         auto r = layoutViewGraph(v);
         QVERIFY(r.ok());
         checkGeometry(*r);

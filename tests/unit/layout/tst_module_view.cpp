@@ -4,6 +4,7 @@
 // level with identical levels laid out once. Expected names and counts come from the printed
 // graphs (placeholder names, regex counts) and the models' known layouts, not from the view.
 #include "core/io/graph_code_parser.h"
+#include "core/io/pt2_reader.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/layout/graph_layout.h"
 #include "core/layout/layout_cache.h"
@@ -182,6 +183,32 @@ private Q_SLOTS:
         QCOMPARE(topParameters, 0);
     }
 
+    // An exported program's parameters (`p_blocks_0_ln1_weight`, named by torch.export after
+    // `blocks.0.ln1.weight`) sit in the module that uses them, not in a row of 29 inputs at the
+    // top; its user input (`idx`) stays at the top.
+    void exportedParametersSitInTheirModule()
+    {
+        auto read = io::readPt2(kRecorded + "/export/gpt2_small.pt2");
+        QVERIFY(read.ok());
+        const graph::GraphPtr g = read->graph;
+        auto tree = structure::recoverStructure(*g);
+        QVERIFY(tree.ok());
+        ViewGraph v(g, std::make_shared<const structure::ModuleTree>(*tree));
+        const auto weight = g->find("p_blocks_0_ln1_weight");
+        QVERIFY(weight.has_value());
+        QCOMPARE(v.group(v.groupOf(*weight)).label, std::string("ln1"));
+        const auto head = g->find("p_head_bias");
+        QVERIFY(head.has_value());
+        QCOMPARE(v.group(v.groupOf(*head)).label, std::string("head"));
+        QCOMPARE(v.groupOf(*g->find("idx")), kRootGroup);
+        int inInputs = 0; // parameters left in an inputs group
+        for (const graph::Node& n : g->nodes()) {
+            const bool parameter = n.isPlaceholder() && n.name.rfind("p_", 0) == 0;
+            inInputs += parameter && v.group(v.groupOf(n.id)).kind == GroupKind::Inputs ? 1 : 0;
+        }
+        QCOMPARE(inInputs, 0);
+    }
+
     // The AOT forward graph of the same compile gets the same groups through the AOT mapping.
     void aotForwardSpeaksInModulesToo()
     {
@@ -350,6 +377,11 @@ private Q_SLOTS:
         QCOMPARE(bySource->levelsLaidOut, 0);
         QCOMPARE(o.cache->size(), std::size_t(0));
         const auto v = viewOfRun(m_resnet.run, "dynamo_output_graph");
+        // ResNet-18's chain is too long to read expanded: it opens collapsed; the stages are
+        // opened here to be framed.
+        for (const char* name : {"layer1.0–1", "layer2", "layer3", "layer4"}) {
+            v->setExpanded(childNamed(*v, kRootGroup, name)->id, true);
+        }
         auto byModule = layoutViewGraph(*v, o);
         QVERIFY(byModule.ok());
         QVERIFY(byModule->levelsLaidOut > 0);

@@ -110,6 +110,45 @@ private Q_SLOTS:
         QCOMPARE(closed.expandedCount(), std::size_t(0));
     }
 
+    // Readable when fitted, not merely small: a chain of 100 nodes (under collapseAbove) would
+    // draw as a sliver 100 ranks tall, so it opens collapsed; a row of 30 parameters opens
+    // collapsed while the node using them is drawn.
+    void tallOrWideSmallGraphsOpenCollapsed()
+    {
+        GraphBuilder b;
+        NodeId prev = b.placeholder("x");
+        for (int i = 0; i < 100; ++i) {
+            prev = b.call("n" + std::to_string(i), "aten::relu.default", {Argument::ref(prev)});
+            b.node(prev).source = loc("/m/model.py", 10 + i / 10, "layer" + std::to_string(i / 10));
+        }
+        b.output({Argument::ref(prev)});
+        const GraphPtr chain = *b.build();
+        ViewGraph tall(chain);
+        QCOMPARE(tall.expandedCount(), std::size_t(0));
+        GroupingOptions taller;
+        taller.maxExpandedRanks = 200;
+        QVERIFY(ViewGraph(chain, taller).expandedCount() > 0);
+
+        GraphBuilder p;
+        std::vector<Argument> params;
+        for (int i = 0; i < 30; ++i) {
+            params.push_back(Argument::ref(p.placeholder("p" + std::to_string(i))));
+        }
+        const NodeId stack = p.call("s", "aten::stack.default", {Argument::list(params)});
+        p.output({Argument::ref(stack)});
+        ViewGraph wide(*p.build());
+        const VisibleGraph vis = wide.visible();
+        const auto drawn = [&](bool group, std::uint32_t index) {
+            return std::any_of(vis.items.begin(), vis.items.end(), [&](const VisibleItem& it) {
+                return it.isGroup == group && it.index == index;
+            });
+        };
+        QCOMPARE(vis.items.size(), std::size_t(3)); // inputs (collapsed), s, output
+        QVERIFY(drawn(false, stack));
+        // The small graphs above stay open: 7 ranks, 3 inputs.
+        QCOMPARE(ViewGraph(scopedGraph()).visible().items.size(), std::size_t(11));
+    }
+
     void aggregatesEdgesBetweenCollapsedGroups()
     {
         GroupingOptions o;

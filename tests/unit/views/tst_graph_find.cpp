@@ -65,6 +65,8 @@ private Q_SLOTS:
         GraphView view;
         view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
         QVERIFY(waitForLayout(view));
+        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
+        QVERIFY(waitForLayout(view));
         view.showFindBar();
         view.finder()->setRegex(true);
         view.setFindText(QStringLiteral("^addmm_[0-9]$"));
@@ -122,6 +124,8 @@ private Q_SLOTS:
         GraphView view;
         view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
         QVERIFY(waitForLayout(view));
+        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
+        QVERIFY(waitForLayout(view));
         view.showFindBar();
         view.setFindText(QStringLiteral("addmm"));
         QCOMPARE(view.decorations()->highlighted().size(), std::size_t(7));
@@ -141,6 +145,8 @@ private Q_SLOTS:
     {
         GraphView view;
         view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
+        QVERIFY(waitForLayout(view));
+        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
         QVERIFY(waitForLayout(view));
         view.showFindBar();
         view.setFindText(QStringLiteral("addmm"));

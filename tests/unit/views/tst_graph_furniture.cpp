@@ -87,6 +87,8 @@ private Q_SLOTS:
         view.show();
         view.setGraph(loadFixture(kResnet));
         QVERIFY(waitForLayout(view));
+        view.expandAll(); // every node drawn (it opens with its stages collapsed)
+        QVERIFY(waitForLayout(view));
         view.legend()->setFolded(false);
         // The node nearest the scene's top-left, scrolled into the viewport's top-left corner
         // (where the legend sits), then selected.

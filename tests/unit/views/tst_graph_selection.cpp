@@ -188,6 +188,8 @@ private Q_SLOTS:
         GraphView view;
         view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
         QVERIFY(waitForLayout(view));
+        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
+        QVERIFY(waitForLayout(view));
         // Without regions: the annotation hulls (no region id).
         QVERIFY(!view.scene()->hullItems().empty());
         for (auto* h : view.scene()->hullItems()) {
@@ -235,6 +237,8 @@ private Q_SLOTS:
     {
         GraphView view;
         view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
+        QVERIFY(waitForLayout(view));
+        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
         QVERIFY(waitForLayout(view));
         // gelu is printed under models.py:22 (mlp), add_2 under models.py:27 (forward): two
         // source scopes, so two frames.

@@ -1,4 +1,5 @@
-// GraphView (offscreen): shows a fixture graph, find moves the selection, collapse/expand keeps
+// GraphView (offscreen): opens a fixture graph as deep as it reads, a highlighted path opens
+// its groups, find moves the selection, collapse/expand keeps
 // the selection, double-clicking an edge jumps to its far end, the newest setGraph wins, and
 // exportSvg/exportPng write valid files. Counts are taken from the fixture text by hand.
 #include "tests/unit/views/graph_view_test_util.h"
@@ -38,18 +39,32 @@ class TestGraphView : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void showsFixtureGraphExpanded()
+    // A graph opens as deep as it reads fitted, whatever its node count: GPT-2's 152-node
+    // forward expanded is 1330 × 1851 pt (fitted in 900 × 700: zoom 0.38), so its tallest
+    // groups open collapsed; a 12-node MLP opens whole. Expand All draws every node.
+    void opensAsDeepAsItReads()
     {
         GraphView view;
         view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
         GraphPtr g = loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"));
         QVERIFY(g);
         QSignalSpy finished(&view, &GraphView::layoutFinished);
         view.setGraph(g);
         QVERIFY(view.isLayoutPending());
         QVERIFY(waitForLayout(view));
-        QCOMPARE(finished.count(), 1);
-        // Under 300 nodes: every node has its own box.
+        QCOMPARE(finished.count(), 1); // the opening's layouts are one job
+        QVERIFY(view.scene()->groupItemCount() > 0);
+        QVERIFY(view.scene()->nodeItemCount() < g->size());
+        const QSizeF viewport = view.canvas()->viewport()->size();
+        const QRectF scene = view.scene()->sceneRect();
+        const qreal fitted = std::min(viewport.width() / scene.width(),
+                                      viewport.height() / scene.height());
+        QVERIFY2(fitted >= 0.5, qPrintable(QString::number(fitted)));
+
+        view.expandAll();
+        QVERIFY(waitForLayout(view));
         QCOMPARE(view.scene()->nodeItemCount(), g->size());
         QCOMPARE(view.scene()->groupItemCount(), std::size_t(0));
         int hulls = 0;
@@ -57,12 +72,40 @@ private Q_SLOTS:
             hulls += dynamic_cast<views::HullItem*>(item) ? 1 : 0;
         }
         QVERIFY(hulls > 0); // the MLPs are annotated compile_with_inductor: 0
+
+        GraphPtr mlp = loadFixture(QStringLiteral("/fixtures/export/small_mlp_export_graph.txt"));
+        view.setGraph(mlp);
+        QVERIFY(waitForLayout(view));
+        QCOMPARE(view.scene()->nodeItemCount(), mlp->size());
+    }
+
+    // A highlighted path (a refused edit's cycle) opens the groups holding it; find matches
+    // only mark the collapsed group.
+    void highlightOpensTheGroupsOfItsPath()
+    {
+        GraphView view;
+        GraphPtr g = loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"));
+        view.setGraph(g);
+        QVERIFY(waitForLayout(view));
+        view.collapseAll();
+        QVERIFY(waitForLayout(view));
+        const NodeId gelu = idOf(view, "gelu");
+        QVERIFY(view.scene()->nodeItem(gelu) == nullptr);
+        view.decorations()->setHighlighted(views::DecorationLayer::Search, {gelu});
+        QVERIFY(!view.isLayoutPending());
+        QVERIFY(view.scene()->nodeItem(gelu) == nullptr);
+        view.decorations()->setHighlighted(views::DecorationLayer::Highlight, {gelu});
+        QVERIFY(waitForLayout(view));
+        QVERIFY(view.scene()->nodeItem(gelu) != nullptr);
+        QVERIFY(view.scene()->nodeItem(gelu)->isMarkedHighlighted());
     }
 
     void findMovesSelection()
     {
         GraphView view;
         view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
+        QVERIFY(waitForLayout(view));
+        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
         QVERIFY(waitForLayout(view));
         QSignalSpy selected(&view, &GraphView::nodeSelected);
         view.showFindBar();
@@ -171,6 +214,8 @@ private Q_SLOTS:
         view.activateWindow();
         view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
         QVERIFY(waitForLayout(view));
+        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
+        QVERIFY(waitForLayout(view));
         views::GraphCanvas* canvas = view.canvas();
         const QRectF scene = view.scene()->sceneRect();
         // Opens fitted: the whole scene is in view, and the overview is hidden.
@@ -227,6 +272,8 @@ private Q_SLOTS:
         const QString svg = dir.filePath(QStringLiteral("view.svg"));
         QVERIFY(!view.exportSvg(svg)); // nothing shown yet
         view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
+        QVERIFY(waitForLayout(view));
+        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
         QVERIFY(waitForLayout(view));
         QVERIFY(view.exportSvg(svg));
         QSvgRenderer renderer(svg);
