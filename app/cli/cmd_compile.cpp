@@ -30,6 +30,7 @@ struct CompileCliOptions {
     std::string cache;
     bool json = false;
     int repeat = 5;
+    bool retime = false;
     std::uint64_t seed = 0;
     std::string inputs; // --inputs: real inputs file
     std::string dump;   // --dump: where each region's schedule, IR, source and pass times go
@@ -71,6 +72,7 @@ json outcomeJson(const compile::RegionOutcome& r)
             {"device", r.device},
             {"target", r.target},
             {"timing", r.timing},
+            {"timings_from_cache", r.timingsFromEntry},
             {"eager_spread_ms", r.eagerSpreadMs},
             {"compiled_spread_ms", r.compiledSpreadMs},
             {"eager_b2b_ms", r.eagerBackToBackMs},
@@ -135,6 +137,7 @@ int runCompile(const CompileCliOptions& o)
     }
     co.compile.store = store->get();
     co.compile.timingRepeats = o.repeat;
+    co.compile.retime = o.retime;
     co.compile.dumpDir = o.dump;
     co.run.seed = o.seed;
     // A TorchScript module's or .pt2 archive's own weights (and sample inputs, unless given).
@@ -204,6 +207,9 @@ void addCompileCommand(CLI::App& app, int& exitCode)
                                          "$XDG_CACHE_HOME/fxscope/cache.db, ~/.cache/...)");
     cmd->add_flag("--json", o->json, "JSON output (contract in README)");
     cmd->add_option("--repeat", o->repeat, "Timed runs per region (default 5)");
+    cmd->add_flag("--retime", o->retime,
+                  "Time the regions that hit verified cache entries again (default: the "
+                  "timings saved with the entry on this device)");
     cmd->add_option("--seed", o->seed, "Seed of the synthesised inputs");
     cmd->add_option("--inputs", o->inputs,
                     "Real inputs: a torch.save({name: tensor}) file (names as the placeholders)");

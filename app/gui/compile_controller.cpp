@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QLabel>
 #include <QMainWindow>
 #include <QProgressBar>
 #include <QToolButton>
@@ -75,21 +76,28 @@ void CompileController::createActions()
 
 void CompileController::createStatusWidgets()
 {
+    // The phase is a label of its own, as wide as its text ("Compiling model.layers.3.mlp
+    // (12/219)"); the bar shows the percentage only, so nothing is clipped.
+    m_progressLabel = new QLabel(m_context->host());
+    m_progressLabel->setObjectName(QStringLiteral("compileProgressLabel"));
     m_progress = new QProgressBar(m_context->host());
     m_progress->setRange(0, 1000);
-    m_progress->setMaximumWidth(260);
+    m_progress->setMaximumWidth(160);
+    m_progress->setFormat(QStringLiteral("%p%"));
     m_cancel = new QToolButton(m_context->host());
     m_cancel->setText(tr("Cancel"));
     m_cancel->setToolTip(tr("Stop compiling after the current region"));
+    m_context->addStatusWidget(m_progressLabel);
     m_context->addStatusWidget(m_progress);
     m_context->addStatusWidget(m_cancel);
+    m_progressLabel->hide();
     m_progress->hide();
     m_cancel->hide();
     connect(m_cancel, &QToolButton::clicked, this, &CompileController::cancel);
     connect(this, &CompileController::progress, this,
             [this](double fraction, const QString& phase) {
                 m_progress->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
-                m_progress->setFormat(tr("Compiling %1 — %p%").arg(phase));
+                m_progressLabel->setText(tr("Compiling %1").arg(phase));
             });
 }
 
@@ -106,11 +114,12 @@ void CompileController::setCachePath(const QString& path)
 void CompileController::showRunning(bool running)
 {
     m_compileAction->setEnabled(!running);
+    m_progressLabel->setVisible(running);
     m_progress->setVisible(running);
     m_cancel->setVisible(running);
     if (running) {
         m_progress->setValue(0);
-        m_progress->setFormat(tr("Compiling — %p%"));
+        m_progressLabel->setText(tr("Compiling…"));
     }
 }
 
@@ -182,7 +191,7 @@ void CompileController::cancel()
 {
     if (m_jobs.isRunning()) {
         m_jobs.cancel();
-        m_progress->setFormat(tr("Cancelling after the current region…"));
+        m_progressLabel->setText(tr("Cancelling after the current region…"));
     }
 }
 

@@ -19,6 +19,7 @@
 
 class QAction;
 class QDockWidget;
+class QLabel;
 class QProgressBar;
 class QToolButton;
 
@@ -81,6 +82,7 @@ private:
     views::CompileResultsPanel* m_results;
     QDockWidget* m_resultsDock = nullptr;
     QAction* m_compileAction = nullptr;
+    QLabel* m_progressLabel = nullptr;
     QProgressBar* m_progress = nullptr;
     QToolButton* m_cancel = nullptr;
     jobs::JobTracker m_jobs; // one compile at a time (compileRegions refuses while running)

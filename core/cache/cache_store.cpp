@@ -351,6 +351,13 @@ Status CacheStore::Impl::dropEntry(const std::string& key, std::vector<std::stri
         return paths.error();
     }
     doomed.insert(doomed.end(), paths->begin(), paths->end());
+    auto times = db.prepare("DELETE FROM timings WHERE key = ?");
+    if (!times) {
+        return times.error();
+    }
+    if (Status s = times->bind(1, key).run(); !s) {
+        return s;
+    }
     auto del = db.prepare("DELETE FROM entries WHERE key = ?");
     if (!del) {
         return del.error();
@@ -609,6 +616,43 @@ Status CacheStore::count(Reason reason)
         return st.error();
     }
     return st->bind(1, static_cast<std::int64_t>(reason)).run();
+}
+
+Status CacheStore::saveTiming(const std::string& key, const std::string& device,
+                              const RegionTiming& t)
+{
+    if (Status w = m_impl->conn.writable(); !w) {
+        return w;
+    }
+    auto st = m_impl->db.prepare(
+        "INSERT OR REPLACE INTO timings(key, device, eager_ms, eager_spread_ms, compiled_ms, "
+        "compiled_spread_ms, timing, measured) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!st) {
+        return st.error();
+    }
+    st->bind(1, key).bind(2, device).bind(3, t.eagerMs).bind(4, t.eagerSpreadMs);
+    st->bind(5, t.compiledMs).bind(6, t.compiledSpreadMs).bind(7, t.timing);
+    return st->bind(8, t.measuredMs).run();
+}
+
+Result<std::optional<RegionTiming>> CacheStore::timing(const std::string& key,
+                                                       const std::string& device)
+{
+    auto st = m_impl->db.prepare(
+        "SELECT eager_ms, eager_spread_ms, compiled_ms, compiled_spread_ms, timing, measured "
+        "FROM timings WHERE key = ? AND device = ?");
+    if (!st) {
+        return st.error();
+    }
+    auto row = st->bind(1, key).bind(2, device).step();
+    if (!row) {
+        return row.error();
+    }
+    if (!*row) {
+        return std::optional<RegionTiming>();
+    }
+    RegionTiming t{st->real(0), st->real(1), st->real(2), st->real(3), st->text(4), st->int64(5)};
+    return std::optional<RegionTiming>(std::move(t));
 }
 
 Result<std::vector<std::pair<int, std::int64_t>>> CacheStore::stats()

@@ -23,7 +23,7 @@
 
 namespace fxs::cache {
 
-inline constexpr int kSchemaVersion = 3; // PRAGMA user_version after migrations
+inline constexpr int kSchemaVersion = 4; // PRAGMA user_version after migrations
 
 // Persisted (numbered, append only).
 enum class EntryStatus : std::uint8_t { Verified = 1, Bad = 2, Unverified = 3 };
@@ -80,6 +80,19 @@ struct EntryInfo {
 struct Entry {
     EntryInfo info;
     Artifact artifact;
+};
+
+// A verified region's timings on one device of this machine ("cpu", "cuda:0"), measured when
+// it was built or last re-timed. A later hit of the entry reports them instead of timing eager
+// and compiled again (unless asked to: CompileOptions::retime). Local only: never published
+// to a remote tier, whose entries were timed on other machines.
+struct RegionTiming {
+    double eagerMs = 0;
+    double eagerSpreadMs = 0;
+    double compiledMs = 0;
+    double compiledSpreadMs = 0;
+    std::string timing;          // how they were measured: "wall mean", "cuda events median"
+    std::int64_t measuredMs = 0; // unix epoch milliseconds
 };
 
 struct StoreOptions {
@@ -206,6 +219,10 @@ public:
     // number. count() adds one; stats() lists the reasons seen, in number order (numbers this
     // build does not know are kept and listed as Reason::None).
     Status count(Reason reason);
+    // The timings of entry `key` on `device` (replacing earlier ones); none when not saved.
+    // Removing or evicting the entry removes them.
+    Status saveTiming(const std::string& key, const std::string& device, const RegionTiming& t);
+    Result<std::optional<RegionTiming>> timing(const std::string& key, const std::string& device);
     Result<std::vector<std::pair<int, std::int64_t>>> stats();
 
 private:

@@ -48,6 +48,20 @@ CREATE TABLE stats(
     code INTEGER PRIMARY KEY,
     count INTEGER NOT NULL);
 )sql",
+    // 4: a verified region's timings on the device it ran on, so that a hit reports them
+    // instead of timing eager and compiled again.
+    R"sql(
+CREATE TABLE timings(
+    key TEXT NOT NULL,
+    device TEXT NOT NULL,
+    eager_ms REAL NOT NULL,
+    eager_spread_ms REAL NOT NULL,
+    compiled_ms REAL NOT NULL,
+    compiled_spread_ms REAL NOT NULL,
+    timing TEXT NOT NULL,
+    measured INTEGER NOT NULL,
+    PRIMARY KEY(key, device));
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -67,7 +81,7 @@ bool fxscopeTables(const std::vector<std::string>& tables)
 {
     bool entries = false;
     for (const auto& t : tables) {
-        if (t != "entries" && t != "files" && t != "stats") {
+        if (t != "entries" && t != "files" && t != "stats" && t != "timings") {
             return false;
         }
         entries = entries || t == "entries";

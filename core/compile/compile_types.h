@@ -55,6 +55,10 @@ struct CompileOptions {
     // every run: a first build that mismatches is stored as bad, a hit that mismatches is
     // marked bad; either way the region falls back.
     int timingRepeats = 5;
+    // A hit of a verified entry runs eager and compiled once each (to verify) and reports the
+    // timings measured when the entry was built, saved in the local store for this device;
+    // true times it again (and saves the new timings).
+    bool retime = false;
     // Where each region's schedule, loop IR, generated source and pass times are written
     // (<dir>/<region id>.schedule.txt, .ir.txt, .cpp or .cu, .passes.txt). Empty: the directory in
     // $FXSCOPE_DUMP_CODEGEN when it is set, else no dump (Halide's HL_DEBUG_CODEGEN is the
@@ -110,6 +114,8 @@ struct RegionOutcome {
     // "wall mean" (CPU: host clock over the runs) or "cuda events median" (one event pair per
     // run on the stream, after a warm-up); spreads are max - min over the runs.
     std::string timing;
+    // The timings are the ones saved with the cache entry (a verified hit), not measured now.
+    bool timingsFromEntry = false;
     double eagerSpreadMs = 0;
     double compiledSpreadMs = 0;
     // CUDA: the mean of as many runs enqueued back to back (launch latency hidden); 0 on the CPU.

@@ -234,7 +234,12 @@ struct RegionCompiler::Impl {
                     const std::vector<at::Tensor>& eagerOut, detail::PassClock& clock);
     Result<exec::RunReport> runEager(PreparedRegion& p, int repeat,
                                      const std::vector<std::string>& keep);
+    Status runEagerOnce(PreparedRegion& p, RegionOutcome& out, std::vector<at::Tensor>& eagerOut);
     Status timeEager(PreparedRegion& p, RegionOutcome& out, std::vector<at::Tensor>& eagerOut);
+    bool useSavedTimings(RegionOutcome& out, const detail::ArtifactProvider::Loaded& loaded);
+    void saveTimings(const RegionOutcome& out);
+    Status timeBoth(PreparedRegion& p, const detail::ArtifactProvider::Loaded& loaded,
+                    RegionOutcome& out, std::vector<at::Tensor>& got);
     Status timeEagerCuda(PreparedRegion& p, RegionOutcome& out,
                          std::vector<at::Tensor>& eagerOut);
     Status timeCompiled(PreparedRegion& p, const detail::GeneratedCode& code, RegionOutcome& out,
@@ -410,6 +415,24 @@ Result<exec::RunReport> RegionCompiler::Impl::runEager(PreparedRegion& p, int re
     return exec::Interpreter::run(*p.regionGraph, o);
 }
 
+// The region run eagerly once, untimed: the outputs the compiled region is verified against.
+Status RegionCompiler::Impl::runEagerOnce(PreparedRegion& p, RegionOutcome& out,
+                                          std::vector<at::Tensor>& eagerOut)
+{
+    const detail::RegionSchedule schedule = eagerSchedule(p.sig); // the runner refers to it
+    auto runner = detail::ScheduleRunner::create(*p.graph, schedule, p.sig.inputs, p.sig.outputs,
+                                                 p.device);
+    if (!runner) {
+        return failWith(out, Reason::FallbackEagerFailed, runner.error());
+    }
+    auto r = (*runner)->run(NoCode(), p.inputs);
+    if (!r) {
+        return failWith(out, Reason::FallbackEagerFailed, r.error());
+    }
+    eagerOut = std::move(*r);
+    return {};
+}
+
 Status RegionCompiler::Impl::timeEager(PreparedRegion& p, RegionOutcome& out,
                                        std::vector<at::Tensor>& eagerOut)
 {
@@ -564,7 +587,7 @@ Status RegionCompiler::Impl::compiled(PreparedRegion& p, RegionOutcome& out,
     clock.mark(loaded->built ? "build" : "lookup");
     out.resources = p.code->resources();
     std::vector<at::Tensor> got;
-    if (Status s = timeCompiled(p, *loaded->code, out, got); !s) {
+    if (Status s = timeBoth(p, *loaded, out, got); !s) {
         return s;
     }
     clock.mark("run_compiled");
@@ -598,7 +621,66 @@ Status RegionCompiler::Impl::compiled(PreparedRegion& p, RegionOutcome& out,
         out.outputs.push_back(exec::makeHandle(std::move(t)));
     }
     p.loadedCode = loaded->code;
+    saveTimings(out);
     return {};
+}
+
+// A verified hit with timings saved for this device: they are reported (timingsFromEntry)
+// and the compiled region runs once, for verification. Re-timing is asked for, a build, an
+// unverified entry or no saved timings: false.
+bool RegionCompiler::Impl::useSavedTimings(RegionOutcome& out,
+                                           const detail::ArtifactProvider::Loaded& loaded)
+{
+    if (options.retime || !options.store || loaded.built || loaded.unverified) {
+        return false;
+    }
+    auto saved = options.store->timing(out.key, out.device);
+    if (!saved || !*saved) {
+        return false;
+    }
+    const cache::RegionTiming& t = **saved;
+    out.eagerMs = t.eagerMs;
+    out.eagerSpreadMs = t.eagerSpreadMs;
+    out.compiledMs = t.compiledMs;
+    out.compiledSpreadMs = t.compiledSpreadMs;
+    out.timing = t.timing;
+    out.timingsFromEntry = true;
+    return true;
+}
+
+// Eager and compiled timed now (after eager's untimed run), or the entry's saved timings and
+// one compiled run.
+Status RegionCompiler::Impl::timeBoth(PreparedRegion& p,
+                                      const detail::ArtifactProvider::Loaded& loaded,
+                                      RegionOutcome& out, std::vector<at::Tensor>& got)
+{
+    if (useSavedTimings(out, loaded)) {
+        auto r = p.runner->run(*loaded.code, p.inputs);
+        if (!r) {
+            return failWith(out, Reason::FallbackRunFailed, r.error());
+        }
+        got = std::move(*r);
+        return {};
+    }
+    std::vector<at::Tensor> unused; // the same values as eager's untimed run
+    if (Status s = timeEager(p, out, unused); !s) {
+        return s;
+    }
+    return timeCompiled(p, *loaded.code, out, got);
+}
+
+// Timings measured now for a verified region, saved for later hits on this device. A store
+// that cannot be written costs the saving, not the region.
+void RegionCompiler::Impl::saveTimings(const RegionOutcome& out)
+{
+    if (!options.store || out.timingsFromEntry || out.key.empty() || out.device.empty()) {
+        return;
+    }
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::system_clock::now().time_since_epoch());
+    (void)options.store->saveTiming(out.key, out.device,
+                                    {out.eagerMs, out.eagerSpreadMs, out.compiledMs,
+                                     out.compiledSpreadMs, out.timing, now.count()});
 }
 
 void RegionCompiler::Impl::run(const graph::Graph& g, const RegionSpec& r,
@@ -626,6 +708,10 @@ void RegionCompiler::Impl::runPasses(const graph::Graph& g, const RegionSpec& r,
     p.options = r.options;
     detail::PassClock clock(out.passes);
     auto fallback = [&](const Error& e) {
+        if (out.timing.empty() && out.reason != Reason::FallbackEagerFailed) {
+            std::vector<at::Tensor> unused; // a fallback reports eager's time as its own
+            (void)timeEager(p, out, unused);
+        }
         markFallback(out, e);
         out.compiledMs = out.eagerMs;
         out.compiledSpreadMs = out.eagerSpreadMs;
@@ -640,7 +726,7 @@ void RegionCompiler::Impl::runPasses(const graph::Graph& g, const RegionSpec& r,
     }
     clock.mark("canonicalize");
     std::vector<at::Tensor> eagerOut;
-    if (Status s = timeEager(p, out, eagerOut); !s) {
+    if (Status s = runEagerOnce(p, out, eagerOut); !s) {
         return fallback(s.error());
     }
     clock.mark("eager");

@@ -127,6 +127,25 @@ private Q_SLOTS:
             QVERIFY(r["headline"].get<std::string>().rfind("hit: entry ", 0) == 0);
         }
         QCOMPARE(b["regions"][0]["key"], r0["key"]);
+        // The verified hits report the timings saved when they were built, to the last bit
+        // (timed now they would differ), not timed again; --retime times them again.
+        QCOMPARE(r0["timings_from_cache"].get<bool>(), false);
+        for (int i = 0; i < 2; ++i) {
+            const json& hit = b["regions"][i];
+            const json& built = a["regions"][i];
+            QCOMPARE(hit["timings_from_cache"].get<bool>(), true);
+            QCOMPARE(hit["eager_ms"].get<double>(), built["eager_ms"].get<double>());
+            QCOMPARE(hit["compiled_ms"].get<double>(), built["compiled_ms"].get<double>());
+            QCOMPARE(hit["timing"], built["timing"]);
+            QVERIFY(hit["max_abs_err"].get<double>() < 1e-4); // still verified
+        }
+        const Cli third = runCli({"compile", g, "--auto", "--cache", db(), "--json", "--repeat",
+                                  "2", "--retime"});
+        QCOMPARE(third.exitCode, 0);
+        const json c = json::parse(third.out.toStdString());
+        QCOMPARE(c["regions"][0]["state"].get<std::string>(), std::string("hit"));
+        QCOMPARE(c["regions"][0]["timings_from_cache"].get<bool>(), false);
+        QVERIFY(c["regions"][0]["eager_ms"].get<double>() != r0["eager_ms"].get<double>());
     }
 
     void otherDtypeMissSaysWhy()

@@ -1,5 +1,7 @@
 #include "views/models/compile_results_model.h"
 
+#include <QFont>
+
 namespace fxs::views {
 
 CompileResultRow compileResultRow(const compile::RegionOutcome& o)
@@ -17,6 +19,7 @@ CompileResultRow compileResultRow(const compile::RegionOutcome& o)
     r.key = QString::fromStdString(o.key);
     r.source = QString::fromStdString(o.source);
     r.buildDiagnostics = QString::fromStdString(o.buildDiagnostics);
+    r.timingsFromEntry = o.timingsFromEntry;
     return r;
 }
 
@@ -144,7 +147,20 @@ QVariant CompileResultsModel::data(const QModelIndex& index, int role) const
             const QString text = display(row, HeadlineColumn).toString();
             return row.buildDiagnostics.isEmpty() ? text : text + "\n\n" + row.buildDiagnostics;
         }
+        if ((index.column() == EagerMsColumn || index.column() == CompiledMsColumn) &&
+            row.timingsFromEntry) {
+            return tr("Measured when the cache entry was built on this device (a verified "
+                      "hit is not timed again; fxscope-cli compile --retime measures anew)");
+        }
         return index.column() == RegionColumn ? row.key : QVariant();
+    case Qt::FontRole: // timings saved with the cache entry read in italics (tooltip: why)
+        if ((index.column() == EagerMsColumn || index.column() == CompiledMsColumn) &&
+            row.timingsFromEntry) {
+            QFont italic;
+            italic.setItalic(true);
+            return italic;
+        }
+        return {};
     case Qt::TextAlignmentRole:
         return index.column() >= CompileMsColumn
                    ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))

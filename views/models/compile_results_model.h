@@ -27,6 +27,7 @@ struct CompileResultRow {
     QString key;
     QString source; // generated C++; empty when lowering failed
     QString buildDiagnostics;
+    bool timingsFromEntry = false; // eager/compiled ms saved with the cache entry, not timed now
 };
 
 CompileResultRow compileResultRow(const compile::RegionOutcome& outcome);

@@ -19,8 +19,10 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -228,9 +230,21 @@ private Q_SLOTS:
                 }
             },
             Qt::DirectConnection);
+        // The phase reads whole in a label of its own; the bar shows the percentage only.
+        QStringList phases;
+        connect(w.compile(), &CompileController::progress, this, [&w, &phases] {
+            const auto* label = w.findChild<QLabel*>(QStringLiteral("compileProgressLabel"));
+            phases << (label ? label->text() : QStringLiteral("no label"));
+            const auto* bar = w.findChild<QProgressBar*>();
+            phases << (bar ? bar->format() : QString());
+        });
         QVERIFY(w.compile()->compileRegions());
         QVERIFY(done.wait(120000));
         QCOMPARE(done.first().at(0).toBool(), true);
+        QVERIFY2(!phases.filter(QRegularExpression(QStringLiteral("^Compiling r0 \\(1/\\d+\\)$")))
+                      .isEmpty(),
+                 qPrintable(phases.join('|')));
+        QVERIFY(phases.contains(QStringLiteral("%p%")));
         CompileResultsPanel* panel = w.compile()->resultsPanel();
         QCOMPARE(panel->model()->rowCount(), 1);
         QCOMPARE(panel->model()->rows().front().region, QStringLiteral("r0"));

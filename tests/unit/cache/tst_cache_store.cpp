@@ -225,9 +225,37 @@ private Q_SLOTS:
         QCOMPARE(s.error().found, std::string("schema version 99"));
     }
 
+    // A verified entry's timings are kept per device, replaced by newer ones, and go with
+    // their entry.
+    void timingsAreSavedPerDeviceAndGoWithTheirEntry()
+    {
+        const std::string path = dbPath("timings");
+        auto store = openStore(path);
+        QVERIFY(store);
+        const EntryInfo a = makeInfo("A");
+        QVERIFY(*store->insert(a, Artifact::hostBuild("so", "src")));
+        QVERIFY(store->timing(a.key, "cpu").ok() && !*store->timing(a.key, "cpu"));
+        QVERIFY(store->saveTiming(a.key, "cpu", {2.5, 0.25, 1.25, 0.125, "wall mean", 7}).ok());
+        QVERIFY(store->saveTiming(a.key, "cuda:0", {0.5, 0, 0.25, 0, "cuda events median", 8})
+                    .ok());
+        auto cpu = store->timing(a.key, "cpu");
+        QVERIFY(cpu.ok() && cpu->has_value());
+        QCOMPARE((*cpu)->eagerMs, 2.5);
+        QCOMPARE((*cpu)->compiledSpreadMs, 0.125);
+        QCOMPARE((*cpu)->timing, std::string("wall mean"));
+        QCOMPARE((*cpu)->measuredMs, std::int64_t(7));
+        QVERIFY(store->saveTiming(a.key, "cpu", {3.0, 0, 1.0, 0, "wall mean", 9}).ok());
+        QCOMPARE((*store->timing(a.key, "cpu"))->eagerMs, 3.0);
+        QCOMPARE((*store->timing(a.key, "cuda:0"))->timing, std::string("cuda events median"));
+        QVERIFY(store->remove(a.key).ok());
+        QVERIFY(!*store->timing(a.key, "cpu"));
+        QVERIFY(!*store->timing(a.key, "cuda:0"));
+    }
+
     void migratesVersion1Databases()
     {
-        // A version-1 database: no files or stats table, no status codes, no auto-vacuum (made
+        // A version-1 database: no files, stats or timings table, no status codes, no
+        // auto-vacuum (made
         // by downgrading a new one).
         const std::string path = dbPath("v1");
         const EntryInfo a = makeInfo("A");
@@ -235,7 +263,8 @@ private Q_SLOTS:
             auto store = openStore(path);
             QVERIFY(store && *store->insert(a, Artifact::hostBuild("so", "src")));
         }
-        rawExec(path, "DROP TABLE files; DROP TABLE stats; ALTER TABLE entries DROP COLUMN "
+        rawExec(path, "DROP TABLE files; DROP TABLE stats; DROP TABLE timings; "
+                      "ALTER TABLE entries DROP COLUMN "
                       "status_code; PRAGMA user_version = 1; PRAGMA auto_vacuum = NONE; VACUUM;");
         QCOMPARE(rawInt(path, "PRAGMA auto_vacuum"), std::int64_t(0));
         auto store = openStore(path);

@@ -4,6 +4,7 @@
 #include "views/models/compile_results_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QFont>
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
@@ -93,6 +94,17 @@ private Q_SLOTS:
                     .contains(QStringLiteral("error: x")));
         QCOMPARE(model.rowOf(QStringLiteral("r2")), 2);
         QCOMPARE(model.rowOf(QStringLiteral("r9")), -1);
+        // Timings saved with the cache entry (a verified hit not timed again) read in italics,
+        // and the tooltip says where they come from; measured ones do not.
+        const QModelIndex measured = model.index(0, CompileResultsModel::EagerMsColumn);
+        QVERIFY(!measured.data(Qt::FontRole).isValid());
+        compile::RegionOutcome saved = outcome("r3", compile::RegionState::Hit, 0.5);
+        saved.timingsFromEntry = true;
+        rows.push_back(views::compileResultRow(saved));
+        model.setRows(rows);
+        const QModelIndex fromEntry = model.index(3, CompileResultsModel::CompiledMsColumn);
+        QVERIFY(fromEntry.data(Qt::FontRole).value<QFont>().italic());
+        QVERIFY(fromEntry.data(Qt::ToolTipRole).toString().contains(QStringLiteral("cache entry")));
         QCOMPARE(model.rows()[0].source, QStringLiteral("// kernel"));
     }
 
