@@ -88,8 +88,7 @@ public:
     {
     }
 
-    CacheStore& local() { return m_local; }
-    RemoteStorage* remote() { return m_remote; }
+    RemoteStorage* remote() { return m_remote; } // null: the local store alone
 
     // Local lookup; after a miss, the local build lock (when the store is healthy: a holder is
     // waited on for at most patienceMs, then its entry looked up), then the remote (whose lock
