@@ -2,12 +2,10 @@
 
 #include "core/cache/cache_explain.h"
 #include "core/cache/cache_paths.h"
-#include "core/remote/remote_tier.h"
+#include "core/remote/remote_tier.h" // the tier is the cache's RemoteStorage
 #include "core/util/elapsed.h"
 
-#include <algorithm>
 #include <chrono>
-#include <tuple>
 
 namespace fxs::compile::detail {
 namespace {
@@ -31,6 +29,16 @@ Reason compilerFailureReason(const Error& e, const BuiltArtifact& failed)
 }
 
 } // namespace
+
+ArtifactProvider::ArtifactProvider(const CompileOptions& options) : m_options(options)
+{
+    if (options.store) {
+        m_tiers.emplace(*options.store, options.remote);
+    }
+}
+
+// The claim (build locks) goes with its member.
+ArtifactProvider::~ArtifactProvider() = default;
 
 cache::CacheStore* ArtifactProvider::usableStore(RegionOutcome& out)
 {
@@ -86,42 +94,66 @@ Status ArtifactProvider::buildOnly(PreparedRegion& p, RegionOutcome& out)
     return {};
 }
 
-// A hit loads the stored artifact from the file the store materializes; a miss looks at the
-// remote tier, then explains itself.
+// A hit loads the stored artifact from the file the store materializes (a remote hit is stored
+// locally first); a miss is explained.
 Result<std::optional<ArtifactProvider::Loaded>>
 ArtifactProvider::fromCache(PreparedRegion& p, RegionOutcome& out, bool load)
 {
     const auto t0 = Clock::now();
-    auto r = m_options.store->lookup(out.key);
-    if (!r) {
+    auto found = m_tiers->lookup(out.key, m_options.compiler.timeoutMs + 30000);
+    if (!found) {
         if (!usableStore(out)) {
             return std::optional<Loaded>(); // the lookup found the damage: bypassed
         }
-        return failWith(out, Reason::FallbackCacheError, r.error());
+        return failWith(out, Reason::FallbackCacheError, found.error());
     }
-    if (r->state == cache::LookupState::Hit) {
-        auto hit = localHit(p, out, *r->entry, load);
-        out.compileMs = msSince(t0);
+    m_claim = std::move(found->claim);
+    if (found->entry) {
+        auto hit = tierHit(p, out, *found, load);
+        if (hit || found->state != cache::TierState::RemoteHit) {
+            out.compileMs = msSince(t0);
+        }
         return hit;
     }
-    if (auto waited = awaitBuilder(p, out, load); !waited || *waited) {
-        out.compileMs = msSince(t0);
-        return waited;
+    missed(p, out, *found);
+    return std::optional<Loaded>();
+}
+
+Result<std::optional<ArtifactProvider::Loaded>>
+ArtifactProvider::tierHit(PreparedRegion& p, RegionOutcome& out, const cache::TierLookup& found,
+                          bool load)
+{
+    auto hit = localHit(p, out, *found.entry, load);
+    if (!hit || !*hit) {
+        return hit;
     }
-    if (m_options.remote) {
-        auto remote = fromRemote(p, out, load);
-        if (!remote || *remote || out.reason != Reason::None) {
-            if (remote && *remote) {
-                out.compileMs = msSince(t0);
-            }
-            return remote;
-        }
+    if (found.state == cache::TierState::HitAfterWait) {
+        out.reason = Reason::HitAfterWait;
+        out.headline = cache::headline(out.reason, "entry " + out.key.substr(0, 12) +
+                                                       " built by another process while this "
+                                                       "one waited");
+    } else if (found.state == cache::TierState::RemoteHit) {
+        out.reason = Reason::RemoteHit;
+        out.headline = cache::remoteHitHeadline(*found.fetched, m_tiers->remote()->url());
     }
-    if (r->state == cache::LookupState::Corrupt) {
+    return hit;
+}
+
+void ArtifactProvider::missed(PreparedRegion& p, RegionOutcome& out,
+                              const cache::TierLookup& found)
+{
+    if (found.state == cache::TierState::RemoteRefused) {
+        out.reason = found.reason;
+        out.headline = cache::headline(found.reason, "remote entry at " +
+                                                         m_tiers->remote()->url() + " refused (" +
+                                                         found.problem + "); rebuilt");
+        return;
+    }
+    if (found.state == cache::TierState::Corrupt) {
         out.reason = Reason::MissCorruptEntry;
-        out.headline = cache::headline(out.reason, "the cached entry was corrupt (" + r->problem +
-                                                       "); rebuilt");
-        return std::optional<Loaded>();
+        out.headline = cache::headline(out.reason, "the cached entry was corrupt (" +
+                                                       found.problem + "); rebuilt");
+        return;
     }
     explainMiss(p, out);
     if (m_options.store->condition() == cache::StoreCondition::ReadOnly) {
@@ -129,39 +161,6 @@ ArtifactProvider::fromCache(PreparedRegion& p, RegionOutcome& out, bool load)
         out.headline = cache::headline(out.reason, "built, not stored: " +
                                                        m_options.store->conditionWarning());
     }
-    return std::optional<Loaded>();
-}
-
-Result<std::optional<ArtifactProvider::Loaded>>
-ArtifactProvider::awaitBuilder(PreparedRegion& p, RegionOutcome& out, bool load)
-{
-    cache::CacheStore& store = *m_options.store;
-    if (store.condition() != cache::StoreCondition::Healthy) {
-        return std::optional<Loaded>(); // nothing will be stored to wait for
-    }
-    // The holder keeps the lock until its entry is stored, which includes running and
-    // verifying it; a lock that cannot be taken costs at most a duplicate build.
-    auto lock = store.lockBuild(out.key, m_options.compiler.timeoutMs + 30000);
-    if (!lock) {
-        return std::optional<Loaded>();
-    }
-    m_buildLock.emplace(std::move(*lock));
-    if (!m_buildLock->waited()) {
-        return std::optional<Loaded>();
-    }
-    auto r = store.lookup(out.key);
-    if (!r || r->state != cache::LookupState::Hit) {
-        return std::optional<Loaded>(); // the other build failed or timed out: build here
-    }
-    m_buildLock.reset(); // the next waiter need not wait for this one's run
-    auto hit = localHit(p, out, *r->entry, load);
-    if (hit && *hit) {
-        out.reason = Reason::HitAfterWait;
-        out.headline = cache::headline(out.reason, "entry " + out.key.substr(0, 12) +
-                                                       " built by another process while this "
-                                                       "one waited");
-    }
-    return hit;
 }
 
 Result<std::optional<ArtifactProvider::Loaded>>
@@ -201,87 +200,15 @@ ArtifactProvider::localHit(PreparedRegion& p, RegionOutcome& out, const cache::E
     return std::optional<Loaded>(std::move(loaded));
 }
 
-ArtifactProvider::~ArtifactProvider()
-{
-    if (!m_remoteLock.empty()) {
-        m_options.remote->unlock(m_remoteLock);
-    }
-}
-
-Result<std::optional<ArtifactProvider::Loaded>>
-ArtifactProvider::fromRemote(PreparedRegion& p, RegionOutcome& out, bool load)
-{
-    remote::RemoteTier& tier = *m_options.remote;
-    // One process builds; the others wait for its entry (the lock expires if it dies).
-    bool locked = false;
-    const auto f = tier.fetchOrLock(out.key, m_options.compiler.timeoutMs + 30000, locked);
-    if (locked) {
-        m_remoteLock = out.key;
-    }
-    if (f.state == remote::FetchState::Rejected || f.state == remote::FetchState::NoKey) {
-        m_replaceRemote = f.state == remote::FetchState::Rejected;
-        out.reason = f.reason;
-        out.headline = cache::headline(f.reason, "remote entry at " + tier.url() + " refused (" +
-                                                     f.problem + "); rebuilt");
-        return std::optional<Loaded>();
-    }
-    if (f.state != remote::FetchState::Hit) {
-        return std::optional<Loaded>();
-    }
-    // Stored locally first (the local store owns the file that is loaded), with its origin in
-    // the title for the Cache browser and `cache ls`.
-    cache::EntryInfo info = f.entry->info;
-    info.title += " (from " + tier.url() + ")";
-    auto inserted = m_options.store->insert(info, f.entry->artifact);
-    auto r = inserted ? m_options.store->lookup(out.key) : Result<cache::LookupResult>(
-                                                               inserted.error());
-    if (!r || r->state != cache::LookupState::Hit) {
-        return std::optional<Loaded>(); // the local store refused it: built like a miss
-    }
-    auto hit = localHit(p, out, *r->entry, load);
-    if (hit && *hit) {
-        out.reason = Reason::RemoteHit;
-        out.headline = cache::remoteHitHeadline(info, tier.url());
-    }
-    return hit;
-}
-
 // Against the nearest entry, local or remote: same region first, else any.
 void ArtifactProvider::explainMiss(PreparedRegion& p, RegionOutcome& out)
 {
-    const auto& wanted = p.key.components();
-    const std::string digest = cache::regionDigest(wanted);
-    remote::RemoteTier* tier = m_options.remote && m_options.remote->online() ? m_options.remote
-                                                                               : nullptr;
-    auto gather = [&](bool sameRegion) {
-        std::vector<cache::EntryInfo> all;
-        auto local = sameRegion ? m_options.store->entriesOfRegion(digest)
-                                : m_options.store->list();
-        if (local) {
-            all = std::move(*local);
-        }
-        const std::size_t nLocal = all.size();
-        if (tier) {
-            auto far = sameRegion ? tier->entriesOfRegion(digest) : tier->list();
-            if (far) {
-                all.insert(all.end(), far->begin(), far->end());
-            }
-        }
-        return std::pair(std::move(all), nLocal);
-    };
-    auto [candidates, nLocal] = gather(true);
-    if (candidates.empty()) {
-        std::tie(candidates, nLocal) = gather(false);
-    }
-    const cache::MissExplanation why = cache::explainMiss(wanted, candidates);
-    const cache::MissCause cause = cache::missCause(why);
+    const cache::TieredExplanation nearest = m_tiers->nearest(p.key.components());
+    const cache::MissCause cause = cache::missCause(nearest.explanation);
     out.reason = cause.reason;
     out.headline = cache::headline(cause.reason, cause.detail);
-    const auto nearest =
-        std::find_if(candidates.begin(), candidates.end(),
-                     [&](const cache::EntryInfo& e) { return e.key == why.nearestKey; });
-    if (!why.cold && nearest - candidates.begin() >= static_cast<std::ptrdiff_t>(nLocal)) {
-        out.headline += " (nearest entry: " + tier->url() + ")";
+    if (!nearest.remoteUrl.empty()) {
+        out.headline += " (nearest entry: " + nearest.remoteUrl + ")";
     }
 }
 
@@ -368,7 +295,7 @@ void ArtifactProvider::rejectSlower(RegionOutcome& out, const std::string& numbe
 void ArtifactProvider::store(PreparedRegion& p, RegionOutcome& out, cache::Artifact artifact,
                              cache::EntryStatus status, const std::string& reason)
 {
-    if (!m_options.store) {
+    if (!m_tiers) {
         return;
     }
     cache::EntryInfo e;
@@ -380,13 +307,8 @@ void ArtifactProvider::store(PreparedRegion& p, RegionOutcome& out, cache::Artif
     e.status = status;
     e.statusCode = status == cache::EntryStatus::Bad ? Reason::FallbackVerifyFailed : Reason::None;
     e.statusReason = reason;
-    (void)m_options.store->insert(e, artifact);
-    // A bad entry stays local: other machines find out for themselves. A verified one replaces
-    // an unverified or refused remote value.
-    if (m_options.remote && status != cache::EntryStatus::Bad) {
-        (void)m_options.remote->publish(e, artifact,
-                                        m_replaceRemote || status == cache::EntryStatus::Verified);
-    }
+    // A store failure costs the next run a rebuild, not this run its result.
+    (void)m_tiers->store(e, artifact);
 }
 
 } // namespace fxs::compile::detail

@@ -5,17 +5,15 @@
 // a build is stored verified or bad, a hit that failed verification is marked bad, a hit on an
 // unverified (build-only) entry that passed is stored verified. Build-only: looks up, else
 // builds and stores the entry unverified. Sets the outcome's state, reason, headline and
-// compile time; failures carry their reason (failWith). With a remote tier: looked up after a
-// local miss (a checked hit is stored locally, then loaded like a local one), the miss
-// explained against the nearest local or remote entry, new entries written to both, and one
-// process of several that want the same key builds it (the tier's lock, released when the
-// provider goes). Locally too, one process of several that miss the same key builds it while
-// the others wait (the store's build lock, held until the entry is stored) and then hit. A
-// damaged store is bypassed (reason bypass_cache_error, its warning as the headline); a store
-// on a full disk serves hits and stores nothing (bypass_read_only). Never writes elsewhere.
+// compile time; failures carry their reason (failWith). The tiers (local store, remote tier,
+// the build locks that let one process of several build a key, the nearest entry of either
+// tier) are cache::TieredCache's; this file adds building, loading and the outcome's words.
+// The claim on building the key is held until the provider goes. A damaged store is bypassed
+// (reason bypass_cache_error, its warning as the headline); a store on a full disk serves hits
+// and stores nothing (bypass_read_only). Never writes elsewhere.
 #pragma once
 
-#include "core/cache/build_lock.h"
+#include "core/cache/tiered_cache.h"
 #include "core/compile/kernel_call.h"
 #include "core/compile/prepared_region.h"
 
@@ -27,7 +25,7 @@ namespace fxs::compile::detail {
 
 class ArtifactProvider {
 public:
-    explicit ArtifactProvider(const CompileOptions& options) : m_options(options) {}
+    explicit ArtifactProvider(const CompileOptions& options);
     ~ArtifactProvider();
     ArtifactProvider(const ArtifactProvider&) = delete;
     ArtifactProvider& operator=(const ArtifactProvider&) = delete;
@@ -52,18 +50,17 @@ public:
 private:
     // A hit (loaded when `load`), or nullopt on a miss (explained).
     Result<std::optional<Loaded>> fromCache(PreparedRegion& p, RegionOutcome& out, bool load);
+    // A hit of either tier (the entry in the local store) loaded when `load`, with its reason.
+    Result<std::optional<Loaded>> tierHit(PreparedRegion& p, RegionOutcome& out,
+                                          const cache::TierLookup& found, bool load);
     // A local hit (Hit or Bad entry) loaded when `load`.
     Result<std::optional<Loaded>> localHit(PreparedRegion& p, RegionOutcome& out,
                                            const cache::Entry& entry, bool load);
     // The store to use; null (with the bypass reason and headline set) when there is none or
     // it is damaged.
     cache::CacheStore* usableStore(RegionOutcome& out);
-    // After a local miss: waits while another process builds the key, then a hit (loaded when
-    // `load`), else nullopt with the lock held for this build.
-    Result<std::optional<Loaded>> awaitBuilder(PreparedRegion& p, RegionOutcome& out, bool load);
-    // After a local miss: a checked remote hit stored locally and loaded, else nullopt with
-    // out.reason set when the remote entry was refused (None: a plain remote miss).
-    Result<std::optional<Loaded>> fromRemote(PreparedRegion& p, RegionOutcome& out, bool load);
+    // A miss with no hit in either tier: its reason and headline.
+    void missed(PreparedRegion& p, RegionOutcome& out, const cache::TierLookup& found);
     void explainMiss(PreparedRegion& p, RegionOutcome& out);
     Result<Loaded> build(PreparedRegion& p, RegionOutcome& out, bool load);
     // The reason (disk full, compiler, cache) and error of a build that failed.
@@ -72,9 +69,8 @@ private:
                cache::EntryStatus status, const std::string& reason);
 
     const CompileOptions& m_options;
-    std::optional<cache::BuildLock> m_buildLock; // held while this provider builds its key
-    std::string m_remoteLock;    // the key this provider holds the remote build lock of
-    bool m_replaceRemote = false; // the remote value was refused: overwrite it with ours
+    std::optional<cache::TieredCache> m_tiers; // with a store: it and the remote tier
+    cache::BuildClaim m_claim; // this provider's claim on building its key, while it builds
 };
 
 } // namespace fxs::compile::detail

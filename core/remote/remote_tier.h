@@ -7,11 +7,12 @@
 // one warning, and every later call returns at once (local only); the next run reconnects.
 // Typical use: open(), then fetch() after a local miss and publish() after a build.
 // Not thread-safe: one tier per compile job. Not the local store, not the lookup order
-// (core/compile/artifact_provider.cpp).
+// (core/cache/tiered_cache.h, which sees it through cache::RemoteStorage).
 #pragma once
 
 #include "core/cache/cache_store.h"
 #include "core/cache/reason.h"
+#include "core/cache/remote_storage.h"
 #include "core/remote/redis_client.h"
 #include "core/util/result.h"
 
@@ -33,34 +34,22 @@ struct RemoteOptions {
     std::int64_t lockWaitMs = 5000;
 };
 
-enum class FetchState : std::uint8_t {
-    Hit,         // verified (checksum and HMAC): `entry` holds the artifact
-    Miss,        // no entry under the key
-    Rejected,    // the value failed a check: `reason` and `problem` say which; never load it
-    NoKey,       // the entry exists, but without a team key its artifact is never loaded
-    Unavailable, // the tier is offline (see warnings())
-};
+// The fetch vocabulary is the cache layer's (the interface RemoteTier implements).
+using FetchState = cache::RemoteFetchState;
+using FetchResult = cache::RemoteFetchResult;
 
-struct FetchResult {
-    FetchState state = FetchState::Miss;
-    std::optional<cache::Entry> entry; // Hit
-    std::optional<cache::EntryInfo> info; // Hit and NoKey: the metadata
-    cache::Reason reason = cache::Reason::None; // Rejected: MissRemoteChecksum/Hmac; NoKey
-    std::string problem;
-};
-
-class RemoteTier {
+class RemoteTier final : public cache::RemoteStorage {
 public:
     // Errors: the URL does not parse; the key file is refused or unreadable. A server that
     // cannot be reached is not an error: the tier starts offline, with its warning.
     static Result<std::unique_ptr<RemoteTier>> open(const RemoteOptions& options);
-    ~RemoteTier();
+    ~RemoteTier() override;
     RemoteTier(const RemoteTier&) = delete;
     RemoteTier& operator=(const RemoteTier&) = delete;
 
-    const std::string& url() const; // "redis://host:port[/db]"
+    const std::string& url() const override; // "redis://host:port[/db]"
     bool hasKey() const;
-    bool online() const;
+    bool online() const override;
     // What went wrong or is limited, each said once, in order (offline, no key).
     const std::vector<std::string>& warnings() const;
 
@@ -69,19 +58,20 @@ public:
     // Writes an entry (metadata and blob at once). Not written: no key, offline, or the key
     // exists and !replace. True when written.
     bool publish(const cache::EntryInfo& info, const cache::Artifact& artifact,
-                 bool replace = false);
+                 bool replace = false) override;
 
     // A build lock so that one process builds what several want at once: true when this call
     // took it (it expires after ttlMs if its holder dies). The lock's value is signed with the
     // team key (remote_value.h: lockValue); without a key no lock is taken.
     bool tryLock(const std::string& key, std::int64_t ttlMs);
     // Releases a lock this tier took (and only such a lock).
-    void unlock(const std::string& key);
+    void unlock(const std::string& key) override;
     // What the compile flow calls: fetch; on a miss either take the build lock (`locked` set:
     // the caller builds, publishes and unlocks) or wait for the holder's entry (waitFor, at
     // most options.lockWaitMs). The fetch is repeated once the lock is taken, in case the
     // holder finished in between.
-    FetchResult fetchOrLock(const std::string& key, std::int64_t patienceMs, bool& locked);
+    FetchResult fetchOrLock(const std::string& key, std::int64_t patienceMs,
+                            bool& locked) override;
     // After another process took the lock: polls until the entry appears (Hit or a check
     // failure), the lock goes or does not verify (Miss: unsigned, signed with another key,
     // expired, or no team key here), the tier goes offline, or timeoutMs passes (Miss).
@@ -89,8 +79,9 @@ public:
 
     // Metadata of every entry (unchecked without a key: for explaining and listing only).
     // Errors: offline (Error::Io), a server error.
-    Result<std::vector<cache::EntryInfo>> list();
-    Result<std::vector<cache::EntryInfo>> entriesOfRegion(const std::string& regionDigest);
+    Result<std::vector<cache::EntryInfo>> list() override;
+    Result<std::vector<cache::EntryInfo>>
+    entriesOfRegion(const std::string& regionDigest) override;
     Result<std::optional<cache::EntryInfo>> info(const std::string& key);
     // A key from a unique prefix (at least 4 hex characters).
     Result<std::string> resolvePrefix(const std::string& prefix);
