@@ -121,6 +121,33 @@ private Q_SLOTS:
                  QStringLiteral("mm"));
     }
 
+    // Profiling the same graph again reuses the first profile's timings (the graph has no
+    // module names: one unit, the whole graph), a changed option does not.
+    void reprofileReusesTheUnchangedGraph()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGraph}));
+        QVERIFY(profileAndWait(w));
+        QCOMPARE(w.profile()->memo().lastStats().unitsReused, std::size_t(0));
+        QCOMPARE(w.profile()->memo().lastStats().engineRuns, 3); // warm-up + 2 timed
+        const auto first = w.profile()->panel()->model()->profile().nodes;
+        QVERIFY(profileAndWait(w));
+        const auto stats = w.profile()->memo().lastStats();
+        QCOMPARE(stats.unitsReused, stats.units);
+        QVERIFY(stats.units >= 1);
+        const auto second = w.profile()->panel()->model()->profile().nodes;
+        QCOMPARE(second.size(), first.size());
+        for (std::size_t i = 0; i < first.size(); ++i) {
+            QCOMPARE(second[i].eager, first[i].eager);
+        }
+        QSignalSpy done(w.profile(), &ProfileController::finished);
+        w.profile()->setRepeat(3); // more timed runs: another key, every unit timed again
+        QVERIFY(w.profile()->profileGraph());
+        QVERIFY(done.wait(120000));
+        QCOMPARE(w.profile()->memo().lastStats().unitsReused, std::size_t(0));
+        QCOMPARE(w.profile()->memo().lastStats().engineRuns, 4);
+    }
+
     void cancelStopsTheRun()
     {
         MainWindow w;
