@@ -284,9 +284,9 @@ QString rangeText(const profile::TimeStat& t)
              ProfileModel::msText(t.maxMs));
 }
 
-// The Identical modules cell: a group's parent row ("model.layers") sums it up, its members
-// name the slowest and fastest; members of a group without such a parent (the mlp of each
-// layer) each carry the summary.
+// The Identical modules cell: a group's parent row ("model.layers") sums it up, or its first
+// member when it has no such parent (the mlp of each layer, a bare graph's blocks); the other
+// members name the slowest and fastest; every member's tooltip has the summary.
 QStandardItem* identicalItem(const profile::ModuleBreakdown& modules, std::size_t index)
 {
     const profile::ModuleProfile& m = modules.modules[index];
@@ -303,7 +303,7 @@ QStandardItem* identicalItem(const profile::ModuleBreakdown& modules, std::size_
     };
     if (summed != nullptr) {
         item->setText(summary(*summed));
-    } else if (own != nullptr && own->parent.empty()) {
+    } else if (own != nullptr && own->parent.empty() && own->members.front() == index) {
         item->setText(summary(*own));
     } else if (own != nullptr && own->slowest == index) {
         item->setText(QObject::tr("slowest of %1").arg(count(*own)));

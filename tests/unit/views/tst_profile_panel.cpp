@@ -306,9 +306,12 @@ private Q_SLOTS:
         QCOMPARE(cell(l1, ProfilePanel::ModuleIdenticalColumn), QStringLiteral("slowest of 3"));
         QCOMPARE(cell(l0, ProfilePanel::ModuleIdenticalColumn), QStringLiteral("fastest of 3"));
         QCOMPARE(cell(l2, ProfilePanel::ModuleIdenticalColumn), QString());
-        // The mlp of each layer: no common parent, each row carries the range.
-        QCOMPARE(cell(m->index(0, 0, l2), ProfilePanel::ModuleIdenticalColumn),
+        // The mlp of each layer: no common parent, the first carries the range.
+        QCOMPARE(cell(m->index(0, 0, l0), ProfilePanel::ModuleIdenticalColumn),
                  QString::fromUtf8("3 \u00d7 median 2.00 ms (1.00\u20133.00)"));
+        QCOMPARE(cell(m->index(0, 0, l1), ProfilePanel::ModuleIdenticalColumn),
+                 QStringLiteral("slowest of 3"));
+        QCOMPARE(cell(m->index(0, 0, l2), ProfilePanel::ModuleIdenticalColumn), QString());
         // 1.5 ms of eager work compiled to 0.5 ms: 3.00×; nothing compiled: empty.
         QCOMPARE(cell(l1, ProfilePanel::ModuleCompiledColumn), QStringLiteral("0.500"));
         QCOMPARE(cell(l1, ProfilePanel::ModuleSpeedupColumn), QString::fromUtf8("3.00\u00d7"));
