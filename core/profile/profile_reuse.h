@@ -1,7 +1,8 @@
 // Per-module reuse for run-time profiles (ProfileOptions::memo): the units a profile reports its
 // progress by and reuses results of, their keys, and ProfileMemo, the in-memory store of each
 // unit's node timings. A re-profile of an unchanged graph with the same options makes no engine
-// run; one with some units changed runs the graph once untimed, then times only the changed
+// run (one, the warm-up, when regions are compiled: the region compiler takes its inputs from
+// it); one with some units changed runs the graph once untimed, then times only the changed
 // units (the others are skipped through exec::Substitute with the untimed run's values).
 // Not persisted (the memo lives as long as its owner, the app's ProfileController) and not the
 // profile itself (runtime_profile.h).

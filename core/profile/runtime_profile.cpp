@@ -310,21 +310,30 @@ std::string reuseNote(const ReusePlan& plan)
 }
 
 // Every unit was found: the profile is assembled from the memo without running anything.
-RuntimeProfile reusedProfile(const graph::Graph& graph,
-                             const std::vector<partition::Region>& regions, const ReusePlan& plan,
-                             int repeat, UnitProgress& tracker)
+// Every unit was found: the timed runs as stored, none run.
+TimedRuns storedRuns(const ReusePlan& plan, int repeat, UnitProgress& tracker)
 {
-    std::vector<std::vector<exec::NodeTiming>> runs(static_cast<std::size_t>(repeat));
+    TimedRuns out;
+    out.perNode.resize(static_cast<std::size_t>(repeat));
     for (int i = 0; i < repeat; ++i) {
         double ignored = 0.0;
-        plan.merge(i, runs[static_cast<std::size_t>(i)], ignored);
+        plan.merge(i, out.perNode[static_cast<std::size_t>(i)], ignored);
     }
+    out.totalsMs = plan.graph->totalsMs;
     for (const ProfileUnit& unit : plan.units) {
         if (!unit.path.empty()) {
             tracker.report(0.5, "reused module " + unit.path);
         }
     }
-    RuntimeProfile p = assembleProfile(graph, regions, runs, plan.graph->totalsMs,
+    return out;
+}
+
+RuntimeProfile reusedProfile(const graph::Graph& graph,
+                             const std::vector<partition::Region>& regions, const ReusePlan& plan,
+                             int repeat, UnitProgress& tracker)
+{
+    const TimedRuns runs = storedRuns(plan, repeat, tracker);
+    RuntimeProfile p = assembleProfile(graph, regions, runs.perNode, runs.totalsMs,
                                        plan.graph->peaks);
     p.device = plan.graph->device;
     p.peakBytes = plan.graph->peakBytes;
@@ -356,7 +365,7 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
     ReusePlan plan = planReuse(graph, options, options.memo);
     UnitProgress tracker(graph, plan.units, progress, steps);
     const bool compiling = options.compileRegions && !regions.empty();
-    if (plan.complete() && !compiling) { // compiling needs the warm-up's values
+    if (plan.complete() && !compiling) { // compiling needs the warm-up's values: run it only
         RuntimeProfile p = reusedProfile(graph, regions, plan, repeat, tracker);
         options.memo->setLastStats({0, plan.reused(), 0, plan.units.size()});
         tracker.report(1.0, "done");
@@ -383,10 +392,12 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
     ro.keep.clear();
     ro.substitutes = plan.substitutes(graph, warm->kept);
     TimedRuns timed;
-    timed.engineRuns = 1;
-    if (auto s = timedRuns(graph, ro, repeat, plan, cancel, tracker, timed); !s.ok()) {
+    if (plan.complete()) { // only the region compiler needed the warm-up's values
+        timed = storedRuns(plan, repeat, tracker);
+    } else if (auto s = timedRuns(graph, ro, repeat, plan, cancel, tracker, timed); !s.ok()) {
         return s.error();
     }
+    timed.engineRuns += 1; // the warm-up
     RuntimeProfile p = assembleProfile(graph, regions, timed.perNode, timed.totalsMs, peaks);
     p.device = warm->device;
     p.peakBytes = warm->peakBytes;
