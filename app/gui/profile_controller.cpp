@@ -28,13 +28,15 @@ struct ProfileController::Job {
     QStringList remoteWarnings;
     profile::RuntimeProfile result;
     std::shared_ptr<const structure::ModuleTree> modules; // of graph, when known
+    std::shared_ptr<profile::ProfileMemo> memo;
     profile::ModuleBreakdown byModule;
     QString error;
     bool cancelled = false;
 };
 
 ProfileController::ProfileController(AppContext* context)
-    : QObject(context), m_context(context), m_panel(new views::ProfilePanel(context->host()))
+    : QObject(context), m_context(context), m_panel(new views::ProfilePanel(context->host())),
+      m_memo(std::make_shared<profile::ProfileMemo>())
 {
     m_dock = context->addBottomDock(m_panel, tr("Profile"), QStringLiteral("profileDock"));
     createActions();
@@ -103,6 +105,11 @@ bool ProfileController::profileGraph()
     if (g == onScreen) {
         job->modules = m_context->currentStructure();
     }
+    if (job->modules && job->modules->moduleOf.size() == g->size()) {
+        job->options.modules = job->modules.get(); // progress by module, the units of reuse
+    }
+    job->memo = m_memo;
+    job->options.memo = job->memo.get();
     job->remoteUrl = m_context->remoteUrl().toStdString();
     m_panel->setBusy(true);
     m_dock->show();
@@ -171,8 +178,16 @@ void ProfileController::onFinished(const std::shared_ptr<Job>& job)
     m_regions = job->regions;
     showProfile(std::move(job->result));
     m_panel->setModuleBreakdown(job->byModule);
+    const profile::ProfileMemo::Stats stats = m_memo->lastStats();
     if (!job->remoteWarnings.isEmpty()) {
         m_context->showStatus(job->remoteWarnings.join(QStringLiteral("; ")), 8000);
+    } else if (stats.unitsReused > 0) {
+        m_context->showStatus(tr("Profiled: %1 of %2 modules reused from an earlier profile, "
+                                 "%3 engine runs")
+                                  .arg(stats.unitsReused)
+                                  .arg(stats.units)
+                                  .arg(stats.engineRuns),
+                              8000);
     }
     Q_EMIT finished(false);
 }

@@ -1,5 +1,7 @@
 // The app's profiler: docks the Profile panel, runs Build › Profile Graph (eager runs plus the
-// compiled regions, core/profile) in the background with progress and Cancel, colours the graph
+// compiled regions, core/profile) in the background with progress per module and Cancel,
+// reusing the timings of modules that did not change since an earlier profile (its
+// ProfileMemo, for the app's lifetime), colours the graph
 // by time share with the panel's own scale (its ProfileHeat decoration layer), keeps panel and
 // graph selection in sync both ways,
 // shows the compile-phase timeline of the current TORCH_TRACE run, and exports (Chrome trace,
@@ -8,6 +10,7 @@
 
 #include "core/graph/graph.h"
 #include "core/partition/region.h"
+#include "core/profile/profile_reuse.h"
 #include "core/profile/runtime_profile.h"
 #include "views/jobs/job_tracker.h"
 
@@ -60,6 +63,8 @@ public:
     views::ProfilePanel* panel() const { return m_panel; }
     QDockWidget* dock() const { return m_dock; }
     bool hasProfile() const { return m_hasProfile; }
+    // Per-module timings kept for re-profiles; lastStats() tells what the last profile ran.
+    const profile::ProfileMemo& memo() const { return *m_memo; }
 
 Q_SIGNALS:
     void finished(bool cancelled);
@@ -87,6 +92,7 @@ private:
     QAction* m_exportAction = nullptr;
     QAction* m_openAction = nullptr;
     jobs::JobTracker m_jobs; // one profile at a time
+    std::shared_ptr<profile::ProfileMemo> m_memo; // shared with the running job
     int m_repeat = 5;
     bool m_compileRegions = true;
     bool m_hasProfile = false;

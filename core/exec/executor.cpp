@@ -242,6 +242,11 @@ Status executePlan(const Plan& plan, const graph::Graph& graph,
         if (options.timing) {
             result.stepMs[&step - plan.steps.data()] = msSince(t0);
         }
+        const bool call = step.kind == StepKind::Op || step.kind == StepKind::Function ||
+                          step.kind == StepKind::Getitem;
+        if (call && options.onNode != nullptr && *options.onNode) {
+            (*options.onNode)(step.node); // after the step's time was taken
+        }
     }
     result.totalMs = msSince(runStart);
     result.peakBytes = memory.peak();

@@ -7,6 +7,7 @@
 #include "core/util/cancel.h"
 #include "core/util/result.h"
 
+#include <functional>
 #include <unordered_map>
 
 namespace fxs::exec::detail {
@@ -31,6 +32,7 @@ struct ExecOptions {
     bool timing = true;
     bool syncCuda = false; // synchronise after each node (timing on a GPU)
     const CancelToken* cancel = nullptr;
+    const std::function<void(graph::NodeId)>* onNode = nullptr; // RunOptions::onNode
 };
 
 struct ExecResult {

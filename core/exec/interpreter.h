@@ -47,6 +47,9 @@ struct RunOptions {
     // Node groups run by the caller (the graph's own, not forwardGraph's); perNode lists each
     // as one entry (name, target "fxscope.substitute").
     std::vector<Substitute> substitutes;
+    // Called on the running thread after each operator node ran (progress: which module the
+    // run is in); never while a node is timed. Empty: none.
+    std::function<void(graph::NodeId)> onNode;
 };
 
 struct OutputSummary {

@@ -2,6 +2,7 @@
 // Chrome trace events and the CSV table.
 #include "core/profile/runtime_profile.h"
 
+#include "core/profile/profile_reuse.h"
 #include "core/trace_profile/chrome_trace.h"
 
 #ifndef FXSCOPE_HAVE_COMPILE
@@ -260,24 +261,96 @@ Error unsupportedError(const exec::RunReport& report)
 struct TimedRuns {
     std::vector<std::vector<exec::NodeTiming>> perNode;
     std::vector<double> totalsMs;
+    int engineRuns = 0;
+    std::string note; // why reuse was given up, when it was
 };
 
-Status timedRuns(const graph::Graph& graph, const exec::RunOptions& ro, int repeat, double steps,
-                 const CancelToken& cancel, const ProgressSink& progress, TimedRuns& out)
+// The timed runs; reused units are skipped (plan.substitutes) and their stored timings merged
+// in. When the engine cannot skip them (a unit that is not convex), reuse is given up and the
+// run taken again whole.
+Status timedRuns(const graph::Graph& graph, exec::RunOptions ro, int repeat, ReusePlan& plan,
+                 const CancelToken& cancel, UnitProgress& tracker, TimedRuns& out)
 {
     for (int i = 0; i < repeat; ++i) {
         if (cancel.isCancelled()) {
             return cancelled();
         }
-        reportProgress(progress, (2.0 + i) / steps, "timed run");
+        tracker.begin(2.0 + i, "timed run " + std::to_string(i + 1) + "/" +
+                                   std::to_string(repeat));
         auto r = exec::Interpreter::run(graph, ro, cancel);
+        ++out.engineRuns;
+        if (r && !r->ok && !ro.substitutes.empty()) {
+            const auto& u = r->unsupported;
+            out.note = "earlier module timings not reused: the engine cannot skip them (" +
+                       (u.empty() ? std::string("no reason given") : u.front().reason) + ")";
+            ro.substitutes.clear();
+            std::fill(plan.found.begin(), plan.found.end(), std::nullopt);
+            out = {{}, {}, out.engineRuns, out.note};
+            i = -1;
+            continue;
+        }
         if (!r) {
             return r.error();
         }
+        if (!r->ok) {
+            return unsupportedError(*r);
+        }
+        plan.merge(i, r->perNode, r->totalMs);
         out.perNode.push_back(std::move(r->perNode));
         out.totalsMs.push_back(r->totalMs);
     }
     return {};
+}
+
+std::string reuseNote(const ReusePlan& plan)
+{
+    return std::to_string(plan.reused()) + " of " + std::to_string(plan.units.size()) +
+           " modules' timings reused from an earlier profile (same nodes, inputs and options)" +
+           (plan.complete() ? "; nothing ran" : "");
+}
+
+// Every unit was found: the profile is assembled from the memo without running anything.
+// Every unit was found: the timed runs as stored, none run.
+TimedRuns storedRuns(const ReusePlan& plan, int repeat, UnitProgress& tracker)
+{
+    TimedRuns out;
+    out.perNode.resize(static_cast<std::size_t>(repeat));
+    for (int i = 0; i < repeat; ++i) {
+        double ignored = 0.0;
+        plan.merge(i, out.perNode[static_cast<std::size_t>(i)], ignored);
+    }
+    out.totalsMs = plan.graph->totalsMs;
+    for (const ProfileUnit& unit : plan.units) {
+        if (!unit.path.empty()) {
+            tracker.report(0.5, "reused module " + unit.path);
+        }
+    }
+    return out;
+}
+
+RuntimeProfile reusedProfile(const graph::Graph& graph,
+                             const std::vector<partition::Region>& regions, const ReusePlan& plan,
+                             int repeat, UnitProgress& tracker)
+{
+    const TimedRuns runs = storedRuns(plan, repeat, tracker);
+    RuntimeProfile p = assembleProfile(graph, regions, runs.perNode, runs.totalsMs,
+                                       plan.graph->peaks);
+    p.device = plan.graph->device;
+    p.peakBytes = plan.graph->peakBytes;
+    p.notes.push_back(reuseNote(plan));
+    return p;
+}
+
+void remember(ProfileMemo* memo, const ReusePlan& plan, const TimedRuns& timed,
+              const RuntimeProfile& p, const graph::Graph& graph)
+{
+    if (memo == nullptr) {
+        return;
+    }
+    plan.storeMeasured(*memo, timed.perNode, graph);
+    memo->storeGraph(plan.graphKey, {p.device, p.peakBytes, p.peaks, timed.totalsMs});
+    memo->setLastStats({timed.engineRuns, plan.reused(), plan.units.size() - plan.reused(),
+                        plan.units.size()});
 }
 
 } // namespace
@@ -289,13 +362,26 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
 {
     const int repeat = std::max(1, options.repeat);
     const double steps = repeat + 2.0 + (options.compileRegions ? 1.0 : 0.0);
-    reportProgress(progress, 0.0, "measuring machine peaks");
+    ReusePlan plan = planReuse(graph, options, options.memo);
+    UnitProgress tracker(graph, plan.units, progress, steps);
+    const bool compiling = options.compileRegions && !regions.empty();
+    if (plan.complete() && !compiling) { // compiling needs the warm-up's values: run it only
+        RuntimeProfile p = reusedProfile(graph, regions, plan, repeat, tracker);
+        options.memo->setLastStats({0, plan.reused(), 0, plan.units.size()});
+        tracker.report(1.0, "done");
+        return p;
+    }
+    tracker.report(0.0, "measuring machine peaks");
     const MachinePeaks peaks = options.peaks ? *options.peaks : measurePeaks();
     exec::RunOptions ro = options.run;
     ro.repeat = 1;
     ro.perNodeTiming = true;
     ro.keep = partition::regionInputNames(graph, regions);
-    reportProgress(progress, 1.0 / steps, "warm-up run");
+    for (std::string& name : plan.reusedOutputs(graph)) {
+        ro.keep.push_back(std::move(name));
+    }
+    ro.onNode = tracker.hook();
+    tracker.begin(1.0, "warm-up run");
     auto warm = exec::Interpreter::run(graph, ro, cancel);
     if (!warm) {
         return warm.error();
@@ -304,24 +390,35 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
         return unsupportedError(*warm);
     }
     ro.keep.clear();
+    ro.substitutes = plan.substitutes(graph, warm->kept);
     TimedRuns timed;
-    if (auto s = timedRuns(graph, ro, repeat, steps, cancel, progress, timed); !s.ok()) {
+    if (plan.complete()) { // only the region compiler needed the warm-up's values
+        timed = storedRuns(plan, repeat, tracker);
+    } else if (auto s = timedRuns(graph, ro, repeat, plan, cancel, tracker, timed); !s.ok()) {
         return s.error();
     }
+    timed.engineRuns += 1; // the warm-up
     RuntimeProfile p = assembleProfile(graph, regions, timed.perNode, timed.totalsMs, peaks);
     p.device = warm->device;
     p.peakBytes = warm->peakBytes;
     p.notes = warm->notes;
+    if (plan.reused() > 0) {
+        p.notes.push_back(reuseNote(plan));
+    }
+    if (!timed.note.empty()) {
+        p.notes.push_back(timed.note);
+    }
     useGpuCopyBandwidth(p);
-    if (options.compileRegions && !regions.empty()) {
-        reportProgress(progress, (2.0 + repeat) / steps, "compiling regions");
+    remember(options.memo, plan, timed, p, graph);
+    if (compiling) {
+        tracker.report((2.0 + repeat) / steps, "compiling regions");
         compileRegions(graph, regions, options, warm->kept, p, cancel);
         if (cancel.isCancelled()) {
             return cancelled();
         }
         applyRoofline(p);
     }
-    reportProgress(progress, 1.0, "done");
+    tracker.report(1.0, "done");
     return p;
 }
 

@@ -24,9 +24,14 @@ namespace fxs::remote {
 class RemoteTier; // core/remote/remote_tier.h
 }
 
+namespace fxs::structure {
+struct ModuleTree; // core/structure/module_tree.h
+}
+
 namespace fxs::profile {
 
 struct TraceEvent;
+class ProfileMemo; // core/profile/profile_reuse.h
 
 struct TimeStat {
     double medianMs = 0.0;
@@ -90,13 +95,22 @@ struct ProfileOptions {
     bool compileRegions = false;   // time regions with the region compiler when it is built
     cache::CacheStore* store = nullptr; // region compiler cache (null: build in a temp dir)
     remote::RemoteTier* remote = nullptr; // its remote tier (null: none)
+    // The graph's module tree (null: unknown): progress is reported per module ("timed run 2/5
+    // · module 5/24: model.layers.4") and modules are the units of reuse.
+    const structure::ModuleTree* modules = nullptr;
+    // Per-module timings of earlier profiles (null: none reused, none kept): units whose key
+    // (profile_reuse.h: the unit's nodes, what it reads, the options) is found are not timed
+    // again; the memo's lastStats() says what this profile ran and reused.
+    ProfileMemo* memo = nullptr;
 };
 
 // Whether this build has the region compiler (fxscope_compile).
 bool regionCompilerAvailable();
 
-// Runs the graph 1 + repeat times and assembles the profile. Errors: the engine cannot run the
-// graph (unsupported ops are listed), an operator failed, or the token was cancelled.
+// Runs the graph 1 + repeat times and assembles the profile. With a memo, an unchanged graph is
+// not run at all, and a partly changed one times only its changed modules (see
+// profile_reuse.h; the profile's notes say how many were reused). Errors: the engine cannot run
+// the graph (unsupported ops are listed), an operator failed, or the token was cancelled.
 Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
                                     const std::vector<partition::Region>& regions,
                                     const ProfileOptions& options,

@@ -9,3 +9,4 @@ fxscope_add_bench(bench_graph_view SOURCES bench_graph_view.cpp LIBS fxscope_vie
 fxscope_add_bench(bench_pt2_import SOURCES bench_pt2_import.cpp LIBS fxscope_io ZLIB::ZLIB)
 fxscope_add_bench(bench_profile_import SOURCES bench_profile_import.cpp LIBS fxscope_runtime fxscope_io)
 fxscope_add_bench(bench_rank_folder SOURCES bench_rank_folder.cpp LIBS fxscope_io fxscope_diagnose)
+fxscope_add_bench(bench_profile_reuse SOURCES bench_profile_reuse.cpp LIBS fxscope_profile fxscope_io)

@@ -1,5 +1,6 @@
 #include "views/panels/bar_list.h"
 
+#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -11,6 +12,40 @@ namespace fxs::views {
 
 namespace {
 constexpr int kPad = 6;
+constexpr int kMinBarEm = 8;    // the bars keep at least this many 'M's of width
+constexpr double kMinLabelShare = 0.35; // a narrow chart still gives labels this much
+
+// The prefix minus its first n dotted components, after an ellipsis: "…mlp.down_proj".
+QString dropComponents(const QStringList& parts, int n)
+{
+    return QChar(0x2026) + parts.mid(n).join(QLatin1Char('.'));
+}
+} // namespace
+
+QString BarList::elideLabel(const QString& label, const QFontMetrics& metrics, int width)
+{
+    if (metrics.horizontalAdvance(label) <= width) {
+        return label;
+    }
+    const qsizetype sep = label.lastIndexOf(pathSeparator());
+    if (sep < 0) {
+        return metrics.elidedText(label, Qt::ElideMiddle, std::max(width, 1));
+    }
+    const QString tail = label.mid(sep); // " · mm_103"
+    const QStringList parts = label.left(sep).split(QLatin1Char('.'));
+    // Drop path components from the left while it does not fit: the node and the module's last
+    // parts tell the bars apart ("layers.3.mlp.down_proj · mm_103"), the model's root does not.
+    for (int n = 1; n < parts.size(); ++n) {
+        const QString shorter = dropComponents(parts, n) + tail;
+        if (metrics.horizontalAdvance(shorter) <= width) {
+            return shorter;
+        }
+    }
+    const QString node = label.mid(sep + pathSeparator().size());
+    if (metrics.horizontalAdvance(node) <= width) {
+        return node;
+    }
+    return metrics.elidedText(node, Qt::ElideMiddle, std::max(width, 1));
 }
 
 BarList::BarList(QWidget* parent) : QWidget(parent)
@@ -57,7 +92,9 @@ int BarList::labelWidth() const
     for (const Item& item : m_items) {
         widest = std::max(widest, fontMetrics().horizontalAdvance(item.label));
     }
-    return std::min(widest + kPad, int(width() * 0.45));
+    const int em = fontMetrics().horizontalAdvance(QLatin1Char('M'));
+    const int room = width() - 2 * kPad - valueWidth() - kMinBarEm * em;
+    return std::min(widest + kPad, std::max(room, int(width() * kMinLabelShare)));
 }
 
 QStringList BarList::displayedLabels() const
@@ -65,7 +102,7 @@ QStringList BarList::displayedLabels() const
     QStringList out;
     const int w = labelWidth() - kPad;
     for (const Item& item : m_items) {
-        out << fontMetrics().elidedText(item.label, Qt::ElideMiddle, std::max(w, 1));
+        out << elideLabel(item.label, fontMetrics(), w);
     }
     return out;
 }
@@ -82,8 +119,14 @@ int BarList::rowAt(QPoint pos) const
 
 QSize BarList::sizeHint() const
 {
+    // Room for the widest label (up to 40 'M's), the bars and the values.
     const int em = fontMetrics().horizontalAdvance(QLatin1Char('M'));
-    return {36 * em, titleHeight() + int(m_items.size()) * rowHeight() + kPad};
+    int widest = 0;
+    for (const Item& item : m_items) {
+        widest = std::max(widest, fontMetrics().horizontalAdvance(item.label));
+    }
+    const int wanted = std::min(widest, 40 * em) + valueWidth() + (kMinBarEm + 4) * em;
+    return {std::max(36 * em, wanted), titleHeight() + int(m_items.size()) * rowHeight() + kPad};
 }
 
 QSize BarList::minimumSizeHint() const

@@ -1,14 +1,17 @@
-// A horizontal bar list for "the slowest N" charts: one row per item, its label on the left
-// (elided in the middle only when it does not fit the label column, so `convolution_backward_12`
-// reads whole and a long module path keeps its start and end), a bar scaled to the largest
-// value, the value as text after the bar, and a tooltip with the item's full name and detail
-// (median and spread). Clicking a row emits its index. Painting only; the data comes in whole.
+// A horizontal bar list for "the slowest N" charts: one row per item, its label on the left in a
+// column as wide as the widest label up to what leaves the bars room (elideLabel: a
+// `module.path · node` label drops leading path components and keeps its distinctive tail, any
+// other label is elided in the middle), a bar scaled to the largest value, the value as text
+// after the bar, and a tooltip with the item's full label and detail (median and spread).
+// Clicking a row emits its index. Painting only; the data comes in whole.
 #pragma once
 
 #include <QStringList>
 #include <QWidget>
 
 #include <vector>
+
+class QFontMetrics;
 
 namespace fxs::views {
 
@@ -29,6 +32,13 @@ public:
     const std::vector<Item>& items() const { return m_items; }
     // The labels as drawn at the current width (tests: whole when they fit).
     QStringList displayedLabels() const;
+    // label as it fits width pixels: whole when it fits; "model.layers.3.mlp.down_proj · mm_103"
+    // drops leading components of its module path ("…3.mlp.down_proj · mm_103", then
+    // "…mlp.down_proj · mm_103", ...) and keeps the node after " · " whole when it can; other
+    // labels (and a tail too long alone) are elided in the middle.
+    static QString elideLabel(const QString& label, const QFontMetrics& metrics, int width);
+    // The separator between a label's module path and its node.
+    static QString pathSeparator() { return QStringLiteral(" \u00b7 "); }
     // The row under a point of the widget, -1 when none.
     int rowAt(QPoint pos) const;
 
@@ -46,7 +56,8 @@ protected:
 private:
     int rowHeight() const;
     int titleHeight() const;
-    int labelWidth() const; // the label column: the widest label, at most 45 % of the width
+    // The label column: the widest label, at most what leaves the bars and values their room.
+    int labelWidth() const;
     int valueWidth() const;
 
     QString m_title;

@@ -107,6 +107,7 @@ ProfilePanel::ProfilePanel(QWidget* parent)
 void ProfilePanel::setProfile(profile::RuntimeProfile profile)
 {
     m_model->setProfile(std::move(profile));
+    m_nodeModules.clear(); // the modules of the last profile's graph
     m_status->setText(tr("%1 runs, median %2 ms, copy %3 GB/s")
                           .arg(m_model->profile().repeat)
                           .arg(ProfileModel::timeText(m_model->profile().total))
@@ -134,8 +135,12 @@ void ProfilePanel::rebuildTopChart()
     m_topNames.clear();
     std::vector<BarList::Item> items;
     for (const auto* n : nodes) {
-        m_topNames << QString::fromStdString(n->name);
-        items.push_back({QString::fromStdString(n->name), n->eager.medianMs,
+        const QString name = QString::fromStdString(n->name);
+        m_topNames << name;
+        const QString module = m_nodeModules.value(name);
+        // "model.layers.3.mlp.down_proj · mm_103": the module tells the bars of equal ops apart.
+        items.push_back({module.isEmpty() ? name : module + BarList::pathSeparator() + name,
+                         n->eager.medianMs,
                          ProfileModel::msText(n->eager.medianMs) + tr(" ms"),
                          tr("%1\neager %2 ms").arg(QString::fromStdString(n->target),
                                                   ProfileModel::timeText(n->eager))});
@@ -213,9 +218,19 @@ void ProfilePanel::setProgress(double fraction, const QString& phase)
 
 void ProfilePanel::setModuleBreakdown(const profile::ModuleBreakdown& modules)
 {
+    m_nodeModules.clear();
+    const auto& nodes = m_model->profile().nodes;
+    for (std::size_t i = 0; i < std::min(nodes.size(), modules.nodePaths.size()); ++i) {
+        if (!modules.nodePaths[i].empty()) {
+            m_nodeModules.insert(QString::fromStdString(nodes[i].name),
+                                 QString::fromStdString(modules.nodePaths[i]));
+        }
+    }
+    rebuildTopChart();
     m_moduleModel->clear();
-    m_moduleModel->setHorizontalHeaderLabels(
-        {tr("Module"), tr("Eager ms"), tr("Share"), tr("Nodes")});
+    m_moduleModel->setHorizontalHeaderLabels({tr("Module"), tr("Eager ms"), tr("Share"),
+                                              tr("Compiled ms"), tr("Speed-up"),
+                                              tr("Identical modules"), tr("Nodes")});
     if (modules.modules.empty()) {
         auto* note = new QStandardItem(tr("The graph's modules are not known for this profile"));
         note->setEnabled(false);
@@ -225,35 +240,16 @@ void ProfilePanel::setModuleBreakdown(const profile::ModuleBreakdown& modules)
     }
     // Preorder with depths: the parent of a row is the last row one level up.
     std::vector<QStandardItem*> open;
-    for (const profile::ModuleProfile& m : modules.modules) {
-        const QString path = QString::fromStdString(m.path);
-        // The last component, or the last two for a numbered one ("layers.3", not "3").
-        QString shown = path.section(QLatin1Char('.'), -1);
-        bool numbered = false;
-        shown.toInt(&numbered);
-        if (m.depth == 0) {
-            shown = path;
-        } else if (numbered) {
-            shown = path.section(QLatin1Char('.'), -2);
-        }
-        auto* name = new QStandardItem(shown);
-        name->setData(path, Qt::UserRole);
-        name->setToolTip(path);
-        auto* ms = new QStandardItem(QString::number(m.eagerMs, 'f', 3));
-        auto* share = new QStandardItem(QStringLiteral("%1%").arg(100.0 * m.share, 0, 'f', 1));
-        auto* nodes = new QStandardItem(QString::number(m.nodes));
-        for (auto* item : {ms, share, nodes}) {
-            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        }
-        const auto depth = static_cast<std::size_t>(std::max(0, m.depth));
+    for (std::size_t i = 0; i < modules.modules.size(); ++i) {
+        const QList<QStandardItem*> row = moduleRow(modules, i);
+        const auto depth = static_cast<std::size_t>(std::max(0, modules.modules[i].depth));
         open.resize(std::min(open.size(), depth));
-        QList<QStandardItem*> row{name, ms, share, nodes};
         if (open.empty()) {
             m_moduleModel->appendRow(row);
         } else {
             open.back()->appendRow(row);
         }
-        open.push_back(name);
+        open.push_back(row.front());
     }
     if (modules.unassignedNodes > 0) {
         auto* rest = new QStandardItem(tr("(no module) · %1 nodes").arg(modules.unassignedNodes));
@@ -262,7 +258,99 @@ void ProfilePanel::setModuleBreakdown(const profile::ModuleBreakdown& modules)
         m_modules->setFirstColumnSpanned(m_moduleModel->rowCount() - 1, {}, true);
     }
     m_modules->expandToDepth(0);
-    m_modules->resizeColumnToContents(0);
+    for (int c = 0; c < ModuleColumnCount; ++c) {
+        m_modules->resizeColumnToContents(c);
+    }
+}
+
+namespace {
+
+// The last component, or the last two for a numbered one ("layers.3", not "3").
+QString shownModuleName(const QString& path, int depth)
+{
+    QString shown = path.section(QLatin1Char('.'), -1);
+    bool numbered = false;
+    shown.toInt(&numbered);
+    if (depth == 0) {
+        return path;
+    }
+    return numbered ? path.section(QLatin1Char('.'), -2) : shown;
+}
+
+QString rangeText(const profile::TimeStat& t)
+{
+    return QObject::tr("median %1 ms (%2\u2013%3)")
+        .arg(ProfileModel::msText(t.medianMs), ProfileModel::msText(t.minMs),
+             ProfileModel::msText(t.maxMs));
+}
+
+// The Identical modules cell: a group's parent row ("model.layers") sums it up, or its first
+// member when it has no such parent (the mlp of each layer, a bare graph's blocks); the other
+// members name the slowest and fastest; every member's tooltip has the summary.
+QStandardItem* identicalItem(const profile::ModuleBreakdown& modules, std::size_t index)
+{
+    const profile::ModuleProfile& m = modules.modules[index];
+    auto* item = new QStandardItem;
+    const profile::ModuleGroup* summed = nullptr;
+    for (const auto& g : modules.groups) {
+        summed = g.parent == m.path ? &g : summed;
+    }
+    const profile::ModuleGroup* own =
+        m.group >= 0 ? &modules.groups[std::size_t(m.group)] : nullptr;
+    const auto count = [](const profile::ModuleGroup& g) { return qsizetype(g.members.size()); };
+    const auto summary = [&](const profile::ModuleGroup& g) {
+        return QObject::tr("%1 \u00d7 %2").arg(count(g)).arg(rangeText(g.eager));
+    };
+    if (summed != nullptr) {
+        item->setText(summary(*summed));
+    } else if (own != nullptr && own->parent.empty() && own->members.front() == index) {
+        item->setText(summary(*own));
+    } else if (own != nullptr && own->slowest == index) {
+        item->setText(QObject::tr("slowest of %1").arg(count(*own)));
+    } else if (own != nullptr && own->fastest == index) {
+        item->setText(QObject::tr("fastest of %1").arg(count(*own)));
+    }
+    if (const auto* g = summed != nullptr ? summed : own) {
+        item->setToolTip(QObject::tr("%1: %2 identical modules, %3; fastest %4, slowest %5")
+                             .arg(QString::fromStdString(g->label))
+                             .arg(count(*g))
+                             .arg(rangeText(g->eager),
+                                  QString::fromStdString(modules.modules[g->fastest].path),
+                                  QString::fromStdString(modules.modules[g->slowest].path)));
+    }
+    return item;
+}
+
+} // namespace
+
+QList<QStandardItem*> ProfilePanel::moduleRow(const profile::ModuleBreakdown& modules,
+                                              std::size_t index)
+{
+    const profile::ModuleProfile& m = modules.modules[index];
+    const QString path = QString::fromStdString(m.path);
+    auto* name = new QStandardItem(shownModuleName(path, m.depth));
+    name->setData(path, Qt::UserRole);
+    name->setToolTip(path);
+    auto* ms = new QStandardItem(ProfileModel::msText(m.eagerMs));
+    auto* share = new QStandardItem(QStringLiteral("%1%").arg(100.0 * m.share, 0, 'f', 1));
+    auto* compiled = new QStandardItem;
+    auto* speedup = new QStandardItem;
+    if (m.compiledRegions > 0 && m.compiledMs > 0.0) {
+        compiled->setText(ProfileModel::msText(m.compiledMs));
+        speedup->setText(QString::number(m.compiledEagerMs / m.compiledMs, 'f', 2) + "\u00d7");
+        const QString covers = tr("%1 compiled region(s), %2 of %3 nodes: %4 ms eager")
+                                   .arg(m.compiledRegions)
+                                   .arg(m.compiledNodes)
+                                   .arg(m.nodes)
+                                   .arg(ProfileModel::msText(m.compiledEagerMs));
+        compiled->setToolTip(covers);
+        speedup->setToolTip(covers);
+    }
+    auto* nodes = new QStandardItem(QString::number(m.nodes));
+    for (auto* item : {ms, share, compiled, speedup, nodes}) {
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {name, ms, share, compiled, speedup, identicalItem(modules, index), nodes};
 }
 
 } // namespace fxs::views

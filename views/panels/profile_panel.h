@@ -2,7 +2,8 @@
 // speedup, share, bound; times as median and spread), a top-N bar list of node times (labels
 // that fit, tooltips with the spread), the compile-phase timeline (from a TORCH_TRACE run),
 // the overlay legend and progress/cancel for a running profile, and a Modules tab (the eager
-// time summed by module, nested). Selecting a row or bar emits nodeSelected, a module
+// time summed by module, nested, with the compiled regions' time and speed-up and the median and
+// range of identical modules). Selecting a row or bar emits nodeSelected, a module
 // moduleSelected;
 // selectName selects from outside (the graph view). Does not run profiles itself: the app does,
 // in the background, and feeds progress and the result in.
@@ -12,9 +13,11 @@
 #include "core/profile/module_profile.h"
 #include "views/models/profile_model.h"
 
+#include <QHash>
 #include <QWidget>
 
 class QLabel;
+class QStandardItem;
 class QStandardItemModel;
 class QTabWidget;
 class QTreeView;
@@ -37,8 +40,20 @@ public:
 
     void setProfile(profile::RuntimeProfile profile);
     void setCompileProfile(const profile::CompileProfileResult& compile);
-    // The profile by module (empty: the graph's modules are not known; the tab says so).
+    // The profile by module (empty: the graph's modules are not known; the tab says so). Give it
+    // after setProfile (which forgets the last one): the chart's labels take the nodes' modules
+    // ("model.layers.3.mlp.down_proj · mm_103").
     void setModuleBreakdown(const profile::ModuleBreakdown& modules);
+    enum ModuleColumn {
+        ModuleNameColumn,
+        ModuleEagerColumn,
+        ModuleShareColumn,
+        ModuleCompiledColumn,
+        ModuleSpeedupColumn,
+        ModuleIdenticalColumn,
+        ModuleNodesColumn,
+        ModuleColumnCount
+    };
     QTreeView* moduleView() const { return m_modules; }
     QTabWidget* tabs() const { return m_tabs; }
     ProfileModel* model() const { return m_model; }
@@ -69,6 +84,7 @@ private:
     void rebuildTopChart();
     void rebuildLegend();
     void emitForSourceRow(int row);
+    QList<QStandardItem*> moduleRow(const profile::ModuleBreakdown& modules, std::size_t index);
 
     ProfileModel* m_model;
     QSortFilterProxyModel* m_proxy;
@@ -85,6 +101,7 @@ private:
     QPushButton* m_cancel;
     QLabel* m_status;
     QStringList m_topNames;
+    QHash<QString, QString> m_nodeModules; // node name -> its module's path
     bool m_selecting = false;
 };
 

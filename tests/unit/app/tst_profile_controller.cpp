@@ -13,6 +13,7 @@
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_view.h"
+#include "views/panels/bar_list.h"
 #include "views/panels/phase_timeline.h"
 #include "views/panels/profile_panel.h"
 
@@ -36,6 +37,8 @@ using fxs::app::ProfileController;
 namespace {
 
 const QString kGraph = QStringLiteral(FXSCOPE_TEST_DATA "/compile/two_regions_fw.txt");
+const QString kLlama =
+    QStringLiteral(FXSCOPE_TEST_DATA "/recorded/graphs/llama24_train_graph0.txt.gz");
 
 QAction* actionNamed(QWidget* root, const char* name)
 {
@@ -119,6 +122,61 @@ private Q_SLOTS:
         const QModelIndex current = proxy->mapToSource(panel->view()->currentIndex());
         QCOMPARE(panel->model()->index(current.row(), ProfileModel::NameColumn).data().toString(),
                  QStringLiteral("mm"));
+    }
+
+    // Profiling the same graph again reuses the first profile's timings (the graph has no
+    // module names: one unit, the whole graph), a changed option does not.
+    void reprofileReusesTheUnchangedGraph()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {kGraph}));
+        QVERIFY(profileAndWait(w));
+        QCOMPARE(w.profile()->memo().lastStats().unitsReused, std::size_t(0));
+        QCOMPARE(w.profile()->memo().lastStats().engineRuns, 3); // warm-up + 2 timed
+        const auto first = w.profile()->panel()->model()->profile().nodes;
+        QVERIFY(profileAndWait(w));
+        const auto stats = w.profile()->memo().lastStats();
+        QCOMPARE(stats.unitsReused, stats.units);
+        QVERIFY(stats.units >= 1);
+        QCOMPARE(stats.engineRuns, 1); // the warm-up the region compiler takes its inputs from
+        const auto second = w.profile()->panel()->model()->profile().nodes;
+        QCOMPARE(second.size(), first.size());
+        for (std::size_t i = 0; i < first.size(); ++i) {
+            QCOMPARE(second[i].eager, first[i].eager);
+        }
+        QSignalSpy done(w.profile(), &ProfileController::finished);
+        w.profile()->setRepeat(3); // more timed runs: another key, every unit timed again
+        QVERIFY(w.profile()->profileGraph());
+        QVERIFY(done.wait(120000));
+        QCOMPARE(w.profile()->memo().lastStats().unitsReused, std::size_t(0));
+        QCOMPARE(w.profile()->memo().lastStats().engineRuns, 4);
+    }
+
+    // On the 24-layer LLaMA at 1920×1080 the chart's bars read whole and name their node's
+    // module ("block 10 · mm_74", not "mm…74").
+    void chartLabelsNameModulesInTheDock()
+    {
+        MainWindow w;
+        w.resize(1920, 1080);
+        w.show();
+        QVERIFY(openAndWait(w, {kLlama}));
+        QVERIFY(waitForLayout(w.graphView()));
+        QVERIFY(profileAndWait(w));
+        QTest::qWait(50);
+        const BarList* chart = w.profile()->panel()->topChart();
+        QVERIFY(chart->isVisible());
+        QVERIFY2(chart->width() > 300, qPrintable(QString::number(chart->width())));
+        const QStringList labels = chart->displayedLabels();
+        QCOMPARE(labels.size(), qsizetype(ProfilePanel::kTopN));
+        QStringList whole;
+        for (const auto& item : chart->items()) {
+            whole << item.label;
+        }
+        QCOMPARE(labels, whole); // nothing elided
+        const auto named = std::count_if(labels.begin(), labels.end(), [](const QString& l) {
+            return l.startsWith(QStringLiteral("block ")) && l.contains(BarList::pathSeparator());
+        });
+        QVERIFY2(named >= ProfilePanel::kTopN / 2, qPrintable(labels.join(QLatin1Char('|'))));
     }
 
     void cancelStopsTheRun()

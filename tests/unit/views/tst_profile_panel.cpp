@@ -1,13 +1,17 @@
 // The Profile dock offscreen: the table sorts by eager time, selecting a row emits the node or
 // region, selectName selects the row without echoing, the top-N chart lists the slowest nodes,
 // the legend has its five stops, shown shares add up to 100 % (a region counts its nodes),
-// times show their spread, chart labels fit at a normal width, progress/cancel show only
-// while busy, and the Modules tab nests the time by module and reports the module clicked.
+// times show their spread, chart labels fit at a normal width (a node's module path leads its
+// label and gives way from the left), progress/cancel show only while busy, and the Modules tab
+// nests the time by module, shows compiled time and the range of identical modules, and reports
+// the module clicked.
 #include "views/panels/bar_list.h"
 
 #include <QTabWidget>
 #include "views/panels/profile_panel.h"
 
+#include <QApplication>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -208,6 +212,112 @@ private Q_SLOTS:
         QVERIFY(labels[1].endsWith(QStringLiteral("_end")));
         // The tooltip detail carries the spread and the target.
         QVERIFY(bars->items()[0].detail.contains(QStringLiteral("eager")));
+    }
+
+    // LLaMA's slowest nodes read "model.layers.3.mlp.down_proj · mm_103" (not "mm…03"): whole
+    // at a normal width, and at a narrow one still the layer, the module and the node.
+    void chartLabelsNameTheModule()
+    {
+        profile::RuntimeProfile p;
+        p.repeat = 3;
+        profile::ModuleBreakdown modules;
+        for (int i = 0; i < 12; ++i) {
+            profile::NodeProfile n;
+            n.name = "mm_" + std::to_string(100 + i);
+            n.eager.medianMs = 10.0 + i;
+            p.nodes.push_back(n);
+            modules.nodePaths.push_back("model.layers." + std::to_string(i) + ".mlp.down_proj");
+        }
+        modules.modules = {{"model", 0, 12, 1.0, 1.0, 0, 0}};
+        ProfilePanel panel;
+        panel.setProfile(p);
+        panel.setModuleBreakdown(modules);
+        panel.resize(1280, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QString dot = BarList::pathSeparator();
+        QStringList labels = panel.topChart()->displayedLabels();
+        QCOMPARE(labels.size(), ProfilePanel::kTopN);
+        QCOMPARE(labels[0], "model.layers.11.mlp.down_proj" + dot + "mm_111"); // whole
+        QCOMPARE(labels[8], "model.layers.3.mlp.down_proj" + dot + "mm_103");
+        panel.resize(700, 300);
+        QTest::qWait(10);
+        labels = panel.topChart()->displayedLabels();
+        QVERIFY2(labels[8].endsWith("3.mlp.down_proj" + dot + "mm_103"), qPrintable(labels[8]));
+        // The tooltip's first line is the whole label.
+        QCOMPARE(panel.topChart()->items()[8].label,
+                 "model.layers.3.mlp.down_proj" + dot + "mm_103");
+    }
+
+    void elideLabelKeepsTheTail()
+    {
+        const QFontMetrics fm(QApplication::font());
+        const QString dot = BarList::pathSeparator();
+        const QString label = "model.layers.3.mlp.down_proj" + dot + "mm_103";
+        QCOMPARE(BarList::elideLabel(label, fm, fm.horizontalAdvance(label)), label);
+        const QString tail = QString(QChar(0x2026)) + "mlp.down_proj" + dot + "mm_103";
+        QCOMPARE(BarList::elideLabel(label, fm, fm.horizontalAdvance(tail)), tail);
+        // Not even the node's module fits: the node, elided in the middle when it must be.
+        QCOMPARE(BarList::elideLabel(label, fm, fm.horizontalAdvance("mm_103")), "mm_103");
+        // A label without a module keeps its start and end.
+        const QString plain = "convolution_backward_123456";
+        const QString elided = BarList::elideLabel(plain, fm, fm.horizontalAdvance(plain) / 2);
+        QVERIFY(elided.startsWith("con") && elided.endsWith("56"));
+        QVERIFY(elided.contains(QChar(0x2026)));
+    }
+
+    // Identical layers read as a median and range on their parent's row, the slowest and fastest
+    // layer are named; compiled regions give a module its Compiled time and speed-up.
+    void modulesShowIdenticalRangeAndCompiledTime()
+    {
+        profile::ModuleBreakdown b;
+        b.modules = {{"model", 0, 9, 9.0, 1.0, 0, 0},
+                     {"model.layers", 1, 9, 9.0, 1.0, 0, 0},
+                     {"model.layers.0", 2, 3, 2.0, 0.2, 0, 0},
+                     {"model.layers.0.mlp", 3, 1, 1.0, 0.1, 0, 0},
+                     {"model.layers.1", 2, 3, 4.0, 0.4, 0, 0},
+                     {"model.layers.1.mlp", 3, 1, 3.0, 0.3, 0, 0},
+                     {"model.layers.2", 2, 3, 3.0, 0.3, 0, 0},
+                     {"model.layers.2.mlp", 3, 1, 2.0, 0.2, 0, 0}};
+        b.modules[4].compiledRegions = 1;
+        b.modules[4].compiledMs = 0.5;
+        b.modules[4].compiledEagerMs = 1.5;
+        b.modules[4].compiledNodes = 2;
+        b.groups = {{"model.layers.0\u20132", {2, 4, 6}, {3.0, 2.0, 2.0, 4.0}, 4, 2,
+                     "model.layers"},
+                    {"model.layers.0\u20132.mlp", {3, 5, 7}, {2.0, 2.0, 1.0, 3.0}, 5, 3, ""}};
+        b.modules[2].group = b.modules[4].group = b.modules[6].group = 0;
+        b.modules[3].group = b.modules[5].group = b.modules[7].group = 1;
+        ProfilePanel panel;
+        panel.setModuleBreakdown(b);
+        const QAbstractItemModel* m = panel.moduleView()->model();
+        QCOMPARE(m->headerData(ProfilePanel::ModuleCompiledColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Compiled ms"));
+        const QModelIndex layers = m->index(0, 0, m->index(0, 0));
+        QCOMPARE(layers.data(Qt::UserRole).toString(), QStringLiteral("model.layers"));
+        const auto cell = [&](const QModelIndex& row, int column) {
+            return row.siblingAtColumn(column).data().toString();
+        };
+        QCOMPARE(cell(layers, ProfilePanel::ModuleIdenticalColumn),
+                 QString::fromUtf8("3 \u00d7 median 3.00 ms (2.00\u20134.00)"));
+        const QModelIndex l0 = m->index(0, 0, layers);
+        const QModelIndex l1 = m->index(1, 0, layers);
+        const QModelIndex l2 = m->index(2, 0, layers);
+        QCOMPARE(cell(l1, ProfilePanel::ModuleIdenticalColumn), QStringLiteral("slowest of 3"));
+        QCOMPARE(cell(l0, ProfilePanel::ModuleIdenticalColumn), QStringLiteral("fastest of 3"));
+        QCOMPARE(cell(l2, ProfilePanel::ModuleIdenticalColumn), QString());
+        // The mlp of each layer: no common parent, the first carries the range.
+        QCOMPARE(cell(m->index(0, 0, l0), ProfilePanel::ModuleIdenticalColumn),
+                 QString::fromUtf8("3 \u00d7 median 2.00 ms (1.00\u20133.00)"));
+        QCOMPARE(cell(m->index(0, 0, l1), ProfilePanel::ModuleIdenticalColumn),
+                 QStringLiteral("slowest of 3"));
+        QCOMPARE(cell(m->index(0, 0, l2), ProfilePanel::ModuleIdenticalColumn), QString());
+        // 1.5 ms of eager work compiled to 0.5 ms: 3.00×; nothing compiled: empty.
+        QCOMPARE(cell(l1, ProfilePanel::ModuleCompiledColumn), QStringLiteral("0.500"));
+        QCOMPARE(cell(l1, ProfilePanel::ModuleSpeedupColumn), QString::fromUtf8("3.00\u00d7"));
+        QCOMPARE(cell(l0, ProfilePanel::ModuleCompiledColumn), QString());
+        QCOMPARE(cell(l0, ProfilePanel::ModuleSpeedupColumn), QString());
+        QCOMPARE(cell(l1, ProfilePanel::ModuleEagerColumn), QStringLiteral("4.00"));
     }
 
     void busyShowsProgressAndCancel()
