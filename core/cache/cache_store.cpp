@@ -626,21 +626,23 @@ Status CacheStore::saveTiming(const std::string& key, const std::string& device,
     }
     auto st = m_impl->db.prepare(
         "INSERT OR REPLACE INTO timings(key, device, eager_ms, eager_spread_ms, compiled_ms, "
-        "compiled_spread_ms, timing, measured) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+        "compiled_spread_ms, eager_b2b_ms, compiled_b2b_ms, timing, measured) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!st) {
         return st.error();
     }
     st->bind(1, key).bind(2, device).bind(3, t.eagerMs).bind(4, t.eagerSpreadMs);
-    st->bind(5, t.compiledMs).bind(6, t.compiledSpreadMs).bind(7, t.timing);
-    return st->bind(8, t.measuredMs).run();
+    st->bind(5, t.compiledMs).bind(6, t.compiledSpreadMs).bind(7, t.eagerBackToBackMs);
+    st->bind(8, t.compiledBackToBackMs).bind(9, t.timing);
+    return st->bind(10, t.measuredMs).run();
 }
 
 Result<std::optional<RegionTiming>> CacheStore::timing(const std::string& key,
                                                        const std::string& device)
 {
     auto st = m_impl->db.prepare(
-        "SELECT eager_ms, eager_spread_ms, compiled_ms, compiled_spread_ms, timing, measured "
-        "FROM timings WHERE key = ? AND device = ?");
+        "SELECT eager_ms, eager_spread_ms, compiled_ms, compiled_spread_ms, eager_b2b_ms, "
+        "compiled_b2b_ms, timing, measured FROM timings WHERE key = ? AND device = ?");
     if (!st) {
         return st.error();
     }
@@ -651,7 +653,8 @@ Result<std::optional<RegionTiming>> CacheStore::timing(const std::string& key,
     if (!*row) {
         return std::optional<RegionTiming>();
     }
-    RegionTiming t{st->real(0), st->real(1), st->real(2), st->real(3), st->text(4), st->int64(5)};
+    RegionTiming t{st->real(0), st->real(1), st->real(2),   st->real(3),
+                   st->real(4), st->real(5), st->text(6), st->int64(7)};
     return std::optional<RegionTiming>(std::move(t));
 }
 

@@ -91,6 +91,8 @@ struct RegionTiming {
     double eagerSpreadMs = 0;
     double compiledMs = 0;
     double compiledSpreadMs = 0;
+    double eagerBackToBackMs = 0; // CUDA: runs enqueued back to back (0 on the CPU)
+    double compiledBackToBackMs = 0;
     std::string timing;          // how they were measured: "wall mean", "cuda events median"
     std::int64_t measuredMs = 0; // unix epoch milliseconds
 };

@@ -58,6 +58,8 @@ CREATE TABLE timings(
     eager_spread_ms REAL NOT NULL,
     compiled_ms REAL NOT NULL,
     compiled_spread_ms REAL NOT NULL,
+    eager_b2b_ms REAL NOT NULL,
+    compiled_b2b_ms REAL NOT NULL,
     timing TEXT NOT NULL,
     measured INTEGER NOT NULL,
     PRIMARY KEY(key, device));

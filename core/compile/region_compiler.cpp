@@ -643,6 +643,8 @@ bool RegionCompiler::Impl::useSavedTimings(RegionOutcome& out,
     out.eagerSpreadMs = t.eagerSpreadMs;
     out.compiledMs = t.compiledMs;
     out.compiledSpreadMs = t.compiledSpreadMs;
+    out.eagerBackToBackMs = t.eagerBackToBackMs;
+    out.compiledBackToBackMs = t.compiledBackToBackMs;
     out.timing = t.timing;
     out.timingsFromEntry = true;
     return true;
@@ -680,7 +682,8 @@ void RegionCompiler::Impl::saveTimings(const RegionOutcome& out)
         std::chrono::system_clock::now().time_since_epoch());
     (void)options.store->saveTiming(out.key, out.device,
                                     {out.eagerMs, out.eagerSpreadMs, out.compiledMs,
-                                     out.compiledSpreadMs, out.timing, now.count()});
+                                     out.compiledSpreadMs, out.eagerBackToBackMs,
+                                     out.compiledBackToBackMs, out.timing, now.count()});
 }
 
 void RegionCompiler::Impl::run(const graph::Graph& g, const RegionSpec& r,

@@ -5,7 +5,10 @@
 # the hit that verifies it, the GPT-style fixtures' regions compiled vs eager on CUDA), then runs
 # tools/bench/gpu_inductor.py: chain8 and softmax+layer_norm at 16M and 64M elements in float32
 # and bfloat16, fxscope and Inductor interleaved for ROUNDS rounds, medians and spread, the
-# device named. Usage, from the repository root: tools/bench/gpu_vs_inductor.sh [OUTDIR]
+# device named. Inductor is static-shape (a fresh function per configuration, dynamic=False),
+# both sides are compared on back-to-back CUDA-event times, and cold compiles are truly cold
+# (CUDA_CACHE_DISABLE=1, empty Inductor and Triton caches): see gpu_inductor.py.
+# Usage, from the repository root: tools/bench/gpu_vs_inductor.sh [OUTDIR]
 #   FXSCOPE_CLI=path skips the build; BUILD_ONLY=1 stops after it; ROUNDS (default 3) and
 #   REPEAT (default 50) tune the runs.
 set -u
@@ -29,23 +32,24 @@ if [ -z "$CLI" ]; then
     || { tail -40 "$OUT/configure.log"; exit 1; }
   grep "fxscope:" "$OUT/configure.log"
   SECONDS=0
-  cmake --build $B -j"$(nproc)" --target fxscope-cli > "$OUT/build.log" 2>&1 \
+  cmake --build $B -j"$(nproc)" --target fxscope-cli fxscope-cli-torch > "$OUT/build.log" 2>&1 \
     || { grep -E "error|FAILED" -A3 "$OUT/build.log" | head -60; exit 1; }
   echo "fxscope-cli built in ${SECONDS}s"
   CLI=$B/app/cli/fxscope-cli
 fi
 [ -n "${BUILD_ONLY:-}" ] && exit 0
+export CUDA_CACHE_DISABLE=1 # compile_ms of a miss is NVRTC's and the driver's, not a cache's
 nvidia-smi -L
 G=tools/bench
 C="$OUT/checks"
 mkdir -p "$C"
 # A build without running: generate + NVRTC, stored unverified; the next run hits and verifies.
 sed -e 's/f32\[16777216\]\[1\]cpu/f32[16777216][1]cuda:0/g' $G/chain8_16m.txt > "$C/chain8_cuda.txt"
-"$CLI" compile "$C/chain8_cuda.txt" --auto --device cuda --no-run --cache "$C/cache.db" --json \
+"$CLI" compile "$C/chain8_cuda.txt" --auto --device cuda --no-run --cache "$C/cache/cache.db" --json \
   > "$C/norun.json" 2> "$C/norun.err"; echo "no-run exit $?"
-"$CLI" compile "$C/chain8_cuda.txt" --auto --device cuda --cache "$C/cache.db" --json \
+"$CLI" compile "$C/chain8_cuda.txt" --auto --device cuda --cache "$C/cache/cache.db" --json \
   > "$C/after_norun.json" 2> "$C/after_norun.err"; echo "run after no-run exit $?"
-"$CLI" cache --cache "$C/cache.db" ls > "$C/ls.json" 2>&1
+"$CLI" cache --cache "$C/cache/cache.db" ls > "$C/ls.json" 2>&1
 python3 - "$C" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -65,9 +69,9 @@ PY
 F=tests/data/fixtures/graphs
 for spec in "gpt2_annotated_fw.txt:" "gpt12_train_fw.txt:--auto"; do
   g=${spec%%:*}; sel=${spec#*:}
-  "$CLI" compile "$F/$g" $sel --device cuda --cache "$C/gpt.db" --json --repeat 20 \
+  "$CLI" compile "$F/$g" $sel --device cuda --cache "$C/gpt/cache.db" --json --repeat 20 \
     > "$C/${g%.txt}.json" 2> "$C/${g%.txt}.err" || tail -5 "$C/${g%.txt}.err"
-  "$CLI" compile "$F/$g" $sel --device cuda --cache "$C/gpt.db" --json --repeat 20 \
+  "$CLI" compile "$F/$g" $sel --device cuda --cache "$C/gpt/cache.db" --json --repeat 20 \
     > "$C/${g%.txt}_hit.json" 2>> "$C/${g%.txt}.err"
 done
 python3 - "$C" <<'PY'

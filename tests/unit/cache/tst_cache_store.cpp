@@ -235,8 +235,8 @@ private Q_SLOTS:
         const EntryInfo a = makeInfo("A");
         QVERIFY(*store->insert(a, Artifact::hostBuild("so", "src")));
         QVERIFY(store->timing(a.key, "cpu").ok() && !*store->timing(a.key, "cpu"));
-        QVERIFY(store->saveTiming(a.key, "cpu", {2.5, 0.25, 1.25, 0.125, "wall mean", 7}).ok());
-        QVERIFY(store->saveTiming(a.key, "cuda:0", {0.5, 0, 0.25, 0, "cuda events median", 8})
+        QVERIFY(store->saveTiming(a.key, "cpu", {2.5, 0.25, 1.25, 0.125, 0, 0, "wall mean", 7}).ok());
+        QVERIFY(store->saveTiming(a.key, "cuda:0", {0.5, 0, 0.25, 0, 0.4, 0.2, "cuda events median", 8})
                     .ok());
         auto cpu = store->timing(a.key, "cpu");
         QVERIFY(cpu.ok() && cpu->has_value());
@@ -244,9 +244,10 @@ private Q_SLOTS:
         QCOMPARE((*cpu)->compiledSpreadMs, 0.125);
         QCOMPARE((*cpu)->timing, std::string("wall mean"));
         QCOMPARE((*cpu)->measuredMs, std::int64_t(7));
-        QVERIFY(store->saveTiming(a.key, "cpu", {3.0, 0, 1.0, 0, "wall mean", 9}).ok());
+        QVERIFY(store->saveTiming(a.key, "cpu", {3.0, 0, 1.0, 0, 0, 0, "wall mean", 9}).ok());
         QCOMPARE((*store->timing(a.key, "cpu"))->eagerMs, 3.0);
         QCOMPARE((*store->timing(a.key, "cuda:0"))->timing, std::string("cuda events median"));
+        QCOMPARE((*store->timing(a.key, "cuda:0"))->compiledBackToBackMs, 0.2);
         QVERIFY(store->remove(a.key).ok());
         QVERIFY(!*store->timing(a.key, "cpu"));
         QVERIFY(!*store->timing(a.key, "cuda:0"));
