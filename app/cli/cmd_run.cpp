@@ -137,7 +137,9 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     json j = reportJson(c.compiled);
     j["compiled"] = true;
     j["eager_total_ms"] = c.eager.totalMs;
-    j["device_ms"] = nullptr; // GPU time: not measured yet (issue 27); null on the CPU
+    // CUDA: GPU time between events around the steps, without per-node syncs; null on the CPU.
+    j["device_ms"] = c.deviceMs ? json(*c.deviceMs) : json(nullptr);
+    j["eager_device_ms"] = c.eagerDeviceMs ? json(*c.eagerDeviceMs) : json(nullptr);
     j["regions_used"] = c.regionsUsed;
     json regions = json::array();
     for (std::size_t i = 0; i < c.regions.size(); ++i) {

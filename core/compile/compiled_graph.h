@@ -30,6 +30,13 @@ struct CompiledGraphReport {
     // values (infinity where NaN/Inf positions differ); nullopt for a value that is not a tensor.
     std::vector<std::optional<double>> outputMaxAbsErr;
     bool cancelled = false; // the token fired: what ran before is reported
+    // CUDA: both graphs run again without per-node synchronisation (stream order, one sync at
+    // the end), on the eager run's inputs: the medians of their GPU time between CUDA events
+    // around the steps (deviceMs, eagerDeviceMs), and of their wall time from the first step to
+    // the end of the GPU's work, which then replaces compiled.totalMs and eager.totalMs.
+    // nullopt on the CPU.
+    std::optional<double> deviceMs;
+    std::optional<double> eagerDeviceMs;
 };
 
 // options.run: the inputs (seed, sizes, file, weights, forward graph), repeat and per-node timing

@@ -208,6 +208,10 @@ Status executePlan(const Plan& plan, const graph::Graph& graph,
     }
     Stack stack;
     stack.reserve(16);
+    const bool hooked = options.onSteps != nullptr && *options.onSteps;
+    if (hooked) {
+        (*options.onSteps)(true);
+    }
     const auto runStart = Clock::now();
     for (const Step& step : plan.steps) {
         if (options.cancel && options.cancel->isCancelled()) {
@@ -247,6 +251,9 @@ Status executePlan(const Plan& plan, const graph::Graph& graph,
         if (call && options.onNode != nullptr && *options.onNode) {
             (*options.onNode)(step.node); // after the step's time was taken
         }
+    }
+    if (hooked) {
+        (*options.onSteps)(false);
     }
     result.totalMs = msSince(runStart);
     result.peakBytes = memory.peak();

@@ -33,6 +33,7 @@ struct ExecOptions {
     bool syncCuda = false; // synchronise after each node (timing on a GPU)
     const CancelToken* cancel = nullptr;
     const std::function<void(graph::NodeId)>* onNode = nullptr; // RunOptions::onNode
+    const std::function<void(bool)>* onSteps = nullptr;          // RunOptions::onSteps
 };
 
 struct ExecResult {

@@ -50,6 +50,10 @@ struct RunOptions {
     // Called on the running thread after each operator node ran (progress: which module the
     // run is in); never while a node is timed. Empty: none.
     std::function<void(graph::NodeId)> onNode;
+    // Called on the running thread with true just before a run's first step (its inputs are
+    // made) and with false after its last step was issued (on CUDA, perhaps not finished):
+    // where a caller records the events that time the steps on the GPU. Empty: none.
+    std::function<void(bool)> onSteps;
 };
 
 struct OutputSummary {

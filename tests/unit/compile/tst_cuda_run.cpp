@@ -1,7 +1,9 @@
 // CUDA regions on a GPU (label gpu): the chain runs eagerly on cuda:0, compiles to a cubin,
 // verifies against eager on the GPU, is timed with CUDA events, and hits the cache the second
-// time; a build-only entry is verified by its first run. Skipped, with the reason, where this
+// time (with the timings saved at the miss); the whole graph with the region in place is timed
+// on the device without per-node syncs; a build-only entry is verified by its first run. Skipped, with the reason, where this
 // LibTorch has no CUDA or the driver sees no GPU (a skip is reported as such, never as a pass).
+#include "core/compile/compiled_graph.h"
 #include "core/exec/interpreter.h"
 #include "tests/unit/compile/compile_test_support.h"
 #include "tests/unit/compile/cuda_test_support.h"
@@ -69,6 +71,29 @@ private Q_SLOTS:
         const compile::RegionOutcome hit = rc.compileAndRun(*c.graph, {"r0", c.nodes, ""}, run.kept);
         QCOMPARE(compile::regionStateName(hit.state), std::string_view("hit"));
         QVERIFY(hit.compileMs < 50); // lookup and module load
+        // The verified hit reports the miss's timings, back to back included.
+        QVERIFY(hit.timingsFromEntry);
+        QCOMPARE(hit.compiledBackToBackMs, miss.compiledBackToBackMs);
+    }
+
+    // The whole graph with the region in place, timed without per-node syncs: GPU time between
+    // events around the steps for both graphs, and wall times from the first step to the end
+    // of the GPU's work (never shorter than the GPU's part).
+    void wholeGraphIsTimedOnTheDevice()
+    {
+        const test::CudaRegion c = test::cudaChain("f32", 1 << 20);
+        partition::Region region;
+        region.id = "r0";
+        region.nodes = c.nodes;
+        compile::GraphCompileOptions o;
+        o.compile = options(false);
+        auto report = compile::runCompiledGraph(*c.graph, {region}, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
+        QCOMPARE(report->regionsUsed, 1);
+        QVERIFY(report->deviceMs && *report->deviceMs > 0);
+        QVERIFY(report->eagerDeviceMs && *report->eagerDeviceMs > 0);
+        QVERIFY(report->compiled.totalMs >= *report->deviceMs * 0.9);
+        QVERIFY(report->eager.totalMs >= *report->eagerDeviceMs * 0.9);
     }
 
     void firstRunVerifiesABuildOnlyEntry()
