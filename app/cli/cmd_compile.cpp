@@ -209,7 +209,8 @@ void addCompileCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--repeat", o->repeat, "Timed runs per region (default 5)");
     cmd->add_flag("--retime", o->retime,
                   "Time the regions that hit verified cache entries again (default: the "
-                  "timings saved with the entry on this device)");
+                  "timings saved with the entry on this device), and judge anew those found "
+                  "slower than eager before");
     cmd->add_option("--seed", o->seed, "Seed of the synthesised inputs");
     cmd->add_option("--inputs", o->inputs,
                     "Real inputs: a torch.save({name: tensor}) file (names as the placeholders)");

@@ -168,12 +168,17 @@ ArtifactProvider::localHit(PreparedRegion& p, RegionOutcome& out, const cache::E
                            bool load)
 {
     const cache::EntryInfo& e = entry.info;
-    if (e.status == cache::EntryStatus::Bad && e.statusCode == Reason::SlowerThanEager) {
+    // Asked to time again (--retime), a region judged slower before is judged anew: it runs
+    // like an unverified hit, stored verified when it now wins, marked slower again if not.
+    const bool rejudge = m_options.retime && e.status == cache::EntryStatus::Bad &&
+                         e.statusCode == Reason::SlowerThanEager;
+    if (e.status == cache::EntryStatus::Bad && e.statusCode == Reason::SlowerThanEager &&
+        !rejudge) {
         return failWith(out, Reason::SlowerThanEager,
                         makeError(ErrorCode::Runtime, "slower than eager on this device before (" +
                                                           e.statusReason + "); not used"));
     }
-    if (e.status == cache::EntryStatus::Bad) {
+    if (e.status == cache::EntryStatus::Bad && !rejudge) {
         return failWith(out, Reason::FallbackKnownBad,
                         makeError(ErrorCode::Runtime,
                                   "the cached artifact failed verification before (" +
@@ -191,12 +196,15 @@ ArtifactProvider::localHit(PreparedRegion& p, RegionOutcome& out, const cache::E
         }
         loaded.code = *code;
     }
-    if (e.status == cache::EntryStatus::Unverified) {
+    if (e.status == cache::EntryStatus::Unverified || rejudge) {
         loaded.unverified = entry.artifact;
     }
     out.state = RegionState::Hit;
     out.reason = Reason::Hit;
     out.headline = cache::hitHeadline(e);
+    if (rejudge) {
+        out.headline += "; slower than eager before (" + e.statusReason + "), timed again";
+    }
     return std::optional<Loaded>(std::move(loaded));
 }
 

@@ -57,7 +57,8 @@ struct CompileOptions {
     int timingRepeats = 5;
     // A hit of a verified entry runs eager and compiled once each (to verify) and reports the
     // timings measured when the entry was built, saved in the local store for this device;
-    // true times it again (and saves the new timings).
+    // true times it again (and saves the new timings), and judges anew an entry found slower
+    // than eager before (stored verified when it now wins).
     bool retime = false;
     // Where each region's schedule, loop IR, generated source and pass times are written
     // (<dir>/<region id>.schedule.txt, .ir.txt, .cpp or .cu, .passes.txt). Empty: the directory in

@@ -146,6 +146,25 @@ private Q_SLOTS:
         QVERIFY(run.ok());
         QCOMPARE(run->regionsUsed, 0);
         QCOMPARE(*run->outputMaxAbsErr[0], 0.0); // all eager: the same values
+        // Timed again on request (--retime), the verdict is made anew: now winning, the
+        // entries are used and stored verified; later runs use them without re-timing.
+        auto retime = win;
+        retime.compile.retime = true;
+        auto fourth = compile::compileGraphRegions(*m_graph, m_regions, retime);
+        QVERIFY(fourth.ok());
+        for (const auto& r : fourth->regions) {
+            QCOMPARE(r.state, compile::RegionState::Hit);
+            QVERIFY2(r.headline.find("timed again") != std::string::npos, r.headline.c_str());
+            auto info = store->info(r.key);
+            QVERIFY(info.ok() && info->has_value());
+            QCOMPARE(int((*info)->status), int(cache::EntryStatus::Verified));
+        }
+        auto fifth = compile::compileGraphRegions(*m_graph, m_regions, win);
+        QVERIFY(fifth.ok());
+        for (const auto& r : fifth->regions) {
+            QCOMPARE(r.state, compile::RegionState::Hit);
+            QVERIFY(r.timingsFromEntry);
+        }
         // Another cache (another device's entries) measures for itself.
         auto other = freshStore();
         auto fresh = options(other.get());
