@@ -1,4 +1,5 @@
 #include "core/cache/cache_store.h"
+#include "core/cache/cache_store_impl.h"
 
 #include "core/cache/artifact_blob.h"
 #include "core/cache/artifact_files.h"
@@ -178,37 +179,6 @@ std::string_view entryStatusName(EntryStatus s)
     return "unknown";
 }
 
-struct CacheStore::Impl {
-    detail::StoreConnection conn;
-    Database& db = conn.db();
-    std::string path;
-    std::string dir;
-    StoreOptions options;
-    std::string notice; // CacheStore::openNotice
-    std::unique_ptr<detail::ArtifactFiles> files;
-    // The directory carries the cache's marker (written, found or adopted): only then is
-    // anything but the database written or deleted there.
-    bool owned = false;
-
-    Status createFile();
-    Status checkFiles() const;
-    // Before the database is opened: the directory's marker, written for a new or empty one;
-    // a directory with other files and no marker is the cache's only if its database is
-    // (adopted after opening). Sets owned when marked.
-    Status claimDirectory(detail::DirState& state);
-    Status requireOwned() const;
-    Status touch(const std::string& key);
-    // Checks every row and blob into r (checked, corrupt).
-    Status verifyRows(VerifyReport& r);
-    Result<std::int64_t> totalBytes();
-    Status evict(std::int64_t maxBytes, int* removed, int* filesRemoved);
-    Status evictLocked(std::int64_t maxBytes, std::vector<std::string>& doomed, int* removed);
-    // Inside a transaction: deletes the row and its file rows; the files' paths go to doomed.
-    Status dropEntry(const std::string& key, std::vector<std::string>& doomed);
-    // Gives freed pages back to the file system and empties the WAL (best effort: a reader
-    // in another process may hold them).
-    void shrink();
-};
 
 Status CacheStore::Impl::createFile()
 {
@@ -589,89 +559,6 @@ Result<ScratchDir> CacheStore::buildDirectory()
         return s.error();
     }
     return ScratchDir::create(m_impl->dir, "build-" + std::to_string(::getpid()) + "-");
-}
-
-Status CacheStore::markBad(const std::string& key, Reason code, const std::string& reason)
-{
-    if (Status w = m_impl->conn.writable(); !w) {
-        return w;
-    }
-    auto st = m_impl->db.prepare(
-        "UPDATE entries SET status = ?, status_reason = ?, status_code = ? WHERE key = ?");
-    if (!st) {
-        return st.error();
-    }
-    st->bind(1, static_cast<std::int64_t>(EntryStatus::Bad)).bind(2, reason);
-    return st->bind(3, static_cast<std::int64_t>(code)).bind(4, key).run();
-}
-
-Status CacheStore::count(Reason reason)
-{
-    if (Status w = m_impl->conn.writable(); !w) {
-        return w;
-    }
-    auto st = m_impl->db.prepare("INSERT INTO stats(code, count) VALUES(?, 1) "
-                                 "ON CONFLICT(code) DO UPDATE SET count = count + 1");
-    if (!st) {
-        return st.error();
-    }
-    return st->bind(1, static_cast<std::int64_t>(reason)).run();
-}
-
-Status CacheStore::saveTiming(const std::string& key, const std::string& device,
-                              const RegionTiming& t)
-{
-    if (Status w = m_impl->conn.writable(); !w) {
-        return w;
-    }
-    auto st = m_impl->db.prepare(
-        "INSERT OR REPLACE INTO timings(key, device, eager_ms, eager_spread_ms, compiled_ms, "
-        "compiled_spread_ms, eager_b2b_ms, compiled_b2b_ms, timing, measured) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!st) {
-        return st.error();
-    }
-    st->bind(1, key).bind(2, device).bind(3, t.eagerMs).bind(4, t.eagerSpreadMs);
-    st->bind(5, t.compiledMs).bind(6, t.compiledSpreadMs).bind(7, t.eagerBackToBackMs);
-    st->bind(8, t.compiledBackToBackMs).bind(9, t.timing);
-    return st->bind(10, t.measuredMs).run();
-}
-
-Result<std::optional<RegionTiming>> CacheStore::timing(const std::string& key,
-                                                       const std::string& device)
-{
-    auto st = m_impl->db.prepare(
-        "SELECT eager_ms, eager_spread_ms, compiled_ms, compiled_spread_ms, eager_b2b_ms, "
-        "compiled_b2b_ms, timing, measured FROM timings WHERE key = ? AND device = ?");
-    if (!st) {
-        return st.error();
-    }
-    auto row = st->bind(1, key).bind(2, device).step();
-    if (!row) {
-        return row.error();
-    }
-    if (!*row) {
-        return std::optional<RegionTiming>();
-    }
-    RegionTiming t{st->real(0), st->real(1), st->real(2),   st->real(3),
-                   st->real(4), st->real(5), st->text(6), st->int64(7)};
-    return std::optional<RegionTiming>(std::move(t));
-}
-
-Result<std::vector<std::pair<int, std::int64_t>>> CacheStore::stats()
-{
-    auto st = m_impl->db.prepare("SELECT code, count FROM stats ORDER BY code");
-    if (!st) {
-        return st.error();
-    }
-    std::vector<std::pair<int, std::int64_t>> out;
-    for (auto row = st->step(); row; row = st->step()) {
-        if (!*row) {
-            return out;
-        }
-        out.emplace_back(static_cast<int>(st->int64(0)), st->int64(1));
-    }
-    return makeError(ErrorCode::Io, "cannot read the cache statistics", m_impl->path);
 }
 
 Status CacheStore::remove(const std::string& key)
