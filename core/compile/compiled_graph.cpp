@@ -130,13 +130,6 @@ std::shared_ptr<const exec::ValueStore> inputsOf(const graph::Graph& graph,
     return store;
 }
 
-double medianOf(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
-
 struct StreamTimes {
     double wallMs = 0;   // first step to the end of the GPU's work (one sync, at the end)
     double deviceMs = 0; // between CUDA events around the steps

@@ -3,6 +3,7 @@
 #include "core/compile/cuda_stream.h"
 #include "core/cuda/device.h"
 #include "core/cuda/module.h"
+#include "core/util/elapsed.h"
 
 #include <algorithm>
 #include <vector>
@@ -91,10 +92,9 @@ Result<Timing> timeOnStream(int device, int repeats, const std::function<Status(
     Timing t;
     t.backToBackMs = *all / runs;
     t.samplesMs = ms;
-    std::sort(ms.begin(), ms.end());
-    const std::size_t n = ms.size();
-    t.medianMs = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-    t.spreadMs = ms.back() - ms.front();
+    t.medianMs = medianOf(ms);
+    const auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
+    t.spreadMs = *hi - *lo;
     return t;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/profile/profile_reuse.h"
 #include "core/trace_profile/chrome_trace.h"
+#include "core/util/elapsed.h"
 
 #ifndef FXSCOPE_HAVE_COMPILE
 #define FXSCOPE_HAVE_COMPILE 0
@@ -100,11 +101,10 @@ TimeStat timeStat(std::vector<double> samplesMs)
     if (samplesMs.empty()) {
         return s;
     }
-    std::sort(samplesMs.begin(), samplesMs.end());
-    const std::size_t n = samplesMs.size();
-    s.medianMs = n % 2 == 1 ? samplesMs[n / 2] : (samplesMs[n / 2 - 1] + samplesMs[n / 2]) / 2.0;
-    s.minMs = samplesMs.front();
-    s.maxMs = samplesMs.back();
+    s.medianMs = medianOf(samplesMs);
+    const auto [lo, hi] = std::minmax_element(samplesMs.begin(), samplesMs.end());
+    s.minMs = *lo;
+    s.maxMs = *hi;
     s.spreadMs = s.maxMs - s.minMs;
     return s;
 }
