@@ -711,10 +711,15 @@ void RegionCompiler::Impl::runPasses(const graph::Graph& g, const RegionSpec& r,
 {
     p.options = r.options;
     detail::PassClock clock(out.passes);
+    bool eagerRan = false;
     auto fallback = [&](const Error& e) {
-        if (out.timing.empty() && out.reason != Reason::FallbackEagerFailed) {
-            std::vector<at::Tensor> unused; // a fallback reports eager's time as its own
+        // A fallback after eager ran reports eager's time as its own (timed now unless it
+        // was); the fallback's reason stays its own whatever that timing meets.
+        if (eagerRan && out.timing.empty()) {
+            const Reason why = out.reason;
+            std::vector<at::Tensor> unused;
             (void)timeEager(p, out, unused);
+            out.reason = why;
         }
         markFallback(out, e);
         out.compiledMs = out.eagerMs;
@@ -733,6 +738,7 @@ void RegionCompiler::Impl::runPasses(const graph::Graph& g, const RegionSpec& r,
     if (Status s = runEagerOnce(p, out, eagerOut); !s) {
         return fallback(s.error());
     }
+    eagerRan = true;
     clock.mark("eager");
     out.bytesMoved = bytesOf(p.inputs) + bytesOf(eagerOut);
     for (const auto& t : eagerOut) {
