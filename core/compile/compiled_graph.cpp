@@ -270,8 +270,11 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
                                                              : exec::DevicePref::Cpu;
     ro.substitutes.clear();
     ro.keep = partition::regionInputNames(graph, regions);
-    for (graph::NodeId id : graph.placeholders()) { // the timed runs' inputs (CUDA)
-        ro.keep.push_back(graph.node(id).name);
+    const bool cuda = options.compile.device == TargetDevice::Cuda;
+    if (cuda) { // the inputs of the runs timed on the device
+        for (graph::NodeId id : graph.placeholders()) {
+            ro.keep.push_back(graph.node(id).name);
+        }
     }
     reportProgress(progress, 0.0, "eager run");
     auto eager = exec::Interpreter::run(graph, ro, cancel);
@@ -293,11 +296,11 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (report.cancelled) {
         return report;
     }
-    std::shared_ptr<const exec::ValueStore> inputs = inputsOf(graph, report.eager.kept);
+    auto inputs = cuda ? inputsOf(graph, report.eager.kept) : nullptr; // before it is trimmed
     if (Status s = runWithRegions(graph, regions, ro, cancel, report); !s) {
         return s.error();
     }
-    if (!report.cancelled && options.compile.device == TargetDevice::Cuda) {
+    if (!report.cancelled && cuda) {
         reportProgress(progress, 1.0, "timing without per-node syncs");
         if (Status s = timeTotalsOnDevice(graph, ro, std::move(inputs), cancel, report); !s) {
             return s.error();
