@@ -46,4 +46,16 @@ inline bool waitForLayout(views::GraphView& view)
     return view.lastError().isEmpty();
 }
 
+// Shows the graph with every group expanded, laid out: for tests about something other than
+// how a graph opens (GPT-2's forward opens with its blocks' insides collapsed).
+inline bool showWhole(views::GraphView& view, graph::GraphPtr graph)
+{
+    view.setGraph(std::move(graph));
+    if (!waitForLayout(view)) {
+        return false;
+    }
+    view.expandAll();
+    return waitForLayout(view);
+}
+
 } // namespace fxs::test

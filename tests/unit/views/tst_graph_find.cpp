@@ -26,6 +26,7 @@ using fxs::views::FindField;
 using fxs::views::GraphView;
 
 using fxs::test::loadFixture;
+using fxs::test::showWhole;
 using fxs::test::waitForLayout;
 
 namespace {
@@ -63,10 +64,8 @@ private Q_SLOTS:
     void matchesNamesOpsAndAttributes()
     {
         GraphView view;
-        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
-        QVERIFY(waitForLayout(view));
-        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
-        QVERIFY(waitForLayout(view));
+        QVERIFY(showWhole(view,
+                          loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"))));
         view.showFindBar();
         view.finder()->setRegex(true);
         view.setFindText(QStringLiteral("^addmm_[0-9]$"));
@@ -122,10 +121,8 @@ private Q_SLOTS:
     void invalidExpressionSaysWhy()
     {
         GraphView view;
-        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
-        QVERIFY(waitForLayout(view));
-        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
-        QVERIFY(waitForLayout(view));
+        QVERIFY(showWhole(view,
+                          loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"))));
         view.showFindBar();
         view.setFindText(QStringLiteral("addmm"));
         QCOMPARE(view.decorations()->highlighted().size(), std::size_t(7));
@@ -144,10 +141,8 @@ private Q_SLOTS:
     void counterStepsAndHighlightsEveryMatch()
     {
         GraphView view;
-        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
-        QVERIFY(waitForLayout(view));
-        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
-        QVERIFY(waitForLayout(view));
+        QVERIFY(showWhole(view,
+                          loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"))));
         view.showFindBar();
         view.setFindText(QStringLiteral("addmm"));
         QCOMPARE(status(view), QStringLiteral("–/7"));

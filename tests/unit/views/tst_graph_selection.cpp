@@ -20,6 +20,7 @@ using fxs::views::GraphView;
 using fxs::views::RegionOverlay;
 
 using fxs::test::loadFixture;
+using fxs::test::showWhole;
 using fxs::test::waitForLayout;
 
 namespace {
@@ -186,10 +187,8 @@ private Q_SLOTS:
     void regionsReplaceAnnotationHullsAndKeepTints()
     {
         GraphView view;
-        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
-        QVERIFY(waitForLayout(view));
-        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
-        QVERIFY(waitForLayout(view));
+        QVERIFY(showWhole(view,
+                          loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"))));
         // Without regions: the annotation hulls (no region id).
         QVERIFY(!view.scene()->hullItems().empty());
         for (auto* h : view.scene()->hullItems()) {
@@ -236,10 +235,8 @@ private Q_SLOTS:
     void aRegionAcrossFramesGetsOneHullPerFrame()
     {
         GraphView view;
-        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
-        QVERIFY(waitForLayout(view));
-        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
-        QVERIFY(waitForLayout(view));
+        QVERIFY(showWhole(view,
+                          loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"))));
         // gelu is printed under models.py:22 (mlp), add_2 under models.py:27 (forward): two
         // source scopes, so two frames.
         const NodeId gelu = idOf(view, "gelu");

@@ -24,6 +24,7 @@ using namespace fxs::graph;
 using fxs::views::GraphView;
 
 using fxs::test::loadFixture;
+using fxs::test::showWhole;
 using fxs::test::waitForLayout;
 
 namespace {
@@ -103,10 +104,8 @@ private Q_SLOTS:
     void findMovesSelection()
     {
         GraphView view;
-        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
-        QVERIFY(waitForLayout(view));
-        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
-        QVERIFY(waitForLayout(view));
+        QVERIFY(showWhole(view,
+                          loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"))));
         QSignalSpy selected(&view, &GraphView::nodeSelected);
         view.showFindBar();
         view.setFindText(QStringLiteral("ADDMM")); // case-insensitive
@@ -212,10 +211,8 @@ private Q_SLOTS:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.activateWindow();
-        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
-        QVERIFY(waitForLayout(view));
-        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
-        QVERIFY(waitForLayout(view));
+        QVERIFY(showWhole(view,
+                          loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"))));
         views::GraphCanvas* canvas = view.canvas();
         const QRectF scene = view.scene()->sceneRect();
         // Opens fitted: the whole scene is in view, and the overview is hidden.
@@ -271,10 +268,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString svg = dir.filePath(QStringLiteral("view.svg"));
         QVERIFY(!view.exportSvg(svg)); // nothing shown yet
-        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt")));
-        QVERIFY(waitForLayout(view));
-        view.expandAll(); // drawn whole: it opens with its blocks' insides collapsed
-        QVERIFY(waitForLayout(view));
+        QVERIFY(showWhole(view,
+                          loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"))));
         QVERIFY(view.exportSvg(svg));
         QSvgRenderer renderer(svg);
         QVERIFY(renderer.isValid());
