@@ -6,6 +6,7 @@
 // of each CompiledFxGraph call, 317.47 us over 3 calls. tests/data/runtime/check_totals.py.
 #include "core/cache/cache_store.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -13,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 using fxs::test::runCli;
@@ -400,3 +403,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliAttribute)
 #include "tst_cli_attribute.moc"
+
+FXSCOPE_TEST_END

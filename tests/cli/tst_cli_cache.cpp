@@ -21,6 +21,8 @@
 #include <set>
 #include <vector>
 
+FXSCOPE_TEST_BEGIN
+
 using nlohmann::json;
 
 namespace {
@@ -337,4 +339,7 @@ private Q_SLOTS:
 };
 
 QTEST_GUILESS_MAIN(TestCliCache)
+#include "tests/test_file.h"
 #include "tst_cli_cache.moc"
+
+FXSCOPE_TEST_END

@@ -6,6 +6,7 @@
 // under a file) costs compile its cache, not its result; eight compiles of one region at once
 // build it once.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QDir>
 #include <QFile>
@@ -20,6 +21,8 @@
 #include <map>
 #include <memory>
 #include <vector>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -289,3 +292,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliCacheFaults)
 #include "tst_cli_cache_faults.moc"
+
+FXSCOPE_TEST_END

@@ -3,6 +3,7 @@
 // change), and refused when the cache database is writable by others; the GPT-2 fixture's
 // annotated regions compile with their matmuls left to LibTorch (extern nodes).
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QDir>
 #include <QFile>
@@ -13,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -310,3 +313,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliCompile)
 #include "tst_cli_compile.moc"
+
+FXSCOPE_TEST_END

@@ -2,6 +2,7 @@
 // "0/0" whose top-level phases sum to total_ms, the aotautograd/fx_graph cache misses) and the
 // Chrome trace it writes; a missing trace fails.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
@@ -11,6 +12,8 @@
 
 #include <fstream>
 #include <sstream>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -68,3 +71,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliCompileProfile)
 #include "tst_cli_compile_profile.moc"
+
+FXSCOPE_TEST_END

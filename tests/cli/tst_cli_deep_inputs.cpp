@@ -5,6 +5,7 @@
 // with a 20,000-long `- - -` chain and a data.pkl nested 200,000 deep. Each ends with a clear
 // error and a normal exit, never a signal.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 #include "tests/unit/torchscript/nested_code_archive.h"
 
 #include <QtTest>
@@ -13,6 +14,8 @@
 
 #include <fstream>
 #include <sstream>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -217,3 +220,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliDeepInputs)
 #include "tst_cli_deep_inputs.moc"
+
+FXSCOPE_TEST_END

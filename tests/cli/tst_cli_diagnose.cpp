@@ -3,10 +3,13 @@
 // directory of per-rank logs as RUN, the human output, and the exit code and one-line error
 // for a run that cannot be read.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -253,3 +256,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliDiagnose)
 #include "tst_cli_diagnose.moc"
+
+FXSCOPE_TEST_END

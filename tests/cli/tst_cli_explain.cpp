@@ -2,12 +2,15 @@
 // logs: see tests/unit/explain/tst_explainer_fixtures.cpp), human output, one-run mode, exit
 // codes and the one-line error for a run that cannot be read.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -134,3 +137,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliExplain)
 #include "tst_cli_explain.moc"
+
+FXSCOPE_TEST_END

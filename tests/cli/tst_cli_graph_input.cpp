@@ -3,6 +3,7 @@
 // `profile` on one graph of a TORCH_TRACE fixture picked with --graph (index or
 // COMPILE_ID:KIND[#N]), plus the errors of a missing or wrong selector.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 #include "tests/unit/torchscript/nested_code_archive.h"
 
 #include <QFile>
@@ -14,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -248,3 +251,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliGraphInput)
 #include "tst_cli_graph_input.moc"
+
+FXSCOPE_TEST_END

@@ -7,6 +7,7 @@
 // FXSCOPE_DUMP_CODEGEN. On bf1ff6c the first compile created the marker. A project's region id
 // "../../escaped" cannot take --dump out of its directory.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 #include "tests/unit/torchscript/nested_code_archive.h"
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using json = nlohmann::json;
 
@@ -196,3 +199,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliInjection)
 #include "tst_cli_injection.moc"
+
+FXSCOPE_TEST_END

@@ -1,5 +1,6 @@
 // fxscope-cli inspect end to end: JSON contract on the fixtures, human output, exit codes.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -9,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -220,3 +223,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliInspect)
 #include "tst_cli_inspect.moc"
+
+FXSCOPE_TEST_END

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+FXSCOPE_TEST_BEGIN
+
 using nlohmann::json;
 
 namespace {
@@ -235,4 +237,7 @@ private Q_SLOTS:
 };
 
 QTEST_GUILESS_MAIN(TestCliJsonUtf8)
+#include "tests/test_file.h"
 #include "tst_cli_json_utf8.moc"
+
+FXSCOPE_TEST_END

@@ -1,12 +1,15 @@
 // fxscope-cli partition end to end: the README contract on the regional-inductor graph, the
 // annotated GPT-2 with a region plan, --auto, project save/re-match after an edit, exit codes.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QCryptographicHash>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -170,3 +173,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliPartition)
 #include "tst_cli_partition.moc"
+
+FXSCOPE_TEST_END

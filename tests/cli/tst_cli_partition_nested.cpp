@@ -3,12 +3,15 @@
 // tst_structure_fixtures) and the 24-layer LLaMA trace, a graph without repetition, the text
 // output, and the exit codes (unreadable input, unwritable plan, options it excludes).
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -129,3 +132,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliPartitionNested)
 #include "tst_cli_partition_nested.moc"
+
+FXSCOPE_TEST_END

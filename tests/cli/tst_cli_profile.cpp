@@ -2,6 +2,7 @@
 // two annotation regions, their addmm FLOPs counted by hand), the Chrome trace, CSV and saved
 // profile it writes, and bad arguments.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
@@ -11,6 +12,8 @@
 
 #include <fstream>
 #include <sstream>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -189,3 +192,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliProfile)
 #include "tst_cli_profile.moc"
+
+FXSCOPE_TEST_END

@@ -3,10 +3,13 @@
 // inputs (checked against a forward pass computed independently), dynamic sizes within their
 // range, partition, compile and profile; damaged archives fail naming what is wrong.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -157,3 +160,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliPt2)
 #include "tst_cli_pt2.moc"
+
+FXSCOPE_TEST_END

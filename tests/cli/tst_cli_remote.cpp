@@ -7,6 +7,7 @@
 #include "tests/cli/cli_runner.h"
 #include "core/remote/redis_client.h"
 #include "core/util/digest.h"
+#include "tests/test_file.h"
 #include "tests/unit/remote/fake_redis_server.h"
 #include "tests/unit/remote/redis_server.h"
 
@@ -17,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
+
+FXSCOPE_TEST_BEGIN
 
 using fxs::test::CliRun;
 // How long a command against a hostile server may take before the test calls it hung: the
@@ -315,3 +318,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliRemote)
 #include "tst_cli_remote.moc"
+
+FXSCOPE_TEST_END

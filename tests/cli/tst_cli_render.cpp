@@ -2,6 +2,7 @@
 // module groups and --module on the recorded 24-layer LLaMA run, and exit codes. Node counts
 // are counted by hand in the fixtures (see each comment).
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QFile>
 #include <QProcess>
@@ -13,6 +14,8 @@
 
 #include <algorithm>
 #include <map>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -234,3 +237,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliRender)
 #include "tst_cli_render.moc"
+
+FXSCOPE_TEST_END

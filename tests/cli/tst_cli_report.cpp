@@ -6,6 +6,7 @@
 #include "core/util/file_reader.h"
 #include "core/util/strings.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,8 @@
 
 #include <regex>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -167,3 +170,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliReport)
 #include "tst_cli_report.moc"
+
+FXSCOPE_TEST_END

@@ -1,10 +1,13 @@
 // fxscope-cli run end to end: the JSON contract on a fixture, backward fed by --from-forward,
 // TorchScript input, unsupported graphs (non-zero exit with the list) and bad arguments.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -123,3 +126,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliRun)
 #include "tst_cli_run.moc"
+
+FXSCOPE_TEST_END

@@ -5,6 +5,7 @@
 // backward graph compiles and runs compiled when fed by its forward (--from-forward), where its
 // synthesised inputs made the eager pass fail; --auto/--project/--cache need --compiled.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -14,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -210,3 +213,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliRunCompiled)
 #include "tst_cli_run_compiled.moc"
+
+FXSCOPE_TEST_END

@@ -3,10 +3,13 @@
 // a bare printed backward graph (24 repeated blocks labelled "block N"), transformers BERT's AOT
 // forward (6 identical encoder layers), and bad input.
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 using fxs::test::runCli;
@@ -130,3 +133,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliStructure)
 #include "tst_cli_structure.moc"
+
+FXSCOPE_TEST_END

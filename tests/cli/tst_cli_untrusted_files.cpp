@@ -6,6 +6,7 @@
 // hanging), a gzip'd graph behind 80 KiB of empty gzip members (read the same by every
 // command).
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 #include "tests/unit/util/gzip_writer.h"
 #include "tests/unit/util/raw_zip_writer.h"
 
@@ -15,6 +16,8 @@
 #include <zip.h>
 
 #include <sys/stat.h>
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -259,3 +262,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliUntrustedFiles)
 #include "tst_cli_untrusted_files.moc"
+
+FXSCOPE_TEST_END

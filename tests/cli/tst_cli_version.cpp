@@ -3,6 +3,7 @@
 // LibTorch's TORCH_VERSION), the CUDA driver only where one loads, and --json alone refused.
 #include "core/cuda/device.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
@@ -14,6 +15,8 @@
 #include <graphviz/graphviz_version.h>
 #include <gvc.h>
 #endif
+
+FXSCOPE_TEST_BEGIN
 
 using nlohmann::json;
 
@@ -94,3 +97,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCliVersion)
 #include "tst_cli_version.moc"
+
+FXSCOPE_TEST_END

@@ -1,10 +1,13 @@
 // Graph IR: builder validation, derived users/inputs, multi-output links, meta printing.
 #include "core/graph/graph_builder.h"
 #include "core/graph/op_category.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <cmath>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::graph;
 
@@ -134,3 +137,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraph)
 #include "tst_graph.moc"
+
+FXSCOPE_TEST_END

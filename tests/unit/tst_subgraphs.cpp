@@ -6,8 +6,11 @@
 #include "core/io/graph_code_parser.h"
 #include "core/io/loader.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -119,3 +122,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestSubgraphs)
 #include "tst_subgraphs.moc"
+
+FXSCOPE_TEST_END

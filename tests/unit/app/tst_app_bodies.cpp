@@ -5,6 +5,7 @@
 // names its caller passes; the Navigator lists each graph's bodies with their call counts and
 // opens them. Offscreen.
 #include "app/gui/structure_controller.h"
+#include "tests/test_file.h"
 #include "tests/unit/app/main_window_waits.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_items.h"
@@ -17,6 +18,8 @@
 #include <QSortFilterProxyModel>
 #include <QTreeView>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using app::MainWindow;
@@ -233,3 +236,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestAppBodies)
 #include "tst_app_bodies.moc"
+
+FXSCOPE_TEST_END

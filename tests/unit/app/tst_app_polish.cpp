@@ -7,6 +7,7 @@
 // shortcut); Help › Getting Started and the welcome page's button show the guide; the toolbar
 // holds the main actions; each graph keeps its expansion, zoom and place for the session and in
 // saved projects.
+#include "tests/test_file.h"
 #include "tests/unit/app/main_window_waits.h"
 
 #include "app/gui/getting_started.h"
@@ -38,6 +39,8 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -456,3 +459,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestAppPolish)
 #include "tst_app_polish.moc"
+
+FXSCOPE_TEST_END

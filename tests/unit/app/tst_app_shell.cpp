@@ -1,6 +1,7 @@
 // The main window's shell (offscreen): a drop of file URLs loads them, File › Open Recent lists
 // what was opened and keeps it in QSettings for the next window, the Regions menu and the
 // Undo/Redo entries are where users look for them, and a dark palette reaches the graph view.
+#include "tests/test_file.h"
 #include "tests/unit/app/main_window_waits.h"
 
 #include "app/gui/main_window.h"
@@ -17,6 +18,8 @@
 #include <QStandardPaths>
 #include <QUrl>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::app::MainWindow;
@@ -170,3 +173,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestAppShell)
 #include "tst_app_shell.moc"
+
+FXSCOPE_TEST_END

@@ -9,6 +9,7 @@
 #include "app/gui/main_window.h"
 #include "core/io/graph_code_parser.h"
 #include "core/partition/partitioner.h"
+#include "tests/test_file.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/compile_results_panel.h"
 #include "views/panels/region_commands.h"
@@ -25,6 +26,8 @@
 #include <QTemporaryDir>
 #include <QTranslator>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::app::AppContext;
@@ -164,3 +167,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestAppWiring)
 #include "tst_app_wiring.moc"
+
+FXSCOPE_TEST_END

@@ -5,6 +5,7 @@
 // the path typed in the panel becomes the context's cache path.
 #include "app/gui/app_context.h"
 #include "app/gui/cache_browser_controller.h"
+#include "tests/test_file.h"
 #include "tests/unit/models/cache_entries_fixture.h"
 #include "views/models/component_diff_model.h"
 #include "views/panels/cache_browser_panel.h"
@@ -16,6 +17,8 @@
 #include <QSortFilterProxyModel>
 #include <QTemporaryDir>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::app::AppContext;
@@ -177,3 +180,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestCacheBrowserPanel)
 #include "tst_cache_browser_panel.moc"
+
+FXSCOPE_TEST_END

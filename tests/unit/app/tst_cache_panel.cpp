@@ -4,11 +4,14 @@
 // quick requests only the newest is applied.
 #include "app/gui/cache_controller.h"
 #include "core/io/loader.h"
+#include "tests/test_file.h"
 #include "views/models/workspace.h"
 #include "views/panels/cache_panel.h"
 
 #include <QSignalSpy>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -94,3 +97,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestCachePanel)
 #include "tst_cache_panel.moc"
+
+FXSCOPE_TEST_END

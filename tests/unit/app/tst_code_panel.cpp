@@ -1,9 +1,12 @@
 // CodePanel: graph code with the selected node's line highlighted (relative to the graph's
 // first line), output code sources, Inductor's node comments found by name.
 #include "core/io/graph_code_parser.h"
+#include "tests/test_file.h"
 #include "views/panels/code_panel.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -52,3 +55,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestCodePanel)
 #include "tst_code_panel.moc"
+
+FXSCOPE_TEST_END

@@ -7,6 +7,7 @@
 #include "app/gui/cache_browser_controller.h"
 #include "app/gui/compile_controller.h"
 #include "app/gui/main_window.h"
+#include "tests/test_file.h"
 #include "tests/unit/app/main_window_waits.h"
 #include "tests/unit/remote/redis_server.h"
 #include "app/gui/region_controller.h"
@@ -28,6 +29,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -257,3 +260,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestCompileController)
 #include "tst_compile_controller.moc"
+
+FXSCOPE_TEST_END

@@ -8,6 +8,7 @@
 #include "app/gui/diagnosis_controller.h"
 #include "app/gui/main_window.h"
 #include "core/io/loader.h"
+#include "tests/test_file.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/cache_panel.h"
 #include "views/panels/diagnosis_panel.h"
@@ -20,6 +21,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::app::AppContext;
@@ -298,3 +301,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestDiagnosisController)
 #include "tst_diagnosis_controller.moc"
+
+FXSCOPE_TEST_END

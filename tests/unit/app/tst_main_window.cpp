@@ -6,6 +6,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/structure_controller.h"
 #include "core/structure/module_tree.h"
+#include "tests/test_file.h"
 #include "tests/unit/views/graph_view_test_util.h"
 #include "views/models/run_tree_model.h"
 #include "views/graph/graph_view.h"
@@ -29,6 +30,8 @@
 #include <torch/version.h>
 
 #include <fstream>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -313,3 +316,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestMainWindow)
 #include "tst_main_window.moc"
+
+FXSCOPE_TEST_END

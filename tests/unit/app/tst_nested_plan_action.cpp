@@ -4,6 +4,7 @@
 // plan file holds one region of the 4 blocks s.blocks.0-3 (23 nodes each, counted by hand in
 // tst_structure_fixtures) and the status line says 1 region, 4 instances; an unwritable path is
 // refused.
+#include "tests/test_file.h"
 #include "tests/unit/app/main_window_waits.h"
 
 #include "app/gui/main_window.h"
@@ -22,6 +23,8 @@
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using nlohmann::json;
@@ -93,3 +96,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestNestedPlanAction)
 #include "tst_nested_plan_action.moc"
+
+FXSCOPE_TEST_END

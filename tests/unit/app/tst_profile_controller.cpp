@@ -5,6 +5,7 @@
 // (CSV, Chrome trace, saved profile) and opening the saved profile again; a TORCH_TRACE run
 // (gpt_cold) feeds the compile-phase timeline.
 #include "app/gui/main_window.h"
+#include "tests/test_file.h"
 #include "tests/unit/app/main_window_waits.h"
 #include "app/gui/profile_controller.h"
 #include "core/trace_profile/chrome_trace.h"
@@ -26,6 +27,8 @@
 #include <QtTest>
 
 #include <algorithm>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -240,3 +243,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestProfileController)
 #include "tst_profile_controller.moc"
+
+FXSCOPE_TEST_END

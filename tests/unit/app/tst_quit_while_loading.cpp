@@ -5,6 +5,7 @@
 // also with the real loader on a FIFO that has no writer.
 #include "app/gui/workspace_loader.h"
 #include "app/gui/main_window.h"
+#include "tests/test_file.h"
 
 #include <QAction>
 #include <QGuiApplication>
@@ -19,6 +20,8 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::app::MainWindow;
@@ -137,3 +140,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestQuitWhileLoading)
 #include "tst_quit_while_loading.moc"
+
+FXSCOPE_TEST_END

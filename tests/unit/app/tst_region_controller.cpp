@@ -4,6 +4,7 @@
 // project saved, closed and reopened restores the regions. Counts checked by hand against
 // gpt2_annotated_fw.txt: two annotated MLP blocks (lines 50–66 and 112–128, value 0), split by
 // the unannotated attention between them, 14 nodes each.
+#include "tests/test_file.h"
 #include "tests/unit/app/main_window_waits.h"
 
 #include "app/gui/graph_area.h"
@@ -28,6 +29,8 @@
 #include <QtTest>
 
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -305,3 +308,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestRegionController)
 #include "tst_region_controller.moc"
+
+FXSCOPE_TEST_END

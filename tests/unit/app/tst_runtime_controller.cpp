@@ -9,6 +9,7 @@
 #include "app/gui/app_context.h"
 #include "app/gui/main_window.h"
 #include "app/gui/runtime_controller.h"
+#include "tests/test_file.h"
 #include "tests/unit/app/main_window_waits.h"
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_scene.h"
@@ -24,6 +25,8 @@
 #include <QtTest>
 
 #include <algorithm>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -359,3 +362,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestRuntimeController)
 #include "tst_runtime_controller.moc"
+
+FXSCOPE_TEST_END

@@ -7,12 +7,15 @@
 #include "app/gui/shown_graph.h"
 #include "app/gui/workspace_loader.h"
 #include "core/io/graph_code_parser.h"
+#include "tests/test_file.h"
 
 #include <QSignalSpy>
 #include <QtTest>
 
 #include <future>
 #include <memory>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::app::ShownGraph;
@@ -232,3 +235,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestShownGraph)
 #include "tst_shown_graph.moc"
+
+FXSCOPE_TEST_END

@@ -13,6 +13,7 @@
 #include "app/gui/workspace_loader.h"
 #include "core/io/loader.h"
 #include "core/structure/structure.h"
+#include "tests/test_file.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/inspector_panel.h"
 #include "views/panels/region_commands.h"
@@ -27,6 +28,8 @@
 
 #include <mutex>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::app::AppContext;
@@ -282,3 +285,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestStructureController)
 #include "tst_structure_controller.moc"
+
+FXSCOPE_TEST_END

@@ -1,6 +1,7 @@
 // WorkspaceLoader: loads run on a worker, the newest request wins, cancel reaches the worker's
 // token, progress arrives on the GUI thread; directories of separate processes split per log.
 #include "app/gui/workspace_loader.h"
+#include "tests/test_file.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -9,6 +10,8 @@
 #include <chrono>
 #include <fstream>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::app::WorkspaceLoader;
@@ -131,3 +134,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestWorkspaceLoader)
 #include "tst_workspace_loader.moc"
+
+FXSCOPE_TEST_END

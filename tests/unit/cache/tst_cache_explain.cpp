@@ -1,7 +1,10 @@
 // Miss explanations: nearest entry by region identity, field-level component diff, headlines.
 #include "core/cache/cache_explain.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::cache;
 
@@ -103,3 +106,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCacheExplain)
 #include "tst_cache_explain.moc"
+
+FXSCOPE_TEST_END

@@ -2,8 +2,11 @@
 #include "core/cache/cache_key.h"
 #include "core/cache/region_canon.h"
 #include "core/graph/graph_builder.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::cache;
@@ -141,3 +144,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCacheKey)
 #include "tst_cache_key.moc"
+
+FXSCOPE_TEST_END

@@ -6,6 +6,7 @@
 #include "core/cache/cache_key.h"
 #include "core/cache/cache_paths.h"
 #include "core/cache/cache_store.h"
+#include "tests/test_file.h"
 #include "tests/unit/cache/cache_test_util.h"
 
 #include <QTemporaryDir>
@@ -20,6 +21,8 @@
 
 #include <ctime>
 #include <fstream>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::cache;
@@ -277,3 +280,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCacheOwnership)
 #include "tst_cache_ownership.moc"
+
+FXSCOPE_TEST_END

@@ -3,6 +3,7 @@
 // store, gc sweeps, path resolution and several writer processes at once.
 #include "core/cache/artifact_blob.h"
 #include "core/cache/cache_store.h"
+#include "tests/test_file.h"
 #include "tests/unit/cache/cache_test_util.h"
 
 #include <QDir>
@@ -20,6 +21,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::cache;
@@ -476,3 +479,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCacheStore)
 #include "tst_cache_store.moc"
+
+FXSCOPE_TEST_END

@@ -5,6 +5,7 @@
 // second holder wait, and a killed holder frees it at once.
 #include "core/cache/cache_store.h"
 #include "core/cache/database_file.h"
+#include "tests/test_file.h"
 #include "tests/unit/cache/cache_test_util.h"
 
 #include <QFile>
@@ -21,6 +22,8 @@
 #include <chrono>
 #include <functional>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::cache;
@@ -360,3 +363,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCacheStoreFaults)
 #include "tst_cache_store_faults.moc"
+
+FXSCOPE_TEST_END

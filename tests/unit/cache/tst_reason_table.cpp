@@ -2,6 +2,7 @@
 // name, kind and meaning as the code says them), in number order, and the table has no row the
 // code does not know. Reasons are append only, so a new one without its README row fails here.
 #include "core/cache/reason.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
@@ -9,6 +10,8 @@
 #include <map>
 #include <regex>
 #include <string>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::cache;
 
@@ -118,3 +121,5 @@ private Q_SLOTS:
 
 QTEST_APPLESS_MAIN(TestReasonTable)
 #include "tst_reason_table.moc"
+
+FXSCOPE_TEST_END

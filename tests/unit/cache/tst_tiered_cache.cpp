@@ -5,6 +5,7 @@
 // across tiers (same region first, an offline remote not asked); the build claim makes a
 // second process wait for the first one's entry, locally and remotely, and lets it go.
 #include "core/cache/tiered_cache.h"
+#include "tests/test_file.h"
 #include "tests/unit/cache/cache_test_util.h"
 
 #include <QTemporaryDir>
@@ -16,6 +17,8 @@
 #include <map>
 #include <set>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::cache;
@@ -379,3 +382,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestTieredCache)
 #include "tst_tiered_cache.moc"
+
+FXSCOPE_TEST_END

@@ -3,9 +3,12 @@
 #include "core/codegen/cpp_printer.h"
 #include "core/codegen/lowering.h"
 #include "core/graph/graph_builder.h"
+#include "tests/test_file.h"
 
 #include <QFile>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::codegen;
@@ -140,3 +143,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCppPrinter)
 #include "tst_cpp_printer.moc"
+
+FXSCOPE_TEST_END

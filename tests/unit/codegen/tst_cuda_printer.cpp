@@ -6,6 +6,7 @@
 // tests/unit/cuda; it runs on a GPU in tests/unit/compile (label gpu).
 #include "core/codegen/cpp_printer.h"
 #include "core/codegen/cuda_printer.h"
+#include "tests/test_file.h"
 #include "tests/unit/codegen/cuda_cases.h"
 
 #include <QFile>
@@ -18,6 +19,8 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <random>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::codegen;
@@ -473,3 +476,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCudaPrinter)
 #include "tst_cuda_printer.moc"
+
+FXSCOPE_TEST_END

@@ -2,8 +2,11 @@
 // reductions as phases, type promotion, and the ops it refuses.
 #include "core/codegen/lowering.h"
 #include "core/graph/graph_builder.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::codegen;
@@ -287,3 +290,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestLowering)
 #include "tst_lowering.moc"
+
+FXSCOPE_TEST_END

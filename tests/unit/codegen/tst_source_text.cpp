@@ -4,6 +4,7 @@
 // injection/names.txt) and random bytes is compiled with -trigraphs and run; it must print each
 // payload's bytes exactly, and no payload may add code (the program defines nothing else).
 #include "core/codegen/source_text.h"
+#include "tests/test_file.h"
 #include "tests/unit/codegen/injection_names.h"
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,8 @@
 
 #include <limits>
 #include <random>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::codegen;
@@ -169,3 +172,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestSourceText)
 #include "tst_source_text.moc"
+
+FXSCOPE_TEST_END

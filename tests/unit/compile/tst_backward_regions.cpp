@@ -4,12 +4,15 @@
 // grad_input, and a graph that also reads grad_weight (a reduction over rows the loop IR does
 // not do), where the node stays a LibTorch call.
 #include "core/exec/interpreter.h"
+#include "tests/test_file.h"
 #include "tests/unit/compile/compile_test_support.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -199,3 +202,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestBackwardRegions)
 #include "tst_backward_regions.moc"
+
+FXSCOPE_TEST_END

@@ -8,9 +8,12 @@
 #include "core/io/graph_code_parser.h"
 #include "core/partition/partitioner.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -179,3 +182,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCompiledGraph)
 #include "tst_compiled_graph.moc"
+
+FXSCOPE_TEST_END

@@ -4,11 +4,14 @@
 // Needs NVRTC (the CUDA Toolkit), not a GPU; skipped with the reason where NVRTC is missing and
 // the build did not find the toolkit.
 #include "core/cuda/nvrtc.h"
+#include "tests/test_file.h"
 #include "tests/unit/compile/compile_test_support.h"
 #include "tests/unit/compile/cuda_test_support.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -100,3 +103,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCudaBuild)
 #include "tst_cuda_build.moc"
+
+FXSCOPE_TEST_END

@@ -5,11 +5,14 @@
 // LibTorch has no CUDA or the driver sees no GPU (a skip is reported as such, never as a pass).
 #include "core/compile/compiled_graph.h"
 #include "core/exec/interpreter.h"
+#include "tests/test_file.h"
 #include "tests/unit/compile/compile_test_support.h"
 #include "tests/unit/compile/cuda_test_support.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -115,3 +118,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCudaRun)
 #include "tst_cuda_run.moc"
+
+FXSCOPE_TEST_END

@@ -8,11 +8,14 @@
 #include "core/io/graph_code_parser.h"
 #include "core/partition/partitioner.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <mutex>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -143,3 +146,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraphCompile)
 #include "tst_graph_compile.moc"
+
+FXSCOPE_TEST_END

@@ -2,10 +2,13 @@
 // by the output's magnitude, NaN/Inf positions, exact integer types; with a float64 reference,
 // tolerances from eager's own rounding, not from the magnitude. Values are set by hand.
 #include "core/compile/kernel_call.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <limits>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -112,3 +115,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestKernelCall)
 #include "tst_kernel_call.moc"
+
+FXSCOPE_TEST_END

@@ -3,6 +3,7 @@
 // timeout, bad artifact), NaN/Inf agreement with eager, and the files it leaves: none outside
 // the store, which stays within its byte cap.
 #include "core/exec/interpreter.h"
+#include "tests/test_file.h"
 #include "tests/unit/compile/compile_test_support.h"
 
 #include <QDirIterator>
@@ -12,6 +13,8 @@
 
 #include <cmath>
 #include <map>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -576,3 +579,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRegionCompiler)
 #include "tst_region_compiler.moc"
+
+FXSCOPE_TEST_END

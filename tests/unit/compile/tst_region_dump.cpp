@@ -4,6 +4,7 @@
 // waited on.
 #include "core/compile/prepared_region.h"
 #include "core/compile/region_dump.h"
+#include "tests/test_file.h"
 
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -16,6 +17,8 @@
 
 #include <chrono>
 #include <future>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using compile::detail::dumpRegion;
@@ -135,3 +138,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRegionDump)
 #include "tst_region_dump.moc"
+
+FXSCOPE_TEST_END

@@ -4,6 +4,7 @@
 // the automatic proposal puts in a region of a fixture graph is generated (or is a view left to
 // LibTorch, as region_schedule.h documents).
 #include "core/exec/interpreter.h"
+#include "tests/test_file.h"
 #include "tests/unit/compile/compile_test_support.h"
 #include "core/io/graph_code_parser.h"
 #include "core/cache/region_canon.h"
@@ -18,6 +19,8 @@
 
 #include <cmath>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -234,3 +237,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRegionSchedule)
 #include "tst_region_schedule.moc"
+
+FXSCOPE_TEST_END

@@ -15,6 +15,7 @@
 #include "core/io/pt2_reader.h"
 #include "core/partition/auto_proposal.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 #include "tests/unit/codegen/injection_names.h"
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -295,3 +298,5 @@ private:
 
 QTEST_GUILESS_MAIN(TestSourceInvariance)
 #include "tst_source_invariance.moc"
+
+FXSCOPE_TEST_END

@@ -5,11 +5,14 @@
 #include "core/codegen/cuda_printer.h"
 #include "core/cuda/device.h"
 #include "core/cuda/nvrtc.h"
+#include "tests/test_file.h"
 #include "tests/unit/codegen/cuda_cases.h"
 
 #include <QtTest>
 
 #include <algorithm>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -120,3 +123,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestNvrtc)
 #include "tst_nvrtc.moc"
+
+FXSCOPE_TEST_END

@@ -7,10 +7,13 @@
 #include "core/diagnose/graph_breaks.h"
 #include "core/diagnose/rank_divergence.h"
 #include "core/io/torch_trace_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <algorithm>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::diagnose;
@@ -192,3 +195,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestDiagnoseFailures)
 #include "tst_diagnose_failures.moc"
+
+FXSCOPE_TEST_END

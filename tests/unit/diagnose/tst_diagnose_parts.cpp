@@ -6,10 +6,13 @@
 #include "core/diagnose/graph_names.h"
 #include "core/diagnose/rank_divergence.h"
 #include "core/explain/recompile_cause.h"
+#include "tests/test_file.h"
 
 #include "../explain/lookup_factory.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::diagnose;
@@ -205,3 +208,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestDiagnoseParts)
 #include "tst_diagnose_parts.moc"
+
+FXSCOPE_TEST_END

@@ -19,10 +19,13 @@
 #include "core/diagnose/diagnosis.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <algorithm>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::diagnose;
@@ -621,3 +624,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestDiagnosis)
 #include "tst_diagnosis.moc"
+
+FXSCOPE_TEST_END

@@ -2,11 +2,14 @@
 // statistics from their definitions, attention from explicit loops (forward) and from autograd
 // over the textbook formula (backward), causal masks, logsumexp shapes and padding.
 #include "exec_test_util.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <cmath>
 #include <limits>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::exec;
@@ -365,3 +368,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestComposites)
 #include "tst_composites.moc"
+
+FXSCOPE_TEST_END

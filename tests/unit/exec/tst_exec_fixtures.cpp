@@ -6,10 +6,13 @@
 #include "core/io/graph_code_parser.h"
 #include "core/io/loader.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <ATen/ATen.h>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -126,3 +129,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestExecFixtures)
 #include "tst_exec_fixtures.moc"
+
+FXSCOPE_TEST_END

@@ -4,8 +4,11 @@
 // and feeding a backward graph from its forward graph; substitutes (node groups the caller runs,
 // reordered around the nodes they read; a group that is not convex refused).
 #include "exec_test_util.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::exec;
@@ -453,3 +456,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestInterpreter)
 #include "tst_interpreter.moc"
+
+FXSCOPE_TEST_END

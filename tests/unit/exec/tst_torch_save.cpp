@@ -4,6 +4,7 @@
 // lacks, underflow its stack or declare gigabytes in a few bytes. Each is refused with an
 // error naming what is wrong, before any tensor is used; a good archive reads back its values.
 #include "core/exec/torch_save.h"
+#include "tests/test_file.h"
 #include "tests/unit/util/raw_zip_writer.h"
 
 #include <ATen/ATen.h>
@@ -15,6 +16,8 @@
 
 #include <chrono>
 #include <future>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::test::PickleWriter;
@@ -194,3 +197,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestTorchSave)
 #include "tst_torch_save.moc"
+
+FXSCOPE_TEST_END

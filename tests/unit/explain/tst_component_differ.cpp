@@ -3,9 +3,12 @@
 #include "core/explain/component_differ.h"
 #include "core/explain/value_summary.h"
 #include "core/util/strings.h"
+#include "tests/test_file.h"
 #include "tests/unit/explain/lookup_factory.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::explain;
@@ -236,3 +239,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestComponentDiffer)
 #include "tst_component_differ.moc"
+
+FXSCOPE_TEST_END

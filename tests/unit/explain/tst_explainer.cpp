@@ -2,9 +2,12 @@
 // graph diff of a changed gm, and the edge cases (an empty run, a lookup without components,
 // unequal numbers of lookups, duplicated keys, cancellation).
 #include "core/explain/explainer.h"
+#include "tests/test_file.h"
 #include "tests/unit/explain/lookup_factory.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::explain;
@@ -343,3 +346,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestExplainer)
 #include "tst_explainer.moc"
+
+FXSCOPE_TEST_END

@@ -13,8 +13,11 @@
 //                different regions) and two fx_graph_cache_disabled chromium events.
 #include "core/explain/explainer.h"
 #include "core/io/torch_trace_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::explain;
@@ -229,3 +232,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestExplainerFixtures)
 #include "tst_explainer_fixtures.moc"
+
+FXSCOPE_TEST_END

@@ -3,8 +3,11 @@
 // fallback when a side does not parse.
 #include "core/explain/graph_diff.h"
 #include "core/graph/graph_builder.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::explain;
@@ -245,3 +248,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraphDiff)
 #include "tst_graph_diff.moc"
+
+FXSCOPE_TEST_END

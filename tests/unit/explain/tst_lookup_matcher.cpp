@@ -2,12 +2,15 @@
 // most-components-in-common fallback (checked against a brute-force count on random lookups),
 // and pairing within one run (same key, repeated misses).
 #include "core/explain/lookup_matcher.h"
+#include "tests/test_file.h"
 #include "tests/unit/explain/lookup_factory.h"
 
 #include <QtTest>
 
 #include <random>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::explain;
@@ -261,3 +264,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestLookupMatcher)
 #include "tst_lookup_matcher.moc"
+
+FXSCOPE_TEST_END

@@ -6,11 +6,14 @@
 #include "core/io/torch_trace_reader.h"
 #include "core/structure/structure.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <set>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -202,3 +205,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestDeferredGraphs)
 #include "tst_deferred_graphs.moc"
+
+FXSCOPE_TEST_END

@@ -11,8 +11,11 @@
 //   graph_break.log.gz:56  break at record.py:80, print("step"); :4087 at :81, the branch.
 #include "core/io/guard_tree_parser.h"
 #include "core/io/torch_trace_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -258,3 +261,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestDynamoRecords)
 #include "tst_dynamo_records.moc"
+
+FXSCOPE_TEST_END

@@ -7,6 +7,7 @@
 #include "core/io/export_program_reader.h"
 #include "core/io/pt2_reader.h"
 #include "tests/data/make_pt2_archive.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
@@ -14,6 +15,8 @@
 #include <optional>
 #include <set>
 #include <string>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -238,3 +241,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestExportPieces)
 #include "tst_export_pieces.moc"
+
+FXSCOPE_TEST_END

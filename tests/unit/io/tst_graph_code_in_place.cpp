@@ -3,8 +3,11 @@
 // node they make, that the printer writes them back the same way, and the malformed forms.
 #include "core/graph/graph_printer.h"
 #include "core/io/graph_code_parser.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -146,3 +149,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraphCodeInPlace)
 #include "tst_graph_code_in_place.moc"
+
+FXSCOPE_TEST_END

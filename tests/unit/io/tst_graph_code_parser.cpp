@@ -2,12 +2,15 @@
 // counts checked against an independent line count), spot checks by hand, each syntax form,
 // literals, metas, and malformed input (diagnostics with file:line, partial results).
 #include "core/io/graph_code_parser.h"
+#include "tests/test_file.h"
 
 #include "graph_code_fixtures.h"
 
 #include <QtTest>
 
 #include <cmath>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -750,3 +753,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraphCodeParser)
 #include "tst_graph_code_parser.moc"
+
+FXSCOPE_TEST_END

@@ -3,10 +3,13 @@
 #include "core/graph/graph_builder.h"
 #include "core/graph/graph_printer.h"
 #include "core/io/graph_code_parser.h"
+#include "tests/test_file.h"
 
 #include "graph_code_fixtures.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -202,3 +205,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraphPrinter)
 #include "tst_graph_printer.moc"
+
+FXSCOPE_TEST_END

@@ -4,12 +4,15 @@
 #include "core/io/loader.h"
 #include "core/io/torch_trace_reader.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 #include "tests/unit/util/gzip_writer.h"
 
 #include <QtTest>
 
 #include <sys/stat.h>
 #include <unistd.h>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -230,3 +233,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestLoader)
 #include "tst_loader.moc"
+
+FXSCOPE_TEST_END

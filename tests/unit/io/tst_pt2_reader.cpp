@@ -10,6 +10,7 @@
 #include "core/util/file_reader.h"
 #include "core/util/strings.h"
 #include "tests/data/make_pt2_archive.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
@@ -17,6 +18,8 @@
 
 #include <map>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -581,3 +584,5 @@ private:
 
 QTEST_GUILESS_MAIN(TestPt2Reader)
 #include "tst_pt2_reader.moc"
+
+FXSCOPE_TEST_END

@@ -2,11 +2,14 @@
 // Python's json/hashlib, not from this code) and on broken copies of them.
 #include "core/io/torch_trace_reader.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <algorithm>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::model::CacheKind;
@@ -763,3 +766,5 @@ void TestTorchTraceReader::sniffing()
 
 QTEST_GUILESS_MAIN(TestTorchTraceReader)
 #include "tst_torch_trace_reader.moc"
+
+FXSCOPE_TEST_END

@@ -7,6 +7,7 @@
 #include "core/io/torch_trace_reader.h"
 #include "core/util/digest.h"
 #include "core/util/file_reader.h"
+#include "tests/test_file.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -14,6 +15,8 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -328,3 +331,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestTraceClasses)
 #include "tst_trace_classes.moc"
+
+FXSCOPE_TEST_END

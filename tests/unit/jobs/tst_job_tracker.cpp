@@ -2,6 +2,7 @@
 // its token, progress is newest-only and coalesced, abandon() returns at once, the destructor
 // waits for a worker that polls cancel and detaches (bounded) one that ignores it, and a
 // cancelled worker that stays blocked does not hold up new jobs.
+#include "tests/test_file.h"
 #include "views/jobs/job_tracker.h"
 
 #include <QSignalSpy>
@@ -11,6 +12,8 @@
 #include <chrono>
 #include <memory>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using fxs::CancelToken;
 using fxs::ProgressSink;
@@ -245,3 +248,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestJobTracker)
 #include "tst_job_tracker.moc"
+
+FXSCOPE_TEST_END

@@ -1,12 +1,15 @@
 // keydiff's component diff: pairing by the k-th occurrence of a label, digests vs texts,
 // changed / only-in-A / only-in-B, the policy's rank and order, the default describer.
 #include "core/keydiff/component_diff.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <array>
 #include <string>
 #include <vector>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::keydiff;
 
@@ -137,3 +140,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestComponentDiff)
 #include "tst_component_diff.moc"
+
+FXSCOPE_TEST_END

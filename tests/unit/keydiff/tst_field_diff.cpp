@@ -1,8 +1,11 @@
 // keydiff's field strategies: "k=v;k=v" lists in position, TensorMetadata by field name with
 // cleaned values and dtype/shape/stride/device first; which strategy two texts admit; counts.
 #include "core/keydiff/field_diff.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::keydiff;
 
@@ -96,3 +99,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestFieldDiff)
 #include "tst_field_diff.moc"
+
+FXSCOPE_TEST_END

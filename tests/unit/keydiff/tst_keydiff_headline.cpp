@@ -1,8 +1,11 @@
 // keydiff's headline maker: "<outcome>: <detail>", the leading change (first of the smallest
 // rank, whatever the list's order) and both count styles.
 #include "core/keydiff/headline.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::keydiff;
 
@@ -63,3 +66,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestKeydiffHeadline)
 #include "tst_keydiff_headline.moc"
+
+FXSCOPE_TEST_END

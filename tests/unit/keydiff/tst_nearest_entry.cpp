@@ -2,12 +2,15 @@
 // ties to the most recent (then the first listed); distances counted on the k-th-occurrence
 // pairing.
 #include "core/keydiff/nearest_entry.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <deque>
 #include <string>
 #include <vector>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::keydiff;
 
@@ -139,3 +142,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestNearestEntry)
 #include "tst_nearest_entry.moc"
+
+FXSCOPE_TEST_END

@@ -8,12 +8,15 @@
 #include "core/layout/region_hulls.h"
 #include "core/layout/svg_writer.h"
 #include "tests/data/make_large_graph.h"
+#include "tests/test_file.h"
 
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
 
 #include <fstream>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -295,3 +298,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraphLayout)
 #include "tst_graph_layout.moc"
+
+FXSCOPE_TEST_END

@@ -12,12 +12,15 @@
 #include "core/structure/structure.h"
 #include "core/util/file_reader.h"
 #include "tests/data/run_graphs.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <algorithm>
 #include <memory>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::layout;
@@ -404,3 +407,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestModuleView)
 #include "tst_module_view.moc"
+
+FXSCOPE_TEST_END

@@ -4,9 +4,12 @@
 #include "core/graph/graph_builder.h"
 #include "core/layout/view_graph.h"
 #include "tests/data/make_large_graph.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -347,3 +350,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestViewGraph)
 #include "tst_view_graph.moc"
+
+FXSCOPE_TEST_END

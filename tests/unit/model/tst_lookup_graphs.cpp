@@ -4,9 +4,12 @@
 // for every fallback: before_post_grad, AOT forward/inference/backward, Dynamo, none.
 #include "core/io/loader.h"
 #include "core/model/lookup_graphs.h"
+#include "tests/test_file.h"
 #include "tests/unit/model/graph_of_kind.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::test::graphOfKind;
@@ -93,3 +96,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestLookupGraphs)
 #include "tst_lookup_graphs.moc"
+
+FXSCOPE_TEST_END

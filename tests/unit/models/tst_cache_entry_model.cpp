@@ -1,11 +1,14 @@
 // CacheEntryModel over a real cache database (entries made through CacheStore): rows and
 // columns, sort values, state of bad and corrupt entries, under QAbstractItemModelTester.
+#include "tests/test_file.h"
 #include "tests/unit/models/cache_entries_fixture.h"
 #include "views/models/cache_entry_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::views::CacheEntryModel;
@@ -101,3 +104,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestCacheEntryModel)
 #include "tst_cache_entry_model.moc"
+
+FXSCOPE_TEST_END

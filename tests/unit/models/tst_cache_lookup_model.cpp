@@ -1,9 +1,12 @@
 // CacheLookupModel under QAbstractItemModelTester: one row per lookup of the chosen run with
 // state, cache, compile id, key, cost and the "why" headlines. Values read from basic_cold.
+#include "tests/test_file.h"
 #include "views/models/cache_lookup_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -112,3 +115,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestCacheLookupModel)
 #include "tst_cache_lookup_model.moc"
+
+FXSCOPE_TEST_END

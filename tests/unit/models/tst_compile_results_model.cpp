@@ -1,12 +1,15 @@
 // CompileResultsModel under QAbstractItemModelTester: rows from region compiler outcomes,
 // displayed and numeric sort values, the state colours (three distinct ones, also the graph's
 // region tints) and the build diagnostics in the headline tooltip.
+#include "tests/test_file.h"
 #include "views/models/compile_results_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QFont>
 #include <QSortFilterProxyModel>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::views::CompileResultsModel;
@@ -140,3 +143,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestCompileResultsModel)
 #include "tst_compile_results_model.moc"
+
+FXSCOPE_TEST_END

@@ -1,10 +1,13 @@
 // ComponentDiffModel under QAbstractItemModelTester: rows, first-line display of multi-line
 // values, full values as tooltips, side names in the header; the one conversion of both
 // differs' ComponentChange (PyTorch keys: family; region keys: the differing field).
+#include "tests/test_file.h"
 #include "views/models/component_diff_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::views;
 
@@ -96,3 +99,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestComponentDiffModel)
 #include "tst_component_diff_model.moc"
+
+FXSCOPE_TEST_END

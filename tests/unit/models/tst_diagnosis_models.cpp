@@ -6,11 +6,14 @@
 //   ranks/: rank 0 and rank 1 both compile 0/0 and each logs an aotautograd and an fx_graph
 //       lookup, both "full_miss" (cold); rank 0 describes x as [8, 16], rank 1 as [12, 16].
 #include "core/io/torch_trace_reader.h"
+#include "tests/test_file.h"
 #include "views/models/diagnosis_models.h"
 
 #include <QAbstractItemModelTester>
 #include <QColor>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -157,3 +160,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestDiagnosisModels)
 #include "tst_diagnosis_models.moc"
+
+FXSCOPE_TEST_END

@@ -1,12 +1,15 @@
 // GraphDecorations: two layers on one node, the higher priority wins whatever the order of the
 // writes; clearing a layer shows the lower one; region tints resolve the same way over the
 // regions' own; a new graph clears every layer but the banner; one owner per layer.
+#include "tests/test_file.h"
 #include "views/models/graph_decorations.h"
 
 #include "core/graph/graph_builder.h"
 
 #include <QSignalSpy>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::views::DecorationLayer;
@@ -159,3 +162,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraphDecorations)
 #include "tst_graph_decorations.moc"
+
+FXSCOPE_TEST_END

@@ -3,6 +3,7 @@
 // % of peak worked out by hand below), the sort order by numeric SortRole values, the filter to
 // one node's kernels, the module rows; and the runtime heat scale: nodes with time coloured,
 // darker for longer, others none, the legend from 0 to the longest.
+#include "tests/test_file.h"
 #include "views/models/kernel_models.h"
 
 #include "core/graph/graph_builder.h"
@@ -10,6 +11,8 @@
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -199,3 +202,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestKernelModels)
 #include "tst_kernel_models.moc"
+
+FXSCOPE_TEST_END

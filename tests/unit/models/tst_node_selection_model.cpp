@@ -1,12 +1,15 @@
 // NodeSelectionModel: the set and the current node change in one place, with selectionChanged
 // before currentChanged/currentCleared and nothing emitted when nothing changed; ids past the
 // graph are ignored; a new graph clears; toggling the current node off moves it to the last left.
+#include "tests/test_file.h"
 #include "views/models/node_selection_model.h"
 
 #include "core/graph/graph_builder.h"
 
 #include <QSignalSpy>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::graph::NodeId;
@@ -95,3 +98,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestNodeSelectionModel)
 #include "tst_node_selection_model.moc"
+
+FXSCOPE_TEST_END

@@ -1,5 +1,6 @@
 // ProblemsModel under QAbstractItemModelTester: a damaged TORCH_TRACE log's problems with
 // file:line, severity and message; roles for file and line.
+#include "tests/test_file.h"
 #include "views/models/problems_model.h"
 
 #include "tests/unit/models/deferred_run.h"
@@ -10,6 +11,8 @@
 #include <QtTest>
 
 #include <fstream>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -96,3 +99,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestProblemsModel)
 #include "tst_problems_model.moc"
+
+FXSCOPE_TEST_END

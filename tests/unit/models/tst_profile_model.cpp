@@ -1,12 +1,15 @@
 // ProfileModel under QAbstractItemModelTester: rows for nodes then regions, numeric sort
 // values, and the overlay: colours follow the time shares (a larger share is further along the
 // scale, i.e. darker), the legend runs from 0 to the largest share.
+#include "tests/test_file.h"
 #include "views/models/profile_model.h"
 
 #include "core/graph/graph_builder.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -97,3 +100,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestProfileModel)
 #include "tst_profile_model.moc"
+
+FXSCOPE_TEST_END

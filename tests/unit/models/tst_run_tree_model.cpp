@@ -2,11 +2,14 @@
 // cache states, higher-order bodies under their graph with call counts (also when a deferred
 // graph is read later), ranks on the runs and graphs of a multi-rank folder, the graph-files
 // branch, resets when the workspace changes.
+#include "tests/test_file.h"
 #include "views/models/run_tree_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -231,3 +234,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestRunTreeModel)
 #include "tst_run_tree_model.moc"
+
+FXSCOPE_TEST_END

@@ -1,5 +1,6 @@
 // Workspace and graph_kinds: loading fixture runs, lookup → graph links, labels, reloads.
 // Expected values are counted in tests/data/fixtures/traces/basic_cold (see comments).
+#include "tests/test_file.h"
 #include "tests/unit/model/graph_of_kind.h"
 #include "tests/unit/models/deferred_run.h"
 #include "views/models/graph_kinds.h"
@@ -7,6 +8,8 @@
 
 #include <QSignalSpy>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::test::graphOfKind;
@@ -153,3 +156,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestWorkspace)
 #include "tst_workspace.moc"
+
+FXSCOPE_TEST_END

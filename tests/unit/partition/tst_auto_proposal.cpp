@@ -6,10 +6,13 @@
 #include "core/partition/auto_proposal.h"
 #include "core/partition/region_edit.h"
 #include "partition_test_graphs.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <map>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -202,3 +205,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestAutoProposal)
 #include "tst_auto_proposal.moc"
+
+FXSCOPE_TEST_END

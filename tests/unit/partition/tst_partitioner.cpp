@@ -3,11 +3,14 @@
 #include "core/partition/partitioner.h"
 #include "core/partition/python_literal.h"
 #include "partition_test_graphs.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <algorithm>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -259,3 +262,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestPartitioner)
 #include "tst_partitioner.moc"
+
+FXSCOPE_TEST_END

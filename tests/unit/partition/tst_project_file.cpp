@@ -4,9 +4,12 @@
 #include "core/partition/project_file.h"
 #include "core/partition/region_edit.h"
 #include "partition_test_graphs.h"
+#include "tests/test_file.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -149,3 +152,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestProjectFile)
 #include "tst_project_file.moc"
+
+FXSCOPE_TEST_END

@@ -1,10 +1,13 @@
 // Undo/redo of each region command (create, rename, delete, merge, split, grow) on the
 // RegionDocument, and refusals that push nothing and report the path to highlight.
+#include "tests/test_file.h"
 #include "views/panels/region_commands.h"
 #include "partition_test_graphs.h"
 
 #include <QSignalSpy>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -122,3 +125,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRegionCommands)
 #include "tst_region_commands.moc"
+
+FXSCOPE_TEST_END

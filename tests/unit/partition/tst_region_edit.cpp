@@ -2,8 +2,11 @@
 // grow-to-region, each accepted or refused with the reason and the nodes to highlight.
 #include "core/partition/region_edit.h"
 #include "partition_test_graphs.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -187,3 +190,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRegionEdit)
 #include "tst_region_edit.moc"
+
+FXSCOPE_TEST_END

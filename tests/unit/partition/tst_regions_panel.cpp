@@ -1,5 +1,6 @@
 // The Regions dock over a RegionDocument: rows follow edits and undo, buttons follow the
 // selection, a refused split shows its reason and asks to highlight the path.
+#include "tests/test_file.h"
 #include "views/panels/regions_panel.h"
 #include "partition_test_graphs.h"
 
@@ -8,6 +9,8 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -78,3 +81,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestRegionsPanel)
 #include "tst_regions_panel.moc"
+
+FXSCOPE_TEST_END

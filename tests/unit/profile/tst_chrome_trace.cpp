@@ -1,8 +1,11 @@
 // Chrome trace writer and validator: written traces validate; malformed ones are refused with
 // the reason.
 #include "core/trace_profile/chrome_trace.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::profile;
 
@@ -65,3 +68,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestChromeTrace)
 #include "tst_chrome_trace.moc"
+
+FXSCOPE_TEST_END

@@ -2,8 +2,11 @@
 // totals, unmatched/unterminated events, cache time per lookup, Chrome trace export.
 #include "core/trace_profile/chrome_trace.h"
 #include "core/trace_profile/compile_profile.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::profile;
@@ -117,3 +120,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCompileProfile)
 #include "tst_compile_profile.moc"
+
+FXSCOPE_TEST_END

@@ -4,6 +4,7 @@
 #include "core/io/torch_trace_reader.h"
 #include "core/trace_profile/chrome_trace.h"
 #include "core/trace_profile/compile_profile.h"
+#include "tests/test_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::profile;
@@ -129,3 +132,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestCompileProfileFixtures)
 #include "tst_compile_profile_fixtures.moc"
+
+FXSCOPE_TEST_END

@@ -5,10 +5,13 @@
 // their time to the deepest module holding them.
 #include "core/profile/module_profile.h"
 #include "core/structure/structure.h"
+#include "tests/test_file.h"
 
 #include "tests/unit/structure/synthetic_graphs.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::profile;
@@ -195,3 +198,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestModuleProfile)
 #include "tst_module_profile.moc"
+
+FXSCOPE_TEST_END

@@ -2,10 +2,13 @@
 // included); other schemas, newer versions and malformed documents are refused; comparing two
 // profiles pairs nodes and regions by name.
 #include "core/profile/profile_file.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <QTemporaryDir>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::profile;
@@ -116,3 +119,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestProfileFile)
 #include "tst_profile_file.moc"
+
+FXSCOPE_TEST_END

@@ -6,10 +6,13 @@
 #include "core/profile/profile_reuse.h"
 #include "core/profile/runtime_profile.h"
 #include "core/structure/structure.h"
+#include "tests/test_file.h"
 
 #include "tests/unit/structure/synthetic_graphs.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::profile;
@@ -238,3 +241,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestProfileReuse)
 #include "tst_profile_reuse.moc"
+
+FXSCOPE_TEST_END

@@ -4,8 +4,11 @@
 #include "core/io/graph_code_parser.h"
 #include "core/trace_profile/chrome_trace.h"
 #include "core/profile/runtime_profile.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::profile;
@@ -193,3 +196,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRuntimeProfile)
 #include "tst_runtime_profile.moc"
+
+FXSCOPE_TEST_END

@@ -4,6 +4,7 @@
 // Redis killed mid-run leaves the run local with one warning; corrupted values, wrong HMACs and
 // a missing key are never loaded (the region is rebuilt and verified).
 #include "core/cache/cache_key.h"
+#include "tests/test_file.h"
 #include "tests/unit/remote/redis_server.h"
 #include "tests/unit/remote/remote_compile_support.h"
 
@@ -11,6 +12,8 @@
 #include <QtTest>
 
 #include <algorithm>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::remote;
@@ -187,3 +190,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRemoteCompile)
 #include "tst_remote_compile.moc"
+
+FXSCOPE_TEST_END

@@ -9,6 +9,7 @@
 #include "core/remote/remote_tier.h"
 #include "core/remote/team_key.h"
 #include "core/util/digest.h"
+#include "tests/test_file.h"
 #include "tests/unit/remote/fake_redis_server.h"
 #include "tests/unit/remote/redis_server.h"
 #include "tests/unit/remote/remote_entries.h"
@@ -21,6 +22,8 @@
 #include <sys/stat.h>
 
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::remote;
@@ -303,3 +306,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRemoteHostile)
 #include "tst_remote_hostile.moc"
+
+FXSCOPE_TEST_END

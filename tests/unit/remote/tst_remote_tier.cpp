@@ -6,6 +6,7 @@
 #include "core/remote/remote_tier.h"
 #include "core/remote/team_key.h"
 #include "core/util/digest.h"
+#include "tests/test_file.h"
 #include "tests/unit/remote/redis_server.h"
 #include "tests/unit/remote/remote_entries.h"
 
@@ -13,6 +14,8 @@
 #include <QtTest>
 
 #include <sys/stat.h>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::remote;
@@ -328,3 +331,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRemoteTier)
 #include "tst_remote_tier.moc"
+
+FXSCOPE_TEST_END

@@ -4,8 +4,11 @@
 #include "core/report/redact.h"
 #include "core/report/report.h"
 #include "core/util/strings.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using fxs::escapeMarkup;
 using fxs::report::redactText;
@@ -64,3 +67,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestReport)
 #include "tst_report.moc"
+
+FXSCOPE_TEST_END

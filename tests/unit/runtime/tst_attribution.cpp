@@ -6,6 +6,7 @@
 #include "core/runtime/attribution.h"
 #include "core/runtime/event_splitter.h"
 #include "core/runtime/profile_trace_reader.h"
+#include "tests/test_file.h"
 
 #include "core/util/file_reader.h"
 
@@ -13,6 +14,8 @@
 
 #include <cstring>
 #include <map>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::runtime;
 
@@ -219,3 +222,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestAttribution)
 #include "tst_attribution.moc"
+
+FXSCOPE_TEST_END

@@ -8,8 +8,11 @@
 #include "core/runtime/graph_times.h"
 #include "core/runtime/kernel_rates.h"
 #include "core/runtime/profile_trace_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::runtime;
 
@@ -126,3 +129,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraphTimes)
 #include "tst_graph_times.moc"
+
+FXSCOPE_TEST_END

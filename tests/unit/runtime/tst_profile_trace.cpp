@@ -4,11 +4,14 @@
 #include "core/io/torch_trace_reader.h"
 #include "core/runtime/attribution.h"
 #include "core/runtime/profile_trace_reader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <cmath>
 #include <map>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::runtime;
 
@@ -203,3 +206,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestProfileTrace)
 #include "tst_profile_trace.moc"
+
+FXSCOPE_TEST_END

@@ -8,8 +8,11 @@
 #include "core/runtime/profile_trace_reader.h"
 #include "core/runtime/region_times.h"
 #include "core/util/digest.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::runtime;
 
@@ -173,3 +176,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRegionTimes)
 #include "tst_region_times.moc"
+
+FXSCOPE_TEST_END

@@ -8,12 +8,15 @@
 #include "core/structure/structural_hash.h"
 #include "core/structure/structure.h"
 #include "tests/data/run_graphs.h"
+#include "tests/test_file.h"
 
 #include "core/graph/graph_builder.h"
 
 #include "synthetic_graphs.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::structure;
@@ -222,3 +225,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestIdenticalLayers)
 #include "tst_identical_layers.moc"
+
+FXSCOPE_TEST_END

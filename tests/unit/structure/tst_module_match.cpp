@@ -4,8 +4,11 @@
 #include "core/io/torch_trace_reader.h"
 #include "core/partition/region_edit.h"
 #include "core/structure/module_match.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::structure;
@@ -149,3 +152,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestModuleMatch)
 #include "tst_module_match.moc"
+
+FXSCOPE_TEST_END

@@ -2,8 +2,11 @@
 // module names, numeric indexes, roots other than self) and dotted targets; names that look
 // like module paths but are not.
 #include "core/structure/module_path.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs::structure;
 
@@ -101,3 +104,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestModulePath)
 #include "tst_module_path.moc"
+
+FXSCOPE_TEST_END

@@ -7,12 +7,15 @@
 #include "core/io/torch_trace_reader.h"
 #include "core/structure/nested_plan.h"
 #include "core/structure/structure.h"
+#include "tests/test_file.h"
 #include "tests/unit/structure/synthetic_graphs.h"
 #include "tests/data/run_graphs.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::structure;
@@ -261,3 +264,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestNestedPlan)
 #include "tst_nested_plan.moc"
+
+FXSCOPE_TEST_END

@@ -3,12 +3,15 @@
 // flatten before its `head`. Known functions keep the caller's code out of the last block;
 // without `# File:` lines, or where the block's code is not known, the graph-order rule stands.
 #include "core/structure/structure.h"
+#include "tests/test_file.h"
 
 #include "core/graph/graph_builder.h"
 
 #include "synthetic_graphs.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::structure;
@@ -111,3 +114,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestNodeAssignment)
 #include "tst_node_assignment.moc"
+
+FXSCOPE_TEST_END

@@ -7,10 +7,13 @@
 #include "core/structure/repeated_blocks.h"
 #include "core/structure/structural_hash.h"
 #include "core/structure/structure.h"
+#include "tests/test_file.h"
 
 #include "synthetic_graphs.h"
 
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::structure;
@@ -290,3 +293,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestRepeatedBlocks)
 #include "tst_repeated_blocks.moc"
+
+FXSCOPE_TEST_END

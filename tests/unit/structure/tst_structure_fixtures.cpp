@@ -7,9 +7,12 @@
 #include "core/structure/structure.h"
 #include "core/util/file_reader.h"
 #include "tests/data/run_graphs.h"
+#include "tests/test_file.h"
 
 #include <QRegularExpression>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::structure;
@@ -235,3 +238,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestStructureFixtures)
 #include "tst_structure_fixtures.moc"
+
+FXSCOPE_TEST_END

@@ -8,11 +8,14 @@
 #include "core/structure/structure.h"
 #include "core/util/file_reader.h"
 #include "tests/data/run_graphs.h"
+#include "tests/test_file.h"
 
 #include <QRegularExpression>
 #include <QtTest>
 
 #include <algorithm>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::structure;
@@ -284,3 +287,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestStructureRecorded)
 #include "tst_structure_recorded.moc"
+
+FXSCOPE_TEST_END

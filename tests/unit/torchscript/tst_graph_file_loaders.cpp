@@ -5,11 +5,14 @@
 #include "core/graph/graph_builder.h"
 #include "core/io/graph_file_loaders.h"
 #include "core/io/loader.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <fstream>
 #include <stdexcept>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -126,3 +129,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGraphFileLoaders)
 #include "tst_graph_file_loaders.moc"
+
+FXSCOPE_TEST_END

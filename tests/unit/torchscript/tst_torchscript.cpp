@@ -4,6 +4,7 @@
 #include "core/exec/interpreter.h"
 #include "core/exec/torch_bridge.h"
 #include "core/torchscript/torchscript_importer.h"
+#include "tests/test_file.h"
 
 #include <torch/csrc/jit/serialization/pickle.h>
 
@@ -11,6 +12,8 @@
 
 #include <fstream>
 #include <iterator>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -95,3 +98,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestTorchScript)
 #include "tst_torchscript.moc"
+
+FXSCOPE_TEST_END

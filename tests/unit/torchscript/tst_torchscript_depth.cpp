@@ -6,11 +6,14 @@
 #include "core/torchscript/code_nesting.h"
 #include "core/util/pickle_scan.h"
 #include "core/torchscript/torchscript_loader.h"
+#include "tests/test_file.h"
 #include "tests/unit/torchscript/nested_code_archive.h"
 
 #include <QtTest>
 
 #include <string_view>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace std::string_view_literals;
@@ -229,3 +232,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestTorchScriptDepth)
 #include "tst_torchscript_depth.moc"
+
+FXSCOPE_TEST_END

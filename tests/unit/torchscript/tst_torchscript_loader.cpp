@@ -8,6 +8,7 @@
 #include "core/torchscript/code_nesting.h"
 #include "core/util/pickle_scan.h"
 #include "core/torchscript/torchscript_loader.h"
+#include "tests/test_file.h"
 #include "tests/unit/torchscript/nested_code_archive.h"
 
 #include <QtTest>
@@ -15,6 +16,8 @@
 #include <fstream>
 #include <iterator>
 #include <string_view>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace std::string_view_literals;
@@ -447,3 +450,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestTorchScriptLoader)
 #include "tst_torchscript_loader.moc"
+
+FXSCOPE_TEST_END

@@ -4,6 +4,7 @@
 // truncated, corrupt, concatenated, over the cap: refused holding little memory).
 #include "core/util/file_reader.h"
 #include "core/util/gzip.h"
+#include "tests/test_file.h"
 #include "tests/unit/util/gzip_writer.h"
 
 #include <QtTest>
@@ -18,6 +19,8 @@
 #include <cstring>
 #include <future>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -317,3 +320,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestFileReader)
 #include "tst_file_reader.moc"
+
+FXSCOPE_TEST_END

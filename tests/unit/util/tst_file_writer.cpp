@@ -4,6 +4,7 @@
 // symbolic link keeps pointing at the file it names.
 #include "core/util/file_reader.h"
 #include "core/util/file_writer.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
@@ -16,6 +17,8 @@
 #include <chrono>
 #include <future>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -123,3 +126,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestFileWriter)
 #include "tst_file_writer.moc"
+
+FXSCOPE_TEST_END

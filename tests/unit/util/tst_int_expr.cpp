@@ -5,10 +5,13 @@
 #include "core/util/checked_int.h"
 #include "core/util/int_expr.h"
 #include "core/util/nesting.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <map>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -168,3 +171,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestIntExpr)
 #include "tst_int_expr.moc"
+
+FXSCOPE_TEST_END

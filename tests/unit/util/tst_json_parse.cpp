@@ -3,10 +3,13 @@
 // escaped quotes not counted, invalid text reported with its byte, and the discarded variants
 // callers that only ask "is it JSON?" use.
 #include "core/util/json_parse.h"
+#include "tests/test_file.h"
 
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -101,3 +104,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestJsonParse)
 #include "tst_json_parse.moc"
+
+FXSCOPE_TEST_END

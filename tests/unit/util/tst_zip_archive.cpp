@@ -3,6 +3,7 @@
 // bytes claiming a gigabyte, a stored entry whose sizes disagree, stored data larger than the
 // archive), caps are checked by declared size, and a FIFO is refused without blocking.
 #include "core/util/zip_archive.h"
+#include "tests/test_file.h"
 #include "tests/unit/util/raw_zip_writer.h"
 
 #include <QtTest>
@@ -15,6 +16,8 @@
 #include <chrono>
 #include <future>
 #include <thread>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::test;
@@ -130,3 +133,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestZipArchive)
 #include "tst_zip_archive.moc"
+
+FXSCOPE_TEST_END

@@ -4,6 +4,7 @@
 // a collapsed group holding one drawn highlighted); from a fitted large graph a find step zooms
 // in to a readable scale on the match. Counts are taken from the fixture text by hand.
 #include "core/structure/structure.h"
+#include "tests/test_file.h"
 #include "tests/unit/views/graph_view_test_util.h"
 #include "views/graph/find_bar.h"
 #include "views/graph/graph_canvas.h"
@@ -18,6 +19,8 @@
 
 #include <algorithm>
 #include <set>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -210,3 +213,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestGraphFind)
 #include "tst_graph_find.moc"
+
+FXSCOPE_TEST_END

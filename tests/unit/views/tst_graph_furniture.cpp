@@ -3,6 +3,7 @@
 // moves to the other corner on its side when the selected node lies under it, the legend's
 // fold and the overview switch are remembered for the next view, and a view state (expanded
 // groups, zoom, centre) taken from one view is restored on another.
+#include "tests/test_file.h"
 #include "tests/unit/views/graph_view_test_util.h"
 
 #include "views/graph/graph_canvas.h"
@@ -13,6 +14,8 @@
 
 #include <QStandardPaths>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -174,3 +177,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestGraphFurniture)
 #include "tst_graph_furniture.moc"
+
+FXSCOPE_TEST_END

@@ -2,6 +2,7 @@
 // Shift/Ctrl-click toggles, Shift/Ctrl rubber bands, selection kept across collapse/expand,
 // region overlays with per-region tints, collapsed nodes drawn by their group box, and colours
 // that follow a dark palette. Expected nodes are named from the fixture text by hand.
+#include "tests/test_file.h"
 #include "tests/unit/views/graph_view_test_util.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_items.h"
@@ -12,6 +13,8 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using fxs::views::DecorationLayer;
 using namespace fxs;
@@ -314,3 +317,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestGraphSelection)
 #include "tst_graph_selection.moc"
+
+FXSCOPE_TEST_END

@@ -2,6 +2,7 @@
 // its groups, find moves the selection, collapse/expand keeps
 // the selection, double-clicking an edge jumps to its far end, the newest setGraph wins, and
 // exportSvg/exportPng write valid files. Counts are taken from the fixture text by hand.
+#include "tests/test_file.h"
 #include "tests/unit/views/graph_view_test_util.h"
 #include "views/graph/find_bar.h"
 #include "views/graph/graph_canvas.h"
@@ -18,6 +19,8 @@
 #include <QtTest>
 
 #include <cmath>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::graph;
@@ -313,3 +316,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestGraphView)
 #include "tst_graph_view.moc"
+
+FXSCOPE_TEST_END

@@ -3,6 +3,7 @@
 // graph is not used; setModules redraws the node shown; each prefix of the module path is a
 // link that reports that module.
 #include "core/structure/structure.h"
+#include "tests/test_file.h"
 #include "views/panels/inspector_panel.h"
 
 #include "tests/unit/structure/synthetic_graphs.h"
@@ -11,6 +12,8 @@
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 
@@ -99,3 +102,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestInspectorModules)
 #include "tst_inspector_modules.moc"
+
+FXSCOPE_TEST_END

@@ -4,6 +4,7 @@
 // their parent's time span; hit testing returns the deepest bar; clicking emits the phase.
 #include "core/io/torch_trace_reader.h"
 #include "core/trace_profile/compile_profile.h"
+#include "tests/test_file.h"
 #include "views/panels/phase_timeline.h"
 #include "views/panels/profile_panel.h"
 
@@ -11,6 +12,8 @@
 #include <QtTest>
 
 #include <algorithm>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using fxs::views::PhaseTimeline;
@@ -83,3 +86,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestPhaseTimeline)
 #include "tst_phase_timeline.moc"
+
+FXSCOPE_TEST_END

@@ -5,6 +5,7 @@
 // label and gives way from the left), progress/cancel show only while busy, and the Modules tab
 // nests the time by module, shows compiled time and the range of identical modules, and reports
 // the module clicked.
+#include "tests/test_file.h"
 #include "views/panels/bar_list.h"
 
 #include <QTabWidget>
@@ -19,6 +20,8 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QtTest>
+
+FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
 using namespace fxs::views;
@@ -383,3 +386,5 @@ private Q_SLOTS:
 
 QTEST_MAIN(TestProfilePanel)
 #include "tst_profile_panel.moc"
+
+FXSCOPE_TEST_END
