@@ -23,6 +23,15 @@ function(fxscope_group_qtest name sources libs labels timeout)
     foreach(src IN LISTS sources)
         get_filename_component(abs "${src}" ABSOLUTE)
         list(APPEND abs_sources "${abs}")
+        # A test file without its namespace would share its helpers' names with the group's.
+        if(abs MATCHES "\\.cpp$")
+            file(STRINGS "${abs}" marks REGEX "^FXSCOPE_TEST_(BEGIN|END)$")
+            if(NOT marks STREQUAL "FXSCOPE_TEST_BEGIN;FXSCOPE_TEST_END")
+                message(FATAL_ERROR "${abs}: a test file includes \"tests/test_file.h\" and puts its "
+                    "code after its includes between FXSCOPE_TEST_BEGIN and FXSCOPE_TEST_END "
+                    "(tests/test_file.h); found ${marks}")
+            endif()
+        endif()
     endforeach()
     set_target_properties(${name} PROPERTIES FXSCOPE_TEST_SOURCES "${abs_sources}"
         FXSCOPE_TEST_LABELS "${labels}" FXSCOPE_TEST_TIMEOUT "${timeout}" FXSCOPE_TEST_GUI ${gui})
