@@ -55,7 +55,10 @@ if(NOT FXSCOPE_ENABLE_CUDA STREQUAL "OFF" AND NOT FXSCOPE_FUZZ_ONLY)
     # LibTorch built with CUDA (a PyTorch wheel): kernels launch on its current stream.
     if(TORCH_INSTALL_PREFIX AND CUDAToolkit_FOUND)
         find_library(FXSCOPE_C10_CUDA c10_cuda HINTS "${TORCH_INSTALL_PREFIX}/lib" NO_DEFAULT_PATH)
-        if(FXSCOPE_C10_CUDA)
+        # torch_cuda: CUDA graphs (at::cuda::CUDAGraph) for `run --compiled --cuda-graph`.
+        find_library(FXSCOPE_TORCH_CUDA_LIB torch_cuda HINTS "${TORCH_INSTALL_PREFIX}/lib"
+                     NO_DEFAULT_PATH)
+        if(FXSCOPE_C10_CUDA AND FXSCOPE_TORCH_CUDA_LIB)
             set(FXSCOPE_TORCH_CUDA ON)
         endif()
     endif()

@@ -36,6 +36,7 @@ struct RunCliOptions {
     std::uint64_t seed = 0;
     bool json = false;
     bool compiled = false; // --compiled: with the regions compiled, next to the eager run
+    bool cudaGraph = false; // --cuda-graph: time both graphs as CUDA graph replays
     bool autoRegions = false;
     std::string project;
     std::string cache;
@@ -140,6 +141,10 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     // CUDA: GPU time between events around the steps, without per-node syncs; null on the CPU.
     j["device_ms"] = c.deviceMs ? json(*c.deviceMs) : json(nullptr);
     j["eager_device_ms"] = c.eagerDeviceMs ? json(*c.eagerDeviceMs) : json(nullptr);
+    // CUDA: the host's time issuing the steps (or the replay); null on the CPU.
+    j["host_ms"] = c.hostMs ? json(*c.hostMs) : json(nullptr);
+    j["eager_host_ms"] = c.eagerHostMs ? json(*c.eagerHostMs) : json(nullptr);
+    j["cuda_graph"] = c.cudaGraph;
     j["regions_used"] = c.regionsUsed;
     json regions = json::array();
     for (std::size_t i = 0; i < c.regions.size(); ++i) {
@@ -196,6 +201,13 @@ void printCompiledText(const compile::CompiledGraphReport& c)
                 c.compiled.totalMs, c.eager.totalMs,
                 c.compiled.totalMs > 0 ? c.eager.totalMs / c.compiled.totalMs : 0.0,
                 c.regionsUsed, c.regions.size());
+    if (c.deviceMs && c.eagerDeviceMs && c.hostMs && c.eagerHostMs) {
+        const int nodes = std::max(1, c.compiled.nodesRun);
+        std::printf("GPU%s: compiled %.3f ms, eager %.3f ms; host %.3f ms (%.2f us a node), "
+                    "eager host %.3f ms\n",
+                    c.cudaGraph ? " (CUDA graph replays)" : "", *c.deviceMs, *c.eagerDeviceMs,
+                    *c.hostMs, *c.hostMs * 1000.0 / nodes, *c.eagerHostMs);
+    }
     for (std::size_t i = 0; i < c.regions.size(); ++i) {
         const auto& r = c.regions[i];
         std::printf("  %-5s %-8s %3d kernels %8.3f ms  %s [%s]\n", r.id.c_str(),
@@ -245,6 +257,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     co.compile.timingRepeats = std::max(5, o.repeat); // as compile's default: enough to judge
                                                       // a region slower than eager
     co.run = ro;
+    co.cudaGraph = o.cudaGraph;
     auto report = compile::runCompiledGraph(*g.graph, *regions, co);
     if (!report) {
         return fail(o, report.error(), 1);
@@ -363,6 +376,9 @@ void addRunCommand(CLI::App& app, int& exitCode)
         ->excludes(project);
     cmd->add_option("--cache", options->cache,
                     "--compiled: cache database (default as for compile)")
+        ->needs(compiled);
+    cmd->add_flag("--cuda-graph", options->cudaGraph,
+                  "--compiled on CUDA: time both graphs as CUDA graph replays")
         ->needs(compiled);
     cmd->callback([options, &exitCode] {
         try {

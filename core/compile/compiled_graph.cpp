@@ -2,7 +2,7 @@
 // schedule runner: the same runner and loaded kernels the region was verified and timed with.
 #include "core/compile/compiled_graph.h"
 
-#include "core/compile/cuda_stream.h"
+#include "core/compile/device_timing.h"
 #include "core/compile/prepared_region.h"
 #include "core/cuda/module.h"
 #include "core/exec/torch_bridge.h"
@@ -130,64 +130,9 @@ std::shared_ptr<const exec::ValueStore> inputsOf(const graph::Graph& graph,
     return store;
 }
 
-struct StreamTimes {
-    double wallMs = 0;   // first step to the end of the GPU's work (one sync, at the end)
-    double deviceMs = 0; // between CUDA events around the steps
-};
-
-// CUDA: the graph run `repeats` times after a warm-up with no per-node synchronisation; the
-// events are recorded on the stream as the first step starts and after the last is issued.
-Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions ro, int device,
-                                     int repeats, const CancelToken& cancel)
-{
-    auto timer = cuda::EventTimer::create(device);
-    if (!timer) {
-        return timer.error();
-    }
-    void* stream = detail::currentCudaStream(device);
-    std::chrono::steady_clock::time_point begun;
-    double wall = 0;
-    Status hook;
-    ro.perNodeTiming = false;
-    ro.repeat = 1;
-    ro.onSteps = [&](bool first) {
-        if (first) {
-            begun = std::chrono::steady_clock::now();
-            hook = (*timer)->start(stream);
-            return;
-        }
-        if (hook) {
-            hook = (*timer)->stop(stream);
-        }
-        if (hook) {
-            hook = cuda::synchronize(device, stream);
-        }
-        wall = msSince(begun);
-    };
-    std::vector<double> walls, gpu;
-    for (int i = -1; i < std::max(1, repeats); ++i) { // i == -1: warm-up
-        auto run = exec::Interpreter::run(graph, ro, cancel);
-        if (!run) {
-            return run.error();
-        }
-        if (!hook) {
-            return hook.error();
-        }
-        auto ms = (*timer)->elapsedMs();
-        if (!ms) {
-            return ms.error();
-        }
-        if (i >= 0) {
-            walls.push_back(wall);
-            gpu.push_back(*ms);
-        }
-    }
-    return StreamTimes{medianOf(walls), medianOf(gpu)};
-}
-
 // CUDA: the totals of both graphs without per-node synchronisation (CompiledGraphReport).
 Status timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
-                          std::shared_ptr<const exec::ValueStore> inputs,
+                          std::shared_ptr<const exec::ValueStore> inputs, bool cudaGraph,
                           const CancelToken& cancel, CompiledGraphReport& report)
 {
     int device = 0;
@@ -202,21 +147,25 @@ Status timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
     ro.inputsFile.clear();
     ro.forwardGraph = nullptr;
     const int repeats = std::max(5, ro.repeat);
+    const auto time = cudaGraph ? detail::timeReplays : detail::timeWithoutSyncs;
     exec::RunOptions eager = ro;
     eager.substitutes.clear();
-    auto e = timeWithoutSyncs(graph, eager, device, repeats, cancel);
+    auto e = time(graph, eager, device, repeats, cancel);
     if (!e) {
         return e.error();
     }
     ro.substitutes = substitutesOf(report.regions);
-    auto c = timeWithoutSyncs(graph, ro, device, repeats, cancel);
+    auto c = time(graph, ro, device, repeats, cancel);
     if (!c) {
         return c.error();
     }
     report.eager.totalMs = e->wallMs;
     report.eagerDeviceMs = e->deviceMs;
+    report.eagerHostMs = e->hostMs;
     report.compiled.totalMs = c->wallMs;
     report.deviceMs = c->deviceMs;
+    report.hostMs = c->hostMs;
+    report.cudaGraph = cudaGraph;
     return {};
 }
 
@@ -236,6 +185,7 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
     }
     ro.keep.clear();
     ro.substitutes = substitutesOf(report.regions);
+    at::manual_seed(ro.seed); // the eager run's random state (runAll)
     auto run = exec::Interpreter::run(graph, ro, cancel);
     if (!run && run.error().code == ErrorCode::Cancelled) {
         report.cancelled = true;
@@ -264,6 +214,12 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (options.compile.buildOnly) {
         return makeError(ErrorCode::Invalid, "a compiled run cannot be build-only");
     }
+    if (options.cudaGraph && options.compile.device != TargetDevice::Cuda) {
+        Error e = makeError(ErrorCode::Invalid, "CUDA graphs need the graph to run on CUDA");
+        e.expected = "the CUDA device (a graph recorded on CUDA, or --device cuda, and a GPU)";
+        e.found = "the CPU";
+        return e;
+    }
     CompiledGraphReport report;
     exec::RunOptions ro = options.run;
     ro.device = options.compile.device == TargetDevice::Cuda ? exec::DevicePref::Cuda
@@ -277,6 +233,9 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
         }
     }
     reportProgress(progress, 0.0, "eager run");
+    // Both runs start from the same random state, so random operators (dropout; attention's
+    // RNG seed and offset outputs on CUDA) give the same values in both.
+    at::manual_seed(ro.seed);
     auto eager = exec::Interpreter::run(graph, ro, cancel);
     if (!eager) {
         report.cancelled = eager.error().code == ErrorCode::Cancelled;
@@ -301,8 +260,11 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
         return s.error();
     }
     if (!report.cancelled && cuda) {
-        reportProgress(progress, 1.0, "timing without per-node syncs");
-        if (Status s = timeTotalsOnDevice(graph, ro, std::move(inputs), cancel, report); !s) {
+        reportProgress(progress, 1.0, options.cudaGraph ? "timing CUDA graph replays"
+                                                        : "timing without per-node syncs");
+        if (Status s = timeTotalsOnDevice(graph, ro, std::move(inputs), options.cudaGraph,
+                                          cancel, report);
+            !s) {
             return s.error();
         }
     }

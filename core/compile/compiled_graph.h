@@ -37,6 +37,12 @@ struct CompiledGraphReport {
     // nullopt on the CPU.
     std::optional<double> deviceMs;
     std::optional<double> eagerDeviceMs;
+    // CUDA: the host's part of those runs, the median time to issue their steps (or the
+    // replay) without waiting for the GPU; nullopt on the CPU.
+    std::optional<double> hostMs;
+    std::optional<double> eagerHostMs;
+    // CUDA: the timed runs were CUDA graph replays (GraphCompileOptions::cudaGraph).
+    bool cudaGraph = false;
 };
 
 // options.run: the inputs (seed, sizes, file, weights, forward graph), repeat and per-node timing

@@ -28,6 +28,10 @@ struct GraphCompileOptions {
     // Inputs of the eager run (seed, sizes, device, inputs file). `keep` and `perNodeTiming`
     // are set by compileGraphRegions.
     exec::RunOptions run;
+    // runCompiledGraph on CUDA: time both graphs as CUDA graph replays (one run of each
+    // captured, then replayed) instead of runs issued without per-node syncs. Error::Invalid
+    // on the CPU.
+    bool cudaGraph = false;
 };
 
 struct GraphCompileReport {

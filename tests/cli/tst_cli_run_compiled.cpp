@@ -200,6 +200,41 @@ private Q_SLOTS:
                     .exitCode != 0);
     }
 
+    // A random operator draws the same values in the eager and the compiled run: both start
+    // from the same random state. What differs is the generated sin and cos's rounding (1e-7);
+    // with two random states the output differed by 0.46.
+    void randomOpsAgree()
+    {
+        const QString graph = QStringLiteral(FXSCOPE_TEST_DATA "/compile/random_op_fw.txt");
+        auto r = runCli({"run", graph, "--compiled", "--auto", "--device", "cpu", "--json",
+                         "--cache", cache()});
+        QCOMPARE(r.exitCode, 0);
+        const json j = parse(r);
+        QCOMPARE(j["regions_used"].get<int>(), 1);
+        QCOMPARE(j["outputs"].size(), std::size_t(1));
+        QVERIFY(j["outputs"][0]["max_abs_err"].get<double>() < 1e-5);
+    }
+
+    // CUDA graphs time a graph on the GPU: on the CPU a clear error, whatever else is asked;
+    // a CPU run says it used none and has no host figures.
+    void cudaGraphNeedsCuda()
+    {
+        QVERIFY(runCli({"run", kForward, "--cuda-graph"}).exitCode != 0); // needs --compiled
+        auto r = runCli({"run", kForward, "--compiled", "--auto", "--cuda-graph", "--device",
+                         "cpu", "--json", "--cache", cache()});
+        QCOMPARE(r.exitCode, 1);
+        const json j = parse(r);
+        QCOMPARE(j["error"]["code"].get<std::string>(), std::string("invalid"));
+        QCOMPARE(j["error"]["found"].get<std::string>(), std::string("the CPU"));
+        QVERIFY(j["error"]["message"].get<std::string>().find("CUDA graphs") != std::string::npos);
+        auto cpu = runCli({"run", kForward, "--compiled", "--auto", "--device", "cpu", "--json",
+                           "--cache", cache()});
+        QCOMPARE(cpu.exitCode, 0);
+        const json c = parse(cpu);
+        QCOMPARE(c["cuda_graph"].get<bool>(), false);
+        QVERIFY(c["host_ms"].is_null() && c["eager_host_ms"].is_null());
+    }
+
     void compiledOptionsNeedCompiled()
     {
         QVERIFY(runCli({"run", kForward, "--auto"}).exitCode != 0);

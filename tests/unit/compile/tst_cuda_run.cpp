@@ -1,7 +1,7 @@
 // CUDA regions on a GPU (label gpu): the chain runs eagerly on cuda:0, compiles to a cubin,
 // verifies against eager on the GPU, is timed with CUDA events, and hits the cache the second
 // time (with the timings saved at the miss); the whole graph with the region in place is timed
-// on the device without per-node syncs; a build-only entry is verified by its first run. Skipped, with the reason, where this
+// on the device without per-node syncs and as CUDA graph replays; a build-only entry is verified by its first run. Skipped, with the reason, where this
 // LibTorch has no CUDA or the driver sees no GPU (a skip is reported as such, never as a pass).
 #include "core/compile/compiled_graph.h"
 #include "core/exec/interpreter.h"
@@ -97,6 +97,30 @@ private Q_SLOTS:
         QVERIFY(report->eagerDeviceMs && *report->eagerDeviceMs > 0);
         QVERIFY(report->compiled.totalMs >= *report->deviceMs * 0.9);
         QVERIFY(report->eager.totalMs >= *report->eagerDeviceMs * 0.9);
+    }
+
+    // The same graph captured as CUDA graphs and replayed: GPU and wall times of the replays,
+    // and the host's part, the replay call, far below the GPU's time for this 1M-element chain.
+    void wholeGraphIsTimedAsCudaGraphReplays()
+    {
+        const test::CudaRegion c = test::cudaChain("f32", 1 << 20);
+        partition::Region region;
+        region.id = "r0";
+        region.nodes = c.nodes;
+        compile::GraphCompileOptions o;
+        o.compile = options(false);
+        o.cudaGraph = true;
+        auto report = compile::runCompiledGraph(*c.graph, {region}, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
+        QVERIFY(report->cudaGraph);
+        QCOMPARE(report->regionsUsed, 1);
+        QVERIFY(report->deviceMs && *report->deviceMs > 0);
+        QVERIFY(report->eagerDeviceMs && *report->eagerDeviceMs > 0);
+        QVERIFY(report->hostMs && report->eagerHostMs);
+        QVERIFY(report->compiled.totalMs >= *report->deviceMs * 0.9);
+        QVERIFY(*report->hostMs < report->compiled.totalMs);
+        QVERIFY(report->outputMaxAbsErr.size() == 1 && report->outputMaxAbsErr[0] &&
+                *report->outputMaxAbsErr[0] < 1e-4);
     }
 
     void firstRunVerifiesABuildOnlyEntry()

@@ -1,0 +1,193 @@
+#include "core/compile/device_timing.h"
+
+#include "core/compile/cuda_stream.h"
+#include "core/cuda/module.h"
+#include "core/util/elapsed.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <string>
+#include <vector>
+
+#if defined(FXSCOPE_TORCH_CUDA)
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace fxs::compile::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The samples of the timed runs (index 0 onwards; the warm-up is not one).
+struct Samples {
+    std::vector<double> wall, gpu, host;
+
+    StreamTimes medians() const { return {medianOf(wall), medianOf(gpu), medianOf(host)}; }
+};
+
+} // namespace
+
+Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions ro, int device,
+                                     int repeats, const CancelToken& cancel)
+{
+    auto timer = cuda::EventTimer::create(device);
+    if (!timer) {
+        return timer.error();
+    }
+    void* stream = currentCudaStream(device);
+    Clock::time_point begun;
+    double wall = 0, host = 0;
+    Status hook;
+    ro.perNodeTiming = false;
+    ro.repeat = 1;
+    ro.onSteps = [&](bool first) {
+        if (first) {
+            begun = Clock::now();
+            hook = (*timer)->start(stream);
+            return;
+        }
+        host = msSince(begun);
+        if (hook) {
+            hook = (*timer)->stop(stream);
+        }
+        if (hook) {
+            hook = cuda::synchronize(device, stream);
+        }
+        wall = msSince(begun);
+    };
+    Samples s;
+    for (int i = -1; i < std::max(1, repeats); ++i) { // i == -1: warm-up
+        auto run = exec::Interpreter::run(graph, ro, cancel);
+        if (!run) {
+            return run.error();
+        }
+        if (!hook) {
+            return hook.error();
+        }
+        auto ms = (*timer)->elapsedMs();
+        if (!ms) {
+            return ms.error();
+        }
+        if (i >= 0) {
+            s.wall.push_back(wall);
+            s.gpu.push_back(*ms);
+            s.host.push_back(host);
+        }
+    }
+    return s.medians();
+}
+
+#if defined(FXSCOPE_TORCH_CUDA)
+
+namespace {
+
+// Runs the graph once on the current stream; `capture` brackets its steps (not the making of
+// its inputs, nor the summaries of its outputs, which read them on the host).
+Result<exec::RunReport> runOnce(const graph::Graph& graph, exec::RunOptions ro,
+                                const CancelToken& cancel, at::cuda::CUDAGraph* capture)
+{
+    ro.perNodeTiming = false;
+    ro.repeat = 1;
+    bool capturing = false;
+    if (capture) {
+        ro.onSteps = [&](bool first) {
+            if (first) {
+                capture->capture_begin();
+                capturing = true;
+            } else {
+                capturing = false;
+                capture->capture_end();
+            }
+        };
+    }
+    auto run = exec::Interpreter::run(graph, ro, cancel);
+    if (capturing) { // a step failed: end the capture, which has failed too
+        try {
+            capture->capture_end();
+        } catch (const std::exception&) {
+        }
+    }
+    if (run && !run->ok) {
+        return makeError(ErrorCode::Unsupported, "the graph did not run on the engine");
+    }
+    return run;
+}
+
+Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, int device, int repeats)
+{
+    auto timer = cuda::EventTimer::create(device);
+    if (!timer) {
+        return timer.error();
+    }
+    void* stream = currentCudaStream(device);
+    Samples s;
+    for (int i = -1; i < std::max(1, repeats); ++i) { // i == -1: warm-up
+        const auto begun = Clock::now();
+        Status st = (*timer)->start(stream);
+        captured.replay();
+        const double host = msSince(begun);
+        if (st) {
+            st = (*timer)->stop(stream);
+        }
+        if (st) {
+            st = cuda::synchronize(device, stream);
+        }
+        const double wall = msSince(begun);
+        auto ms = st ? (*timer)->elapsedMs() : Result<double>(st.error());
+        if (!ms) {
+            return ms.error();
+        }
+        if (i >= 0) {
+            s.wall.push_back(wall);
+            s.gpu.push_back(*ms);
+            s.host.push_back(host);
+        }
+    }
+    return s.medians();
+}
+
+} // namespace
+
+Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, int device,
+                                int repeats, const CancelToken& cancel)
+{
+    // A capture needs a stream other than the default one; the warm-up run on it first makes
+    // what a first run makes (cuBLAS workspaces, the allocator's blocks) outside the capture.
+    c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device);
+    side.synchronize();
+    c10::cuda::CUDAStreamGuard onSide(side);
+    at::cuda::CUDAGraph captured;
+    try {
+        auto warm = runOnce(graph, ro, cancel, nullptr);
+        if (!warm) {
+            return warm.error();
+        }
+        side.synchronize();
+        // The captured run's outputs live in the graph's memory pool; its report holds them
+        // while the graph replays into them.
+        auto run = runOnce(graph, ro, cancel, &captured);
+        if (!run) {
+            return run.error();
+        }
+        return replay(captured, device, repeats);
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Runtime,
+                         std::string("capturing the graph as a CUDA graph: ") + e.what());
+    }
+}
+
+#else
+
+Result<StreamTimes> timeReplays(const graph::Graph&, exec::RunOptions, int, int,
+                                const CancelToken&)
+{
+    return makeError(ErrorCode::Unsupported,
+                     "CUDA graphs need a LibTorch with CUDA (a PyTorch wheel); this one has none");
+}
+
+#endif
+
+} // namespace fxs::compile::detail

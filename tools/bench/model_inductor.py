@@ -1,0 +1,282 @@
+# Whole models on the GPU: fxscope's `run --compiled` next to PyTorch eager and torch.compile
+# (Inductor, default and mode="reduce-overhead"), for tools/bench/model_vs_inductor.sh.
+#
+# Per model (the fixtures' programs, tools of record-fixtures/models.py): a 12-layer GPT and a
+# 24-layer LLaMA (transformers) training step, forward + backward of a sum / the LM loss, and
+# ResNet-18 inference. The script records the model's graphs as fxscope reads them (an
+# aot_autograd backend that prints each graph with strides and devices), then runs ROUNDS
+# interleaved rounds: in each, every PyTorch variant times STEPS back-to-back steps (CUDA events
+# and wall clock, after warm-up steps), then fxscope runs the recorded forward graph (and the
+# backward from it) with its compiled regions, on CUDA graph replays (--cuda-graph) and on runs
+# issued without per-node syncs. Medians and spreads (min-max) over the rounds. A separate
+# profiled pass per PyTorch variant sums the GPU kernels' durations per step (torch.profiler).
+# fxscope's GPU time is the time between CUDA events around its steps (for replays, kernels
+# plus the graph's own gaps), an upper bound of its kernel time.
+# Usage: python3 model_inductor.py --cli fxscope-cli-torch --out DIR [--models a,b]
+#        [--rounds 3] [--steps 20]
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn as nn
+
+p = argparse.ArgumentParser()
+p.add_argument("--cli", required=True)
+p.add_argument("--out", required=True)
+p.add_argument("--models", default="gpt12_train,llama24_train,resnet18_infer")
+p.add_argument("--rounds", type=int, default=3)
+p.add_argument("--steps", type=int, default=20)
+p.add_argument("--repeat", type=int, default=20)
+# fxscope refuses a cache under a folder others may write (such as /tmp): its own folder.
+p.add_argument("--cache-root", default=os.path.expanduser("~/.cache/fxscope-model-bench"))
+args = p.parse_args()
+os.makedirs(args.out, exist_ok=True)
+os.makedirs(args.cache_root, mode=0o700, exist_ok=True)
+dev = "cuda"
+
+
+class Block(nn.Module):
+    def __init__(s, d, h):
+        super().__init__()
+        s.ln1 = nn.LayerNorm(d)
+        s.attn = nn.MultiheadAttention(d, h, batch_first=True)
+        s.ln2 = nn.LayerNorm(d)
+        s.fc1 = nn.Linear(d, 4 * d)
+        s.fc2 = nn.Linear(4 * d, d)
+
+    def forward(s, x):
+        h = s.ln1(x)
+        x = x + s.attn(h, h, h, need_weights=False)[0]
+        return x + s.fc2(torch.nn.functional.gelu(s.fc1(s.ln2(x))))
+
+
+class GPT(nn.Module):
+    def __init__(s, L, d=256, h=4, V=1000):
+        super().__init__()
+        s.emb = nn.Embedding(V, d)
+        s.blocks = nn.ModuleList([Block(d, h) for _ in range(L)])
+        s.ln = nn.LayerNorm(d)
+        s.head = nn.Linear(d, V)
+
+    def forward(s, idx):
+        x = s.emb(idx)
+        for b in s.blocks:
+            x = b(x)
+        return s.head(s.ln(x))
+
+
+def make(name):
+    """(module, step(fn) -> callable running one step, training?)"""
+    torch.manual_seed(0)
+    if name == "gpt12_train":
+        m = GPT(12).to(dev)
+        idx = torch.randint(0, 1000, (4, 64), device=dev)
+        return m, (lambda f: f(idx).sum().backward()), True
+    if name == "llama24_train":
+        from transformers import LlamaConfig, LlamaForCausalLM
+        cfg = LlamaConfig(hidden_size=256, intermediate_size=512, num_hidden_layers=24,
+                          num_attention_heads=4, num_key_value_heads=2, vocab_size=1000,
+                          max_position_embeddings=256)
+        m = LlamaForCausalLM(cfg).to(dev)
+        idx = torch.randint(0, 1000, (2, 64), device=dev)
+        return m, (lambda f: f(input_ids=idx, labels=idx).loss.backward()), True
+    if name == "resnet18_infer":
+        import torchvision
+        m = torchvision.models.resnet18(weights=None).to(dev).eval()
+        x = torch.randn(16, 3, 224, 224, device=dev)
+
+        def step(f):
+            with torch.no_grad():
+                f(x)
+        return m, step, False
+    raise SystemExit("unknown model " + name)
+
+
+def record(name, m, step):
+    from torch._dynamo.backends.common import aot_autograd
+    dumps = []
+
+    def dumper(gm, example_inputs):
+        dumps.append(gm.print_readable(print_output=False, include_stride=True,
+                                       include_device=True))
+        return gm.forward
+    torch._dynamo.reset()
+    step(torch.compile(m, backend=aot_autograd(fw_compiler=dumper, bw_compiler=dumper)))
+    torch.cuda.synchronize()
+    torch._dynamo.reset()
+    paths = []
+    for i, txt in enumerate(dumps):
+        path = os.path.join(args.out, "%s_graph%d.txt" % (name, i))
+        open(path, "w").write(txt)
+        paths.append(path)
+    print(name, "recorded graphs (call_function ops):", [t.count("torch.ops.") for t in dumps],
+          flush=True)
+    return paths
+
+
+def zero(m):
+    for q in m.parameters():
+        q.grad = None
+
+
+def time_steps(m, f, step, n, mark):
+    for _ in range(3):
+        zero(m)
+        mark()
+        step(f)
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    t0 = time.perf_counter()
+    start.record()
+    for _ in range(n):
+        zero(m)
+        mark()
+        step(f)
+    end.record()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1000 / n, start.elapsed_time(end) / n
+
+
+def kernel_ms(m, f, step, mark, n=5):
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(n):
+            zero(m)
+            mark()
+            step(f)
+        torch.cuda.synchronize()
+    total = 0.0
+    kernels = 0
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            total += e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
+            kernels += 1
+    return total / 1000 / n, kernels / n
+
+
+def fxscope(graphs, training, cuda_graph, cache, tag):
+    """fxscope's step: the forward graph (and the backward from it). Returns a dict or None."""
+    common = ["--compiled", "--auto", "--device", "cuda", "--json", "--cache", cache,
+              "--repeat", str(args.repeat)] + (["--cuda-graph"] if cuda_graph else [])
+    runs = [[graphs[0]]]
+    if training and len(graphs) > 1:
+        runs.append([graphs[1], "--from-forward", graphs[0]])
+    out = {"device_ms": 0.0, "wall_ms": 0.0, "host_ms": 0.0, "eager_device_ms": 0.0,
+           "eager_wall_ms": 0.0, "process_s": 0.0, "nodes": 0, "regions": 0, "used": 0,
+           "kernels": 0, "slower_than_eager": 0, "max_abs_err": 0.0}
+    for r in runs:
+        t0 = time.perf_counter()
+        proc = subprocess.run([args.cli, "run"] + r + common, capture_output=True, text=True)
+        out["process_s"] += time.perf_counter() - t0
+        try:
+            j = json.loads(proc.stdout)
+        except ValueError:
+            print(tag, "fxscope output unreadable:", proc.stderr[-2000:], flush=True)
+            return None
+        if not j.get("ok") or j.get("device_ms") is None:
+            print(tag, "fxscope failed:", json.dumps(j.get("error", j.get("unsupported")))[:2000],
+                  flush=True)
+            return None
+        out["device_ms"] += j["device_ms"]
+        out["eager_device_ms"] += j["eager_device_ms"]
+        out["wall_ms"] += j["total_ms"]
+        out["eager_wall_ms"] += j["eager_total_ms"]
+        out["host_ms"] += j["host_ms"]
+        out["nodes"] += j["nodes_run"]
+        out["regions"] += len(j["regions"])
+        out["used"] += j["regions_used"]
+        out["kernels"] += sum(x["kernels"] for x in j["regions"] if x["state"] in ("hit", "miss"))
+        out["slower_than_eager"] += sum(1 for x in j["regions"]
+                                        if x["reason"] == "slower_than_eager")
+        errs = [o["max_abs_err"] for o in j["outputs"] if o.get("max_abs_err") is not None]
+        out["max_abs_err"] = max([out["max_abs_err"]] + errs)
+    return out
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "n/a"
+    return "%.3f (%.3f-%.3f)" % (statistics.median(xs), min(xs), max(xs))
+
+
+print("device:", torch.cuda.get_device_name(0), "torch", torch.__version__, flush=True)
+results = {}
+for name in args.models.split(","):
+    m, step, training = make(name)
+    graphs = record(name, m, step)
+    variants = {"eager": (m, lambda: None)}
+    t0 = time.perf_counter()
+    cm = torch.compile(m)
+    step(cm)
+    torch.cuda.synchronize()
+    cold_inductor = time.perf_counter() - t0
+    variants["inductor"] = (cm, lambda: None)
+    t0 = time.perf_counter()
+    ro = torch.compile(m, mode="reduce-overhead")
+    for _ in range(3):
+        torch.compiler.cudagraph_mark_step_begin()
+        zero(m)
+        step(ro)
+    torch.cuda.synchronize()
+    cold_ro = time.perf_counter() - t0
+    variants["reduce-overhead"] = (ro, torch.compiler.cudagraph_mark_step_begin)
+    print(name, "first call: inductor %.1f s, reduce-overhead %.1f s" % (cold_inductor, cold_ro),
+          flush=True)
+    cache = os.path.join(args.cache_root, name)
+    rows = {k: {"wall": [], "gpu": []} for k in variants}
+    fx = {"graphs": [], "sync-free": []}
+    cold = None
+    for r in range(args.rounds):
+        for k, (f, mark) in variants.items():
+            wall, gpu = time_steps(m, f, step, args.steps, mark)
+            rows[k]["wall"].append(wall)
+            rows[k]["gpu"].append(gpu)
+        for mode, cg in (("graphs", True), ("sync-free", False)):
+            res = fxscope(graphs, training, cg, cache, "%s round %d %s" % (name, r, mode))
+            fx[mode].append(res)
+            if r == 0 and mode == "graphs" and res:
+                cold = res["process_s"]
+    kern = {}
+    for k, (f, mark) in variants.items():
+        kern[k] = kernel_ms(m, f, step, mark)
+    print("\n## %s (%s)" % (name, torch.cuda.get_device_name(0)))
+    print("| variant | GPU ms/step (events) | wall ms/step | kernel ms/step (profiler) | kernels/step |")
+    print("|---|---|---|---|---|")
+    for k in variants:
+        print("| %s | %s | %s | %.3f | %.0f |" % (k, med(rows[k]["gpu"]), med(rows[k]["wall"]),
+                                                 kern[k][0], kern[k][1]))
+    for mode in fx:
+        ok = [x for x in fx[mode] if x]
+        if not ok:
+            print("| fxscope %s | failed | | | |" % mode)
+            continue
+        print("| fxscope %s | %s | %s | | %d |" % (
+            mode, med([x["device_ms"] for x in ok]), med([x["wall_ms"] for x in ok]),
+            ok[0]["kernels"]))
+        print("| fxscope eager engine (%s) | %s | %s | | |" % (
+            mode, med([x["eager_device_ms"] for x in ok]), med([x["eager_wall_ms"] for x in ok])))
+    ok = [x for x in fx["sync-free"] if x]
+    if ok:
+        x = ok[-1]
+        print("fxscope: %d nodes, %d regions (%d used, %d fell back slower than eager), "
+              "host %.3f ms without graphs (%.2f us a node), max abs err %.3g" % (
+                  x["nodes"], x["regions"], x["used"], x["slower_than_eager"], x["host_ms"],
+                  x["host_ms"] * 1000 / max(1, x["nodes"]), x["max_abs_err"]))
+    okg = [x for x in fx["graphs"] if x]
+    if okg:
+        x = okg[-1]
+        print("fxscope replay host %.3f ms (%.3f us a node)" % (
+            x["host_ms"], x["host_ms"] * 1000 / max(1, x["nodes"])))
+    if cold is not None:
+        print("fxscope first process (empty cache, CUDA_CACHE_DISABLE=1): %.1f s for the "
+              "step's graphs; Inductor's first call %.1f s" % (cold, cold_inductor))
+    sys.stdout.flush()
+    del variants, cm, ro, m
+    torch._dynamo.reset()
+    torch.cuda.empty_cache()
