@@ -228,7 +228,7 @@ for name in args.models.split(","):
     variants["reduce-overhead"] = (ro, torch.compiler.cudagraph_mark_step_begin)
     print(name, "first call: inductor %.1f s, reduce-overhead %.1f s" % (cold_inductor, cold_ro),
           flush=True)
-    cache = os.path.join(args.cache_root, name)
+    cache = os.path.join(args.cache_root, name, "cache.db")
     rows = {k: {"wall": [], "gpu": []} for k in variants}
     fx = {"graphs": [], "sync-free": []}
     cold = None
