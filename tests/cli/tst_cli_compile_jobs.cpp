@@ -3,7 +3,7 @@
 // (sin, mul, add), r1 and r2 (relu, tanh, mul: isomorphic, one key) and r3 (exp, neg, sigmoid).
 // --jobs 2 reports per region what --jobs 1 does and leaves the same store; a compiler wrapper
 // that logs when each build starts and ends shows builds overlapping with --jobs 2 only, and
-// the isomorphic regions built once.
+// the isomorphic regions built once; run --compiled takes --jobs too.
 #include "tests/cli/cli_runner.h"
 
 #include <QFile>
@@ -169,6 +169,22 @@ private Q_SLOTS:
         QCOMPARE(overlaps(b1), 0);
         QVERIFY2(overlaps(b2) >= 1, "no two builds ran at once with --jobs 2");
         QCOMPARE(two["regions"][2]["state"].get<std::string>(), std::string("hit"));
+    }
+
+    void runCompiledTakesJobs()
+    {
+        const auto r = runCli({"run", kGraph, "--compiled", "--auto", "--cache",
+                               m_dir.path() + "/run/cache.db", "--jobs", "2", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j["compiled"].get<bool>(), true);
+        QCOMPARE(j["regions"].size(), std::size_t(4));
+        for (const auto& region : j["regions"]) {
+            QCOMPARE(region["kernels"].get<int>(), 1);
+        }
+        const auto alone = runCli({"run", kGraph, "--jobs", "2"});
+        QVERIFY(alone.exitCode != 0);
+        QVERIFY2(alone.err.contains("--jobs requires --compiled"), alone.err.constData());
     }
 
     void jobsMustBeANumberInRange()
