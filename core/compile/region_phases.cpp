@@ -152,7 +152,8 @@ RegionCompiler::Batch RegionCompiler::Impl::compileAll(const graph::Graph& g,
 // Phase 1 of a region: prepared and looked up; a miss queues its key's build. A region whose key
 // an earlier region of this run looked up is looked up in phase 3, after that one was recorded
 // (it hits that entry, marked bad or verified since, as it would have region after region), and
-// takes that region's build when there was one and its entry was not stored.
+// takes that region's build when there was one and its entry was not stored. So is a region whose
+// key another process is building: waited for in phase 3, not here.
 void RegionCompiler::Impl::begin(RegionTask& t, const graph::Graph& g,
                                  const exec::ValueStore& values, detail::RunKeys& keys,
                                  detail::RegionBuildPool& pool)
@@ -309,8 +310,9 @@ Result<RegionCompiler::Impl::Loaded> RegionCompiler::Impl::artifact(RegionTask& 
         return std::move(*t.hit);
     }
     if (!t.build) {
-        // Its key missed only now (the earlier region's lookup failed, or its entry went): built
-        // here, while no other build or timing runs.
+        // Its key missed only now (the earlier region's lookup failed or its entry went, or the
+        // other process building it stored nothing): built here, while no other build or
+        // timing runs.
         t.build = t.provider->newBuild(t.p);
         if (t.build->dir) {
             detail::runBuild(*t.build, CancelToken::none());
