@@ -1,7 +1,8 @@
 // fxscope-cli compile GRAPH [--project P | --auto] [--cache DB] [--remote URL] [--json]
-// [--dump DIR]: compiles the graph's regions with fxscope's code generator (through the artifact
-// cache, and its remote tier when given), runs them next to the eager engine and reports per region hit / miss / fallback with timings and its numbered
-// reason. Contract: README.
+// [--dump DIR] [--jobs N]: compiles the graph's regions with fxscope's code generator (through
+// the artifact cache, and its remote tier when given; the builds on N threads), runs them next
+// to the eager engine and reports per region hit / miss / fallback with timings and its
+// numbered reason. Contract: README.
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
@@ -30,6 +31,7 @@ struct CompileCliOptions {
     std::string cache;
     bool json = false;
     int repeat = 5;
+    int jobs = 0; // --jobs: builds at once (0: automatic)
     bool retime = false;
     std::uint64_t seed = 0;
     std::string inputs; // --inputs: real inputs file
@@ -60,6 +62,7 @@ json outcomeJson(const compile::RegionOutcome& r)
     return {{"id", r.id},
             {"nodes", r.nodes},
             {"extern_nodes", r.externNodes},
+            {"kernels", r.kernels},
             {"state", compile::regionStateName(r.state)},
             {"reason_code", static_cast<int>(r.reason)},
             {"reason", cache::reasonName(r.reason)},
@@ -137,6 +140,7 @@ int runCompile(const CompileCliOptions& o)
     }
     co.compile.store = store->get();
     co.compile.timingRepeats = o.repeat;
+    co.compile.jobs = o.jobs;
     co.compile.retime = o.retime;
     co.compile.dumpDir = o.dump;
     co.run.seed = o.seed;
@@ -207,6 +211,10 @@ void addCompileCommand(CLI::App& app, int& exitCode)
                                          "$XDG_CACHE_HOME/fxscope/cache.db, ~/.cache/...)");
     cmd->add_flag("--json", o->json, "JSON output (contract in README)");
     cmd->add_option("--repeat", o->repeat, "Timed runs per region (default 5)");
+    cmd->add_option("--jobs", o->jobs,
+                    "Regions built at once (default 0: the hardware threads, at most 8); "
+                    "verification and timing stay one region at a time")
+        ->check(CLI::Range(0, 256));
     cmd->add_flag("--retime", o->retime,
                   "Time the regions that hit verified cache entries again (default: the "
                   "timings saved with the entry on this device), and judge anew those found "

@@ -1,8 +1,8 @@
 // fxscope-cli run GRAPH [--graph SEL] [--from-forward FW] [--repeat N] [--size s0=8] [--json]
-// [--compiled [--auto | --project P] [--cache DB]]: runs a graph (graph code, a TorchScript .pt,
-// one graph of a TORCH_TRACE) on the reference engine, or with its compiled regions in place
-// (core/compile/compiled_graph.h) next to the eager run, and reports timing, peak memory and
-// output summaries. The JSON shape is a contract (README "fxscope-cli run").
+// [--compiled [--auto | --project P] [--cache DB] [--jobs N]]: runs a graph (graph code, a
+// TorchScript .pt, one graph of a TORCH_TRACE) on the reference engine, or with its compiled
+// regions in place (core/compile/compiled_graph.h) next to the eager run, and reports timing,
+// peak memory and output summaries. The JSON shape is a contract (README "fxscope-cli run").
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
@@ -40,6 +40,7 @@ struct RunCliOptions {
     bool autoRegions = false;
     std::string project;
     std::string cache;
+    int jobs = 0; // --jobs: builds at once (0: automatic)
 };
 
 // The graph at path, with parse errors fatal: a graph that lost statements would run wrong.
@@ -254,6 +255,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
                   : o.device == "cpu" ? compile::DeviceChoice::Cpu
                                       : compile::DeviceChoice::Auto);
     co.compile.store = store->get();
+    co.compile.jobs = o.jobs;
     co.compile.timingRepeats = std::max(5, o.repeat); // as compile's default: enough to judge
                                                       // a region slower than eager
     co.run = ro;
@@ -379,6 +381,11 @@ void addRunCommand(CLI::App& app, int& exitCode)
         ->needs(compiled);
     cmd->add_flag("--cuda-graph", options->cudaGraph,
                   "--compiled on CUDA: time both graphs as CUDA graph replays")
+        ->needs(compiled);
+    cmd->add_option("--jobs", options->jobs,
+                    "--compiled: regions built at once (default 0: the hardware threads, at "
+                    "most 8)")
+        ->check(CLI::Range(0, 256))
         ->needs(compiled);
     cmd->callback([options, &exitCode] {
         try {

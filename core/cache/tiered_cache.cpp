@@ -38,7 +38,8 @@ void BuildClaim::release()
     m_local.reset();
 }
 
-Result<TierLookup> TieredCache::lookup(const std::string& key, std::int64_t patienceMs)
+Result<TierLookup> TieredCache::lookup(const std::string& key, std::int64_t patienceMs,
+                                       bool waitForBuilder)
 {
     auto r = m_local.lookup(key);
     if (!r) {
@@ -50,7 +51,7 @@ Result<TierLookup> TieredCache::lookup(const std::string& key, std::int64_t pati
         out.entry = std::move(r->entry);
         return out;
     }
-    if (awaitLocalBuilder(key, patienceMs, out)) {
+    if (awaitLocalBuilder(key, patienceMs, waitForBuilder, out)) {
         return out;
     }
     if (m_remote && fromRemote(key, patienceMs, out)) {
@@ -63,7 +64,7 @@ Result<TierLookup> TieredCache::lookup(const std::string& key, std::int64_t pati
 
 // True with a hit when another process held the lock and stored the entry meanwhile; else the
 // lock (if it could be taken) stays in the claim for this build.
-bool TieredCache::awaitLocalBuilder(const std::string& key, std::int64_t patienceMs,
+bool TieredCache::awaitLocalBuilder(const std::string& key, std::int64_t patienceMs, bool wait,
                                     TierLookup& out)
 {
     if (m_local.condition() != StoreCondition::Healthy) {
@@ -71,8 +72,9 @@ bool TieredCache::awaitLocalBuilder(const std::string& key, std::int64_t patienc
     }
     // The holder keeps the lock until its entry is stored, which includes running and
     // verifying it; a lock that cannot be taken costs at most a duplicate build.
-    const auto timeoutMs = static_cast<int>(
-        std::clamp<std::int64_t>(patienceMs, 0, std::numeric_limits<int>::max()));
+    const auto timeoutMs = wait ? static_cast<int>(std::clamp<std::int64_t>(
+                                      patienceMs, 0, std::numeric_limits<int>::max()))
+                                : 0;
     auto lock = m_local.lockBuild(key, timeoutMs);
     if (!lock) {
         return false;
@@ -83,6 +85,11 @@ bool TieredCache::awaitLocalBuilder(const std::string& key, std::int64_t patienc
     }
     auto r = m_local.lookup(key);
     if (!r || r->state != LookupState::Hit) {
+        if (!wait && !out.claim.holdsLocal()) {
+            out.claim.m_local.reset(); // another process builds it: the caller asks again later
+            out.busy = true;
+            return true;
+        }
         return false; // the other build failed or timed out: build here
     }
     out.claim.m_local.reset(); // the next waiter need not wait for this one's run

@@ -64,6 +64,9 @@ struct TierLookup {
     std::optional<EntryInfo> fetched;
     Reason reason = Reason::None; // RemoteRefused: MissRemoteChecksum, MissRemoteHmac, ...NoKey
     std::string problem;          // RemoteRefused: the check that failed; Corrupt: what failed
+    // A lookup that would not wait (lookup's waitForBuilder false): another process holds the
+    // key's build lock and has not stored it yet (state Miss, nothing claimed, remote not asked).
+    bool busy = false;
     // What this process holds to build the key (kept by the caller until it stored it).
     BuildClaim claim;
 };
@@ -93,8 +96,12 @@ public:
     // Local lookup; after a miss, the local build lock (when the store is healthy: a holder is
     // waited on for at most patienceMs, then its entry looked up), then the remote (whose lock
     // expires after patienceMs). Errors: the first local lookup failed (the store may have
-    // found itself damaged); later faults only make a miss.
-    Result<TierLookup> lookup(const std::string& key, std::int64_t patienceMs);
+    // found itself damaged); later faults only make a miss. waitForBuilder false: a local
+    // build lock another process holds is not waited for (TierLookup::busy), so that a caller
+    // holding claims on other keys never waits on one (two processes claiming keys in opposite
+    // orders would each wait for the other until the patience ran out).
+    Result<TierLookup> lookup(const std::string& key, std::int64_t patienceMs,
+                              bool waitForBuilder = true);
     // The nearest entry to `wanted` among the same region's entries of both tiers (the remote
     // one when it is online), else among all; of equals the local entry.
     TieredExplanation nearest(const std::vector<KeyComponent>& wanted);
@@ -105,7 +112,8 @@ public:
     TierWrites store(const EntryInfo& entry, const Artifact& artifact);
 
 private:
-    bool awaitLocalBuilder(const std::string& key, std::int64_t patienceMs, TierLookup& out);
+    bool awaitLocalBuilder(const std::string& key, std::int64_t patienceMs, bool wait,
+                           TierLookup& out);
     bool fromRemote(const std::string& key, std::int64_t patienceMs, TierLookup& out);
 
     CacheStore& m_local;

@@ -57,55 +57,41 @@ cache::CacheStore* ArtifactProvider::usableStore(RegionOutcome& out)
     return store;
 }
 
-Result<ArtifactProvider::Loaded> ArtifactProvider::obtain(PreparedRegion& p, RegionOutcome& out)
+Result<std::optional<ArtifactProvider::Loaded>>
+ArtifactProvider::find(PreparedRegion& p, RegionOutcome& out, bool load, bool waitForOthers)
 {
+    m_busy = false;
     if (!usableStore(out)) {
-        return build(p, out, true);
+        return std::optional<Loaded>();
     }
-    auto cached = fromCache(p, out, true);
-    if (!cached) {
-        return cached.error();
-    }
-    if (*cached) {
-        return std::move(**cached);
-    }
-    return build(p, out, true);
+    return fromCache(p, out, load, waitForOthers);
 }
 
-Status ArtifactProvider::buildOnly(PreparedRegion& p, RegionOutcome& out)
+void ArtifactProvider::storeUnverified(PreparedRegion& p, RegionOutcome& out,
+                                       const Loaded& built)
 {
-    if (usableStore(out)) {
-        auto cached = fromCache(p, out, false);
-        if (!cached) {
-            return cached.error();
-        }
-        if (*cached) {
-            return {};
-        }
-    }
-    auto built = build(p, out, false);
-    if (!built) {
-        return built.error();
-    }
-    store(p, out, p.code->artifact(std::move(built->binary)), cache::EntryStatus::Unverified,
+    store(p, out, p.code->artifact(built.binary), cache::EntryStatus::Unverified,
           "built without running (--no-run)");
     out.state = RegionState::Built;
     out.headline = "built, not run or verified; " + out.headline;
-    return {};
 }
 
 // A hit loads the stored artifact from the file the store materializes (a remote hit is stored
 // locally first); a miss is explained.
 Result<std::optional<ArtifactProvider::Loaded>>
-ArtifactProvider::fromCache(PreparedRegion& p, RegionOutcome& out, bool load)
+ArtifactProvider::fromCache(PreparedRegion& p, RegionOutcome& out, bool load, bool wait)
 {
     const auto t0 = Clock::now();
-    auto found = m_tiers->lookup(out.key, m_options.compiler.timeoutMs + 30000);
+    auto found = m_tiers->lookup(out.key, m_options.compiler.timeoutMs + 30000, wait);
     if (!found) {
         if (!usableStore(out)) {
             return std::optional<Loaded>(); // the lookup found the damage: bypassed
         }
         return failWith(out, Reason::FallbackCacheError, found.error());
+    }
+    if (found->busy) {
+        m_busy = true;
+        return std::optional<Loaded>();
     }
     m_claim = std::move(found->claim);
     if (found->entry) {
@@ -155,6 +141,17 @@ void ArtifactProvider::missed(PreparedRegion& p, RegionOutcome& out,
                                                        found.problem + "); rebuilt");
         return;
     }
+    m_explainLater = true;
+}
+
+// The nearest entry and the store's condition as they are when the region is built — after the
+// regions before it stored theirs, as when the regions were compiled one after the other.
+void ArtifactProvider::explainPendingMiss(PreparedRegion& p, RegionOutcome& out)
+{
+    if (!m_explainLater) {
+        return;
+    }
+    m_explainLater = false;
     explainMiss(p, out);
     if (m_options.store->condition() == cache::StoreCondition::ReadOnly) {
         out.reason = Reason::BypassReadOnly;
@@ -236,23 +233,39 @@ Error ArtifactProvider::buildFailed(RegionOutcome& out, const Error& e, const Bu
                     e);
 }
 
-Result<ArtifactProvider::Loaded> ArtifactProvider::build(PreparedRegion& p, RegionOutcome& out,
-                                                         bool load)
+std::shared_ptr<BuildSlot> ArtifactProvider::newBuild(std::shared_ptr<const PreparedRegion> p)
 {
-    out.state = RegionState::Miss;
+    auto slot = std::make_shared<BuildSlot>();
+    slot->region = std::move(p);
     // The store owns the build directory (gc removes it if this process dies); without a
-    // store it is a temporary one. Either way it goes when this build is loaded: a loaded
-    // shared object stays mapped after its file is unlinked.
+    // store it is a temporary one. Either way it goes with the slot, once every region of its
+    // key loaded the build: a loaded shared object stays mapped after its file is unlinked.
     auto dir = m_options.store
                    ? m_options.store->buildDirectory()
                    : cache::ScratchDir::create(cache::tempDirectory(), "fxscope-build-");
-    if (!dir) {
-        return failWith(out, buildFailureReason(dir.error()), dir.error());
+    if (dir) {
+        slot->dir.emplace(std::move(*dir));
+    } else {
+        slot->dirError = dir.error();
     }
-    BuiltArtifact failed;
-    auto b = p.code->build(dir->path(), failed);
+    return slot;
+}
+
+Result<ArtifactProvider::Loaded> ArtifactProvider::built(PreparedRegion& p, RegionOutcome& out,
+                                                         const BuildSlot& slot, bool load)
+{
+    explainPendingMiss(p, out);
+    out.state = RegionState::Miss;
+    if (slot.dirError) {
+        return failWith(out, buildFailureReason(*slot.dirError), *slot.dirError);
+    }
+    if (!slot.result) {
+        return failWith(out, Reason::FallbackInternal,
+                        makeError(ErrorCode::Cancelled, "the build did not run"));
+    }
+    const Result<BuiltArtifact>& b = *slot.result;
     if (!b) {
-        return buildFailed(out, b.error(), failed);
+        return buildFailed(out, b.error(), slot.failed);
     }
     out.compileMs = b->ms;
     out.buildDiagnostics = b->diagnostics;
@@ -265,7 +278,7 @@ Result<ArtifactProvider::Loaded> ArtifactProvider::build(PreparedRegion& p, Regi
         }
         loaded.code = *code;
     }
-    loaded.binary = std::move(b->bytes);
+    loaded.binary = b->bytes;
     return loaded;
 }
 

@@ -1,6 +1,7 @@
 #include "core/compile/child_process.h"
 
 #include <chrono>
+#include <cstdint>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -19,8 +20,11 @@ double msSince(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Reads the pipe until EOF or the deadline; true when EOF was reached.
-bool drain(int fd, std::string& out, std::chrono::steady_clock::time_point deadline)
+enum class Drained : std::uint8_t { Eof, Deadline, Cancelled };
+
+// Reads the pipe until EOF, the deadline or the token firing (polled every 100 ms).
+Drained drain(int fd, std::string& out, std::chrono::steady_clock::time_point deadline,
+              const CancelToken& cancel)
 {
     char buf[4096];
     for (;;) {
@@ -28,12 +32,15 @@ bool drain(int fd, std::string& out, std::chrono::steady_clock::time_point deadl
                               deadline - std::chrono::steady_clock::now())
                               .count();
         if (left <= 0) {
-            return false;
+            return Drained::Deadline;
+        }
+        if (cancel.isCancelled()) {
+            return Drained::Cancelled;
         }
         pollfd p{fd, POLLIN, 0};
-        const int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        const int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
         if (rc < 0 && errno != EINTR) {
-            return true;
+            return Drained::Eof;
         }
         if (rc <= 0) {
             continue;
@@ -46,7 +53,7 @@ bool drain(int fd, std::string& out, std::chrono::steady_clock::time_point deadl
                 out.resize(1u << 20);
             }
         } else if (n == 0 || errno != EINTR) {
-            return true;
+            return Drained::Eof;
         }
     }
 }
@@ -63,7 +70,8 @@ std::string commandLine(const std::vector<std::string>& argv)
     return s;
 }
 
-Result<ProcessResult> runProcess(const std::vector<std::string>& argv, int timeoutMs)
+Result<ProcessResult> runProcess(const std::vector<std::string>& argv, int timeoutMs,
+                                 const CancelToken& cancel)
 {
     int fds[2];
     if (argv.empty() || ::pipe2(fds, O_CLOEXEC) != 0) {
@@ -96,16 +104,17 @@ Result<ProcessResult> runProcess(const std::vector<std::string>& argv, int timeo
                          argv[0]);
     }
     ProcessResult r;
-    const bool eof = drain(fds[0], r.output, t0 + std::chrono::milliseconds(timeoutMs));
+    const Drained how = drain(fds[0], r.output, t0 + std::chrono::milliseconds(timeoutMs), cancel);
     ::close(fds[0]);
-    if (!eof) {
-        r.timedOut = true;
+    if (how != Drained::Eof) {
+        r.timedOut = how == Drained::Deadline;
+        r.cancelled = how == Drained::Cancelled;
         ::kill(-pid, SIGKILL);
     }
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    r.exitCode = WIFEXITED(status) && !r.timedOut ? WEXITSTATUS(status) : -1;
+    r.exitCode = WIFEXITED(status) && how == Drained::Eof ? WEXITSTATUS(status) : -1;
     r.ms = msSince(t0);
     return r;
 }

@@ -47,6 +47,11 @@ struct CompileOptions {
     // graph's meta. Regions end Built (or Hit when the cache has them) and their entries are
     // stored unverified: the first run that hits one verifies it.
     bool buildOnly = false;
+    // Builds at once when several regions are compiled together (RegionCompiler::compileAll,
+    // compileGraphRegions): each distinct key that missed is built (host compiler process or
+    // NVRTC) on one of `jobs` threads while the regions are prepared, then verified and timed
+    // one by one. 0: automatic, the machine's hardware threads but at most kMaxAutoJobs.
+    int jobs = 0;
     cache::CacheStore* store = nullptr; // null: no cache (always build, artifacts in a temp dir)
     // The remote tier behind the store (null: none; ignored without a store). Looked up after a
     // local miss; a checked hit is stored locally, then loaded; new entries go to both.
@@ -75,6 +80,14 @@ struct CompileOptions {
                        double compiledSpreadMs)>
         slower;
 };
+
+// CompileOptions::jobs = 0 builds on this many threads at most: each host build is a compiler
+// process of a few hundred MB (NVRTC much the same), and regions of a model have few distinct
+// keys (7 for the GPT-12 forward on the CPU, 18 kernels for LLaMA-24 on CUDA).
+constexpr int kMaxAutoJobs = 8;
+// The builds at once that `jobs` asks for: itself when positive, else the hardware threads
+// (at least 1, at most kMaxAutoJobs).
+int buildJobs(int jobs);
 
 // True when the compiled region is slower than eager beyond the spread of both: its mean exceeds
 // eager's by more than the two spreads together (so noise alone does not drop a region).

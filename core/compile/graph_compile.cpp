@@ -17,25 +17,25 @@ Error unsupportedError(const exec::RunReport& run)
                      "the eager engine cannot run this graph (unsupported ops: " + names + ")");
 }
 
+// The regions' phases (RegionCompiler::compileAll: prepared in order, keys built in parallel,
+// then verified and timed in order), totalled.
 GraphCompileReport compileEach(const graph::Graph& graph,
                                const std::vector<partition::Region>& regions,
                                RegionCompiler& compiler, const exec::ValueStore& kept,
                                const CancelToken& cancel, const ProgressSink& progress,
                                GraphCompileReport& report)
 {
-    const double steps = static_cast<double>(regions.size()) + 1.0;
-    for (std::size_t i = 0; i < regions.size(); ++i) {
-        if (cancel.isCancelled()) {
-            report.cancelled = true;
-            break;
-        }
-        const auto& r = regions[i];
-        reportProgress(progress, (1.0 + static_cast<double>(i)) / steps,
-                       r.id + " (" + std::to_string(i + 1) + "/" +
-                           std::to_string(regions.size()) + ")");
-        report.regions.push_back(compiler.compileAndRun(graph, {r.id, r.nodes, r.options}, kept));
-        report.totalEagerMs += report.regions.back().eagerMs;
-        report.totalCompiledMs += report.regions.back().compiledMs;
+    std::vector<RegionSpec> specs;
+    specs.reserve(regions.size());
+    for (const auto& r : regions) {
+        specs.push_back({r.id, r.nodes, r.options});
+    }
+    RegionCompiler::Batch batch = compiler.compileAll(graph, specs, kept, cancel, progress);
+    report.cancelled = batch.cancelled;
+    report.regions = std::move(batch.regions);
+    for (const auto& r : report.regions) {
+        report.totalEagerMs += r.eagerMs;
+        report.totalCompiledMs += r.compiledMs;
     }
     reportProgress(progress, 1.0, report.cancelled ? "cancelled" : "done");
     return report;

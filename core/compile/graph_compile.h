@@ -1,8 +1,8 @@
 // Compiles every region of a graph: one eager run of the whole graph keeps each region's inputs,
-// then the region compiler handles the regions one by one (cache lookup or build, verification,
-// timing) and the outcomes are totalled. The orchestration shared by `fxscope-cli compile` and
-// the app's Build › Compile Regions. Not for one region (region_compiler.h) nor for run-time
-// profiles (core/profile).
+// then the region compiler handles the regions (cache lookup, the builds in parallel, then
+// verification and timing one by one) and the outcomes are totalled. The orchestration shared
+// by `fxscope-cli compile`, `run --compiled` and the app's Build › Compile Regions. Not for one
+// region (region_compiler.h) nor for run-time profiles (core/profile).
 #pragma once
 
 #include "core/compile/region_compiler.h"
@@ -22,7 +22,8 @@ enum class DeviceChoice : std::uint8_t { Cpu, Cuda, Auto };
 TargetDevice resolveDevice(const graph::Graph& graph, DeviceChoice choice);
 
 struct GraphCompileOptions {
-    // compiler, target device, cache store (null: no cache), timed runs per region, build-only.
+    // compiler, target device, cache store (null: no cache), timed runs per region, build-only,
+    // builds at once (jobs).
     // The eager run uses the target device (CUDA: exec::DevicePref::Cuda).
     CompileOptions compile;
     // Inputs of the eager run (seed, sizes, device, inputs file). `keep` and `perNodeTiming`
@@ -42,9 +43,14 @@ struct GraphCompileReport {
 };
 
 // Runs the whole graph once on the eager engine (keeping every region input), then compiles
-// and runs each region (build-only: no eager run; each region is generated, built and cached). Progress: the eager run, then one step per region ("r0 (1/3)").
-// Cancellation is checked before the eager run and between regions (a region being compiled
-// finishes). Errors: the engine cannot run the graph (unsupported ops are named) or the eager
+// and runs the regions (build-only: no eager run; each region is generated, built and cached)
+// in RegionCompiler::compileAll's phases: each region prepared and looked up, the keys that
+// missed built on CompileOptions::jobs threads (one build per distinct key), then each region
+// loaded, verified and timed in order. Progress: the eager run, "preparing r0 (1/3)",
+// "building 1/2 (2 jobs)", then "r0 (1/3)" per region. Cancellation is checked before the
+// eager run, between regions and during the builds (queued ones dropped, running compilers
+// killed); `regions` then holds the regions finished before, and nothing of the others is
+// stored. Errors: the engine cannot run the graph (unsupported ops are named) or the eager
 // run failed. Region failures are not errors: those regions fall back (state Fallback).
 // Synchronous; call from a worker thread in the app. Never throws.
 Result<GraphCompileReport> compileGraphRegions(const graph::Graph& graph,
@@ -53,9 +59,9 @@ Result<GraphCompileReport> compileGraphRegions(const graph::Graph& graph,
                                                const CancelToken& cancel = CancelToken::none(),
                                                const ProgressSink& progress = {});
 
-// What compileGraphRegions does after its eager run: each region compiled and run on `kept`,
+// What compileGraphRegions does after its eager run: the regions compiled and run on `kept`,
 // the values an eager run of the graph kept (every region input by node name, as
-// partition::regionInputNames lists them). Cancellation between regions. Never throws.
+// partition::regionInputNames lists them). Cancellation as there. Never throws.
 GraphCompileReport compileRegionsOn(const graph::Graph& graph,
                                     const std::vector<partition::Region>& regions,
                                     const exec::ValueStore& kept, const CompileOptions& options,

@@ -105,23 +105,24 @@ Result<CompilerIdentity> identifyCompiler(const CompilerConfig& config)
 }
 
 Result<BuildOutcome> buildSharedObject(const CompilerConfig& config, const std::string& sourcePath,
-                                       const std::string& outPath)
+                                       const std::string& outPath, const CancelToken& cancel)
 {
     std::vector<std::string> argv{resolvePath(config)};
     argv.insert(argv.end(), config.flags.begin(), config.flags.end());
     argv.insert(argv.end(), {sourcePath, "-o", outPath});
     argv.insert(argv.end(), config.libs.begin(), config.libs.end());
-    auto r = runProcess(argv, config.timeoutMs);
+    auto r = runProcess(argv, config.timeoutMs, cancel);
     if (!r) {
         return r.error();
     }
     BuildOutcome b;
+    b.cancelled = r->cancelled;
     b.command = commandLine(argv);
     b.diagnostics = std::move(r->output);
     b.exitCode = r->exitCode;
     b.timedOut = r->timedOut;
     b.ms = r->ms;
-    b.ok = r->exitCode == 0 && !r->timedOut;
+    b.ok = r->exitCode == 0 && !r->timedOut && !r->cancelled;
     return b;
 }
 

@@ -3,6 +3,7 @@
 // timeout and captured diagnostics. Not the code generator and not the loader.
 #pragma once
 
+#include "core/util/cancel.h"
 #include "core/util/result.h"
 
 #include <string>
@@ -35,6 +36,7 @@ Result<CompilerIdentity> identifyCompiler(const CompilerConfig& config);
 struct BuildOutcome {
     bool ok = false;
     bool timedOut = false;
+    bool cancelled = false; // killed because the cancel token fired
     int exitCode = -1;
     std::string command;     // the command line as run
     std::string diagnostics; // the compiler's stdout+stderr
@@ -42,8 +44,10 @@ struct BuildOutcome {
 };
 
 // Compiles sourcePath into outPath (a shared object). A failed compile is a BuildOutcome with
-// ok == false; Error::Io only when the compiler cannot be started.
+// ok == false; Error::Io only when the compiler cannot be started. The compiler is killed when
+// `cancel` fires. Thread-safe: several builds may run at once (region_build_pool.h).
 Result<BuildOutcome> buildSharedObject(const CompilerConfig& config, const std::string& sourcePath,
-                                       const std::string& outPath);
+                                       const std::string& outPath,
+                                       const CancelToken& cancel = CancelToken::none());
 
 } // namespace fxs::compile

@@ -1,7 +1,8 @@
 // INTERNAL to core/compile (LibTorch): what is known about one region while it is compiled —
 // its canonical signature, input tensors and their device, schedule and runner, generated code
-// for its target, cache key, pass times — and the helpers that record a failure with its numbered reason. Shared by
-// region_compiler.cpp (the passes) and artifact_provider.cpp (cache and builds).
+// for its target, cache key, pass times — and the helpers that record a failure with its
+// numbered reason. Shared by the region compiler's files (region_compiler_impl.h) and
+// artifact_provider.cpp (cache and builds).
 #pragma once
 
 #include "core/cache/cache_key.h"
@@ -61,6 +62,10 @@ public:
                                                .count()});
         m_t0 = now;
     }
+    // A pass timed elsewhere (a build on the pool), recorded as it is.
+    void add(std::string name, double ms) { m_into.push_back({std::move(name), ms}); }
+    // The next pass starts now (the time since the last mark went to other regions).
+    void restart() { m_t0 = Clock::now(); }
 
 private:
     using Clock = std::chrono::steady_clock;

@@ -81,11 +81,15 @@ cache::Artifact TargetCode::artifact(std::string binary) const
     return a;
 }
 
-Result<BuiltArtifact> TargetCode::build(const std::string& workDir, BuiltArtifact& failed) const
+Result<BuiltArtifact> TargetCode::build(const std::string& workDir, BuiltArtifact& failed,
+                                        const CancelToken& cancel) const
 {
     if (m_cuda) {
         auto out = m_cuda->nvrtc->compile(m_source, "region.cu", m_cuda->arch,
                                            m_kernels.nvrtcOptions);
+        if (cancel.isCancelled()) {
+            return makeError(ErrorCode::Cancelled, "the build was cancelled");
+        }
         if (!out) {
             failed.diagnostics = out.error().found;
             return out.error();
@@ -96,9 +100,12 @@ Result<BuiltArtifact> TargetCode::build(const std::string& workDir, BuiltArtifac
     if (Status s = cache::writePrivateFile(stem + ".cpp", m_source); !s) {
         return s.error();
     }
-    auto b = buildSharedObject(m_compiler, stem + ".cpp", stem + ".so");
+    auto b = buildSharedObject(m_compiler, stem + ".cpp", stem + ".so", cancel);
     if (!b) {
         return b.error();
+    }
+    if (b->cancelled) {
+        return makeError(ErrorCode::Cancelled, "the build was cancelled");
     }
     failed.ms = b->ms;
     if (!b->ok) {

@@ -47,8 +47,12 @@ public:
 
     // Builds the source; host work files go to workDir (the shared object stays there for
     // loadBuilt). Error::Runtime with `failed` filled when the compiler rejects the source or
-    // times out.
-    Result<BuiltArtifact> build(const std::string& workDir, BuiltArtifact& failed) const;
+    // times out; Error::Cancelled when `cancel` fired (the host compiler is killed; NVRTC, which
+    // cannot be stopped, finishes first). Thread-safe: touches nothing but workDir, this
+    // object's source and the compiler (a child process, or NVRTC with one program per call),
+    // so several regions' builds may run at once (region_build_pool.h).
+    Result<BuiltArtifact> build(const std::string& workDir, BuiltArtifact& failed,
+                                const CancelToken& cancel = CancelToken::none()) const;
     // Loads what build() returned, or the binary file the store materialized.
     Result<std::shared_ptr<GeneratedCode>> loadBuilt(const BuiltArtifact& built) const;
     Result<std::shared_ptr<GeneratedCode>> loadFile(const std::string& path) const;

@@ -3,7 +3,8 @@
 // and said so; a refused remote value is reported and overwritten by the next store; store()
 // writes both tiers (a bad entry stays local, the replace rule); the nearest entry is chosen
 // across tiers (same region first, an offline remote not asked); the build claim makes a
-// second process wait for the first one's entry, locally and remotely, and lets it go.
+// second process wait for the first one's entry, locally and remotely, and lets it go; a lookup
+// that will not wait says that another process builds the key.
 #include "core/cache/tiered_cache.h"
 #include "tests/test_file.h"
 #include "tests/unit/cache/cache_test_util.h"
@@ -340,6 +341,41 @@ private Q_SLOTS:
         QCOMPARE(*waited->entry->artifact.bytesOf(ArtifactKind::SharedObject),
                  std::string("so-a"));
         QVERIFY(!waited->claim.holdsLocal()); // a hit after the wait leaves the lock at once
+    }
+
+    void lookupThatWillNotWaitSaysBusy()
+    {
+        const std::string dir = freshDir();
+        auto first = storeAt(dir);
+        auto second = storeAt(dir); // another process on the same machine
+        FakeRemote remote;
+        const EntryInfo e = entryOf("R", "f32 [8]");
+        TieredCache a(*first);
+        auto claimA = a.lookup(e.key, 60000);
+        QVERIFY(claimA.ok());
+        QVERIFY(claimA->claim.holdsLocal());
+        // A caller holding claims of its own (the region compiler's first phase) is told at once
+        // that another process builds the key: no claim, no remote asked, no 60 s wait.
+        TieredCache b(*second, &remote);
+        auto busy = b.lookup(e.key, 60000, false);
+        QVERIFY(busy.ok());
+        QVERIFY(busy->busy); // (a lookup that had waited the 60 s out would claim and build)
+        QCOMPARE(int(busy->state), int(TierState::Miss));
+        QVERIFY(!busy->claim.holdsLocal());
+        QVERIFY(!busy->claim.holdsRemote());
+        QCOMPARE(remote.fetches, 0);
+        // Once the builder stored it, the same lookup hits; a free key is claimed as usual.
+        (void)a.store(e, artifactOf("a"));
+        claimA->claim.release();
+        auto hit = b.lookup(e.key, 60000, false);
+        QVERIFY(hit.ok());
+        QVERIFY(!hit->busy);
+        QCOMPARE(int(hit->state), int(TierState::LocalHit));
+        const EntryInfo free = entryOf("R", "f32 [16]");
+        auto claimed = b.lookup(free.key, 60000, false);
+        QVERIFY(claimed.ok());
+        QVERIFY(!claimed->busy);
+        QVERIFY(claimed->claim.holdsLocal());
     }
 
     void remoteLockLetsOneMachineBuild()
