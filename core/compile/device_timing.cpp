@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The samples of the timed runs (index 0 onwards; the warm-up is not one).
-struct Samples {
+// `repeats` timed runs after a warm-up (its times are dropped): the medians of each figure.
+Result<StreamTimes> mediansOf(int repeats, const std::function<Result<StreamTimes>()>& once)
+{
     std::vector<double> wall, gpu, host;
-
-    StreamTimes medians() const { return {medianOf(wall), medianOf(gpu), medianOf(host)}; }
-};
+    for (int i = -1; i < std::max(1, repeats); ++i) { // i == -1: warm-up
+        auto t = once();
+        if (!t) {
+            return t.error();
+        }
+        if (i >= 0) {
+            wall.push_back(t->wallMs);
+            gpu.push_back(t->deviceMs);
+            host.push_back(t->hostMs);
+        }
+    }
+    return StreamTimes{medianOf(wall), medianOf(gpu), medianOf(host)};
+}
 
 } // namespace
 
@@ -58,8 +70,7 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
         }
         wall = msSince(begun);
     };
-    Samples s;
-    for (int i = -1; i < std::max(1, repeats); ++i) { // i == -1: warm-up
+    return mediansOf(repeats, [&]() -> Result<StreamTimes> {
         auto run = exec::Interpreter::run(graph, ro, cancel);
         if (!run) {
             return run.error();
@@ -71,13 +82,8 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
         if (!ms) {
             return ms.error();
         }
-        if (i >= 0) {
-            s.wall.push_back(wall);
-            s.gpu.push_back(*ms);
-            s.host.push_back(host);
-        }
-    }
-    return s.medians();
+        return StreamTimes{wall, *ms, host};
+    });
 }
 
 #if defined(FXSCOPE_TORCH_CUDA)
@@ -123,8 +129,7 @@ Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, int device, int repeat
         return timer.error();
     }
     void* stream = currentCudaStream(device);
-    Samples s;
-    for (int i = -1; i < std::max(1, repeats); ++i) { // i == -1: warm-up
+    return mediansOf(repeats, [&]() -> Result<StreamTimes> {
         const auto begun = Clock::now();
         Status st = (*timer)->start(stream);
         captured.replay();
@@ -140,13 +145,8 @@ Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, int device, int repeat
         if (!ms) {
             return ms.error();
         }
-        if (i >= 0) {
-            s.wall.push_back(wall);
-            s.gpu.push_back(*ms);
-            s.host.push_back(host);
-        }
-    }
-    return s.medians();
+        return StreamTimes{wall, *ms, host};
+    });
 }
 
 } // namespace

@@ -44,6 +44,19 @@ class TestCudaRun : public QObject {
         return o;
     }
 
+    // The 1M-element f32 chain as one region, its whole graph run compiled next to eager.
+    Result<compile::CompiledGraphReport> runChainCompiled(bool cudaGraph)
+    {
+        const test::CudaRegion c = test::cudaChain("f32", 1 << 20);
+        partition::Region region;
+        region.id = "r0";
+        region.nodes = c.nodes;
+        compile::GraphCompileOptions o;
+        o.compile = options(false);
+        o.cudaGraph = cudaGraph;
+        return compile::runCompiledGraph(*c.graph, {region}, o);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -84,13 +97,7 @@ private Q_SLOTS:
     // of the GPU's work (never shorter than the GPU's part).
     void wholeGraphIsTimedOnTheDevice()
     {
-        const test::CudaRegion c = test::cudaChain("f32", 1 << 20);
-        partition::Region region;
-        region.id = "r0";
-        region.nodes = c.nodes;
-        compile::GraphCompileOptions o;
-        o.compile = options(false);
-        auto report = compile::runCompiledGraph(*c.graph, {region}, o);
+        auto report = runChainCompiled(false);
         QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
         QCOMPARE(report->regionsUsed, 1);
         QVERIFY(report->deviceMs && *report->deviceMs > 0);
@@ -103,14 +110,7 @@ private Q_SLOTS:
     // and the host's part, the replay call, far below the GPU's time for this 1M-element chain.
     void wholeGraphIsTimedAsCudaGraphReplays()
     {
-        const test::CudaRegion c = test::cudaChain("f32", 1 << 20);
-        partition::Region region;
-        region.id = "r0";
-        region.nodes = c.nodes;
-        compile::GraphCompileOptions o;
-        o.compile = options(false);
-        o.cudaGraph = true;
-        auto report = compile::runCompiledGraph(*c.graph, {region}, o);
+        auto report = runChainCompiled(true);
         QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
         QVERIFY(report->cudaGraph);
         QCOMPARE(report->regionsUsed, 1);
