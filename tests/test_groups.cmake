@@ -2,10 +2,11 @@
 # properties and a target of its own name that carries what the folder's CMakeLists says of it
 # after fxscope_add_qtest (libraries, definitions, dependencies): a static library that is never
 # built. When the folder's CMakeLists is done, its tests are grouped by kind of precompiled
-# header (the final libraries decide it), at most FXSCOPE_TEST_GROUP_SIZE a group, and each group becomes one
-# executable compiled from one generated source that includes the group's test files, each in a
-# namespace of its own, and the group's main. CTest runs `group TEST`; the build folder also gets
-# a script under each test's name that does the same, for running one test by hand.
+# header (the final libraries decide it), at most FXSCOPE_TEST_GROUP_SIZE a group, and each
+# group becomes one executable compiled from one generated source that includes the group's
+# test files, each in a namespace of its own, and the group's main. CTest runs `group TEST`;
+# the build folder also gets a script under each test's name that does the same, for running
+# one test by hand.
 
 set(FXSCOPE_TEST_GROUP_SIZE 10 CACHE STRING "At most this many test files compile as one unit")
 set(FXSCOPE_TEST_CARRIER_SOURCE "${CMAKE_CURRENT_LIST_DIR}/support/carrier.cpp")
@@ -27,9 +28,9 @@ function(fxscope_group_qtest name sources libs labels timeout)
         if(abs MATCHES "\\.cpp$")
             file(STRINGS "${abs}" marks REGEX "^FXSCOPE_TEST_(BEGIN|END)$")
             if(NOT marks STREQUAL "FXSCOPE_TEST_BEGIN;FXSCOPE_TEST_END")
-                message(FATAL_ERROR "${abs}: a test file includes \"tests/test_file.h\" and puts its "
-                    "code after its includes between FXSCOPE_TEST_BEGIN and FXSCOPE_TEST_END "
-                    "(tests/test_file.h); found ${marks}")
+                message(FATAL_ERROR "${abs}: a test file includes \"tests/test_file.h\" and "
+                    "puts its code after its includes between FXSCOPE_TEST_BEGIN and "
+                    "FXSCOPE_TEST_END (tests/test_file.h); found ${marks}")
             endif()
         endif()
     endforeach()
@@ -51,8 +52,9 @@ function(fxscope_write_group_source group tests out_file)
         get_target_property(sources ${t} FXSCOPE_TEST_SOURCES)
         list(FILTER sources INCLUDE REGEX "\\.cpp$")
         foreach(src IN LISTS sources)
-            string(APPEND text "#define FXSCOPE_TEST_FILE ${t}\n#define FXSCOPE_TEST_NAME \"${t}\"\n"
-                "#include \"${src}\"\n#undef FXSCOPE_TEST_FILE\n#undef FXSCOPE_TEST_NAME\n")
+            string(APPEND text "#define FXSCOPE_TEST_FILE ${t}\n"
+                "#define FXSCOPE_TEST_NAME \"${t}\"\n#include \"${src}\"\n"
+                "#undef FXSCOPE_TEST_FILE\n#undef FXSCOPE_TEST_NAME\n")
         endforeach()
     endforeach()
     string(APPEND text "#include \"tests/support/test_group_main.cpp\"\n")
@@ -100,14 +102,16 @@ function(fxscope_make_test_group group kind tests)
         get_target_property(timeout ${t} FXSCOPE_TEST_TIMEOUT)
         get_target_property(gui ${t} FXSCOPE_TEST_GUI)
         fxscope_qtest_properties(${t} "${labels}" "${timeout}" ${gui})
-        file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${t}"
-            CONTENT "#!/bin/sh\n# ${t} of ${group} (tests/test_groups.cmake)\nexec \"$<TARGET_FILE:${group}>\" ${t} \"$@\"\n"
+        set(script "#!/bin/sh\n# ${t} of ${group} (tests/test_groups.cmake)\n")
+        string(APPEND script "exec \"$<TARGET_FILE:${group}>\" ${t} \"$@\"\n")
+        file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${t}" CONTENT "${script}"
             FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                 WORLD_READ WORLD_EXECUTE)
     endforeach()
 endfunction()
 
-# Deferred to the end of the folder's CMakeLists: its tests, grouped by kind, FXSCOPE_TEST_GROUP_SIZE at most.
+# Deferred to the end of the folder's CMakeLists: its tests, grouped by kind,
+# FXSCOPE_TEST_GROUP_SIZE at most a group.
 function(fxscope_make_test_groups)
     get_property(tests DIRECTORY PROPERTY FXSCOPE_QTESTS)
     file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}/tests" "${CMAKE_CURRENT_SOURCE_DIR}")

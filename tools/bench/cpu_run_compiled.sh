@@ -29,10 +29,12 @@ w, rounds = sys.argv[1], int(sys.argv[2])
 def med(xs):
     return "%.1f (%.1f-%.1f)" % (statistics.median(xs), min(xs), max(xs))
 for n in ("gpt12_train_fw", "llama24_train_graph0"):
-    plain = [json.load(open("%s/%s.plain.%d.json" % (w, n, r)))["total_ms"] for r in range(1, rounds + 1)]
-    comp = [json.load(open("%s/%s.compiled.%d.json" % (w, n, r))) for r in range(1, rounds + 1)]
+    load = lambda kind, r: json.load(open("%s/%s.%s.%d.json" % (w, n, kind, r)))
+    plain = [load("plain", r)["total_ms"] for r in range(1, rounds + 1)]
+    comp = [load("compiled", r) for r in range(1, rounds + 1)]
     c = [j["total_ms"] for j in comp[1:]] or [comp[0]["total_ms"]]
     e = [j["eager_total_ms"] for j in comp[1:]] or [comp[0]["eager_total_ms"]]
-    print("%-22s run %s ms | run --compiled --auto %s ms (its eager run %s ms), %d of %d regions used"
-          % (n, med(plain), med(c), med(e), comp[-1]["regions_used"], len(comp[-1]["regions"])))
+    print("%-22s run %s ms | run --compiled --auto %s ms (its eager run %s ms), "
+          "%d of %d regions used" % (n, med(plain), med(c), med(e), comp[-1]["regions_used"],
+                                     len(comp[-1]["regions"])))
 PY

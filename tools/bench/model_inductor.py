@@ -256,7 +256,8 @@ for name in args.models.split(","):
     for k, (f, mark) in variants.items():
         kern[k] = kernel_ms(m, f, step, mark)
     print("\n## %s (%s)" % (name, torch.cuda.get_device_name(0)))
-    print("| variant | GPU ms/step (events) | wall ms/step | kernel ms/step (profiler) | kernels/step |")
+    print("| variant | GPU ms/step (events) | wall ms/step | kernel ms/step (profiler) "
+          "| kernels/step |")
     print("|---|---|---|---|---|")
     for k in variants:
         print("| %s | %s | %s | %.3f | %.0f |" % (k, med(rows[k]["gpu"]), med(rows[k]["wall"]),
