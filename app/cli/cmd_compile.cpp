@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/json_output.h"
 #include "app/cli/graph_input.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/region_source.h"
 #include "app/cli/remote_option.h"
 #include "app/cli/store_option.h"
@@ -166,10 +167,11 @@ int runCompile(const CompileCliOptions& o)
         }
         co.run.forwardGraph = fw->graph;
     }
-    auto report = compile::compileGraphRegions(g, *regions, co);
+    auto report = compile::compileGraphRegions(g, *regions, co, interruptToken());
     if (!report) {
         return fail(report.error().toString());
     }
+    const int status = report->cancelled ? kInterruptedExit : 0;
     const double eager = report->totalEagerMs;
     const double compiled = report->totalCompiledMs;
     const std::vector<compile::RegionOutcome>& outs = report->regions;
@@ -188,11 +190,17 @@ int runCompile(const CompileCliOptions& o)
         if (*tier) {
             j["remote"] = remoteJson(**tier);
         }
+        if (report->cancelled) { // interrupted: the regions done before the signal
+            j["cancelled"] = true;
+        }
         printJson(j);
     } else {
         printHuman(outs, eager, compiled);
+        if (report->cancelled) {
+            std::printf("cancelled after %zu of %zu regions\n", outs.size(), regions->size());
+        }
     }
-    return 0;
+    return status;
 }
 
 } // namespace cmd_compile_detail

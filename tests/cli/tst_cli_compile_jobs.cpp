@@ -8,12 +8,14 @@
 #include "tests/test_file.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <csignal>
 #include <set>
 #include <sys/stat.h>
 
@@ -172,6 +174,45 @@ private Q_SLOTS:
         QCOMPARE(overlaps(b1), 0);
         QVERIFY2(overlaps(b2) >= 1, "no two builds ran at once with --jobs 2");
         QCOMPARE(two["regions"][2]["state"].get<std::string>(), std::string("hit"));
+    }
+
+    // Ctrl-C stops a compile at a safe point: the running compilers are killed (no build ends),
+    // nothing is stored, the JSON says cancelled and the exit status is 130. Before, the signal
+    // killed the program.
+    void interruptStopsTheBuilds()
+    {
+        const QString log = m_dir.path() + "/slow.log";
+        const QString path = m_dir.path() + "/slow.sh";
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const QByteArray l = log.toLocal8Bit();
+        f.write("#!/bin/sh\ncase \" $* \" in *\" -o \"*)\n  echo \"start $$ 0\" >> '" + l +
+                "'\n  sleep 20\n  c++ \"$@\"; rc=$?\n  echo \"end $$ 0\" >> '" + l +
+                "'\n  exit $rc;;\nesac\nexec c++ \"$@\"\n");
+        f.close();
+        ::chmod(path.toLocal8Bit().constData(), 0700);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("FXSCOPE_CXX", path);
+        const QString db = m_dir.path() + "/interrupted/cache.db";
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(FXSCOPE_CLI_PATH),
+                {"compile", kGraph, "--auto", "--cache", db, "--json", "--repeat", "1",
+                 "--jobs", "2"});
+        QVERIFY(p.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(!builds(log).empty(), 60000); // a compiler is running
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(15000)); // long before the 20 s compiler would end
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 130);
+        const json j = json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+        QVERIFY(j.is_object());
+        QCOMPARE(j["cancelled"].get<bool>(), true);
+        QVERIFY(j["regions"].size() < 4);
+        for (const auto& [pid, b] : builds(log)) {
+            QVERIFY2(b.end < 0, pid.constData()); // no build went on to its end
+        }
+        QVERIFY(entries(db).empty());
     }
 
     void runCompiledTakesJobs()
