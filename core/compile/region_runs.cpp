@@ -45,6 +45,23 @@ detail::RegionSchedule eagerSchedule(const cache::RegionSignature& sig)
     return s;
 }
 
+// A schedule's runs timed with CUDA events on LibTorch's stream (cuda_target.h), the last
+// run's outputs kept in `outs`.
+Result<detail::Timing> timeRunsOnStream(const PreparedRegion& p,
+                                        const detail::ScheduleRunner& runner,
+                                        const detail::GeneratedCode& code, int repeats,
+                                        std::vector<at::Tensor>& outs)
+{
+    return detail::timeOnStream(p.cudaDevice, repeats, [&]() -> Status {
+        auto r = runner.run(code, p.inputs);
+        if (!r) {
+            return r.error();
+        }
+        outs = std::move(*r);
+        return {};
+    });
+}
+
 double meanOfRuns(const std::vector<double>& v)
 {
     double sum = 0;
@@ -142,15 +159,7 @@ Status RegionCompiler::Impl::timeEagerCuda(PreparedRegion& p, RegionOutcome& out
     if (!runner) {
         return failWith(out, Reason::FallbackEagerFailed, runner.error());
     }
-    const NoCode none;
-    auto t = detail::timeOnStream(p.cudaDevice, options.timingRepeats, [&]() -> Status {
-        auto r = (*runner)->run(none, p.inputs);
-        if (!r) {
-            return r.error();
-        }
-        eagerOut = std::move(*r);
-        return {};
-    });
+    auto t = timeRunsOnStream(p, **runner, NoCode(), options.timingRepeats, eagerOut);
     if (!t) {
         return failWith(out, Reason::FallbackEagerFailed, t.error());
     }
@@ -165,14 +174,7 @@ Status RegionCompiler::Impl::timeCompiled(PreparedRegion& p, const detail::Gener
                                           RegionOutcome& out, std::vector<at::Tensor>& compiledOut)
 {
     if (p.device.is_cuda()) {
-        auto t = detail::timeOnStream(p.cudaDevice, options.timingRepeats, [&]() -> Status {
-            auto r = p.runner->run(code, p.inputs);
-            if (!r) {
-                return r.error();
-            }
-            compiledOut = std::move(*r);
-            return {};
-        });
+        auto t = timeRunsOnStream(p, *p.runner, code, options.timingRepeats, compiledOut);
         if (!t) {
             return failWith(out, Reason::FallbackRunFailed, t.error());
         }
