@@ -162,6 +162,9 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     for (std::size_t i = 0; i < j["outputs"].size(); ++i) {
         const auto& err = i < c.outputMaxAbsErr.size() ? c.outputMaxAbsErr[i] : std::nullopt;
         j["outputs"][i]["max_abs_err"] = err ? json(*err) : json(nullptr);
+        if (i < c.outputNotCompared.size() && !c.outputNotCompared[i].empty()) {
+            j["outputs"][i]["not_compared"] = c.outputNotCompared[i];
+        }
     }
     return j;
 }
@@ -217,9 +220,11 @@ void printCompiledText(const compile::CompiledGraphReport& c)
                     std::string(cache::reasonName(r.reason)).c_str());
     }
     for (std::size_t i = 0; i < c.outputMaxAbsErr.size() && i < c.compiled.outputs.size(); ++i) {
+        const char* name = c.compiled.outputs[i].name.c_str();
         if (c.outputMaxAbsErr[i]) {
-            std::printf("  %-24s max abs err vs eager %.3g\n", c.compiled.outputs[i].name.c_str(),
-                        *c.outputMaxAbsErr[i]);
+            std::printf("  %-24s max abs err vs eager %.3g\n", name, *c.outputMaxAbsErr[i]);
+        } else if (i < c.outputNotCompared.size() && !c.outputNotCompared[i].empty()) {
+            std::printf("  %-24s not compared: %s\n", name, c.outputNotCompared[i].c_str());
         }
     }
 }

@@ -10,6 +10,7 @@
 #include "core/exec/interpreter.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace fxs::compile {
@@ -29,6 +30,9 @@ struct CompiledGraphReport {
     // Per output of the compiled run: the largest difference from the eager run over finite
     // values (infinity where NaN/Inf positions differ); nullopt for a value that is not a tensor.
     std::vector<std::optional<double>> outputMaxAbsErr;
+    // Per output: why it is not compared ("" when it is): a value PyTorch leaves undefined
+    // (undefinedOutput); its outputMaxAbsErr is nullopt.
+    std::vector<std::string> outputNotCompared;
     bool cancelled = false; // the token fired: what ran before is reported
     // CUDA: both graphs run again without per-node synchronisation (stream order, one sync at
     // the end), on the eager run's inputs: the medians of their GPU time between CUDA events
@@ -44,6 +48,13 @@ struct CompiledGraphReport {
     // CUDA: the timed runs were CUDA graph replays (GraphCompileOptions::cudaGraph).
     bool cudaGraph = false;
 };
+
+// Why the value of node `id` is undefined by PyTorch, or nullopt when it is defined: the philox
+// seed and offset (or RNG state) that CUDA's fused attention returns for its backward are not
+// written when dropout_p is 0 (_scaled_dot_product_efficient_attention outputs 2 and 3,
+// _scaled_dot_product_flash_attention and _scaled_dot_product_cudnn_attention outputs 6 and 7),
+// so two runs of the same graph differ there by whatever the memory held.
+std::optional<std::string> undefinedOutput(const graph::Graph& graph, graph::NodeId id);
 
 // options.run: the inputs (seed, sizes, file, weights, forward graph), repeat and per-node timing
 // of both runs; its device and keep are set here from options.compile.device. options.compile:

@@ -38,6 +38,9 @@ json parse(const CliRun& r)
 // float32 kernels against LibTorch: rounding differences only, relative to the output's size.
 bool closeToEager(const json& out)
 {
+    if (out.contains("not_compared")) { // a value PyTorch leaves undefined: checked elsewhere
+        return out["max_abs_err"].is_null();
+    }
     if (!out.contains("max_abs_err") || out["max_abs_err"].is_null()) {
         return !out.contains("shape"); // only values that are not tensors go without
     }
@@ -128,9 +131,22 @@ private Q_SLOTS:
         }
         QCOMPARE(listed, ids);
         QVERIFY(!j["outputs"].empty());
+        int notCompared = 0;
         for (const auto& out : j["outputs"]) {
             QVERIFY2(closeToEager(out), out.dump().c_str());
+            if (out.contains("not_compared")) {
+                // The 24 layers' attention RNG seeds and offsets (getitem 2 and 3 of each
+                // _scaled_dot_product_efficient_attention, dropout_p 0), 48 of the returned
+                // values (counted in the fixture's return statement): unwritten by PyTorch.
+                const auto why = out["not_compared"].get<std::string>();
+                QVERIFY2(why.find("_scaled_dot_product_efficient_attention") != std::string::npos &&
+                             why.find("dropout_p is 0") != std::string::npos,
+                         why.c_str());
+                QCOMPARE(out["dtype"].get<std::string>(), std::string("int64"));
+                ++notCompared;
+            }
         }
+        QCOMPARE(notCompared, 48);
         // The same regions again: served by the cache (each measured again: one that loses to
         // eager this time falls back).
         auto again = runCli({"run", kForward, "--compiled", "--auto", "--json", "--device", "cpu",

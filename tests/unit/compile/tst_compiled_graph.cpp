@@ -178,6 +178,46 @@ private Q_SLOTS:
             QCOMPARE(r.state, compile::RegionState::Miss);
         }
     }
+
+    // undefinedOutput names the RNG seed and offset of fused attention when dropout_p is 0 (by
+    // default or by keyword) and nothing else: not the attention's output and log-sum-exp, not
+    // the seed when dropout_p is 0.1; flash attention's at 6 and 7.
+    void attentionSeedsAreUndefinedOnlyWithoutDropout()
+    {
+        const std::string sdpa = "torch.ops.aten._scaled_dot_product_efficient_attention.default";
+        const std::string text =
+            "class GraphModule(torch.nn.Module):\n"
+            "    def forward(self, q: \"f32[1, 2, 4, 8][64, 32, 8, 1]cuda:0\", k):\n"
+            "        a = " + sdpa + "(q, k, k, None, True)\n"
+            "        a_0: \"f32[1, 2, 4, 8][64, 32, 8, 1]cuda:0\" = a[0]\n"
+            "        a_1: \"f32[1, 2, 4][8, 4, 1]cuda:0\" = a[1]\n"
+            "        a_2: \"i64[][]cuda:0\" = a[2]\n"
+            "        a_3: \"i64[][]cuda:0\" = a[3];  a = None\n"
+            "        b = " + sdpa + "(q, k, k, None, True, 0.1)\n"
+            "        b_2: \"i64[][]cuda:0\" = b[2]\n"
+            "        c = " + sdpa + "(q, k, k, None, True, dropout_p = 0.0)\n"
+            "        c_3: \"i64[][]cuda:0\" = c[3]\n"
+            "        f = torch.ops.aten._scaled_dot_product_flash_attention.default(q, k, k)\n"
+            "        f_5: \"i64[][]cuda:0\" = f[5]\n"
+            "        f_6: \"u64[2][1]cuda:0\" = f[6]\n"
+            "        f_7: \"u64[][]cuda:0\" = f[7]\n"
+            "        return (a_0, a_1, a_2, a_3, b_2, c_3, f_5, f_6, f_7)\n";
+        auto g = io::parseGraphCode(text, "attention.txt").graph;
+        QVERIFY(g);
+        auto why = [&](const char* name) {
+            auto id = g->find(name);
+            return id ? compile::undefinedOutput(*g, *id) : std::optional<std::string>("none");
+        };
+        QVERIFY(!why("a_0") && !why("a_1") && !why("b_2") && !why("f_5") && !why("q"));
+        QCOMPARE(QString::fromStdString(why("a_2").value_or("")),
+                 QStringLiteral("the RNG seed of _scaled_dot_product_efficient_attention (a), "
+                                "which PyTorch leaves unwritten when dropout_p is 0"));
+        QVERIFY(why("a_3").value_or("").starts_with("the RNG offset of "));
+        QVERIFY(why("c_3"));
+        QVERIFY(why("f_6").value_or("").find("_scaled_dot_product_flash_attention (f)") !=
+                std::string::npos);
+        QVERIFY(why("f_7"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCompiledGraph)
