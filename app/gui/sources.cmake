@@ -29,10 +29,13 @@ fxscope_add_library(fxscope_app
 )
 target_link_libraries(fxscope_app PUBLIC fxscope_views Qt6::Widgets
     PRIVATE fxscope_warnings)
+fxscope_pch(fxscope_app qt_widgets.h)
+fxscope_front_end(fxscope_app)
 # The About box's library versions come from core (fxscope_about); Qt's from Qt itself.
 target_link_libraries(fxscope_app PRIVATE fxscope_about)
 
 add_executable(fxscope main.cpp)
 target_link_libraries(fxscope PRIVATE fxscope_app fxscope_torchscript fxscope_settings
     fxscope_warnings)
+fxscope_front_end(fxscope)
 install(TARGETS fxscope RUNTIME DESTINATION bin)

@@ -187,14 +187,6 @@ void MemoryTracker::release(const c10::IValue& v)
     }
 }
 
-std::string torchMessage(const std::exception& e)
-{
-    if (const auto* c10e = dynamic_cast<const c10::Error*>(&e)) {
-        return c10e->what_without_backtrace();
-    }
-    return e.what();
-}
-
 Status executePlan(const Plan& plan, const graph::Graph& graph,
                    const std::vector<c10::IValue>& inputs, const ExecOptions& options,
                    ExecResult& result)

@@ -50,7 +50,8 @@ Status executePlan(const Plan& plan, const graph::Graph& graph,
                    const std::vector<c10::IValue>& inputs, const ExecOptions& options,
                    ExecResult& result);
 
-// Message of a LibTorch exception without its C++ backtrace.
+// Message of a LibTorch exception without its C++ backtrace (defined in tensor_handle.cpp, which
+// the fuzz sub-build's exec keeps).
 std::string torchMessage(const std::exception& e);
 
 } // namespace fxs::exec::detail

@@ -1,5 +1,6 @@
 // TensorHandle / ValueStore and the dtype bridge between fxscope and ATen.
 #include "core/exec/tensor_handle.h"
+#include "core/exec/executor.h"
 #include "core/exec/torch_bridge.h"
 
 #include <torch/version.h>
@@ -104,5 +105,17 @@ DType fromScalarType(at::ScalarType t)
     }
     return DType::Unknown;
 }
+
+namespace detail {
+
+std::string torchMessage(const std::exception& e)
+{
+    if (const auto* c10e = dynamic_cast<const c10::Error*>(&e)) {
+        return c10e->what_without_backtrace();
+    }
+    return e.what();
+}
+
+} // namespace detail
 
 } // namespace fxs::exec

@@ -1,0 +1,2 @@
+// Precompiled for every domain that links LibTorch (cmake/FxscopeBuildCost.cmake).
+#include <ATen/ATen.h>
