@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
 
 namespace fxs::profile::detail {
 namespace {
@@ -95,46 +96,68 @@ void timeOnDevice(const graph::Graph& graph, const ProfileOptions& options,
     }
 }
 
-// The graph with the regions that compiled in place, run as the eager runs were: one warm-up,
-// then `repeat` timed runs.
+// One run of the graph for the whole-graph rounds; false (and a note) when it failed.
+Result<bool> runOnce(const graph::Graph& graph, const exec::RunOptions& ro, const char* which,
+                     RuntimeProfile& profile, const CancelToken& cancel,
+                     std::vector<double>* totals)
+{
+    auto run = exec::Interpreter::run(graph, ro, cancel);
+    if (!run && run.error().code == ErrorCode::Cancelled) {
+        return cancelledError();
+    }
+    if (!run || !run->ok) {
+        profile.notes.push_back(std::string("whole graph compiled vs eager: the ") + which +
+                                " graph failed: " +
+                                (run ? unsupportedText(*run) : run.error().toString()));
+        return false;
+    }
+    if (totals != nullptr) {
+        totals->push_back(run->totalMs);
+    }
+    return true;
+}
+
+// The graph eagerly and with the regions that compiled in place, run as the eager runs were
+// (per-node timing): a warm-up round, then `repeat` rounds of one eager and one compiled run.
 Status timeWholeGraph(const graph::Graph& graph, const ProfileOptions& options,
                       const std::vector<compile::RegionOutcome>& outcomes,
                       RuntimeProfile& profile, const CancelToken& cancel, UnitProgress& progress,
                       double first)
 {
     const int repeat = std::max(1, options.repeat);
-    exec::RunOptions ro = options.run;
-    ro.repeat = 1;
-    ro.perNodeTiming = true; // as the eager runs: their totals include the same timing
-    ro.keep.clear();
-    ro.substitutes = compile::compiledSubstitutes(outcomes);
-    ro.onNode = progress.hook();
-    CompiledGraphProfile whole;
-    whole.regionsUsed = static_cast<int>(ro.substitutes.size());
-    whole.regionsTotal = static_cast<int>(profile.regions.size());
-    std::vector<double> totals;
+    exec::RunOptions eager = options.run;
+    eager.repeat = 1;
+    eager.perNodeTiming = true; // as the profile's eager runs
+    eager.keep.clear();
+    eager.substitutes.clear();
+    eager.onNode = progress.hook();
+    exec::RunOptions compiled = eager;
+    compiled.substitutes = compile::compiledSubstitutes(outcomes);
+    std::vector<double> eagerMs;
+    std::vector<double> compiledMs;
     for (int i = 0; i <= repeat; ++i) {
         if (cancel.isCancelled()) {
             return cancelledError();
         }
-        progress.begin(first + i, i == 0 ? std::string("compiled graph: warm-up run")
-                                          : "compiled graph: timed run " + std::to_string(i) +
-                                                "/" + std::to_string(repeat));
-        auto run = exec::Interpreter::run(graph, ro, cancel);
-        if (!run && run.error().code == ErrorCode::Cancelled) {
-            return cancelledError();
-        }
-        if (!run || !run->ok) {
-            profile.notes.push_back(
-                "the whole graph could not run with its compiled regions in place: " +
-                (run ? unsupportedText(*run) : run.error().toString()));
-            return {};
-        }
-        if (i > 0) {
-            totals.push_back(run->totalMs);
+        progress.begin(first + i, i == 0 ? std::string("eager and compiled graph: warm-up")
+                                          : "eager and compiled graph: round " +
+                                                std::to_string(i) + "/" + std::to_string(repeat));
+        for (auto [ro, which, totals] : {std::tuple(&eager, "eager", &eagerMs),
+                                         std::tuple(&compiled, "compiled", &compiledMs)}) {
+            auto ran = runOnce(graph, *ro, which, profile, cancel, i > 0 ? totals : nullptr);
+            if (!ran) {
+                return ran.error();
+            }
+            if (!*ran) {
+                return {};
+            }
         }
     }
-    whole.total = timeStat(std::move(totals));
+    CompiledGraphProfile whole;
+    whole.eager = timeStat(std::move(eagerMs));
+    whole.total = timeStat(std::move(compiledMs));
+    whole.regionsUsed = static_cast<int>(compiled.substitutes.size());
+    whole.regionsTotal = static_cast<int>(profile.regions.size());
     profile.compiledGraph = std::move(whole);
     return {};
 }

@@ -103,7 +103,8 @@ RegionProfile regionFrom(const json& j)
 // Version 2: the whole graph run with its compiled regions in place (absent: not measured).
 json compiledGraphJson(const CompiledGraphProfile& c)
 {
-    return {{"total", statJson(c.total)}, {"regions_used", c.regionsUsed},
+    return {{"eager", statJson(c.eager)}, {"total", statJson(c.total)},
+            {"regions_used", c.regionsUsed},
             {"regions_total", c.regionsTotal}, {"device_ms", optMs(c.deviceMs)},
             {"eager_device_ms", optMs(c.eagerDeviceMs)}};
 }
@@ -111,6 +112,7 @@ json compiledGraphJson(const CompiledGraphProfile& c)
 CompiledGraphProfile compiledGraphFrom(const json& j)
 {
     CompiledGraphProfile c;
+    c.eager = statFrom(j.at("eager"));
     c.total = statFrom(j.at("total"));
     c.regionsUsed = j.at("regions_used").get<int>();
     c.regionsTotal = j.at("regions_total").get<int>();

@@ -78,8 +78,11 @@ struct RegionProfile {
 
 // The whole graph run with its compiled regions in place (compile/compiled_graph.h): the
 // regions the profile compiled, on the same device, inputs and options as the eager runs, timed
-// as `total` is (per-node timing, `repeat` runs after one warm-up, after the eager runs).
+// as `total` is (per-node timing), in `repeat` rounds after a warm-up round, each round one eager
+// run and one compiled run, so both are measured in the same window (RuntimeProfile::total may
+// come from an earlier profile's reused timings, or from a busier moment).
 struct CompiledGraphProfile {
+    TimeStat eager;       // wall time per run of the eager graph, in the same rounds
     TimeStat total;       // wall time per run of the compiled graph
     int regionsUsed = 0;  // regions that ran compiled (the others fell back and ran eagerly)
     int regionsTotal = 0; // the profile's regions
@@ -134,9 +137,9 @@ struct ProfileOptions {
 // Whether this build has the region compiler (fxscope_compile).
 bool regionCompilerAvailable();
 
-// Runs the graph 1 + repeat times and assembles the profile; compiling regions, then the graph
-// with them in place 1 + repeat times more (on CUDA both graphs also run without per-node syncs
-// for their GPU time). A compiled graph that cannot run is not an error: compiledGraph stays
+// Runs the graph 1 + repeat times and assembles the profile; compiling regions, then 1 + repeat
+// rounds of the graph eagerly and with them in place (on CUDA both graphs also run without
+// per-node syncs for their GPU time). A compiled graph that cannot run is not an error: compiledGraph stays
 // nullopt and a note says why. With a memo, an unchanged graph is not run at all, and a partly
 // changed one times only its changed modules (see profile_reuse.h; the profile's notes say how
 // many were reused). Errors: the engine cannot run the graph (unsupported ops are listed), an

@@ -132,6 +132,10 @@ private Q_SLOTS:
         const double hi = t.at("max_ms").get<double>();
         QVERIFY(median > 0 && lo <= median && median <= hi);
         QCOMPARE(t.at("spread_ms").get<double>(), hi - lo);
+        // Eager timed in the same rounds.
+        const auto& e0 = j.at("eager_total");
+        QVERIFY(e0.at("min_ms").get<double>() <= e0.at("median_ms").get<double>());
+        QVERIFY(e0.at("median_ms").get<double>() <= e0.at("max_ms").get<double>());
         // Used: the regions that compiled (hit or miss); a fallback runs eagerly.
         QCOMPARE(j.at("regions").size(), std::size_t{2});
         int compiled = 0;
@@ -159,6 +163,7 @@ private Q_SLOTS:
         const json e = json::parse(eager.out.toStdString(), nullptr, false);
         QVERIFY(!e.contains("compiled_total"));
         QVERIFY(!e.contains("regions_used"));
+        QVERIFY(!e.contains("eager_total"));
         QVERIFY(e.at("notes").dump().find("whole graph compiled vs eager: not measured") !=
                 std::string::npos);
     }

@@ -2,7 +2,8 @@
 // (two annotated pointwise regions around an mm; tst_compiled_graph runs it compiled) a profile
 // that compiles regions also times the graph with them in place — a compiled total over the same
 // number of runs and the regions used, equal to what runCompiledGraph says for the same regions,
-// options and cache (both regions when they win, none when they are made to lose) — and a
+// options and cache (both regions when they win, none when they are made to lose), with eager
+// timed in the same rounds — and a
 // profile that compiles nothing has none and says so.
 #include "core/cache/cache_store.h"
 #include "core/compile/compiled_graph.h"
@@ -105,7 +106,7 @@ private Q_SLOTS:
                                            QVERIFY(f >= last && f <= 1.0);
                                            last = f;
                                            compiledPhase = compiledPhase ||
-                                                           s.find("compiled graph") == 0;
+                                                           s.find("eager and compiled graph") == 0;
                                        });
         QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
         QVERIFY(compiledPhase);
@@ -122,6 +123,9 @@ private Q_SLOTS:
         QVERIFY(c.total.medianMs > 0);
         QVERIFY(c.total.minMs <= c.total.medianMs && c.total.medianMs <= c.total.maxMs);
         QCOMPARE(c.total.spreadMs, c.total.maxMs - c.total.minMs);
+        // Eager in the same rounds.
+        QVERIFY(c.eager.medianMs > 0);
+        QVERIFY(c.eager.minMs <= c.eager.medianMs && c.eager.medianMs <= c.eager.maxMs);
         QVERIFY(!c.deviceMs && !c.eagerDeviceMs); // the CPU
         QVERIFY(!hasNote(*p, "not measured"));
     }
@@ -167,7 +171,7 @@ private Q_SLOTS:
         int seen = 0;
         auto p = profile::profileGraph(*m_graph, m_regions, options(nullptr, kNever), token,
                                        [&](double, std::string_view s) {
-                                           if (s.find("compiled graph") == 0 && ++seen == 1) {
+                                           if (s.find("eager and compiled") == 0 && ++seen == 1) {
                                                token.cancel();
                                            }
                                        });

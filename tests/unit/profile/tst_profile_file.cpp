@@ -94,13 +94,16 @@ private Q_SLOTS:
     void compiledGraphRoundTrips()
     {
         RuntimeProfile p = sample();
-        p.compiledGraph = CompiledGraphProfile{{0.75, 0.25, 0.625, 0.875}, 1, 2, 0.5, 0.875};
+        p.compiledGraph =
+            CompiledGraphProfile{{1.5, 0.5, 1.25, 1.75}, {0.75, 0.25, 0.625, 0.875}, 1, 2, 0.5, 0.875};
         const std::string text = serializeProfile(p);
         QVERIFY(text.find("\"version\": 2") != std::string::npos);
         QVERIFY(text.find("\"compiled_graph\"") != std::string::npos);
         auto back = parseProfile(text);
         QVERIFY2(back.ok(), back.ok() ? "" : back.error().toString().c_str());
         QVERIFY(back->compiledGraph.has_value());
+        QCOMPARE(back->compiledGraph->eager.medianMs, 1.5);
+        QCOMPARE(back->compiledGraph->eager.maxMs, 1.75);
         QCOMPARE(back->compiledGraph->total.medianMs, 0.75);
         QCOMPARE(back->compiledGraph->total.spreadMs, 0.25);
         QCOMPARE(back->compiledGraph->regionsUsed, 1);
@@ -138,7 +141,7 @@ private Q_SLOTS:
     void refusesMoreRegionsUsedThanThereAre()
     {
         RuntimeProfile p = sample();
-        p.compiledGraph = CompiledGraphProfile{{0.75, 0.25, 0.625, 0.875}, 3, 2, {}, {}};
+        p.compiledGraph = CompiledGraphProfile{{}, {0.75, 0.25, 0.625, 0.875}, 3, 2, {}, {}};
         auto back = parseProfile(serializeProfile(p));
         QVERIFY(!back.ok());
         QCOMPARE(back.error().code, ErrorCode::Parse);
@@ -150,7 +153,7 @@ private Q_SLOTS:
         RuntimeProfile b = sample();
         auto c = compareProfiles(a, b);
         QVERIFY(!c.beforeCompiledTotalMs && !c.afterCompiledTotalMs);
-        b.compiledGraph = CompiledGraphProfile{{0.75, 0.0, 0.75, 0.75}, 2, 2, {}, {}};
+        b.compiledGraph = CompiledGraphProfile{{}, {0.75, 0.0, 0.75, 0.75}, 2, 2, {}, {}};
         c = compareProfiles(a, b);
         QVERIFY(!c.beforeCompiledTotalMs);
         QCOMPARE(*c.afterCompiledTotalMs, 0.75);
