@@ -139,10 +139,10 @@ bool regionCompilerAvailable();
 
 // Runs the graph 1 + repeat times and assembles the profile; compiling regions, then 1 + repeat
 // rounds of the graph eagerly and with them in place (on CUDA both graphs also run without
-// per-node syncs for their GPU time). A compiled graph that cannot run is not an error: compiledGraph stays
-// nullopt and a note says why. With a memo, an unchanged graph is not run at all, and a partly
-// changed one times only its changed modules (see profile_reuse.h; the profile's notes say how
-// many were reused). Errors: the engine cannot run the graph (unsupported ops are listed), an
+// per-node syncs for their GPU time). A compiled graph that cannot run is not an error:
+// compiledGraph stays nullopt and a note says why. With a memo, an unchanged graph is not run
+// at all (unless compiling), and a partly changed one times only its changed modules (see
+// profile_reuse.h; the profile's notes say how many were reused). Errors: the engine cannot run the graph (unsupported ops are listed), an
 // operator failed, or the token was cancelled.
 Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
                                     const std::vector<partition::Region>& regions,

@@ -94,8 +94,8 @@ private Q_SLOTS:
     void compiledGraphRoundTrips()
     {
         RuntimeProfile p = sample();
-        p.compiledGraph =
-            CompiledGraphProfile{{1.5, 0.5, 1.25, 1.75}, {0.75, 0.25, 0.625, 0.875}, 1, 2, 0.5, 0.875};
+        p.compiledGraph = CompiledGraphProfile{
+            {1.5, 0.5, 1.25, 1.75}, {0.75, 0.25, 0.625, 0.875}, 1, 2, 0.5, 0.875};
         const std::string text = serializeProfile(p);
         QVERIFY(text.find("\"version\": 2") != std::string::npos);
         QVERIFY(text.find("\"compiled_graph\"") != std::string::npos);
