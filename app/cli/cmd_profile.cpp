@@ -64,6 +64,26 @@ json modulesJson(const profile::ModuleBreakdown& b)
     return modules;
 }
 
+// The whole graph with its compiled regions in place, when the profile compiled them.
+void addCompiledGraph(json& j, const profile::RuntimeProfile& p)
+{
+    if (!p.compiledGraph) {
+        return;
+    }
+    const profile::CompiledGraphProfile& c = *p.compiledGraph;
+    const auto stat = [](const profile::TimeStat& t) {
+        return json{{"median_ms", t.medianMs}, {"spread_ms", t.spreadMs}, {"min_ms", t.minMs},
+                    {"max_ms", t.maxMs}};
+    };
+    j["compiled_total"] = stat(c.total);
+    j["eager_total"] = stat(c.eager); // the same rounds as compiled_total
+    j["regions_used"] = c.regionsUsed;
+    if (c.deviceMs && c.eagerDeviceMs) {
+        j["device_ms"] = *c.deviceMs;
+        j["eager_device_ms"] = *c.eagerDeviceMs;
+    }
+}
+
 json profileJson(const profile::RuntimeProfile& p, const profile::ModuleBreakdown& b)
 {
     json nodes = json::array();
@@ -88,14 +108,16 @@ json profileJson(const profile::RuntimeProfile& p, const profile::ModuleBreakdow
                            {"achieved_GBps", gbps},
                            {"copy_share", p.peaks.copyGBps > 0 ? gbps / p.peaks.copyGBps : 0.0}});
     }
-    return {{"graph", p.graph}, {"device", p.device}, {"repeat", p.repeat},
-            {"total_ms", p.total.medianMs}, {"peak_bytes", p.peakBytes}, {"nodes", nodes},
-            {"regions", regions}, {"copy_GBps", p.peaks.copyGBps},
-            {"matmul_GFLOPs", p.peaks.matmulGflops}, {"notes", p.notes},
-            {"modules", modulesJson(b)},
-            {"unassigned_to_module",
-             {{"nodes", b.unassignedNodes}, {"eager_ms", b.unassignedMs},
-              {"share", b.unassignedShare}}}};
+    json j{{"graph", p.graph}, {"device", p.device}, {"repeat", p.repeat},
+           {"total_ms", p.total.medianMs}, {"peak_bytes", p.peakBytes}, {"nodes", nodes},
+           {"regions", regions}, {"copy_GBps", p.peaks.copyGBps},
+           {"matmul_GFLOPs", p.peaks.matmulGflops}, {"notes", p.notes},
+           {"modules", modulesJson(b)},
+           {"unassigned_to_module",
+            {{"nodes", b.unassignedNodes}, {"eager_ms", b.unassignedMs},
+             {"share", b.unassignedShare}}}};
+    addCompiledGraph(j, p);
+    return j;
 }
 
 // Modules down to depth 2 (roots, their children and grandchildren), indented.
@@ -121,6 +143,13 @@ void printHuman(const profile::RuntimeProfile& p)
     std::printf("%s on %s, %d runs, median %.3f ms; copy %.1f GB/s, matmul %.1f GFLOP/s\n",
                 p.graph.c_str(), p.device.c_str(), p.repeat, p.total.medianMs, p.peaks.copyGBps,
                 p.peaks.matmulGflops);
+    if (const auto& c = p.compiledGraph; c && c->total.medianMs > 0) {
+        const double ratio = c->eager.medianMs / c->total.medianMs;
+        std::printf("whole graph: eager %.3f ms, compiled %.3f ms (%.2fx%s), %d of %d regions "
+                    "used\n",
+                    c->eager.medianMs, c->total.medianMs, ratio,
+                    ratio >= 1 ? " faster" : ", slower", c->regionsUsed, c->regionsTotal);
+    }
     for (const auto& n : p.nodes) {
         std::printf("  %-28s %9.4f ms ±%.4f %5.1f%%  %-7s %5.2f  %s\n", n.name.c_str(),
                     n.eager.medianMs, n.eager.spreadMs / 2, n.share * 100,
@@ -252,7 +281,7 @@ void addProfileCommand(CLI::App& app, int& exitCode)
     cmd->add_option("--save", o->save, "Save the profile (reload and compare in the app)")
         ->check(outputFile());
     cmd->add_option("--cache", o->cache, "Region compiler cache database");
-    cmd->add_flag("--eager-only", o->eagerOnly, "Do not compile regions (compiled_ms null)");
+    cmd->add_flag("--eager-only", o->eagerOnly, "Do not compile regions (compiled_ms null, no compiled_total)");
     cmd->add_flag("--json", o->json, "Print the JSON contract instead of text");
     addRemoteOptions(cmd, o->remote);
     cmd->callback([o, &exitCode] { exitCode = runProfile(*o); });

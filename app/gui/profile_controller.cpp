@@ -308,6 +308,13 @@ bool ProfileController::openProfile(const QString& path)
         message += tr(" — total %1 ms before, %2 ms in the opened one")
                        .arg(cmp.beforeTotalMs, 0, 'f', 3)
                        .arg(cmp.afterTotalMs, 0, 'f', 3);
+        if (cmp.beforeCompiledTotalMs || cmp.afterCompiledTotalMs) {
+            const auto ms = [this](const std::optional<double>& v) {
+                return v ? QString::number(*v, 'f', 3) + tr(" ms") : tr("not measured");
+            };
+            message += tr("; whole graph compiled %1 before, %2 in the opened one")
+                           .arg(ms(cmp.beforeCompiledTotalMs), ms(cmp.afterCompiledTotalMs));
+        }
     }
     m_graph = nullptr;
     m_regions.clear();

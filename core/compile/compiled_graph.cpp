@@ -150,9 +150,10 @@ std::shared_ptr<const exec::ValueStore> inputsOf(const graph::Graph& graph,
 }
 
 // CUDA: the totals of both graphs without per-node synchronisation (CompiledGraphReport).
-Status timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
-                          std::shared_ptr<const exec::ValueStore> inputs, bool cudaGraph,
-                          const CancelToken& cancel, CompiledGraphReport& report)
+Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro,
+                                  std::shared_ptr<const exec::ValueStore> inputs,
+                                  const std::vector<RegionOutcome>& regions, bool cudaGraph,
+                                  const CancelToken& cancel)
 {
     int device = 0;
     for (const auto& [name, h] : inputs->values()) {
@@ -173,17 +174,29 @@ Status timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
     if (!e) {
         return e.error();
     }
-    ro.substitutes = substitutesOf(report.regions);
+    ro.substitutes = substitutesOf(regions);
     auto c = time(graph, ro, device, repeats, cancel);
     if (!c) {
         return c.error();
     }
-    report.eager.totalMs = e->wallMs;
-    report.eagerDeviceMs = e->deviceMs;
-    report.eagerHostMs = e->hostMs;
-    report.compiled.totalMs = c->wallMs;
-    report.deviceMs = c->deviceMs;
-    report.hostMs = c->hostMs;
+    return DeviceTotals{e->wallMs, c->wallMs, e->deviceMs, c->deviceMs, e->hostMs, c->hostMs};
+}
+
+Status timeTotalsInto(const graph::Graph& graph, exec::RunOptions ro,
+                      std::shared_ptr<const exec::ValueStore> inputs, bool cudaGraph,
+                      const CancelToken& cancel, CompiledGraphReport& report)
+{
+    auto t = timeOnDevice(graph, std::move(ro), std::move(inputs), report.regions, cudaGraph,
+                          cancel);
+    if (!t) {
+        return t.error();
+    }
+    report.eager.totalMs = t->eagerWallMs;
+    report.eagerDeviceMs = t->eagerDeviceMs;
+    report.eagerHostMs = t->eagerHostMs;
+    report.compiled.totalMs = t->compiledWallMs;
+    report.deviceMs = t->compiledDeviceMs;
+    report.hostMs = t->compiledHostMs;
     report.cudaGraph = cudaGraph;
     return {};
 }
@@ -285,8 +298,8 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (!report.cancelled && cuda) {
         reportProgress(progress, 1.0, options.cudaGraph ? "timing CUDA graph replays"
                                                         : "timing without per-node syncs");
-        if (Status s = timeTotalsOnDevice(graph, ro, std::move(inputs), options.cudaGraph,
-                                          cancel, report);
+        if (Status s = timeTotalsInto(graph, ro, std::move(inputs), options.cudaGraph, cancel,
+                                      report);
             !s) {
             return s.error();
         }
@@ -330,6 +343,25 @@ std::optional<std::string> undefinedOutput(const graph::Graph& graph, graph::Nod
                " of " + op + node + ", which PyTorch leaves unwritten when dropout_p is 0";
     }
     return std::nullopt;
+}
+
+std::vector<exec::Substitute> compiledSubstitutes(const std::vector<RegionOutcome>& regions)
+{
+    return compiled_graph_detail::substitutesOf(regions);
+}
+
+Result<DeviceTotals> timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
+                                        std::shared_ptr<const exec::ValueStore> inputs,
+                                        const std::vector<RegionOutcome>& regions, bool cudaGraph,
+                                        const CancelToken& cancel)
+{
+    try {
+        return compiled_graph_detail::timeOnDevice(graph, std::move(ro), std::move(inputs),
+                                                   regions, cudaGraph, cancel);
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, std::string("timing the graphs on the GPU: ") +
+                                                  e.what());
+    }
 }
 
 Result<CompiledGraphReport> runCompiledGraph(const graph::Graph& graph,

@@ -3,12 +3,14 @@
 // graph runs on the eager engine with each region that compiled replaced by its schedule —
 // generated kernels and extern LibTorch calls — and the same inputs run once more eagerly, so
 // the compiled graph's time and outputs can be compared with eager. Shared by `fxscope-cli run
-// --compiled`. Not for per-region timing in isolation (graph_compile.h) nor profiles.
+// --compiled`; its pieces (compiledSubstitutes, timeTotalsOnDevice) by the run-time profile.
+// Not for per-region timing in isolation (graph_compile.h).
 #pragma once
 
 #include "core/compile/graph_compile.h"
 #include "core/exec/interpreter.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,5 +70,31 @@ Result<CompiledGraphReport> runCompiledGraph(const graph::Graph& graph,
                                              const GraphCompileOptions& options,
                                              const CancelToken& cancel = CancelToken::none(),
                                              const ProgressSink& progress = {});
+
+// Pieces of runCompiledGraph for a caller that compiled the regions itself (compileRegionsOn
+// with CompileOptions::keepLoaded; the run-time profile, core/profile) and runs the graph with
+// them in place. The engine's substitutes that run each region of `regions` that compiled
+// (RegionOutcome::loaded) instead of its nodes; a region that fell back is left out (its nodes
+// run eagerly). Put them in RunOptions::substitutes.
+std::vector<exec::Substitute> compiledSubstitutes(const std::vector<RegionOutcome>& regions);
+
+struct DeviceTotals {
+    double eagerWallMs = 0;    // host: the first step issued to the end of the GPU's work
+    double compiledWallMs = 0;
+    double eagerDeviceMs = 0;  // between CUDA events around the steps
+    double compiledDeviceMs = 0;
+    double eagerHostMs = 0;    // host: issuing the steps (or the replay)
+    double compiledHostMs = 0;
+};
+
+// CUDA: the eager graph and the graph with `regions` in place, both run on `inputs` (the
+// graph's placeholders by name, on the GPU) max(5, ro.repeat) times without per-node
+// synchronisation (cudaGraph: as CUDA graph replays); medians (CompiledGraphReport's deviceMs).
+// ro: the runs' options (seed, sizes); its keep, inputs file and forward graph are not used.
+// Errors: cancelled, a LibTorch without CUDA, a step that cannot be captured. Never throws.
+Result<DeviceTotals> timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
+                                        std::shared_ptr<const exec::ValueStore> inputs,
+                                        const std::vector<RegionOutcome>& regions, bool cudaGraph,
+                                        const CancelToken& cancel = CancelToken::none());
 
 } // namespace fxs::compile

@@ -100,6 +100,30 @@ RegionProfile regionFrom(const json& j)
     return r;
 }
 
+// Version 2: the whole graph run with its compiled regions in place (absent: not measured).
+json compiledGraphJson(const CompiledGraphProfile& c)
+{
+    return {{"eager", statJson(c.eager)}, {"total", statJson(c.total)},
+            {"regions_used", c.regionsUsed},
+            {"regions_total", c.regionsTotal}, {"device_ms", optMs(c.deviceMs)},
+            {"eager_device_ms", optMs(c.eagerDeviceMs)}};
+}
+
+CompiledGraphProfile compiledGraphFrom(const json& j)
+{
+    CompiledGraphProfile c;
+    c.eager = statFrom(j.at("eager"));
+    c.total = statFrom(j.at("total"));
+    c.regionsUsed = j.at("regions_used").get<int>();
+    c.regionsTotal = j.at("regions_total").get<int>();
+    c.deviceMs = optFrom(j.at("device_ms"));
+    c.eagerDeviceMs = optFrom(j.at("eager_device_ms"));
+    if (c.regionsUsed < 0 || c.regionsUsed > c.regionsTotal) {
+        throw std::invalid_argument("compiled_graph: regions_used must be 0..regions_total");
+    }
+    return c;
+}
+
 RuntimeProfile profileFrom(const json& j)
 {
     RuntimeProfile p;
@@ -117,6 +141,9 @@ RuntimeProfile profileFrom(const json& j)
         p.regions.push_back(regionFrom(r));
     }
     p.notes = j.at("notes").get<std::vector<std::string>>();
+    if (j.contains("compiled_graph")) { // version 2; version 1 files have none
+        p.compiledGraph = compiledGraphFrom(j.at("compiled_graph"));
+    }
     return p;
 }
 
@@ -149,13 +176,15 @@ std::string serializeProfile(const RuntimeProfile& p)
     for (const auto& r : p.regions) {
         regions.push_back(regionJson(r));
     }
-    return dumpJson(json{{"schema", kSchema}, {"version", kProfileSchemaVersion},
-                         {"graph", p.graph}, {"device", p.device}, {"repeat", p.repeat},
-                         {"total", statJson(p.total)}, {"peak_bytes", p.peakBytes},
-                         {"copy_GBps", p.peaks.copyGBps},
-                         {"matmul_GFLOPs", p.peaks.matmulGflops}, {"nodes", nodes},
-                         {"regions", regions}, {"notes", p.notes}},
-                    2);
+    json doc{{"schema", kSchema}, {"version", kProfileSchemaVersion}, {"graph", p.graph},
+             {"device", p.device}, {"repeat", p.repeat}, {"total", statJson(p.total)},
+             {"peak_bytes", p.peakBytes}, {"copy_GBps", p.peaks.copyGBps},
+             {"matmul_GFLOPs", p.peaks.matmulGflops}, {"nodes", nodes}, {"regions", regions},
+             {"notes", p.notes}};
+    if (p.compiledGraph) {
+        doc["compiled_graph"] = compiledGraphJson(*p.compiledGraph);
+    }
+    return dumpJson(doc, 2);
 }
 
 Result<RuntimeProfile> parseProfile(std::string_view text)
@@ -218,6 +247,12 @@ ProfileComparison compareProfiles(const RuntimeProfile& before, const RuntimePro
     ProfileComparison c;
     c.beforeTotalMs = before.total.medianMs;
     c.afterTotalMs = after.total.medianMs;
+    if (before.compiledGraph) {
+        c.beforeCompiledTotalMs = before.compiledGraph->total.medianMs;
+    }
+    if (after.compiledGraph) {
+        c.afterCompiledTotalMs = after.compiledGraph->total.medianMs;
+    }
     auto nodeTimes = [](const RuntimeProfile& p) {
         std::vector<std::pair<std::string, double>> v;
         for (const auto& n : p.nodes) {

@@ -13,9 +13,10 @@
 
 namespace fxs::profile {
 
-inline constexpr int kProfileSchemaVersion = 1;
+// 2: "compiled_graph" (RuntimeProfile::compiledGraph) added; version 1 files load without it.
+inline constexpr int kProfileSchemaVersion = 2;
 
-// {"schema":"fxscope-runtime-profile","version":1,"graph",...} (README "fxscope-cli profile").
+// {"schema":"fxscope-runtime-profile","version":2,"graph",...} (README "fxscope-cli profile").
 std::string serializeProfile(const RuntimeProfile& profile);
 // Refuses other schemas and newer versions (Unsupported) and malformed documents (Parse).
 Result<RuntimeProfile> parseProfile(std::string_view json);
@@ -33,6 +34,9 @@ struct Delta {
 struct ProfileComparison {
     double beforeTotalMs = 0.0; // medians of the whole-graph runs
     double afterTotalMs = 0.0;
+    // The whole graph with its compiled regions in place (medians); nullopt: not measured.
+    std::optional<double> beforeCompiledTotalMs;
+    std::optional<double> afterCompiledTotalMs;
     std::vector<Delta> nodes;   // eager medians; first profile's order, then new names
     std::vector<Delta> regions; // compiled ms when known, else eager medians
 };

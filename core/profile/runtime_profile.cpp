@@ -11,8 +11,8 @@
 #endif
 
 #if FXSCOPE_HAVE_COMPILE
-#include "core/compile/region_compiler.h"
 #include "core/cuda/device.h"
+#include "core/profile/compiled_profile.h"
 #endif
 
 #include <algorithm>
@@ -206,40 +206,40 @@ void useGpuCopyBandwidth(RuntimeProfile& p)
 #endif
 }
 
-void compileRegions(const graph::Graph& graph, const std::vector<partition::Region>& regions,
-                    const ProfileOptions& options, const exec::ValueStore& kept,
-                    RuntimeProfile& profile, const CancelToken& cancel)
+// The regions compiled and the whole graph timed with them in place (compiled_profile.cpp).
+Status compileRegions(const graph::Graph& graph, const std::vector<partition::Region>& regions,
+                      const ProfileOptions& options, const exec::ValueStore& kept,
+                      RuntimeProfile& profile, const CancelToken& cancel, UnitProgress& progress,
+                      double first, double steps)
 {
 #if FXSCOPE_HAVE_COMPILE
-    compile::CompileOptions co;
-    co.store = options.store;
-    co.remote = options.remote;
-    co.timingRepeats = std::max(1, options.repeat);
-    co.retime = true; // a profile measures: a hit is timed again, not read from its entry
-    // Regions run where the profile ran: CUDA kernels timed with events on a GPU.
-    co.device = profile.device.rfind("cuda", 0) == 0 ? compile::TargetDevice::Cuda
-                                                      : compile::TargetDevice::Cpu;
-    compile::RegionCompiler compiler(co);
-    for (std::size_t i = 0; i < regions.size() && !cancel.isCancelled(); ++i) {
-        const auto& r = regions[i];
-        auto out = compiler.compileAndRun(graph, {r.id, r.nodes, r.options}, kept);
-        profile.regions[i].compileState = std::string(compile::regionStateName(out.state));
-        if (out.state != compile::RegionState::Fallback) {
-            profile.regions[i].compiledMs = out.compiledMs;
-            profile.regions[i].compiled = timeStat(out.compiledSamplesMs);
-        } else {
-            profile.notes.push_back("region " + r.id + " fell back to LibTorch: " +
-                                    out.headline);
-        }
-    }
+    return detail::compileAndTimeWholeGraph(graph, regions, options, kept, profile, cancel,
+                                            progress, first, steps);
 #else
     (void)graph;
     (void)regions;
     (void)options;
     (void)kept;
     (void)cancel;
+    (void)progress;
+    (void)first;
+    (void)steps;
     profile.notes.push_back("this build has no region compiler: compiled times are missing");
+    profile.notes.push_back(
+        "whole graph compiled vs eager: not measured (no region compiler in this build)");
+    return {};
 #endif
+}
+
+// Why RuntimeProfile::compiledGraph is absent when the profile compiles nothing.
+std::string notCompiledNote(const ProfileOptions& options,
+                            const std::vector<partition::Region>& regions)
+{
+    (void)options; // compileRegions is off, or there is nothing to compile
+    return std::string("whole graph compiled vs eager: not measured (") +
+           (regions.empty() ? "the graph has no regions to compile"
+                            : "regions were not compiled") +
+           ")";
 }
 
 Error cancelled()
@@ -331,13 +331,14 @@ TimedRuns storedRuns(const ReusePlan& plan, int repeat, UnitProgress& tracker)
 
 RuntimeProfile reusedProfile(const graph::Graph& graph,
                              const std::vector<partition::Region>& regions, const ReusePlan& plan,
-                             int repeat, UnitProgress& tracker)
+                             const ProfileOptions& options, UnitProgress& tracker)
 {
-    const TimedRuns runs = storedRuns(plan, repeat, tracker);
+    const TimedRuns runs = storedRuns(plan, std::max(1, options.repeat), tracker);
     RuntimeProfile p = assembleProfile(graph, regions, runs.perNode, runs.totalsMs,
                                        plan.graph->peaks);
     p.device = plan.graph->device;
     p.peakBytes = plan.graph->peakBytes;
+    p.notes.push_back(notCompiledNote(options, regions));
     p.notes.push_back(reuseNote(plan));
     return p;
 }
@@ -362,12 +363,13 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
                                     const ProgressSink& progress)
 {
     const int repeat = std::max(1, options.repeat);
-    const double steps = repeat + 2.0 + (options.compileRegions ? 1.0 : 0.0);
+    const bool compiling = options.compileRegions && !regions.empty();
+    // The warm-up, the timed runs; compiling: the regions, the compiled graph's runs.
+    const double steps = repeat + 2.0 + (compiling ? repeat + 2.0 : 0.0);
     ReusePlan plan = planReuse(graph, options, options.memo);
     UnitProgress tracker(graph, plan.units, progress, steps);
-    const bool compiling = options.compileRegions && !regions.empty();
     if (plan.complete() && !compiling) { // compiling needs the warm-up's values: run it only
-        RuntimeProfile p = reusedProfile(graph, regions, plan, repeat, tracker);
+        RuntimeProfile p = reusedProfile(graph, regions, plan, options, tracker);
         options.memo->setLastStats({0, plan.reused(), 0, plan.units.size()});
         tracker.report(1.0, "done");
         return p;
@@ -380,6 +382,11 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
     ro.keep = partition::regionInputNames(graph, regions);
     for (std::string& name : plan.reusedOutputs(graph)) {
         ro.keep.push_back(std::move(name));
+    }
+    if (compiling) { // the inputs of the compiled graph's runs timed on a GPU
+        for (graph::NodeId id : graph.placeholders()) {
+            ro.keep.push_back(graph.node(id).name);
+        }
     }
     ro.onNode = tracker.hook();
     tracker.begin(1.0, "warm-up run");
@@ -403,6 +410,9 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
     p.device = warm->device;
     p.peakBytes = warm->peakBytes;
     p.notes = warm->notes;
+    if (!compiling) {
+        p.notes.push_back(notCompiledNote(options, regions));
+    }
     if (plan.reused() > 0) {
         p.notes.push_back(reuseNote(plan));
     }
@@ -412,10 +422,10 @@ Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
     useGpuCopyBandwidth(p);
     remember(options.memo, plan, timed, p, graph);
     if (compiling) {
-        tracker.report((2.0 + repeat) / steps, "compiling regions");
-        compileRegions(graph, regions, options, warm->kept, p, cancel);
-        if (cancel.isCancelled()) {
-            return cancelled();
+        if (Status s = compileRegions(graph, regions, options, warm->kept, p, cancel, tracker,
+                                      2.0 + repeat, steps);
+            !s) {
+            return s.error();
         }
         applyRoofline(p);
     }

@@ -12,6 +12,7 @@
 #include "core/util/result.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,16 +76,37 @@ struct RegionProfile {
     bool operator==(const RegionProfile&) const = default;
 };
 
+// The whole graph run with its compiled regions in place (compile/compiled_graph.h): the
+// regions the profile compiled, on the same device, inputs and options as the eager runs, timed
+// as `total` is (per-node timing), in `repeat` rounds after a warm-up round, each round one eager
+// run and one compiled run, so both are measured in the same window (RuntimeProfile::total may
+// come from an earlier profile's reused timings, or from a busier moment).
+struct CompiledGraphProfile {
+    TimeStat eager;       // wall time per run of the eager graph, in the same rounds
+    TimeStat total;       // wall time per run of the compiled graph
+    int regionsUsed = 0;  // regions that ran compiled (the others fell back and ran eagerly)
+    int regionsTotal = 0; // the profile's regions
+    // CUDA: the GPU time between CUDA events around the steps of each graph, run without
+    // per-node synchronisation (medians; compile::timeTotalsOnDevice). nullopt on the CPU, or
+    // when it could not be measured (the notes say why).
+    std::optional<double> deviceMs;
+    std::optional<double> eagerDeviceMs;
+    bool operator==(const CompiledGraphProfile&) const = default;
+};
+
 struct RuntimeProfile {
     std::string graph;   // the graph's name or source path
     std::string device;  // "cpu"
     int repeat = 0;      // timed runs
-    TimeStat total;      // whole-graph wall time per run
+    TimeStat total;      // whole-graph wall time per run (eager)
     std::int64_t peakBytes = 0;
     MachinePeaks peaks;
     std::vector<NodeProfile> nodes;   // call nodes, graph order
     std::vector<RegionProfile> regions;
     std::vector<std::string> notes;
+    // Only when regions were compiled (ProfileOptions::compileRegions and the graph has
+    // regions) and the graph ran with them in place; else nullopt and a note says why.
+    std::optional<CompiledGraphProfile> compiledGraph;
     bool operator==(const RuntimeProfile&) const = default;
 };
 
@@ -92,7 +114,15 @@ struct ProfileOptions {
     exec::RunOptions run;          // inputs, sizes, seed, device (repeat is ignored)
     int repeat = 5;                // timed runs after one warm-up run
     std::optional<MachinePeaks> peaks; // given peaks; nullopt: measure them
-    bool compileRegions = false;   // time regions with the region compiler when it is built
+    // Compile the regions (compile::compileRegionsOn: cache, verification, timing of each in
+    // isolation) when the region compiler is built, then time the whole graph with them in
+    // place (RuntimeProfile::compiledGraph).
+    bool compileRegions = false;
+    // Keep only what wins (compile::CompileOptions::slower): whether a compiled region lost to
+    // eager, from its timings. Empty: the compiler's rule. Tests inject a verdict through it.
+    std::function<bool(double eagerMs, double eagerSpreadMs, double compiledMs,
+                       double compiledSpreadMs)>
+        slower;
     cache::CacheStore* store = nullptr; // region compiler cache (null: build in a temp dir)
     remote::RemoteTier* remote = nullptr; // its remote tier (null: none)
     // The graph's module tree (null: unknown): progress is reported per module ("timed run 2/5
@@ -107,10 +137,13 @@ struct ProfileOptions {
 // Whether this build has the region compiler (fxscope_compile).
 bool regionCompilerAvailable();
 
-// Runs the graph 1 + repeat times and assembles the profile. With a memo, an unchanged graph is
-// not run at all, and a partly changed one times only its changed modules (see
-// profile_reuse.h; the profile's notes say how many were reused). Errors: the engine cannot run
-// the graph (unsupported ops are listed), an operator failed, or the token was cancelled.
+// Runs the graph 1 + repeat times and assembles the profile; compiling regions, then 1 + repeat
+// rounds of the graph eagerly and with them in place (on CUDA both graphs also run without
+// per-node syncs for their GPU time). A compiled graph that cannot run is not an error:
+// compiledGraph stays nullopt and a note says why. With a memo, an unchanged graph is not run
+// at all (unless compiling), and a partly changed one times only its changed modules (see
+// profile_reuse.h; the profile's notes say how many were reused). Errors: the engine cannot run the graph (unsupported ops are listed), an
+// operator failed, or the token was cancelled.
 Result<RuntimeProfile> profileGraph(const graph::Graph& graph,
                                     const std::vector<partition::Region>& regions,
                                     const ProfileOptions& options,

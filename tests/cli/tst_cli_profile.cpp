@@ -1,6 +1,8 @@
 // fxscope-cli profile end to end: the JSON contract on the annotated GPT-2 forward graph (its
 // two annotation regions, their addmm FLOPs counted by hand), the Chrome trace, CSV and saved
-// profile it writes, and bad arguments.
+// profile it writes, and bad arguments. With compiled regions the JSON has the whole graph
+// compiled ("compiled_total", "regions_used": the regions that compiled, hit or miss), absent
+// with --eager-only.
 #include "tests/cli/cli_runner.h"
 #include "tests/test_file.h"
 
@@ -111,6 +113,59 @@ private Q_SLOTS:
                     region.at("compiled_spread_ms").get<double>() + 1e-9);
         }
         QVERIFY(compiled > 0);
+    }
+
+    void wholeGraphCompiledTotal()
+    {
+        QTemporaryDir dir;
+        const QString graph = QStringLiteral(FXSCOPE_TEST_DATA "/compile/two_regions_fw.txt");
+        const QString saved = dir.filePath("p.json");
+        auto r = runCli({"profile", graph, "--json", "--repeat", "3", "--cache",
+                         dir.filePath("cache.db"), "--save", saved});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY(!j.is_discarded());
+        QVERIFY2(j.contains("compiled_total"), r.out.left(2000).constData());
+        const auto& t = j.at("compiled_total");
+        const double median = t.at("median_ms").get<double>();
+        const double lo = t.at("min_ms").get<double>();
+        const double hi = t.at("max_ms").get<double>();
+        QVERIFY(median > 0 && lo <= median && median <= hi);
+        QCOMPARE(t.at("spread_ms").get<double>(), hi - lo);
+        // Eager timed in the same rounds.
+        const auto& e0 = j.at("eager_total");
+        QVERIFY(e0.at("min_ms").get<double>() <= e0.at("median_ms").get<double>());
+        QVERIFY(e0.at("median_ms").get<double>() <= e0.at("max_ms").get<double>());
+        // Used: the regions that compiled (hit or miss); a fallback runs eagerly.
+        QCOMPARE(j.at("regions").size(), std::size_t{2});
+        int compiled = 0;
+        for (const auto& region : j.at("regions")) {
+            const std::string state = region.at("compile_state");
+            compiled += state == "hit" || state == "miss" ? 1 : 0;
+        }
+        QCOMPARE(j.at("regions_used").get<int>(), compiled);
+        QVERIFY(!j.contains("device_ms")); // the CPU
+        // The saved profile (version 2) carries it too.
+        const json p = json::parse(slurp(saved), nullptr, false);
+        QCOMPARE(p.at("version").get<int>(), 2);
+        QCOMPARE(p.at("compiled_graph").at("total").at("median_ms").get<double>(), median);
+        QCOMPARE(p.at("compiled_graph").at("regions_used").get<int>(), compiled);
+        QCOMPARE(p.at("compiled_graph").at("regions_total").get<int>(), 2);
+        // The text output has the comparison line.
+        auto text = runCli({"profile", graph, "--repeat", "1", "--cache",
+                            dir.filePath("cache.db")});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(text.out.contains("whole graph: eager "), text.out.constData());
+        QVERIFY(text.out.contains(" of 2 regions used"));
+        // --eager-only: not measured, and the notes say so.
+        auto eager = runCli({"profile", graph, "--json", "--repeat", "1", "--eager-only"});
+        QVERIFY2(eager.exitCode == 0, eager.err.constData());
+        const json e = json::parse(eager.out.toStdString(), nullptr, false);
+        QVERIFY(!e.contains("compiled_total"));
+        QVERIFY(!e.contains("regions_used"));
+        QVERIFY(!e.contains("eager_total"));
+        QVERIFY(e.at("notes").dump().find("whole graph compiled vs eager: not measured") !=
+                std::string::npos);
     }
 
     void textOutputWithoutRegions()

@@ -31,7 +31,8 @@ ProfilePanel::ProfilePanel(QWidget* parent)
       m_timeline(new PhaseTimeline(this)), m_timelineScroll(new QScrollArea(this)),
       m_legend(new QHBoxLayout),
       m_progress(new QProgressBar(this)), m_run(new QPushButton(tr("Profile"), this)),
-      m_cancel(new QPushButton(tr("Cancel"), this)), m_status(new QLabel(this))
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_status(new QLabel(this)),
+      m_summary(new QLabel(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(ProfileModel::SortRole);
@@ -77,9 +78,14 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     splitter->setStretchFactor(1, 1);
     m_timelineScroll->hide(); // until a TORCH_TRACE run brings compile phases
     m_topChart->hide();       // until a profile is shown
+    m_summary->setObjectName(QStringLiteral("wholeGraphSummary"));
+    m_summary->setAccessibleName(tr("Whole graph, eager and compiled"));
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->hide(); // until a profile is shown
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(m_legend);
+    layout->addWidget(m_summary);
     layout->addWidget(splitter, 1);
     setBusy(false);
 
@@ -114,6 +120,7 @@ void ProfilePanel::setProfile(profile::RuntimeProfile profile)
                           .arg(m_model->profile().peaks.copyGBps, 0, 'f', 1));
     rebuildTopChart();
     rebuildLegend();
+    updateWholeGraph();
     m_topChart->setVisible(!m_model->profile().nodes.empty());
     for (const int column : {int(ProfileModel::NameColumn), int(ProfileModel::EagerColumn),
                              int(ProfileModel::CompiledColumn), int(ProfileModel::SpeedupColumn),
@@ -175,6 +182,75 @@ void ProfilePanel::rebuildLegend()
         m_legend->addWidget(swatch);
     }
     m_legend->addStretch(1);
+}
+
+namespace {
+
+// "12.3 ms (±0.400)": the median and half the range of the timed runs.
+QString plusMinusText(const profile::TimeStat& t)
+{
+    return QObject::tr("%1 ms (\u00b1%2)")
+        .arg(ProfileModel::msText(t.medianMs), ProfileModel::msText(t.spreadMs / 2));
+}
+
+QString rangeOf(const profile::TimeStat& t)
+{
+    return QObject::tr("%1\u2013%2 ms").arg(ProfileModel::msText(t.minMs),
+                                            ProfileModel::msText(t.maxMs));
+}
+
+} // namespace
+
+QString ProfilePanel::wholeGraphText(const profile::RuntimeProfile& p)
+{
+    if (!p.compiledGraph) {
+        return tr("Whole graph \u2014 eager %1 \u00b7 compiled: not measured; Profile with "
+                  "compiled regions (open or propose regions first) to compare the whole graph "
+                  "compiled with eager")
+            .arg(plusMinusText(p.total));
+    }
+    // Eager as timed in the same rounds as compiled, not the profile's total (which may be
+    // reused from an earlier profile).
+    const profile::CompiledGraphProfile& c = *p.compiledGraph;
+    QString text = tr("Whole graph \u2014 eager %1 \u00b7 compiled %2")
+                       .arg(plusMinusText(c.eager), plusMinusText(c.total));
+    if (c.total.medianMs > 0 && c.eager.medianMs > 0) {
+        const double ratio = c.eager.medianMs / c.total.medianMs;
+        const QString times = QString::number(ratio, 'f', 2) + QStringLiteral("\u00d7");
+        text += ratio >= 1.0 ? tr(" \u00b7 %1 faster").arg(times)
+                             : tr(" \u00b7 %1 (slower)").arg(times);
+    }
+    text += tr(" \u00b7 %1 of %2 regions used").arg(c.regionsUsed).arg(c.regionsTotal);
+    if (c.deviceMs && c.eagerDeviceMs) {
+        text += tr(" \u00b7 GPU time eager %1 ms, compiled %2 ms")
+                    .arg(ProfileModel::msText(*c.eagerDeviceMs), ProfileModel::msText(*c.deviceMs));
+    }
+    return text;
+}
+
+void ProfilePanel::updateWholeGraph()
+{
+    const profile::RuntimeProfile& p = m_model->profile();
+    m_summary->setText(wholeGraphText(p));
+    const profile::TimeStat& eager = p.compiledGraph ? p.compiledGraph->eager : p.total;
+    QString tip = tr("Median of %1 timed runs each; \u00b1 is half their range. Eager: %2.")
+                      .arg(p.repeat)
+                      .arg(rangeOf(eager));
+    if (p.compiledGraph) {
+        tip += tr("\nCompiled: the whole graph run with its compiled regions in place (regions "
+                  "that fell back run eagerly): %1. Eager and compiled runs alternate, in the "
+                  "same rounds.")
+                   .arg(rangeOf(p.compiledGraph->total));
+        if (p.compiledGraph->deviceMs) {
+            tip += tr("\nGPU time: both graphs run again without per-node synchronisation, "
+                      "between CUDA events.");
+        }
+    } else {
+        tip += tr("\nThe comparison needs regions compiled: open or propose regions, then "
+                  "Profile.");
+    }
+    m_summary->setToolTip(tip);
+    m_summary->show();
 }
 
 int ProfilePanel::legendStops() const

@@ -1,6 +1,8 @@
 // Saved run-time profiles: save → load gives an equal profile (optional values, regions, bounds
 // included); other schemas, newer versions and malformed documents are refused; comparing two
-// profiles pairs nodes and regions by name.
+// profiles pairs nodes and regions by name. Version 2 adds the whole graph compiled
+// ("compiled_graph"); a version 1 file (tests/data/profile/version1_profile.json, written by hand
+// in version 1's shape) still loads, without it.
 #include "core/profile/profile_file.h"
 #include "tests/test_file.h"
 
@@ -87,6 +89,75 @@ private Q_SLOTS:
         QVERIFY(at != std::string::npos);
         text.replace(at, 9, "\"disk\"");
         QVERIFY(!parseProfile(text).ok());
+    }
+
+    void compiledGraphRoundTrips()
+    {
+        RuntimeProfile p = sample();
+        p.compiledGraph = CompiledGraphProfile{
+            {1.5, 0.5, 1.25, 1.75}, {0.75, 0.25, 0.625, 0.875}, 1, 2, 0.5, 0.875};
+        const std::string text = serializeProfile(p);
+        QVERIFY(text.find("\"version\": 2") != std::string::npos);
+        QVERIFY(text.find("\"compiled_graph\"") != std::string::npos);
+        auto back = parseProfile(text);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().toString().c_str());
+        QVERIFY(back->compiledGraph.has_value());
+        QCOMPARE(back->compiledGraph->eager.medianMs, 1.5);
+        QCOMPARE(back->compiledGraph->eager.maxMs, 1.75);
+        QCOMPARE(back->compiledGraph->total.medianMs, 0.75);
+        QCOMPARE(back->compiledGraph->total.spreadMs, 0.25);
+        QCOMPARE(back->compiledGraph->regionsUsed, 1);
+        QCOMPARE(back->compiledGraph->regionsTotal, 2);
+        QCOMPARE(*back->compiledGraph->deviceMs, 0.5);
+        QCOMPARE(*back->compiledGraph->eagerDeviceMs, 0.875);
+        QVERIFY(*back == p);
+        // The CPU has no device times: null in the file, nullopt back.
+        p.compiledGraph->deviceMs.reset();
+        p.compiledGraph->eagerDeviceMs.reset();
+        back = parseProfile(serializeProfile(p));
+        QVERIFY(back.ok());
+        QVERIFY(*back == p);
+        // Not measured: no key at all.
+        p.compiledGraph.reset();
+        QVERIFY(serializeProfile(p).find("compiled_graph") == std::string::npos);
+        back = parseProfile(serializeProfile(p));
+        QVERIFY(back.ok() && !back->compiledGraph);
+    }
+
+    void loadsVersion1Files()
+    {
+        auto p = loadProfile(FXSCOPE_TEST_DATA "/profile/version1_profile.json");
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        QVERIFY(!p->compiledGraph);
+        QCOMPARE(p->graph, std::string("small.py"));
+        QCOMPARE(p->repeat, 3);
+        QCOMPARE(p->total.medianMs, 0.4);
+        QCOMPARE(p->nodes.size(), std::size_t{2});
+        QCOMPARE(p->regions.size(), std::size_t{1});
+        QCOMPARE(*p->regions[0].compiledMs, 0.01);
+        QCOMPARE(p->regions[0].compiled.maxMs, 0.011);
+    }
+
+    void refusesMoreRegionsUsedThanThereAre()
+    {
+        RuntimeProfile p = sample();
+        p.compiledGraph = CompiledGraphProfile{{}, {0.75, 0.25, 0.625, 0.875}, 3, 2, {}, {}};
+        auto back = parseProfile(serializeProfile(p));
+        QVERIFY(!back.ok());
+        QCOMPARE(back.error().code, ErrorCode::Parse);
+    }
+
+    void comparesCompiledTotals()
+    {
+        RuntimeProfile a = sample();
+        RuntimeProfile b = sample();
+        auto c = compareProfiles(a, b);
+        QVERIFY(!c.beforeCompiledTotalMs && !c.afterCompiledTotalMs);
+        b.compiledGraph = CompiledGraphProfile{{}, {0.75, 0.0, 0.75, 0.75}, 2, 2, {}, {}};
+        c = compareProfiles(a, b);
+        QVERIFY(!c.beforeCompiledTotalMs);
+        QCOMPARE(*c.afterCompiledTotalMs, 0.75);
+        QCOMPARE(c.afterTotalMs, 1.25); // the eager total stays the eager one
     }
 
     void comparesByName()

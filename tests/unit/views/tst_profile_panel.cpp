@@ -4,7 +4,9 @@
 // times show their spread, chart labels fit at a normal width (a node's module path leads its
 // label and gives way from the left), progress/cancel show only while busy, and the Modules tab
 // nests the time by module, shows compiled time and the range of identical modules, and reports
-// the module clicked.
+// the module clicked. Above the table, the whole-graph line compares eager with the graph run with
+// its compiled regions in place (numbers and ratio worked out by hand below), or says how to get
+// the comparison.
 #include "tests/test_file.h"
 #include "views/panels/bar_list.h"
 
@@ -321,6 +323,61 @@ private Q_SLOTS:
         QCOMPARE(cell(l0, ProfilePanel::ModuleCompiledColumn), QString());
         QCOMPARE(cell(l0, ProfilePanel::ModuleSpeedupColumn), QString());
         QCOMPARE(cell(l1, ProfilePanel::ModuleEagerColumn), QStringLiteral("4.00"));
+    }
+
+    // eager 12.3 ms, range 11.9–12.7 (±0.4); compiled 9.8, range 9.5–10.1 (±0.3);
+    // 12.3 / 9.8 = 1.2551 -> "1.26×". msText: 2 decimals from 1 ms, 1 from 10, 3 below 1. The
+    // eager figure is the one timed in the same rounds as compiled, not the profile's total.
+    void wholeGraphComparesCompiledWithEager()
+    {
+        auto p = sample(3);
+        p.total = {40.0, 2.0, 39.0, 41.0}; // e.g. reused from an earlier, busier profile
+        p.compiledGraph = profile::CompiledGraphProfile{
+            {12.3, 0.8, 11.9, 12.7}, {9.8, 0.6, 9.5, 10.1}, 61, 61, {}, {}};
+        ProfilePanel panel;
+        QVERIFY(panel.wholeGraphLabel()->isHidden()); // no profile yet
+        panel.setProfile(p);
+        QLabel* line = panel.findChild<QLabel*>(QStringLiteral("wholeGraphSummary"));
+        QCOMPARE(line, panel.wholeGraphLabel());
+        QVERIFY(!line->isHidden());
+        QCOMPARE(line->text(), QString::fromUtf8("Whole graph \u2014 eager 12.3 ms (\u00b10.400) "
+                                                 "\u00b7 compiled 9.80 ms (\u00b10.300) \u00b7 "
+                                                 "1.26\u00d7 faster \u00b7 61 of 61 regions used"));
+        QVERIFY(!line->accessibleName().isEmpty());
+        QVERIFY(line->toolTip().contains(QString::fromUtf8("9.50\u201310.1 ms")));
+        QVERIFY(line->toolTip().contains(QString::fromUtf8("11.9\u201312.7 ms")));
+        QVERIFY(line->toolTip().contains(QStringLiteral("3 timed runs")));
+        // Slower: 1.0 / 1.1 = 0.909 -> "0.91× (slower)"; 40 of 61 regions ran compiled.
+        p.compiledGraph = profile::CompiledGraphProfile{
+            {1.0, 0.0, 1.0, 1.0}, {1.1, 0.0, 1.1, 1.1}, 40, 61, {}, {}};
+        panel.setProfile(p);
+        QVERIFY2(line->text().endsWith(QString::fromUtf8(
+                     "compiled 1.10 ms (\u00b10.0000) \u00b7 0.91\u00d7 (slower) \u00b7 "
+                     "40 of 61 regions used")),
+                 qPrintable(line->text()));
+        // CUDA: the GPU times of both graphs follow.
+        p.compiledGraph->deviceMs = 2.0;
+        p.compiledGraph->eagerDeviceMs = 3.0;
+        panel.setProfile(p);
+        QVERIFY2(line->text().endsWith(QStringLiteral("GPU time eager 3.00 ms, compiled 2.00 ms")),
+                 qPrintable(line->text()));
+    }
+
+    void wholeGraphWithoutCompiledRegionsSaysHow()
+    {
+        auto p = sample(3);
+        p.total = {0.25, 0.02, 0.24, 0.26};
+        ProfilePanel panel;
+        panel.setProfile(p);
+        const QString text = panel.wholeGraphLabel()->text();
+        QVERIFY2(text.startsWith(QString::fromUtf8("Whole graph \u2014 eager 0.250 ms "
+                                                   "(\u00b10.0100)")),
+                 qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("Profile with compiled regions")));
+        QVERIFY(!text.contains(QStringLiteral("faster")));
+        QVERIFY(!text.contains(QStringLiteral("regions used")));
+        // The table is still there, as before.
+        QCOMPARE(panel.view()->model()->rowCount(), 4);
     }
 
     void busyShowsProgressAndCancel()
