@@ -51,6 +51,6 @@ foreach(target IN LISTS fuzz_targets)
                 "${binary}" -max_total_time=${FXSCOPE_FUZZ_SECONDS}
                 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 ${${target}_args}
                 "${corpus}" "${CMAKE_CURRENT_LIST_DIR}/seeds/${target}")
-    set_tests_properties(${target} PROPERTIES LABELS fuzz TIMEOUT 300)
+    set_tests_properties(${target} PROPERTIES LABELS fuzz TIMEOUT 300 COST ${FXSCOPE_FUZZ_SECONDS})
     file(MAKE_DIRECTORY "${corpus}")
 endforeach()
