@@ -129,14 +129,11 @@ const char* cudaStorageName(ScalarType t)
 AccessShape accessShape(const Kernel& k, const Access& a)
 {
     const std::string inner = innerIndexText(k, a);
-    const std::size_t firstInner = k.flat ? 0 : k.shape.size() - std::size_t(k.innerDims);
-    // A load guarded along the row is read element by element (each its own test).
-    const bool guardedAlong = std::any_of(a.guards.begin(), a.guards.end(), [&](const Guard& g) {
-        return std::size_t(g.dim) >= firstInner;
-    });
-    return inner.empty()                   ? AccessShape::Broadcast
-           : inner == "c" && !guardedAlong ? AccessShape::Contiguous
-                                           : AccessShape::Gather;
+    // A guarded load is read element by element, each behind its test (a vector word would be
+    // read whole, in its range or not).
+    return inner.empty()                      ? AccessShape::Broadcast
+           : inner == "c" && a.guards.empty() ? AccessShape::Contiguous
+                                              : AccessShape::Gather;
 }
 
 bool isRowStore(const Kernel& k, const Store& s)

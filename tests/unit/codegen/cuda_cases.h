@@ -140,10 +140,10 @@ inline const std::vector<CudaCase>& cudaCases()
     return (_softmax,)
 )"},
         // Parts along the rows (guards on the row index), one a broadcast along the row.
-        {"catouter", R"(def forward(self, a: "f32[2, 1][1, 1]cuda:0", y: "f32[3, 33][33, 1]cuda:0", z: "f32[1, 33][33, 1]cuda:0", w: "f32[33][1]cuda:0"):
-    expand: "f32[2, 33][1, 0]cuda:0" = torch.ops.aten.expand.default(a, [2, 33])
-    cat: "f32[6, 33][33, 1]cuda:0" = torch.ops.aten.cat.default([expand, y, z])
-    mul: "f32[6, 33][33, 1]cuda:0" = torch.ops.aten.mul.Tensor(cat, w)
+        {"catouter", R"(def forward(self, a: "f32[2, 1][1, 1]cuda:0", y: "f32[3, 32][32, 1]cuda:0", z: "f32[1, 32][32, 1]cuda:0", w: "f32[32][1]cuda:0"):
+    expand: "f32[2, 32][1, 0]cuda:0" = torch.ops.aten.expand.default(a, [2, 32])
+    cat: "f32[6, 32][32, 1]cuda:0" = torch.ops.aten.cat.default([expand, y, z])
+    mul: "f32[6, 32][32, 1]cuda:0" = torch.ops.aten.mul.Tensor(cat, w)
     return (mul,)
 )"},
         // A flat kernel: a cat of two vectors, a scalar_tensor and an arange by the flat index.

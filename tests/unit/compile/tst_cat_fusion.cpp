@@ -252,6 +252,31 @@ private Q_SLOTS:
         QVERIFY(out.source.find("__builtin_inff()") != std::string::npos);
         QVERIFY(out.source.find("(0.25f)") != std::string::npos);
     }
+
+    // Two masks made from one comparison, each expanded for a reader outside the region (the
+    // LLaMA forward's per-layer attention masks): one kernel stores both unexpanded, LibTorch
+    // expands them after it for free (stored expansions took a kernel each).
+    void returnedExpandsStayViews()
+    {
+        const Case c = parse(graphOf(R"(x: "f32[2, 1, 4, 4][16, 16, 4, 1]cpu")", R"(    gt: "b8[2, 1, 4, 4][16, 16, 4, 1]cpu" = torch.ops.aten.gt.Scalar(x, 0)
+    scalar_tensor: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(-inf, dtype = torch.float32, device = device(type='cpu'))
+    scalar_tensor_1: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(0.0, dtype = torch.float32, device = device(type='cpu'))
+    where: "f32[2, 1, 4, 4][16, 16, 4, 1]cpu" = torch.ops.aten.where.self(gt, scalar_tensor_1, scalar_tensor)
+    expand: "f32[2, 3, 4, 4][16, 0, 4, 1]cpu" = torch.ops.aten.expand.default(where, [2, 3, 4, 4])
+    scalar_tensor_2: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(-inf, dtype = torch.float32, device = device(type='cpu'))
+    scalar_tensor_3: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(0.0, dtype = torch.float32, device = device(type='cpu'))
+    where_1: "f32[2, 1, 4, 4][16, 16, 4, 1]cpu" = torch.ops.aten.where.self(gt, scalar_tensor_3, scalar_tensor_2)
+    expand_1: "f32[2, 3, 4, 4][16, 0, 4, 1]cpu" = torch.ops.aten.expand.default(where_1, [2, 3, 4, 4])
+    return (expand, expand_1)
+)"));
+        double diff = 0;
+        const auto out = compileAndCompare(c, diff);
+        QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
+                 out.headline.c_str());
+        QCOMPARE(out.kernels, 1);
+        QCOMPARE(out.externNodes, 2); // the two expands
+        QCOMPARE(diff, 0.0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCatFusion)
