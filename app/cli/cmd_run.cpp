@@ -147,6 +147,8 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     j["eager_host_ms"] = c.eagerHostMs ? json(*c.eagerHostMs) : json(nullptr);
     j["cuda_graph"] = c.cudaGraph;
     j["regions_used"] = c.regionsUsed;
+    // Generated kernels of the regions used plus one per LibTorch step doing device work.
+    j["kernels"] = c.kernels;
     json regions = json::array();
     for (std::size_t i = 0; i < c.regions.size(); ++i) {
         const auto& r = c.regions[i];
@@ -201,10 +203,11 @@ void printText(const exec::RunReport& r)
 void printCompiledText(const compile::CompiledGraphReport& c)
 {
     printText(c.compiled);
-    std::printf("compiled: %.3f ms, eager %.3f ms (%.2fx); %d of %zu regions used\n",
+    std::printf("compiled: %.3f ms, eager %.3f ms (%.2fx); %d of %zu regions used; "
+                "%d kernels launched\n",
                 c.compiled.totalMs, c.eager.totalMs,
                 c.compiled.totalMs > 0 ? c.eager.totalMs / c.compiled.totalMs : 0.0,
-                c.regionsUsed, c.regions.size());
+                c.regionsUsed, c.regions.size(), c.kernels);
     if (c.deviceMs && c.eagerDeviceMs && c.hostMs && c.eagerHostMs) {
         const int nodes = std::max(1, c.compiled.nodesRun);
         std::printf("GPU%s: compiled %.3f ms, eager %.3f ms; host %.3f ms (%.2f us a node), "

@@ -77,7 +77,8 @@ std::string vectorMathDeclarations(const VectorMathUses& uses)
 class Printer {
 public:
     Printer(const Kernel& k, VectorMathUses& vmath)
-        : m_k(k), m_vmath(vmath), m_emit(k, cppDialect(), detail::planRowCache(k))
+        : m_k(k), m_vmath(vmath),
+          m_emit(k, cppDialect(), detail::planRowCache(k), k.flat ? "(lo + c)" : "c")
     {
     }
 
@@ -112,9 +113,11 @@ std::string Printer::loadText(int index) const
 {
     const Load& l = m_k.loads.at(std::size_t(index));
     const std::string inner = innerIndex(l.access);
-    return detail::loadValue(l.type, "in" + std::to_string(l.access.buffer) + "[b" +
-                                         std::to_string(index) +
-                                         (inner.empty() ? "" : " + " + inner) + "]");
+    const std::string value =
+        detail::loadValue(l.type, "in" + std::to_string(l.access.buffer) + "[b" +
+                                      std::to_string(index) +
+                                      (inner.empty() ? "" : " + " + inner) + "]");
+    return detail::guardedLoadText(m_k, l, value, m_emit.flatIndex());
 }
 
 // The expressions the roots need, row buffers indexed by c (the ExprEmitter's walk).

@@ -129,8 +129,11 @@ const char* cudaStorageName(ScalarType t)
 AccessShape accessShape(const Kernel& k, const Access& a)
 {
     const std::string inner = innerIndexText(k, a);
-    return inner.empty() ? AccessShape::Broadcast
-                         : inner == "c" ? AccessShape::Contiguous : AccessShape::Gather;
+    // A guarded load is read element by element, each behind its test (a vector word would be
+    // read whole, in its range or not).
+    return inner.empty()                      ? AccessShape::Broadcast
+           : inner == "c" && a.guards.empty() ? AccessShape::Contiguous
+                                              : AccessShape::Gather;
 }
 
 bool isRowStore(const Kernel& k, const Store& s)
@@ -278,8 +281,10 @@ std::string ElementWriter::rowPrologue(const std::string& idx, const std::string
         const Load& ld = m_k.loads[l];
         if (accessShape(m_k, ld.access) == AccessShape::Broadcast) {
             const std::string id = str(std::int64_t(l));
+            const std::string value =
+                loadValue(ld.type, "in" + str(ld.access.buffer) + "[b" + id + "]");
             out += in + "const " + computeName(computeTypeOf(ld.type)) + " l" + id + " = " +
-                   loadValue(ld.type, "in" + str(ld.access.buffer) + "[b" + id + "]") + ";\n";
+                   guardedLoadText(m_k, ld, value, m_emit.flatIndex()) + ";\n";
         }
     }
     return out;
@@ -313,8 +318,9 @@ std::string ElementWriter::fillChunk(int load, const std::string& first, const s
         const std::string inner = innerIndexText(m_k, ld.access);
         std::string out = at + "#pragma unroll\n" + at + "for (int v = 0; v < " + str(m_v) +
                           "; ++v) {\n" + at + "    const " + idx + " c = c0 + v;\n";
+        const std::string value = loadValue(ld.type, base + "[b" + id + " + " + inner + "]");
         return out + at + "    " + arr + "v] = " +
-               loadValue(ld.type, base + "[b" + id + " + " + inner + "]") + ";\n" + at + "}\n";
+               guardedLoadText(m_k, ld, value, m_emit.flatIndex()) + ";\n" + at + "}\n";
     };
     if (shape == AccessShape::Gather || m_v == 1) {
         return scalar(in);

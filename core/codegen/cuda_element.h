@@ -21,7 +21,7 @@ const char* cudaStorageName(ScalarType t); // "float", "double", "uint16_t", "bo
 
 enum class AccessShape : std::uint8_t { Broadcast, Contiguous, Gather };
 // Broadcast: the same element for the whole row; Contiguous: unit stride along the row (the
-// flattened inner index); Gather: any other strides.
+// flattened inner index); Gather: any other strides, or a guarded load moving along the row.
 AccessShape accessShape(const Kernel& k, const Access& a);
 
 // Largest vector width (elements, a power of two ≤ 8, 16 bytes of the smallest element) that

@@ -2,8 +2,8 @@
 
 namespace fxs::codegen::detail {
 
-ExprEmitter::ExprEmitter(const Kernel& k, const Dialect& d, RowCachePlan cache)
-    : m_k(k), m_d(d), m_cache(std::move(cache))
+ExprEmitter::ExprEmitter(const Kernel& k, const Dialect& d, RowCachePlan cache, std::string flat)
+    : m_k(k), m_d(d), m_cache(std::move(cache)), m_flat(std::move(flat))
 {
 }
 
@@ -49,6 +49,7 @@ std::string ExprEmitter::text(const Expr& e, const LoadText& load)
     case ExprKind::Const: return constText(e.value, e.type, m_d);
     case ExprKind::RowRef: return "red" + std::to_string(e.index);
     case ExprKind::Load: return load(e.index);
+    case ExprKind::Index: return "((int64_t)" + indexDigitText(m_k, e.index, m_flat) + ")";
     case ExprKind::Op: break;
     }
     std::vector<std::string> args;

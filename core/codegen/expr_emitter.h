@@ -26,7 +26,12 @@ public:
     using LoadText = std::function<std::string(int index)>;
 
     // cache: the kernel's row-cache plan (disabled: every loop recomputes what it needs).
-    ExprEmitter(const Kernel& k, const Dialect& d, RowCachePlan cache);
+    // flat: the printer's text of the flat element index in flat kernels (Index expressions
+    // and load guards; other kernels use the row index r and the inner index c).
+    ExprEmitter(const Kernel& k, const Dialect& d, RowCachePlan cache,
+                std::string flat = "c");
+
+    const std::string& flatIndex() const { return m_flat; }
 
     const RowCachePlan& cache() const { return m_cache; }
     // Math library functions the expressions written so far call.
@@ -47,6 +52,7 @@ private:
     const Kernel& m_k;
     const Dialect& m_d;
     RowCachePlan m_cache;
+    std::string m_flat;
     MathCalls m_calls;
 };
 

@@ -326,4 +326,52 @@ std::string innerIndexText(const Kernel& k, const Access& a)
     return s;
 }
 
+std::string indexDigitText(const Kernel& k, int d, const std::string& flat)
+{
+    const std::size_t n = k.shape.size();
+    if (d < 0 || std::size_t(d) >= n || k.shape[std::size_t(d)] == 1) {
+        return "0";
+    }
+    const std::size_t outerDims = k.flat ? 0 : n - std::size_t(k.innerDims);
+    const bool inner = k.flat || std::size_t(d) >= outerDims;
+    const std::size_t first = inner ? outerDims : 0;
+    const std::size_t last = inner ? n : outerDims;
+    const std::vector<std::int64_t> dims(k.shape.begin() + std::ptrdiff_t(first),
+                                         k.shape.begin() + std::ptrdiff_t(last));
+    const auto prod = prefixProducts(dims);
+    const std::size_t j = std::size_t(d) - first;
+    const std::string var = k.flat ? flat : inner ? "c" : "r";
+    std::string idx = prod[j] == 1 ? var : "(" + var + " / " + std::to_string(prod[j]) + ")";
+    if (j > 0) {
+        idx = "(" + idx + " % " + std::to_string(dims[j]) + ")";
+    }
+    return idx;
+}
+
+std::string guardText(const Kernel& k, const Access& a, const std::string& flat)
+{
+    std::string s;
+    for (const Guard& g : a.guards) {
+        const std::int64_t size = k.shape.at(std::size_t(g.dim));
+        const std::string digit = indexDigitText(k, g.dim, flat);
+        if (g.lo > 0) {
+            s += (s.empty() ? "" : " && ") + digit + " >= " + std::to_string(g.lo);
+        }
+        if (g.hi < size) {
+            s += (s.empty() ? "" : " && ") + digit + " < " + std::to_string(g.hi);
+        }
+    }
+    return s.empty() ? s : "(" + s + ")";
+}
+
+std::string guardedLoadText(const Kernel& k, const Load& l, const std::string& value,
+                            const std::string& flat)
+{
+    const std::string guard = guardText(k, l.access, flat);
+    if (guard.empty()) {
+        return value;
+    }
+    return "(" + guard + " ? " + value + " : (" + computeName(computeTypeOf(l.type)) + ")0)";
+}
+
 } // namespace fxs::codegen::detail

@@ -67,5 +67,13 @@ std::string rowBaseText(const Kernel& k, const Access& a);
 // "" when the access does not move along the inner range, "c" when it is contiguous in it (flat
 // kernels: whenever it is not a broadcast), else the strided index term in c.
 std::string innerIndexText(const Kernel& k, const Access& a);
+// The element's index along dim d of F: from the row index `r` (outer dims) or the inner index
+// `c` (inner dims); flat kernels from `flat`, the printer's text of the flat element index.
+std::string indexDigitText(const Kernel& k, int d, const std::string& flat);
+// The condition that an access's guards hold ("" when it has none or they always hold).
+std::string guardText(const Kernel& k, const Access& a, const std::string& flat);
+// A guarded load's value: `value` where its guards hold, else 0 of its compute type.
+std::string guardedLoadText(const Kernel& k, const Load& l, const std::string& value,
+                            const std::string& flat);
 
 } // namespace fxs::codegen::detail

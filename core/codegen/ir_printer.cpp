@@ -32,8 +32,13 @@ const char* reduceName(ReduceKind k)
 
 std::string access(const char* buffer, const Access& a)
 {
-    return std::string(buffer) + std::to_string(a.buffer) + " offset " + std::to_string(a.offset) +
-           " strides " + ints(a.strides);
+    std::string s = std::string(buffer) + std::to_string(a.buffer) + " offset " +
+                    std::to_string(a.offset) + " strides " + ints(a.strides);
+    for (const Guard& g : a.guards) {
+        s += " where " + std::to_string(g.lo) + " <= i" + std::to_string(g.dim) + " < " +
+             std::to_string(g.hi);
+    }
+    return s;
 }
 
 std::string buffers(const char* what, const std::vector<BufferSpec>& specs)
@@ -56,6 +61,7 @@ std::string exprLine(const Kernel& k, std::size_t id)
     case ExprKind::Load: rhs = "load L" + std::to_string(e.index); break;
     case ExprKind::RowRef: rhs = "row red" + std::to_string(e.index); break;
     case ExprKind::Const: rhs = "const " + std::to_string(e.value); break;
+    case ExprKind::Index: rhs = "index of dim " + std::to_string(e.index); break;
     case ExprKind::Op:
         rhs = source::escapeText(e.op) + "(";
         for (std::size_t a = 0; a < e.args.size(); ++a) {

@@ -23,12 +23,24 @@ bool isFloating(ComputeType t); // Float or Double
 // The floating type computations on t are done in: Double for Double, else Float.
 ComputeType floatingFor(ComputeType t);
 
+// A range of one dim of F: the index i_dim with lo <= i_dim < hi.
+struct Guard {
+    int dim = 0;
+    std::int64_t lo = 0;
+    std::int64_t hi = 0;
+    bool operator==(const Guard&) const = default;
+};
+
 // A strided view of a buffer in terms of the kernel's index space F: element address of the
 // index (i0..in-1) is offset + sum(i_d * strides[d]); stride 0 broadcasts along d.
 struct Access {
     int buffer = 0; // input or output slot
     std::int64_t offset = 0;
     std::vector<std::int64_t> strides; // one per dim of F
+    // Loads only: the element is read only where every guard holds, and is 0 elsewhere (the
+    // address is never formed into a read there). A cat's inputs are loads guarded by their
+    // range along its dim; stores have none.
+    std::vector<Guard> guards;
 };
 
 struct Load {
@@ -36,7 +48,8 @@ struct Load {
     ScalarType type = ScalarType::Float32;
 };
 
-enum class ExprKind : std::uint8_t { Load, Const, Op, RowRef };
+// Index: the element's index along dim `index` of F, as int64 (arange, a cat's choice).
+enum class ExprKind : std::uint8_t { Load, Const, Op, RowRef, Index };
 
 struct Expr {
     ExprKind kind = ExprKind::Op;
@@ -44,7 +57,7 @@ struct Expr {
     std::string op;        // Op: a primitive of cpp_printer's table ("add", "exp", "where", "cast")
     std::vector<int> args; // Op: operand expression ids (all earlier in the list)
     double value = 0;      // Const
-    int index = -1;        // Load: load id; RowRef: reduction id
+    int index = -1;        // Load: load id; RowRef: reduction id; Index: dim of F
 };
 
 enum class ReduceKind : std::uint8_t { Sum, Max, Min };

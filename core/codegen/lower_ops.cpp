@@ -39,20 +39,32 @@ ComputeType valType(const Val& v)
     return computeTypeOf(v.type);
 }
 
+int category(ComputeType t)
+{
+    return t == ComputeType::Bool ? 0 : t == ComputeType::Int64 ? 1 : 2;
+}
+
+// PyTorch's tiers: dimensioned tensors decide; zero-dim tensors, then Python scalars, only lift
+// the category (int tensor + 0.5 -> float; float tensor < double zero-dim tensor: float).
 ComputeType promote(const std::vector<Val>& vals)
 {
-    // Tensors decide; a Python scalar only lifts the category (int tensor + 0.5 -> float).
+    auto tierOf = [](const Val& v) {
+        return v.kind == Val::Kind::Scalar ? 2 : v.shape.empty() ? 1 : 0;
+    };
     ComputeType t = ComputeType::Bool;
-    bool anyTensor = false;
-    for (const auto& v : vals) {
-        if (v.kind != Val::Kind::Scalar) {
-            t = std::max(t, valType(v));
-            anyTensor = true;
+    bool decided = false;
+    for (int tier = 0; tier < 3; ++tier) {
+        bool any = false;
+        ComputeType best = ComputeType::Bool;
+        for (const auto& v : vals) {
+            if (tierOf(v) == tier) {
+                best = std::max(best, valType(v));
+                any = true;
+            }
         }
-    }
-    for (const auto& v : vals) {
-        if (v.kind == Val::Kind::Scalar && (!anyTensor || valType(v) > t)) {
-            t = std::max(t, valType(v));
+        if (any && (!decided || category(best) > category(t))) {
+            t = best;
+            decided = true;
         }
     }
     return t;
@@ -366,6 +378,9 @@ std::vector<int> dimList(const graph::Argument* a, int rank)
 Result<std::int64_t> claimInnerDims(Lowerer& lw, const graph::Node& n, const Val& x,
                                     const std::vector<int>& dims)
 {
+    if (lw.partial(x)) {
+        return lw.unsupported(n, "reduces a value that does not fill the kernel's index space");
+    }
     const std::vector<int> fd = lw.fdimOf(x);
     std::set<int> covered;
     std::int64_t count = 1;

@@ -8,16 +8,23 @@
 
 namespace fxs::codegen::detail {
 
-// The value of one node during lowering.
+// The value of one node during lowering. Its shape maps onto F by its dims' F dims; a dim may
+// be shorter than the F dim it runs along ("partial": the value is defined on the first
+// indices only), which only a cat can use (it shifts the value to its range and guards it): a
+// partial value is never stored or reduced.
 struct Val {
-    enum class Kind : std::uint8_t { InputView, Computed, Tuple, Scalar };
+    enum class Kind : std::uint8_t { InputView, Computed, Tuple, Scalar, Synth };
     Kind kind = Kind::Computed;
     std::vector<std::int64_t> shape;
     ScalarType type = ScalarType::Float32;
-    // InputView: a strided view of input slot `input`.
+    // InputView: a strided view of input slot `input`. Synth: a view of a virtual buffer whose
+    // element e is start + step * e (arange; step 0: a filled constant, scalar_tensor, full):
+    // views apply to it as to an input, and it becomes index arithmetic, never a load.
     int input = -1;
     std::int64_t offset = 0;
     std::vector<std::int64_t> strides;
+    double start = 0;
+    double step = 0;
     // Computed: expression id and, per dim of shape, the dim of F it runs along (-1: size 1).
     int expr = -1;
     std::vector<int> fdim;
@@ -49,6 +56,8 @@ public:
 
     // Expressions.
     int addExpr(Expr e);
+    int addLoad(const Load& load); // the id of an equal load, or a new one
+    int index(int dim);            // the element's index along dim of F (int64)
     int constant(double v, ComputeType t);
     int op(std::string name, ComputeType t, std::vector<int> args);
     int cast(int expr, ComputeType to);
@@ -56,6 +65,13 @@ public:
     // Expression of a value (loads input views, broadcasting them into F); scalars become
     // constants of type t.
     Result<int> exprOf(const Val& v, ComputeType t);
+    // The expression of a value of type `type` defined on the first `size` indices of F dim
+    // `dim`, moved to indices off .. off+size-1 of that dim: its loads shifted and guarded to
+    // that range (0 elsewhere), its index arithmetic shifted. Unsupported when it reads a
+    // reduction's result and dim is not one the reduction runs along.
+    Result<int> shifted(int expr, int dim, std::int64_t off, std::int64_t size);
+    // True when a dim of v is shorter than the F dim it runs along (see Val).
+    bool partial(const Val& v) const;
 
     // Alignment of shapes to F.
     std::optional<std::vector<int>> alignToF(const std::vector<std::int64_t>& shape) const;
@@ -71,6 +87,18 @@ public:
 Status lowerPointwise(Lowerer& lw, const graph::Node& n);
 Status lowerReduction(Lowerer& lw, const graph::Node& n);
 Status lowerView(Lowerer& lw, const graph::Node& n);
+// cat as a select chain over its inputs' shifted expressions; constant and arange
+// constructors as index arithmetic (cat_ops.cpp).
+Status lowerCat(Lowerer& lw, const graph::Node& n);
+Status lowerConstructor(Lowerer& lw, const graph::Node& n);
+bool isCatOp(std::string_view base);
+bool isConstructorOp(std::string_view base);
+// The element's value of a Synth value (a filled constant or arange) as an expression of
+// type t (cat_ops.cpp; exprOf's Synth case).
+Result<int> synthExpr(Lowerer& lw, const Val& v, ComputeType t);
+// Drops expressions and loads no store or reduction needs (the unshifted forms of a cat's
+// inputs), renumbering the rest in order.
+void pruneDeadCode(Kernel& k);
 bool isPointwiseOp(std::string_view base);
 bool isReductionOp(std::string_view base);
 bool isViewOp(std::string_view base);

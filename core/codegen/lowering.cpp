@@ -130,8 +130,8 @@ std::optional<std::vector<int>> Lowerer::alignToF(const std::vector<std::int64_t
     std::vector<int> fd(shape.size(), -1);
     for (int j = 0; j < m; ++j) {
         const int d = n - m + j;
-        if (shape[j] == F[d] && shape[j] != 1) {
-            fd[j] = d;
+        if (shape[j] != 1 && shape[j] <= F[d]) {
+            fd[j] = d; // shorter than F[d]: partial
         } else if (shape[j] != 1) {
             return std::nullopt;
         }
@@ -144,7 +144,7 @@ std::vector<int> Lowerer::fdimOf(const Val& v) const
     if (v.kind == Val::Kind::Computed) {
         return v.fdim;
     }
-    if (v.kind == Val::Kind::InputView) {
+    if (v.kind == Val::Kind::InputView || v.kind == Val::Kind::Synth) {
         return alignToF(v.shape).value_or(std::vector<int>(v.shape.size(), -2));
     }
     return {};
@@ -178,6 +178,7 @@ Result<int> Lowerer::exprOf(const Val& v, ComputeType t)
     case Val::Kind::Computed: return cast(v.expr, t);
     case Val::Kind::Tuple:
         return makeError(ErrorCode::Unsupported, "a tuple value used as a tensor", req.regionId);
+    case Val::Kind::Synth: return synthExpr(*this, v, t);
     case Val::Kind::InputView: break;
     }
     const int n = static_cast<int>(F.size());
@@ -189,31 +190,42 @@ Result<int> Lowerer::exprOf(const Val& v, ComputeType t)
     load.access.strides.assign(F.size(), 0);
     for (int j = 0; j < m; ++j) {
         const int d = n - m + j;
-        if (d >= 0 && v.shape[j] == F[d]) {
-            load.access.strides[d] = v.shape[j] == 1 ? 0 : v.strides[j];
+        if (d >= 0 && v.shape[j] != 1 && v.shape[j] <= F[d]) {
+            load.access.strides[d] = v.strides[j]; // shorter than F[d]: partial
         } else if (v.shape[j] != 1) {
             return makeError(ErrorCode::Unsupported,
                              "an input view does not broadcast into the kernel's shape",
                              req.regionId);
         }
     }
-    int id = -1;
-    for (std::size_t i = 0; i < kernel.loads.size(); ++i) {
-        const Load& o = kernel.loads[i];
-        if (o.type == load.type && o.access.buffer == load.access.buffer &&
-            o.access.offset == load.access.offset && o.access.strides == load.access.strides) {
-            id = static_cast<int>(i);
-        }
-    }
-    if (id < 0) {
-        kernel.loads.push_back(load);
-        id = static_cast<int>(kernel.loads.size() - 1);
-    }
     Expr e;
     e.kind = ExprKind::Load;
     e.type = computeTypeOf(v.type);
-    e.index = id;
+    e.index = addLoad(load);
     return cast(addExpr(std::move(e)), t);
+}
+
+int Lowerer::addLoad(const Load& load)
+{
+    for (std::size_t i = 0; i < kernel.loads.size(); ++i) {
+        const Load& o = kernel.loads[i];
+        if (o.type == load.type && o.access.buffer == load.access.buffer &&
+            o.access.offset == load.access.offset && o.access.strides == load.access.strides &&
+            o.access.guards == load.access.guards) {
+            return static_cast<int>(i);
+        }
+    }
+    kernel.loads.push_back(load);
+    return static_cast<int>(kernel.loads.size() - 1);
+}
+
+int Lowerer::index(int dim)
+{
+    Expr e;
+    e.kind = ExprKind::Index;
+    e.type = ComputeType::Int64;
+    e.index = dim;
+    return addExpr(std::move(e));
 }
 
 Result<Val> Lowerer::computed(const graph::Node& n, int expr) const
@@ -332,6 +344,12 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
         return lw.unsupported(n, why->message);
     }
     const std::string_view base = graph::opBaseName(n.target);
+    if (detail::isCatOp(base)) {
+        return detail::lowerCat(lw, n);
+    }
+    if (detail::isConstructorOp(base)) {
+        return detail::lowerConstructor(lw, n);
+    }
     if (detail::isViewOp(base)) {
         return detail::lowerView(lw, n);
     }
@@ -348,7 +366,7 @@ Status addStore(Lowerer& lw, const graph::Node& n, int slot, RegionProgram& prog
         return lw.unsupported(n, "a region output that is not a tensor");
     }
     std::vector<int> fd = lw.fdimOf(v);
-    if (std::any_of(fd.begin(), fd.end(), [](int d) { return d == -2; })) {
+    if (std::any_of(fd.begin(), fd.end(), [](int d) { return d == -2; }) || lw.partial(v)) {
         return lw.unsupported(n, "a region output that does not fit the kernel's index space");
     }
     auto e = lw.exprOf(v, computeTypeOf(v.type));
@@ -450,6 +468,7 @@ Result<RegionProgram> lowerRegion(const LoweringRequest& req)
             return s.error();
         }
     }
+    detail::pruneDeadCode(lw.kernel);
     chooseLoopShape(lw.kernel);
     prog.kernels.push_back(std::move(lw.kernel));
     return prog;
@@ -502,7 +521,7 @@ std::optional<Refusal> opRefusal(const graph::Node& node)
     }
     const std::string_view base = graph::opBaseName(node.target);
     if (base != "getitem" && !detail::isPointwiseOp(base) && !detail::isReductionOp(base) &&
-        !detail::isViewOp(base)) {
+        !detail::isViewOp(base) && !detail::isCatOp(base) && !detail::isConstructorOp(base)) {
         return Refusal{RefusalKind::Op, "op " + node.target +
                                             " is not lowered by the code generator (it stays a "
                                             "LibTorch call)"};

@@ -34,6 +34,9 @@ std::vector<bool> varyingExprs(const Kernel& k)
             for (std::size_t d = k.flat ? 0 : first; d < st.size(); ++d) {
                 v[i] = v[i] || (st[d] != 0 && k.shape[d] != 1);
             }
+        } else if (e.kind == ExprKind::Index) {
+            const std::size_t d = std::size_t(e.index);
+            v[i] = (k.flat || d >= first) && k.shape[d] != 1;
         } else if (e.kind == ExprKind::Op) {
             v[i] = std::any_of(e.args.begin(), e.args.end(), [&](int a) { return v[std::size_t(a)]; });
         }

@@ -272,7 +272,7 @@ Status lowerView(Lowerer& lw, const graph::Node& n)
         return x.error();
     }
     const std::string_view base = graph::opBaseName(n.target);
-    if (x->kind == Val::Kind::InputView) {
+    if (x->kind == Val::Kind::InputView || x->kind == Val::Kind::Synth) {
         Val v = *x;
         if (!applyToInputView(n, base, v)) {
             return lw.unsupported(n, "this view needs a copy");

@@ -6,6 +6,7 @@
 #include "core/compile/prepared_region.h"
 #include "core/cuda/module.h"
 #include "core/exec/torch_bridge.h"
+#include "core/graph/op_category.h"
 #include "core/util/elapsed.h"
 
 #include <algorithm>
@@ -134,6 +135,45 @@ void regionTimes(const graph::Graph& graph, const std::vector<partition::Region>
     }
 }
 
+// Whether a LibTorch call of the node does device work (views and getitems do not).
+bool launches(const graph::Node& n)
+{
+    const bool call = n.op == graph::OpKind::CallFunction || n.op == graph::OpKind::CallMethod ||
+                      n.op == graph::OpKind::CallModule;
+    return call && n.getitemOf == graph::kNoNode &&
+           graph::categorize(n) != graph::OpCategory::View;
+}
+
+// CompiledGraphReport::kernels, from the compiled run's steps.
+int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report)
+{
+    std::map<std::string, const RegionOutcome*> used;
+    for (const auto& r : report.regions) {
+        if (r.loaded) {
+            used[r.id] = &r;
+        }
+    }
+    int n = 0;
+    for (const auto& step : report.compiled.perNode) {
+        if (step.target == "fxscope.substitute") {
+            const auto it = used.find(step.name);
+            if (it == used.end()) {
+                continue;
+            }
+            n += it->second->kernels;
+            for (const auto& s : it->second->loaded->prepared->schedule.steps) {
+                for (graph::NodeId id : s.generated ? std::vector<graph::NodeId>() : s.nodes) {
+                    n += launches(graph.node(id)) ? 1 : 0;
+                }
+            }
+            continue;
+        }
+        const auto id = graph.find(step.name);
+        n += id && launches(graph.node(*id)) ? 1 : 0;
+    }
+    return n;
+}
+
 // The graph's inputs as the eager run made them (placeholders it kept): timed runs reuse them,
 // so no input is made while they are timed.
 std::shared_ptr<const exec::ValueStore> inputsOf(const graph::Graph& graph,
@@ -230,6 +270,7 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
     }
     report.compiled = std::move(*run);
     regionTimes(graph, regions, report);
+    report.kernels = kernelsLaunched(graph, report);
     for (std::size_t i = 0; i < report.compiled.outputs.size(); ++i) {
         const std::string key = "output." + std::to_string(i);
         const auto node = graph.find(report.compiled.outputs[i].name);

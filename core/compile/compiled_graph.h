@@ -29,6 +29,13 @@ struct CompiledGraphReport {
     // eagerly there and gets its nodes' times summed).
     std::vector<double> regionMs;
     int regionsUsed = 0; // regions that ran compiled
+    // Kernels the compiled run launches: the generated kernels of the regions that ran
+    // compiled, plus one per LibTorch step that does device work (their extern steps and the
+    // nodes outside them; views, getitems, detach and the other view/reshape ops of
+    // graph::categorize launch none). A LibTorch op counts once even where it launches more,
+    // and the copies made for inputs laid out otherwise than a region was compiled for are
+    // not counted.
+    int kernels = 0;
     // Per output of the compiled run: the largest difference from the eager run over finite
     // values (infinity where NaN/Inf positions differ); nullopt for a value that is not a tensor.
     std::vector<std::optional<double>> outputMaxAbsErr;

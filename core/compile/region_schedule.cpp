@@ -128,11 +128,19 @@ void Planner::classify()
     }
     while (attractViews()) {
     }
+    // LibTorch views no region node reads run last: between generated nodes they would cut one
+    // kernel into several.
+    std::stable_partition(m_order.begin(), m_order.end(), [&](NodeId id) {
+        const auto& users = m_g.node(id).users;
+        const bool read = std::any_of(users.begin(), users.end(),
+                                      [&](NodeId u) { return m_inRegion.count(u) != 0; });
+        return !(m_extern.count(id) && codegen::isViewNode(m_g.node(id)) && !read);
+    });
 }
 
-// A view whose region users are all extern, or a returned view of an extern value or a region
-// input, stays a free LibTorch view instead of a copy made by a kernel (a kernel reading it
-// takes it as a strided input).
+// A view whose region users are all extern, a returned view of an extern value or a region
+// input, or a returned expand no region node reads, stays a free LibTorch view instead of a
+// copy made by a kernel (a kernel reading it takes it as a strided input).
 bool Planner::attractViews()
 {
     bool changed = false;
@@ -151,7 +159,11 @@ bool Planner::attractViews()
         }
         const NodeId src = !n.args.empty() && n.args[0].isNode() ? n.args[0].node : graph::kNoNode;
         const bool srcExtern = !m_inRegion.count(src) || m_extern.count(src);
-        if ((any && allExtern) || ((!any || m_outputs.count(*it)) && srcExtern)) {
+        // A returned expand that only leaves the region: the kernel stores its source and
+        // LibTorch expands that for free (a stored expansion writes it several times over and
+        // needs an index space of its own: LLaMA's 24 attention masks, one kernel each).
+        const bool freeExpand = !any && graph::opBaseName(n.target) == "expand";
+        if ((any && allExtern) || ((!any || m_outputs.count(*it)) && (srcExtern || freeExpand))) {
             m_extern.insert(*it);
             changed = true;
         }

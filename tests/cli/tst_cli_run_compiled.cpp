@@ -77,7 +77,7 @@ private:
     {
         for (const char* key : {"ok", "device", "nodes_run", "total_ms", "peak_bytes", "outputs",
                                 "per_node", "unsupported", "notes", "compiled", "eager_total_ms",
-                                "device_ms", "regions_used", "regions"}) {
+                                "device_ms", "regions_used", "regions", "kernels"}) {
             if (!j.contains(key)) {
                 qWarning("missing %s", key);
                 return -1;
@@ -229,6 +229,35 @@ private Q_SLOTS:
         QCOMPARE(j["regions_used"].get<int>(), 1);
         QCOMPARE(j["outputs"].size(), std::size_t(1));
         QVERIFY(j["outputs"][0]["max_abs_err"].get<double>() < 1e-5);
+    }
+
+    // "kernels": the compiled run's launches, counted by hand for a small graph: the half
+    // swap cat([-x[:, 4:], x[:, :4]], -1) * scalar_tensor(0.5) + x between two matmuls is one
+    // region of one generated kernel (the cat and the scalar_tensor fused into it, no eager
+    // step of theirs left), plus the two mm; the t view launches nothing.
+    void kernelsCountsLaunches()
+    {
+        const QString graph = QStringLiteral(FXSCOPE_TEST_DATA "/compile/cat_fusion_fw.txt");
+        auto r = runCli({"run", graph, "--compiled", "--auto", "--device", "cpu", "--json",
+                         "--cache", cache()});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = parse(r);
+        QVERIFY(!j.is_discarded());
+        QCOMPARE(checkContract(j), 1);
+        QCOMPARE(j["regions"].size(), std::size_t(1));
+        QCOMPARE(j["regions"][0]["kernels"].get<int>(), 1);
+        std::multiset<std::string> eager;
+        for (const auto& n : j["per_node"]) {
+            eager.insert(n["target"].get<std::string>());
+        }
+        QCOMPARE(eager.count("aten::cat.default"), std::size_t(0));
+        QCOMPARE(eager.count("aten::scalar_tensor.default"), std::size_t(0));
+        QCOMPARE(eager.count("aten::mm.default"), std::size_t(2));
+        QCOMPARE(eager.count("aten::t.default"), std::size_t(1));
+        QCOMPARE(j["kernels"].get<int>(), 3);
+        QCOMPARE(j["outputs"].size(), std::size_t(1));
+        QVERIFY2(closeToEager(j["outputs"][0]), j["outputs"][0].dump().c_str());
+        QVERIFY(j["outputs"][0]["max_abs_err"].get<double>() < 1e-4);
     }
 
     // CUDA graphs time a graph on the GPU: on the CPU a clear error, whatever else is asked;

@@ -118,6 +118,44 @@ inline const std::vector<CudaCase>& cudaCases()
     _softmax: "f32[2, 40000][40000, 1]cuda:0" = torch.ops.aten._softmax.default(x, -1, False)
     return (_softmax,)
 )"},
+        // The rotary half swap: a cat along the row of a computed and a sliced part, each read
+        // only in its range (guarded gathers), chosen by the index along the row.
+        {"rope", R"(def forward(self, q: "f32[2, 8, 4, 16][512, 64, 16, 1]cuda:0", cos: "f32[8, 16][16, 1]cuda:0", sin: "f32[8, 16][16, 1]cuda:0"):
+    transpose: "f32[2, 4, 8, 16][512, 16, 64, 1]cuda:0" = torch.ops.aten.transpose.int(q, 1, 2)
+    mul: "f32[2, 4, 8, 16][512, 128, 16, 1]cuda:0" = torch.ops.aten.mul.Tensor(transpose, cos)
+    slice_1: "f32[2, 4, 8, 8][512, 16, 64, 1]cuda:0" = torch.ops.aten.slice.Tensor(transpose, 3, 0, 8)
+    slice_2: "f32[2, 4, 8, 8][512, 16, 64, 1]cuda:0" = torch.ops.aten.slice.Tensor(transpose, 3, 8, 9223372036854775807)
+    neg: "f32[2, 4, 8, 8][256, 64, 8, 1]cuda:0" = torch.ops.aten.neg.default(slice_2)
+    cat: "f32[2, 4, 8, 16][512, 128, 16, 1]cuda:0" = torch.ops.aten.cat.default([neg, slice_1], -1)
+    mul_1: "f32[2, 4, 8, 16][512, 128, 16, 1]cuda:0" = torch.ops.aten.mul.Tensor(cat, sin)
+    add: "f32[2, 4, 8, 16][512, 128, 16, 1]cuda:0" = torch.ops.aten.add.Tensor(mul, mul_1)
+    return (add,)
+)"},
+        // Three parts along the row of a softmax: guarded loads in the reduction's phases.
+        {"catrows", R"(def forward(self, x: "f32[5, 10][10, 1]cuda:0", y: "f32[5, 7][7, 1]cuda:0", z: "f32[5, 3][3, 1]cuda:0"):
+    exp: "f32[5, 10][10, 1]cuda:0" = torch.ops.aten.exp.default(x)
+    neg: "f32[5, 3][3, 1]cuda:0" = torch.ops.aten.neg.default(z)
+    cat: "f32[5, 20][20, 1]cuda:0" = torch.ops.aten.cat.default([exp, y, neg], -1)
+    _softmax: "f32[5, 20][20, 1]cuda:0" = torch.ops.aten._softmax.default(cat, -1, False)
+    return (_softmax,)
+)"},
+        // Parts along the rows (guards on the row index), one a broadcast along the row.
+        {"catouter", R"(def forward(self, a: "f32[2, 1][1, 1]cuda:0", y: "f32[3, 32][32, 1]cuda:0", z: "f32[1, 32][32, 1]cuda:0", w: "f32[32][1]cuda:0"):
+    expand: "f32[2, 32][1, 0]cuda:0" = torch.ops.aten.expand.default(a, [2, 32])
+    cat: "f32[6, 32][32, 1]cuda:0" = torch.ops.aten.cat.default([expand, y, z])
+    mul: "f32[6, 32][32, 1]cuda:0" = torch.ops.aten.mul.Tensor(cat, w)
+    return (mul,)
+)"},
+        // A flat kernel: a cat of two vectors, a scalar_tensor and an arange by the flat index.
+        {"catflat", R"(def forward(self, x: "f32[600][1]cuda:0", y: "f32[403][1]cuda:0"):
+    cat: "f32[1003][1]cuda:0" = torch.ops.aten.cat.default([x, y])
+    gt: "b8[1003][1]cuda:0" = torch.ops.aten.gt.Scalar(cat, 0)
+    scalar_tensor: "f32[][]cuda:0" = torch.ops.aten.scalar_tensor.default(-2.5, dtype = torch.float32, device = device(type='cuda', index=0))
+    where: "f32[1003][1]cuda:0" = torch.ops.aten.where.self(gt, cat, scalar_tensor)
+    arange: "i64[1003][1]cuda:0" = torch.ops.aten.arange.default(1003, device = device(type='cuda', index=0), pin_memory = False)
+    add: "f32[1003][1]cuda:0" = torch.ops.aten.add.Tensor(where, arange)
+    return (add,)
+)"},
     };
     return cases;
 }

@@ -348,6 +348,41 @@ private Q_SLOTS:
                 std::string::npos);
     }
 
+    void catReadsEachPartInItsRange()
+    {
+        // Each part of a cat is read only inside its range along the cat dim (0 elsewhere, no
+        // address read), the choice made by the index along that dim; the C++ printer spells
+        // both alike (the shared table), flat kernels from their flat index.
+        const std::string rope = printCudaSchedule({lowered("rope")}).source;
+        const std::string ropeCpp = printSchedule({lowered("rope")});
+        for (const std::string& src : {rope, ropeCpp}) {
+            QVERIFY(src.find("(c < 8) ? in0[b") != std::string::npos);
+            QVERIFY(src.find("(c >= 8) ? in0[b") != std::string::npos);
+            QVERIFY(src.find(": (float)0)") != std::string::npos);
+            QVERIFY(src.find("((int64_t)c)") != std::string::npos);
+        }
+        // Guarded parts are read element by element, never as 128-bit words.
+        QVERIFY(rope.find("l2[v] = ((c < 8) ? in0[b2 + c] : (float)0);") != std::string::npos);
+        // Parts along the rows: the guard reads the row index (the broadcast part once a row).
+        const std::string outer = printCudaSchedule({lowered("catouter")}).source;
+        QVERIFY(outer.find("const float l0 = ((r < 2) ? in0[b0] : (float)0);") !=
+                std::string::npos);
+        QVERIFY(outer.find("(r >= 2 && r < 5) ? in1[b1 + c]") != std::string::npos);
+        // Rows of 32 floats go in 128-bit words (the weight; the one-row part, which any row may
+        // read), a guarded part never: a word would be read whether its row is in the part's
+        // range or not.
+        QVERIFY(outer.find("reinterpret_cast<const uint4*>(in3") != std::string::npos);
+        QVERIFY(outer.find("reinterpret_cast<const uint4*>(in2") != std::string::npos);
+        QVERIFY(outer.find("reinterpret_cast<const uint4*>(in1") == std::string::npos);
+        const std::string flat = printCudaSchedule({lowered("catflat")}).source;
+        const std::string flatCpp = printSchedule({lowered("catflat")});
+        QVERIFY(flat.find("(c >= 600) ? in1[b1 + c]") != std::string::npos);
+        QVERIFY(flatCpp.find("((lo + c) >= 600) ? in1[b1 + c]") != std::string::npos);
+        QVERIFY(flatCpp.find("((int64_t)(lo + c))") != std::string::npos);
+        // The scalar_tensor is a constant the printer spells.
+        QVERIFY(flat.find("(-2.5f)") != std::string::npos);
+    }
+
     void fastMathOnlyForHalfStores()
     {
         // bfloat16/float16 outputs: NVRTC's fast math, said in the source.

@@ -6,6 +6,9 @@
 
 #include <QtTest>
 
+#include <cmath>
+#include <limits>
+
 FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
@@ -285,6 +288,153 @@ private Q_SLOTS:
                 QVERIFY(p.error().message.find("approximate=tanh") != std::string::npos);
             }
         }
+    }
+
+    void catIsASelectOverGuardedLoads()
+    {
+        // exp(cat([exp(x), y], -1)) * 2: one flat-free kernel; each input read only in its range
+        // along the cat dim (y shifted left by 6), chosen by the index along that dim.
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({4, 6}));
+        const NodeId y = b.placeholder("y", meta({4, 2}));
+        const NodeId e = b.call("exp", "aten::exp.default", {ref(x)}, {}, meta({4, 6}));
+        const NodeId c = b.call("cat", "aten::cat.default",
+                                {Argument::list({ref(e), ref(y)}), Argument::integer(-1)}, {},
+                                meta({4, 8}));
+        const NodeId m = b.call("mul", "aten::mul.Tensor", {ref(c), Argument::real(2.0)}, {},
+                                meta({4, 8}));
+        b.output({ref(m)});
+        auto g = b.build();
+        QVERIFY(g.ok());
+        auto p = lower({*g, {e, c, m}, {x, y}, {m}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        QCOMPARE(p->kernels.size(), std::size_t(1));
+        const Kernel& k = p->kernels[0];
+        QCOMPARE(k.shape, (std::vector<std::int64_t>{4, 8}));
+        // Only the shifted, guarded loads are left (the unshifted forms were dead).
+        QCOMPARE(k.loads.size(), std::size_t(2));
+        QCOMPARE(k.loads[0].access.offset, std::int64_t(0));
+        QCOMPARE(k.loads[0].access.strides, (std::vector<std::int64_t>{6, 1}));
+        QCOMPARE(k.loads[0].access.guards, (std::vector<Guard>{{1, 0, 6}}));
+        QCOMPARE(k.loads[1].access.offset, std::int64_t(-6));
+        QCOMPARE(k.loads[1].access.strides, (std::vector<std::int64_t>{2, 1}));
+        QCOMPARE(k.loads[1].access.guards, (std::vector<Guard>{{1, 6, 8}}));
+        int indexes = 0;
+        int wheres = 0;
+        for (const auto& ex : k.exprs) {
+            indexes += ex.kind == ExprKind::Index && ex.index == 1 ? 1 : 0;
+            wheres += ex.op == "where" ? 1 : 0;
+        }
+        QCOMPARE(indexes, 1);
+        QCOMPARE(wheres, 1);
+        QVERIFY(!k.flat); // guards read the index along dim 1
+    }
+
+    void catOfThreeAlongTheFirstDim()
+    {
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({1, 5}));
+        const NodeId y = b.placeholder("y", meta({2, 5}));
+        const NodeId z = b.placeholder("z", meta({3, 5}));
+        const NodeId c = b.call("cat", "aten::cat.default",
+                                {Argument::list({ref(x), ref(y), ref(z)})}, {}, meta({6, 5}));
+        b.output({ref(c)});
+        auto g = b.build();
+        auto p = lower({*g, {c}, {x, y, z}, {c}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        const Kernel& k = p->kernels.at(0);
+        QCOMPARE(k.loads.size(), std::size_t(3));
+        QCOMPARE(k.loads[1].access.offset, std::int64_t(-5));
+        QCOMPARE(k.loads[1].access.guards, (std::vector<Guard>{{0, 1, 3}}));
+        QCOMPARE(k.loads[2].access.offset, std::int64_t(-15));
+        QCOMPARE(k.loads[2].access.guards, (std::vector<Guard>{{0, 3, 6}}));
+        // Inputs of other dtypes, or other sizes outside the cat dim, are refused.
+        GraphBuilder b2;
+        const NodeId u = b2.placeholder("u", meta({2, 5}));
+        const NodeId v = b2.placeholder("v", meta({2, 4}));
+        const NodeId w = b2.placeholder("w", meta({2, 5}, DType::Float64));
+        const NodeId bad = b2.call("cat", "aten::cat.default",
+                                   {Argument::list({ref(u), ref(v)})}, {}, meta({4, 5}));
+        const NodeId mixed = b2.call("cat_1", "aten::cat.default",
+                                     {Argument::list({ref(u), ref(w)})}, {}, meta({4, 5}));
+        b2.output({ref(bad), ref(mixed)});
+        auto g2 = b2.build();
+        auto q = lower({*g2, {bad}, {u, v}, {bad}});
+        QVERIFY(!q.ok());
+        QVERIFY2(q.error().message.find("sizes differ") != std::string::npos,
+                 q.error().message.c_str());
+        auto r = lower({*g2, {mixed}, {u, w}, {mixed}});
+        QVERIFY(!r.ok());
+        QVERIFY(r.error().message.find("dtypes") != std::string::npos);
+        QVERIFY(nodeRefusal(**g2, mixed).has_value());
+        QVERIFY(!opRefusal((*g2)->node(mixed)).has_value());
+    }
+
+    void aPartOfACatIsNeverStored()
+    {
+        // neg(slice(x)) is shorter than the kernel's index space: it may feed the cat, but as an
+        // output it would be written past its end.
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({3, 8}));
+        const NodeId s = b.call("slice", "aten::slice.Tensor",
+                                {ref(x), Argument::integer(1), Argument::integer(4),
+                                 Argument::integer(8)},
+                                {}, meta({3, 4}));
+        const NodeId n = b.call("neg", "aten::neg.default", {ref(s)}, {}, meta({3, 4}));
+        const NodeId c = b.call("cat", "aten::cat.default",
+                                {Argument::list({ref(n), ref(x)}), Argument::integer(1)}, {},
+                                meta({3, 12}));
+        b.output({ref(c), ref(n)});
+        auto g = b.build();
+        QVERIFY(lower({*g, {s, n, c}, {x}, {c}}).ok());
+        auto p = lower({*g, {s, n, c}, {x}, {c, n}});
+        QVERIFY(!p.ok());
+        QCOMPARE(p.error().where, std::string("r0:neg"));
+    }
+
+    void constantsAndArangeAreIndexArithmetic()
+    {
+        // where(x > 0, x, scalar_tensor(-inf)) + arange(8).float(): no load but x's.
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({3, 8}));
+        const NodeId st = b.call("scalar_tensor", "aten::scalar_tensor.default",
+                                 {Argument::real(-std::numeric_limits<double>::infinity())},
+                                 {{"dtype", Argument::ofDtype(DType::Float32)}}, meta({}));
+        const NodeId gt = b.call("gt", "aten::gt.Scalar", {ref(x), Argument::integer(0)}, {},
+                                 meta({3, 8}, DType::Bool));
+        const NodeId w = b.call("where", "aten::where.self", {ref(gt), ref(x), ref(st)}, {},
+                                meta({3, 8}));
+        const NodeId ar = b.call("arange", "aten::arange.default", {Argument::integer(8)}, {},
+                                 meta({8}, DType::Int64));
+        const NodeId add = b.call("add", "aten::add.Tensor", {ref(w), ref(ar)}, {}, meta({3, 8}));
+        b.output({ref(add)});
+        auto g = b.build();
+        auto p = lower({*g, {st, gt, w, ar, add}, {x}, {add}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        const Kernel& k = p->kernels.at(0);
+        QCOMPARE(k.loads.size(), std::size_t(1));
+        bool negInf = false;
+        bool index = false;
+        for (const auto& ex : k.exprs) {
+            negInf = negInf || (ex.kind == ExprKind::Const && std::isinf(ex.value) && ex.value < 0);
+            index = index || (ex.kind == ExprKind::Index && ex.index == 1);
+        }
+        QVERIFY(negInf);
+        QVERIFY(index);
+        QVERIFY(!nodeRefusal(**g, st).has_value());
+        QVERIFY(!nodeRefusal(**g, ar).has_value());
+        // A fill value an integer tensor cannot hold is refused with a reason.
+        GraphBuilder b2;
+        const NodeId bad = b2.call("full", "aten::full.default",
+                                   {Argument::list({Argument::integer(2)}),
+                                    Argument::real(std::numeric_limits<double>::infinity())},
+                                   {{"dtype", Argument::ofDtype(DType::Int64)}},
+                                   meta({2}, DType::Int64));
+        b2.output({ref(bad)});
+        auto g2 = b2.build();
+        auto q = lower({*g2, {bad}, {}, {bad}});
+        QVERIFY(!q.ok());
+        QVERIFY(q.error().message.find("integer dtype cannot hold") != std::string::npos);
     }
 };
 

@@ -1,0 +1,413 @@
+// Index arithmetic beyond views: cat as a select chain over its inputs moved to their ranges
+// along its dim (each input's expression shifted, its loads guarded to the range, so nothing is
+// read outside it), and the constructors (scalar_tensor, full, zeros/ones and their new_/_like
+// forms, arange) as values of a virtual buffer that views apply to and that become constants or
+// index expressions in the kernels that read them. Also the pass that drops what no store or
+// reduction needs (the unshifted forms the shifting leaves behind).
+#include "core/codegen/lowerer.h"
+#include "core/codegen/row_cache.h"
+
+#include <cmath>
+#include <set>
+
+namespace fxs::codegen::detail {
+namespace {
+
+const std::set<std::string_view> kConstructors = {
+    "scalar_tensor", "full", "new_full", "full_like", "zeros", "new_zeros", "zeros_like",
+    "ones", "new_ones", "ones_like", "arange"};
+
+const graph::Argument* argAt(const graph::Node& n, std::size_t i, std::string_view key)
+{
+    if (const auto* k = n.kwarg(key)) {
+        return k;
+    }
+    return i < n.args.size() ? &n.args[i] : nullptr;
+}
+
+std::optional<double> numberOf(const graph::Argument* a)
+{
+    if (!a) {
+        return std::nullopt;
+    }
+    switch (a->kind) {
+    case graph::ArgKind::Int: return double(a->i);
+    case graph::ArgKind::Float: return a->f;
+    case graph::ArgKind::Bool: return a->b ? 1.0 : 0.0;
+    default: return std::nullopt;
+    }
+}
+
+// The fill value of a constant constructor as written (before conversion to its dtype).
+std::optional<double> fillValue(const graph::Node& n, std::string_view base)
+{
+    if (base == "scalar_tensor") {
+        return numberOf(argAt(n, 0, "s"));
+    }
+    if (base == "full" || base == "full_like") {
+        return numberOf(argAt(n, 1, "fill_value"));
+    }
+    if (base == "new_full") {
+        return numberOf(argAt(n, 2, "fill_value"));
+    }
+    return base.find("zeros") != std::string_view::npos ? 0.0 : 1.0;
+}
+
+// The value a tensor of type t holds for v (integers truncate like a cast); nullopt when it has
+// none (a non-finite or out-of-range integer).
+std::optional<double> valueAs(double v, ScalarType t)
+{
+    if (t == ScalarType::Bool) {
+        return v != 0 ? 1.0 : 0.0;
+    }
+    if (t == ScalarType::Int64) {
+        constexpr double kLimit = 9.2e18;
+        if (!std::isfinite(v) || std::fabs(v) > kLimit) {
+            return std::nullopt;
+        }
+        return std::trunc(v);
+    }
+    return v;
+}
+
+// A floating value computed in `from` stored as t: f16/bf16 round it (their compute type is
+// float), float32 and float64 are their compute types.
+int roundTo(Lowerer& lw, int expr, ComputeType from, ScalarType t)
+{
+    if (t == ScalarType::Float16 || t == ScalarType::BFloat16) {
+        const int f = lw.cast(expr, ComputeType::Float);
+        return lw.op(t == ScalarType::Float16 ? "round_f16" : "round_bf16", ComputeType::Float,
+                     {f});
+    }
+    return from == computeTypeOf(t) ? expr : lw.cast(expr, computeTypeOf(t));
+}
+
+Status lowerArange(Lowerer& lw, const graph::Node& n, Val& v)
+{
+    const std::string_view overload = graph::opOverload(n.target);
+    std::optional<double> start = 0.0;
+    std::optional<double> step = 1.0;
+    std::optional<double> end;
+    if (overload == "start" || overload == "start_step" || overload == "start_out") {
+        start = numberOf(argAt(n, 0, "start"));
+        end = numberOf(argAt(n, 1, "end"));
+        if (overload == "start_step") {
+            step = numberOf(argAt(n, 2, "step"));
+        }
+    } else {
+        end = numberOf(argAt(n, 0, "end"));
+    }
+    if (!start || !end || !step || *step == 0 || !std::isfinite(*start) || !std::isfinite(*end) ||
+        !std::isfinite(*step)) {
+        return lw.unsupported(n, "arange with arguments that are not finite numbers");
+    }
+    const double count = std::ceil((*end - *start) / *step);
+    if (v.shape.size() != 1 || count != double(v.shape[0])) {
+        return lw.unsupported(n, "arange whose printed shape is not its length");
+    }
+    if (!isFloating(computeTypeOf(v.type)) &&
+        (std::trunc(*start) != *start || std::trunc(*step) != *step)) {
+        return lw.unsupported(n, "an integer arange with a fractional start or step");
+    }
+    v.strides = {1};
+    v.start = *start;
+    v.step = *step;
+    return {};
+}
+
+} // namespace
+
+bool isCatOp(std::string_view base) { return base == "cat"; }
+
+bool isConstructorOp(std::string_view base) { return kConstructors.count(base) != 0; }
+
+bool Lowerer::partial(const Val& v) const
+{
+    if (v.kind == Val::Kind::Scalar || v.kind == Val::Kind::Tuple) {
+        return false;
+    }
+    const std::vector<int> fd = fdimOf(v);
+    for (std::size_t j = 0; j < fd.size() && j < v.shape.size(); ++j) {
+        if (fd[j] >= 0 && v.shape[j] < F[std::size_t(fd[j])]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+Result<int> Lowerer::shifted(int root, int dim, std::int64_t off, std::int64_t size)
+{
+    const std::vector<bool> need = neededExprs(kernel, {root}, {});
+    const bool innerDim = reducedDims >= 0 && dim >= int(F.size()) - reducedDims;
+    std::vector<int> map(std::size_t(root) + 1, -1);
+    for (int id = 0; id <= root; ++id) {
+        if (!need[std::size_t(id)]) {
+            continue;
+        }
+        const Expr e = kernel.exprs[std::size_t(id)]; // a copy: adding expressions moves them
+        int to = id;
+        if (e.kind == ExprKind::RowRef && !innerDim) {
+            return makeError(ErrorCode::Unsupported,
+                             "a cat along a dim a reduction's result does not run along",
+                             req.regionId);
+        }
+        if (e.kind == ExprKind::Index && e.index == dim) {
+            to = op("sub", ComputeType::Int64, {id, constant(double(off), ComputeType::Int64)});
+        } else if (e.kind == ExprKind::Load) {
+            Load l = kernel.loads[std::size_t(e.index)];
+            const std::int64_t stride = l.access.strides[std::size_t(dim)];
+            if (stride != 0) {
+                l.access.offset -= off * stride;
+                for (Guard& g : l.access.guards) {
+                    if (g.dim == dim) {
+                        g.lo += off;
+                        g.hi += off;
+                    }
+                }
+                l.access.guards.push_back(Guard{dim, off, off + size});
+                Expr load = e;
+                load.index = addLoad(l);
+                to = addExpr(std::move(load));
+            }
+        } else if (e.kind == ExprKind::Op) {
+            std::vector<int> args;
+            for (int a : e.args) {
+                args.push_back(map[std::size_t(a)]);
+            }
+            if (args != e.args) {
+                to = op(e.op, e.type, std::move(args));
+            }
+        }
+        map[std::size_t(id)] = to;
+    }
+    return map[std::size_t(root)];
+}
+
+Result<int> synthExpr(Lowerer& lw, const Val& v, ComputeType t)
+{
+    const ComputeType own = computeTypeOf(v.type);
+    if (v.step == 0) {
+        return lw.cast(roundTo(lw, lw.constant(v.start, own), own, v.type), t);
+    }
+    const int n = static_cast<int>(lw.F.size());
+    const int m = static_cast<int>(v.shape.size());
+    int element = lw.constant(double(v.offset), ComputeType::Int64);
+    for (int j = 0; j < m; ++j) {
+        const int d = n - m + j;
+        if (v.shape[std::size_t(j)] == 1) {
+            continue;
+        }
+        if (d < 0 || v.shape[std::size_t(j)] > lw.F[std::size_t(d)]) {
+            return makeError(ErrorCode::Unsupported,
+                             "an arange does not broadcast into the kernel's shape", lw.req.regionId);
+        }
+        if (v.strides[std::size_t(j)] != 0) {
+            const int term = lw.op("mul", ComputeType::Int64,
+                                   {lw.index(d), lw.constant(double(v.strides[std::size_t(j)]),
+                                                             ComputeType::Int64)});
+            element = lw.op("add", ComputeType::Int64, {element, term});
+        }
+    }
+    if (!isFloating(own)) {
+        const ComputeType i = ComputeType::Int64;
+        const int value = lw.op("add", i, {lw.constant(v.start, i),
+                                           lw.op("mul", i, {lw.constant(v.step, i), element})});
+        return lw.cast(lw.cast(value, own), t);
+    }
+    // PyTorch computes start + step * i in double for float tensors, then rounds.
+    const ComputeType dbl = ComputeType::Double;
+    const int value = lw.op("add", dbl, {lw.constant(v.start, dbl),
+                                         lw.op("mul", dbl, {lw.constant(v.step, dbl),
+                                                            lw.cast(element, dbl)})});
+    return lw.cast(roundTo(lw, value, dbl, v.type), t);
+}
+
+Status lowerConstructor(Lowerer& lw, const graph::Node& n)
+{
+    auto meta = lw.outMeta(n);
+    if (!meta) {
+        return meta.error();
+    }
+    Val v;
+    v.kind = Val::Kind::Synth;
+    v.type = meta->first;
+    v.shape = meta->second;
+    v.strides.assign(v.shape.size(), 0);
+    const std::string_view base = graph::opBaseName(n.target);
+    if (base == "arange") {
+        if (Status s = lowerArange(lw, n, v); !s) {
+            return s;
+        }
+    } else {
+        const std::optional<double> written = fillValue(n, base);
+        const std::optional<double> value = written ? valueAs(*written, v.type) : std::nullopt;
+        if (!value) {
+            return lw.unsupported(n, written ? "a fill value its integer dtype cannot hold"
+                                             : "a fill value that is not a number");
+        }
+        v.start = *value;
+    }
+    lw.values[n.id] = std::move(v);
+    return {};
+}
+
+namespace {
+
+struct Piece {
+    Val value;
+    std::int64_t offset = 0; // first index along the cat dim
+    std::int64_t size = 0;
+};
+
+// The inputs of a cat with something along its dim, checked against its output (rank, sizes
+// outside the dim, dtype, and the F dims they run along: outFd).
+Result<std::vector<Piece>> catPieces(Lowerer& lw, const graph::Node& n,
+                                     const std::vector<std::int64_t>& out, ScalarType type,
+                                     std::size_t d, const std::vector<int>& outFd)
+{
+    const graph::Argument* list = argAt(n, 0, "tensors");
+    if (!list || !list->isSequence()) {
+        return lw.unsupported(n, "cat without a list of tensors");
+    }
+    std::vector<Piece> pieces;
+    std::int64_t offset = 0;
+    for (const auto& item : list->items) {
+        auto it = item.isNode() ? lw.values.find(item.node) : lw.values.end();
+        if (it == lw.values.end() || it->second.kind == Val::Kind::Scalar ||
+            it->second.kind == Val::Kind::Tuple) {
+            return lw.unsupported(n, "a cat input that is not a lowered tensor");
+        }
+        const Val& v = it->second;
+        if (v.shape.size() == 1 && v.shape[0] == 0 && out.size() != 1) {
+            continue; // PyTorch skips 1-D empty inputs whatever the other inputs' rank
+        }
+        if (v.type != type) {
+            return lw.unsupported(n, "a cat of inputs of different dtypes");
+        }
+        if (v.shape.size() != out.size()) {
+            return lw.unsupported(n, "a cat of inputs of different ranks");
+        }
+        const std::vector<int> fd = lw.fdimOf(v);
+        for (std::size_t j = 0; j < out.size(); ++j) {
+            if (j != d && v.shape[j] != out[j]) {
+                return lw.unsupported(n, "a cat of inputs whose sizes differ outside its dim");
+            }
+            if (v.shape[j] != 1 && fd[j] != outFd[j]) {
+                return lw.unsupported(n, "a cat input runs along other dims of the kernel");
+            }
+        }
+        if (v.shape[d] > 0) {
+            pieces.push_back({v, offset, v.shape[d]});
+            offset += v.shape[d];
+        }
+    }
+    if (offset != out[d]) {
+        return lw.unsupported(n, "the cat's inputs do not add up to its printed size");
+    }
+    return pieces;
+}
+
+} // namespace
+
+Status lowerCat(Lowerer& lw, const graph::Node& n)
+{
+    auto meta = lw.outMeta(n);
+    if (!meta) {
+        return meta.error();
+    }
+    const std::vector<std::int64_t>& out = meta->second;
+    const auto rank = std::int64_t(out.size());
+    const graph::Argument* dimArg = argAt(n, 1, "dim");
+    const std::int64_t dim = dimArg && dimArg->kind == graph::ArgKind::Int ? dimArg->i : 0;
+    if (rank == 0 || dim < -rank || dim >= rank) {
+        return lw.unsupported(n, "a cat dim out of range");
+    }
+    const auto d = std::size_t(dim < 0 ? dim + rank : dim);
+    const auto outFd = lw.alignToF(out);
+    if (!outFd) {
+        return lw.unsupported(n, "its shape does not fit the kernel's index space");
+    }
+    auto pieces = catPieces(lw, n, out, meta->first, d, *outFd);
+    if (!pieces) {
+        return pieces.error();
+    }
+    const ComputeType t = computeTypeOf(meta->first);
+    int r = -1;
+    if (pieces->empty()) {
+        r = lw.constant(0, t); // nothing to hold: the output has no element
+    } else if (pieces->size() == 1) {
+        auto e = lw.exprOf(pieces->front().value, t);
+        if (!e) {
+            return e.error();
+        }
+        r = *e;
+    } else {
+        const int D = (*outFd)[d];
+        std::vector<int> e;
+        for (const Piece& p : *pieces) {
+            auto x = lw.exprOf(p.value, t);
+            auto s = x ? lw.shifted(*x, D, p.offset, p.size) : Result<int>(x.error());
+            if (!s) {
+                return lw.unsupported(n, s.error().message);
+            }
+            e.push_back(*s);
+        }
+        r = e.back();
+        for (std::size_t i = e.size() - 1; i-- > 0;) {
+            const int bound = lw.constant(double((*pieces)[i + 1].offset), ComputeType::Int64);
+            const int before = lw.op("lt", ComputeType::Bool, {lw.index(D), bound});
+            r = lw.op("where", t, {before, e[i], r});
+        }
+    }
+    auto v = lw.computed(n, r);
+    if (!v) {
+        return v.error();
+    }
+    lw.values[n.id] = *v;
+    return {};
+}
+
+void pruneDeadCode(Kernel& k)
+{
+    std::vector<int> roots;
+    for (const auto& st : k.stores) {
+        roots.push_back(st.expr);
+    }
+    for (const auto& r : k.reductions) {
+        roots.push_back(r.operand);
+    }
+    const std::vector<bool> need = neededExprs(k, roots, {});
+    std::vector<int> exprMap(k.exprs.size(), -1);
+    std::vector<int> loadMap(k.loads.size(), -1);
+    std::vector<Expr> exprs;
+    std::vector<Load> loads;
+    for (std::size_t id = 0; id < k.exprs.size(); ++id) {
+        if (!need[id]) {
+            continue;
+        }
+        Expr e = k.exprs[id];
+        for (int& a : e.args) {
+            a = exprMap[std::size_t(a)];
+        }
+        if (e.kind == ExprKind::Load) {
+            int& to = loadMap[std::size_t(e.index)];
+            if (to < 0) {
+                to = int(loads.size());
+                loads.push_back(k.loads[std::size_t(e.index)]);
+            }
+            e.index = to;
+        }
+        exprMap[id] = int(exprs.size());
+        exprs.push_back(std::move(e));
+    }
+    for (auto& st : k.stores) {
+        st.expr = exprMap[std::size_t(st.expr)];
+    }
+    for (auto& r : k.reductions) {
+        r.operand = exprMap[std::size_t(r.operand)];
+    }
+    k.exprs = std::move(exprs);
+    k.loads = std::move(loads);
+}
+
+} // namespace fxs::codegen::detail

@@ -1,0 +1,285 @@
+// cat and the constructors fused into generated kernels (issue 27, fusion like Inductor's):
+// regions holding a cat along each kind of dim (first, inner, negative, with 3 inputs, of
+// values computed in the region, nested, around a row reduction, int64, a legacy empty input)
+// and the constant/arange constructors of an attention mask are built with g++, run, and
+// compared with the LibTorch eager interpreter; each is one kernel with no LibTorch step left.
+#include "core/exec/interpreter.h"
+#include "core/io/graph_code_parser.h"
+#include "tests/test_file.h"
+#include "tests/unit/compile/compile_test_support.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+FXSCOPE_TEST_BEGIN
+
+using namespace fxs;
+using namespace fxs::graph;
+
+namespace {
+
+struct Case {
+    GraphPtr graph;
+    std::vector<NodeId> region; // every call of the graph
+    std::vector<std::string> keep; // its inputs, by name
+};
+
+Case parse(const std::string& code)
+{
+    auto parsed = io::parseGraphCode(code, "case.txt");
+    Case c;
+    c.graph = parsed.graph;
+    if (!c.graph) {
+        qFatal("cannot parse a case");
+    }
+    for (const auto& n : c.graph->nodes()) {
+        if (n.op == OpKind::CallFunction) {
+            c.region.push_back(n.id);
+        } else if (n.op == OpKind::Placeholder) {
+            c.keep.push_back(n.name);
+        }
+    }
+    return c;
+}
+
+// Largest |a - b| over finite values; infinity where NaN/Inf positions or sizes differ.
+double maxDiff(const exec::TensorHandle& a, const exec::TensorHandle& b)
+{
+    if (a.sizes() != b.sizes()) {
+        return INFINITY;
+    }
+    const auto x = a.toDoubles();
+    const auto y = b.toDoubles();
+    double m = 0;
+    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
+        if (std::isfinite(x[i]) && std::isfinite(y[i])) {
+            m = std::max(m, std::abs(x[i] - y[i]));
+        } else if (!(std::isnan(x[i]) && std::isnan(y[i])) && x[i] != y[i]) {
+            return INFINITY;
+        }
+    }
+    return m;
+}
+
+const char* kHeader = "def forward(self, ";
+
+std::string graphOf(const std::string& params, const std::string& body)
+{
+    return kHeader + params + "):\n" + body;
+}
+
+} // namespace
+
+class TestCatFusion : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<cache::CacheStore> m_store;
+
+    // Compiles the case's region and runs it; diff: its outputs' largest difference from the
+    // eager run's.
+    compile::RegionOutcome compileAndCompare(const Case& c, double& diff)
+    {
+        exec::RunOptions o;
+        o.seed = 7;
+        o.keep = c.keep;
+        o.perNodeTiming = false;
+        auto run = exec::Interpreter::run(*c.graph, o);
+        if (!run || !run->ok) {
+            qFatal("eager run failed: %s", run ? "unsupported" : run.error().toString().c_str());
+        }
+        compile::RegionCompiler rc(test::compileOptions(m_store.get(), 1));
+        auto out = rc.compileAndRun(*c.graph, {"r0", c.region, ""}, run->kept);
+        diff = out.outputs.empty() ? INFINITY : 0.0;
+        for (std::size_t i = 0; i < out.outputs.size(); ++i) {
+            const exec::TensorHandle* want = run->kept.find("output." + std::to_string(i));
+            diff = want ? std::max(diff, maxDiff(out.outputs[i], *want)) : INFINITY;
+        }
+        return out;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_store = test::openStore(m_dir.path().toStdString());
+        QVERIFY(m_store);
+    }
+
+    void catMatchesEager_data()
+    {
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<int>("kernels");
+        QTest::newRow("dim0, 3 inputs, one computed")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[2, 5][5, 1]cpu", y: "f32[3, 5][5, 1]cpu", z: "f32[1, 5][5, 1]cpu")",
+                   R"(    sin: "f32[2, 5][5, 1]cpu" = torch.ops.aten.sin.default(x)
+    cat: "f32[6, 5][5, 1]cpu" = torch.ops.aten.cat.default([sin, y, z])
+    mul: "f32[6, 5][5, 1]cpu" = torch.ops.aten.mul.Tensor(cat, 2.0)
+    return (mul,)
+)"))
+            << 1;
+        QTest::newRow("dim1")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[4, 3][3, 1]cpu", y: "f32[4, 5][5, 1]cpu")",
+                   R"(    exp: "f32[4, 5][5, 1]cpu" = torch.ops.aten.exp.default(y)
+    cat: "f32[4, 8][8, 1]cpu" = torch.ops.aten.cat.default([x, exp], 1)
+    add: "f32[4, 8][8, 1]cpu" = torch.ops.aten.add.Tensor(cat, 1)
+    return (add,)
+)"))
+            << 1;
+        QTest::newRow("dim -1, a broadcast weight after")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[2, 3, 4][12, 4, 1]cpu", y: "f32[2, 3, 2][6, 2, 1]cpu", w: "f32[6][1]cpu")",
+                   R"(    cat: "f32[2, 3, 6][18, 6, 1]cpu" = torch.ops.aten.cat.default([x, y], -1)
+    mul: "f32[2, 3, 6][18, 6, 1]cpu" = torch.ops.aten.mul.Tensor(cat, w)
+    tanh: "f32[2, 3, 6][18, 6, 1]cpu" = torch.ops.aten.tanh.default(mul)
+    return (tanh,)
+)"))
+            << 1;
+        QTest::newRow("dim -2, 3 inputs, a size-1 part")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[2, 3, 4][12, 4, 1]cpu", y: "f32[2, 1, 4][4, 4, 1]cpu", z: "f32[2, 2, 4][8, 4, 1]cpu")",
+                   R"(    neg: "f32[2, 1, 4][4, 4, 1]cpu" = torch.ops.aten.neg.default(y)
+    cat: "f32[2, 6, 4][24, 4, 1]cpu" = torch.ops.aten.cat.default([x, neg, z], -2)
+    relu: "f32[2, 6, 4][24, 4, 1]cpu" = torch.ops.aten.relu.default(cat)
+    return (relu,)
+)"))
+            << 1;
+        QTest::newRow("rotary half swap of a transposed input")
+            << QString::fromStdString(graphOf(
+                   R"(q: "f32[2, 8, 4, 16][512, 64, 16, 1]cpu", cos: "f32[8, 16][16, 1]cpu", sin: "f32[8, 16][16, 1]cpu")",
+                   R"(    transpose: "f32[2, 4, 8, 16][512, 16, 64, 1]cpu" = torch.ops.aten.transpose.int(q, 1, 2)
+    mul: "f32[2, 4, 8, 16][512, 128, 16, 1]cpu" = torch.ops.aten.mul.Tensor(transpose, cos)
+    slice_1: "f32[2, 4, 8, 8][512, 16, 64, 1]cpu" = torch.ops.aten.slice.Tensor(transpose, 3, 0, 8)
+    slice_2: "f32[2, 4, 8, 8][512, 16, 64, 1]cpu" = torch.ops.aten.slice.Tensor(transpose, 3, 8, 9223372036854775807)
+    neg: "f32[2, 4, 8, 8][256, 64, 8, 1]cpu" = torch.ops.aten.neg.default(slice_2)
+    cat: "f32[2, 4, 8, 16][512, 128, 16, 1]cpu" = torch.ops.aten.cat.default([neg, slice_1], -1)
+    mul_1: "f32[2, 4, 8, 16][512, 128, 16, 1]cpu" = torch.ops.aten.mul.Tensor(cat, sin)
+    add: "f32[2, 4, 8, 16][512, 128, 16, 1]cpu" = torch.ops.aten.add.Tensor(mul, mul_1)
+    return (add,)
+)"))
+            << 1;
+        QTest::newRow("nested cats")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[3, 2][2, 1]cpu", y: "f32[3, 3][3, 1]cpu", z: "f32[3, 4][4, 1]cpu")",
+                   R"(    cat: "f32[3, 5][5, 1]cpu" = torch.ops.aten.cat.default([x, y], 1)
+    sigmoid: "f32[3, 5][5, 1]cpu" = torch.ops.aten.sigmoid.default(cat)
+    cat_1: "f32[3, 9][9, 1]cpu" = torch.ops.aten.cat.default([z, sigmoid], 1)
+    return (cat_1,)
+)"))
+            << 1;
+        QTest::newRow("softmax over the cat dim")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[3, 5][5, 1]cpu", y: "f32[3, 3][3, 1]cpu")",
+                   R"(    cat: "f32[3, 8][8, 1]cpu" = torch.ops.aten.cat.default([x, y], -1)
+    _softmax: "f32[3, 8][8, 1]cpu" = torch.ops.aten._softmax.default(cat, -1, False)
+    return (_softmax,)
+)"))
+            << 1;
+        // A row's softmax cannot be moved to other rows: the cat starts a second kernel.
+        QTest::newRow("rows of a softmax along the first dim")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[2, 6][6, 1]cpu", y: "f32[3, 6][6, 1]cpu")",
+                   R"(    _softmax: "f32[2, 6][6, 1]cpu" = torch.ops.aten._softmax.default(x, -1, False)
+    cat: "f32[5, 6][6, 1]cpu" = torch.ops.aten.cat.default([_softmax, y])
+    mul: "f32[5, 6][6, 1]cpu" = torch.ops.aten.mul.Tensor(cat, 3.0)
+    return (mul,)
+)"))
+            << 2;
+        QTest::newRow("int64")
+            << QString::fromStdString(graphOf(
+                   R"(x: "i64[4][1]cpu", y: "i64[3][1]cpu")",
+                   R"(    cat: "i64[7][1]cpu" = torch.ops.aten.cat.default([x, y])
+    mul: "i64[7][1]cpu" = torch.ops.aten.mul.Tensor(cat, 3)
+    return (mul,)
+)"))
+            << 1;
+        QTest::newRow("a 1-D empty input is skipped")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[2, 3][3, 1]cpu", e: "f32[0][1]cpu")",
+                   R"(    cat: "f32[2, 3][3, 1]cpu" = torch.ops.aten.cat.default([x, e])
+    exp: "f32[2, 3][3, 1]cpu" = torch.ops.aten.exp.default(cat)
+    return (exp,)
+)"))
+            << 1;
+    }
+
+    void catMatchesEager()
+    {
+        QFETCH(QString, code);
+        QFETCH(int, kernels);
+        const Case c = parse(code.toStdString());
+        double diff = 0;
+        const auto out = compileAndCompare(c, diff);
+        QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
+                 out.headline.c_str());
+        QCOMPARE(out.kernels, kernels);
+        QCOMPARE(out.externNodes, 0);
+        QVERIFY2(diff <= 1e-5, std::to_string(diff).c_str());
+    }
+
+    // The attention mask of the LLaMA forward: aranges compared, new_ones, two scalar_tensors
+    // chosen by where, a full: every constructor folds into the one kernel that reads them.
+    void constructorsFoldIntoTheKernel()
+    {
+        const Case c = parse(graphOf(R"(x: "f32[2, 1, 8, 8][64, 64, 8, 1]cpu")", R"(    arange: "i64[8][1]cpu" = torch.ops.aten.arange.default(8, device = device(type='cpu'), pin_memory = False)
+    unsqueeze: "i64[8, 1][1, 1]cpu" = torch.ops.aten.unsqueeze.default(arange, 1)
+    arange_1: "i64[8][1]cpu" = torch.ops.aten.arange.start(0, 8, device = device(type='cpu'), pin_memory = False)
+    le: "b8[8, 8][8, 1]cpu" = torch.ops.aten.le.Tensor(arange_1, unsqueeze)
+    new_ones: "b8[][]cpu" = torch.ops.aten.new_ones.default(x, [], dtype = torch.bool, pin_memory = False)
+    bitwise_and: "b8[8, 8][8, 1]cpu" = torch.ops.aten.bitwise_and.Tensor(new_ones, le)
+    scalar_tensor: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(-inf, dtype = torch.float32, device = device(type='cpu'))
+    scalar_tensor_1: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(0.0, dtype = torch.float32, layout = torch.strided, device = device(type='cpu'))
+    where: "f32[8, 8][8, 1]cpu" = torch.ops.aten.where.self(bitwise_and, scalar_tensor_1, scalar_tensor)
+    add: "f32[2, 1, 8, 8][64, 64, 8, 1]cpu" = torch.ops.aten.add.Tensor(x, where)
+    full: "f32[8][1]cpu" = torch.ops.aten.full.default([8], 0.25, dtype = torch.float32, device = device(type='cpu'), pin_memory = False)
+    mul: "f32[2, 1, 8, 8][64, 64, 8, 1]cpu" = torch.ops.aten.mul.Tensor(add, full)
+    arange_2: "f32[8][1]cpu" = torch.ops.aten.arange.start_step(1, 5, 0.5, dtype = torch.float32, device = device(type='cpu'), pin_memory = False)
+    add_1: "f32[2, 1, 8, 8][64, 64, 8, 1]cpu" = torch.ops.aten.add.Tensor(mul, arange_2)
+    return (add_1,)
+)"));
+        double diff = 0;
+        const auto out = compileAndCompare(c, diff);
+        QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
+                 out.headline.c_str());
+        QCOMPARE(out.kernels, 1);
+        QCOMPARE(out.externNodes, 0);
+        QCOMPARE(diff, 0.0); // -inf where the mask is false, in the same places as eager
+        // The constants reach the source as numbers the printer spells itself.
+        QVERIFY(out.source.find("__builtin_inff()") != std::string::npos);
+        QVERIFY(out.source.find("(0.25f)") != std::string::npos);
+    }
+
+    // Two masks made from one comparison, each expanded for a reader outside the region (the
+    // LLaMA forward's per-layer attention masks): one kernel stores both unexpanded, LibTorch
+    // expands them after it for free (stored expansions took a kernel each).
+    void returnedExpandsStayViews()
+    {
+        const Case c = parse(graphOf(R"(x: "f32[2, 1, 4, 4][16, 16, 4, 1]cpu")", R"(    gt: "b8[2, 1, 4, 4][16, 16, 4, 1]cpu" = torch.ops.aten.gt.Scalar(x, 0)
+    scalar_tensor: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(-inf, dtype = torch.float32, device = device(type='cpu'))
+    scalar_tensor_1: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(0.0, dtype = torch.float32, device = device(type='cpu'))
+    where: "f32[2, 1, 4, 4][16, 16, 4, 1]cpu" = torch.ops.aten.where.self(gt, scalar_tensor_1, scalar_tensor)
+    expand: "f32[2, 3, 4, 4][16, 0, 4, 1]cpu" = torch.ops.aten.expand.default(where, [2, 3, 4, 4])
+    scalar_tensor_2: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(-inf, dtype = torch.float32, device = device(type='cpu'))
+    scalar_tensor_3: "f32[][]cpu" = torch.ops.aten.scalar_tensor.default(0.0, dtype = torch.float32, device = device(type='cpu'))
+    where_1: "f32[2, 1, 4, 4][16, 16, 4, 1]cpu" = torch.ops.aten.where.self(gt, scalar_tensor_3, scalar_tensor_2)
+    expand_1: "f32[2, 3, 4, 4][16, 0, 4, 1]cpu" = torch.ops.aten.expand.default(where_1, [2, 3, 4, 4])
+    return (expand, expand_1)
+)"));
+        double diff = 0;
+        const auto out = compileAndCompare(c, diff);
+        QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
+                 out.headline.c_str());
+        QCOMPARE(out.kernels, 1);
+        QCOMPARE(out.externNodes, 2); // the two expands
+        QCOMPARE(diff, 0.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCatFusion)
+#include "tst_cat_fusion.moc"
+
+FXSCOPE_TEST_END
