@@ -20,6 +20,8 @@ packages=(
     libbenchmark-dev nlohmann-json3-dev libsimdjson-dev libxxhash-dev libzip-dev
     libcli11-dev libfmt-dev libsleef-dev
     libhiredis-dev redis-server
+    # the Python plan appliers' tests (plain Python; the torch.fx one runs where torch is found)
+    python3
     # the .deb (CPack, dpkg-shlibdeps, PNG icons) and its test (validators, lintian)
     dpkg-dev librsvg2-bin shared-mime-info desktop-file-utils appstream lintian
 )
