@@ -43,7 +43,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     # On CI's throwaway machines dpkg skips its fsync after every file (--force-unsafe-io, as
-    # Debian's build chroots do): 283 s instead of 358-401 s from a bare Debian 12 (2 cores).
+    # Debian's build chroots do): from a bare Debian 12 on 2 cores, 96 s instead of 110 s, and
+    # 283 s instead of 358-401 s while other builds ran.
     # Elsewhere a power cut during the install must not leave half-written files, so not there.
     apt_install=(apt-get install -y -qq --no-install-recommends)
     if [ "${CI:-}" = true ]; then

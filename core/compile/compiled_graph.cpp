@@ -174,21 +174,6 @@ int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report
     return n;
 }
 
-// The graph's inputs as the eager run made them (placeholders it kept): timed runs reuse them,
-// so no input is made while they are timed.
-std::shared_ptr<const exec::ValueStore> inputsOf(const graph::Graph& graph,
-                                                 const exec::ValueStore& kept)
-{
-    auto store = std::make_shared<exec::ValueStore>();
-    for (graph::NodeId id : graph.placeholders()) {
-        const std::string& name = graph.node(id).name;
-        if (const exec::TensorHandle* h = kept.find(name)) {
-            store->set(name, *h);
-        }
-    }
-    return store;
-}
-
 // CUDA: the totals of both graphs without per-node synchronisation (CompiledGraphReport).
 Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro,
                                   std::shared_ptr<const exec::ValueStore> inputs,
@@ -332,7 +317,7 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (report.cancelled) {
         return report;
     }
-    auto inputs = cuda ? inputsOf(graph, report.eager.kept) : nullptr; // before it is trimmed
+    auto inputs = cuda ? graphInputsOf(graph, report.eager.kept) : nullptr; // before it is trimmed
     if (Status s = runWithRegions(graph, regions, ro, cancel, report); !s) {
         return s.error();
     }
@@ -384,6 +369,19 @@ std::optional<std::string> undefinedOutput(const graph::Graph& graph, graph::Nod
                " of " + op + node + ", which PyTorch leaves unwritten when dropout_p is 0";
     }
     return std::nullopt;
+}
+
+std::shared_ptr<const exec::ValueStore> graphInputsOf(const graph::Graph& graph,
+                                                      const exec::ValueStore& kept)
+{
+    auto store = std::make_shared<exec::ValueStore>();
+    for (graph::NodeId id : graph.placeholders()) {
+        const std::string& name = graph.node(id).name;
+        if (const exec::TensorHandle* h = kept.find(name)) {
+            store->set(name, *h);
+        }
+    }
+    return store;
 }
 
 std::vector<exec::Substitute> compiledSubstitutes(const std::vector<RegionOutcome>& regions)

@@ -94,6 +94,11 @@ struct DeviceTotals {
     double compiledHostMs = 0;
 };
 
+// The graph's inputs as a run kept them (its placeholders found in `kept`, by name): what
+// timeTotalsOnDevice runs on, so that no input is made while the graphs are timed.
+std::shared_ptr<const exec::ValueStore> graphInputsOf(const graph::Graph& graph,
+                                                      const exec::ValueStore& kept);
+
 // CUDA: the eager graph and the graph with `regions` in place, both run on `inputs` (the
 // graph's placeholders by name, on the GPU) max(5, ro.repeat) times without per-node
 // synchronisation (cudaGraph: as CUDA graph replays); medians (CompiledGraphReport's deviceMs).

@@ -63,20 +63,6 @@ std::string unsupportedText(const exec::RunReport& run)
     return u.node + " (" + u.target + "): " + u.reason;
 }
 
-// The graph's inputs as the warm-up made them, for the runs timed on the GPU.
-std::shared_ptr<const exec::ValueStore> placeholderValues(const graph::Graph& graph,
-                                                          const exec::ValueStore& kept)
-{
-    auto store = std::make_shared<exec::ValueStore>();
-    for (graph::NodeId id : graph.placeholders()) {
-        const std::string& name = graph.node(id).name;
-        if (const exec::TensorHandle* h = kept.find(name)) {
-            store->set(name, *h);
-        }
-    }
-    return store;
-}
-
 // CUDA: both graphs without per-node syncs; a failure is a note, not an error.
 void timeOnDevice(const graph::Graph& graph, const ProfileOptions& options,
                   const exec::ValueStore& kept, const std::vector<compile::RegionOutcome>& outcomes,
@@ -85,7 +71,7 @@ void timeOnDevice(const graph::Graph& graph, const ProfileOptions& options,
     exec::RunOptions ro = options.run;
     ro.repeat = std::max(1, options.repeat);
     ro.onNode = nullptr;
-    auto t = compile::timeTotalsOnDevice(graph, ro, placeholderValues(graph, kept), outcomes,
+    auto t = compile::timeTotalsOnDevice(graph, ro, compile::graphInputsOf(graph, kept), outcomes,
                                          false, cancel);
     if (t) {
         whole.deviceMs = t->compiledDeviceMs;
