@@ -6,6 +6,7 @@
 // reduction needs (the unshifted forms the shifting leaves behind).
 #include "core/codegen/lowerer.h"
 #include "core/codegen/row_cache.h"
+#include "core/graph/node_arguments.h"
 
 #include <cmath>
 #include <set>
@@ -16,14 +17,6 @@ namespace {
 const std::set<std::string_view> kConstructors = {
     "scalar_tensor", "full", "new_full", "full_like", "zeros", "new_zeros", "zeros_like",
     "ones", "new_ones", "ones_like", "arange"};
-
-const graph::Argument* argAt(const graph::Node& n, std::size_t i, std::string_view key)
-{
-    if (const auto* k = n.kwarg(key)) {
-        return k;
-    }
-    return i < n.args.size() ? &n.args[i] : nullptr;
-}
 
 std::optional<double> numberOf(const graph::Argument* a)
 {
@@ -42,13 +35,13 @@ std::optional<double> numberOf(const graph::Argument* a)
 std::optional<double> fillValue(const graph::Node& n, std::string_view base)
 {
     if (base == "scalar_tensor") {
-        return numberOf(argAt(n, 0, "s"));
+        return numberOf(graph::argumentOf(n, 0, "s"));
     }
     if (base == "full" || base == "full_like") {
-        return numberOf(argAt(n, 1, "fill_value"));
+        return numberOf(graph::argumentOf(n, 1, "fill_value"));
     }
     if (base == "new_full") {
-        return numberOf(argAt(n, 2, "fill_value"));
+        return numberOf(graph::argumentOf(n, 2, "fill_value"));
     }
     return base.find("zeros") != std::string_view::npos ? 0.0 : 1.0;
 }
@@ -89,13 +82,13 @@ Status lowerArange(Lowerer& lw, const graph::Node& n, Val& v)
     std::optional<double> step = 1.0;
     std::optional<double> end;
     if (overload == "start" || overload == "start_step" || overload == "start_out") {
-        start = numberOf(argAt(n, 0, "start"));
-        end = numberOf(argAt(n, 1, "end"));
+        start = numberOf(graph::argumentOf(n, 0, "start"));
+        end = numberOf(graph::argumentOf(n, 1, "end"));
         if (overload == "start_step") {
-            step = numberOf(argAt(n, 2, "step"));
+            step = numberOf(graph::argumentOf(n, 2, "step"));
         }
     } else {
-        end = numberOf(argAt(n, 0, "end"));
+        end = numberOf(graph::argumentOf(n, 0, "end"));
     }
     if (!start || !end || !step || *step == 0 || !std::isfinite(*start) || !std::isfinite(*end) ||
         !std::isfinite(*step)) {
@@ -265,7 +258,7 @@ Result<std::vector<Piece>> catPieces(Lowerer& lw, const graph::Node& n,
                                      const std::vector<std::int64_t>& out, ScalarType type,
                                      std::size_t d, const std::vector<int>& outFd)
 {
-    const graph::Argument* list = argAt(n, 0, "tensors");
+    const graph::Argument* list = graph::argumentOf(n, 0, "tensors");
     if (!list || !list->isSequence()) {
         return lw.unsupported(n, "cat without a list of tensors");
     }
@@ -317,7 +310,7 @@ Status lowerCat(Lowerer& lw, const graph::Node& n)
     }
     const std::vector<std::int64_t>& out = meta->second;
     const auto rank = std::int64_t(out.size());
-    const graph::Argument* dimArg = argAt(n, 1, "dim");
+    const graph::Argument* dimArg = graph::argumentOf(n, 1, "dim");
     const std::int64_t dim = dimArg && dimArg->kind == graph::ArgKind::Int ? dimArg->i : 0;
     if (rank == 0 || dim < -rank || dim >= rank) {
         return lw.unsupported(n, "a cat dim out of range");

@@ -1,6 +1,7 @@
 // Op handlers of the lowering: pointwise ops (with broadcasting and type promotion) and
 // reductions with their composites (softmax, log_softmax, layer_norm, var/std, backward forms).
 #include "core/codegen/lowerer.h"
+#include "core/graph/node_arguments.h"
 
 #include <algorithm>
 #include <cmath>
@@ -86,14 +87,6 @@ double numberOr(const graph::Argument* a, double fallback)
     case graph::ArgKind::Bool: return a->b ? 1 : 0;
     default: return fallback;
     }
-}
-
-const graph::Argument* argOrKw(const graph::Node& n, std::size_t i, std::string_view key)
-{
-    if (const auto* k = kwarg(n, key)) {
-        return k;
-    }
-    return i < n.args.size() ? &n.args[i] : nullptr;
 }
 
 // Result of an elementwise node: registers the value after checking operand alignment.
@@ -268,7 +261,7 @@ Status lowerClamp(Lowerer& lw, const graph::Node& n, std::string_view base, Comp
     }
     int r = *xe;
     auto bound = [&](std::size_t idx, std::string_view key, const char* prim) -> Status {
-        const graph::Argument* a = argOrKw(n, idx, key);
+        const graph::Argument* a = graph::argumentOf(n, idx, key);
         if (!a || a->kind == graph::ArgKind::None) {
             return {};
         }
@@ -285,8 +278,8 @@ Status lowerClamp(Lowerer& lw, const graph::Node& n, std::string_view base, Comp
         return {};
     };
     if (base == "hardtanh") {
-        r = lw.op("clamp_lo", t, {r, lw.constant(numberOr(argOrKw(n, 1, "min_val"), -1), t)});
-        r = lw.op("clamp_hi", t, {r, lw.constant(numberOr(argOrKw(n, 2, "max_val"), 1), t)});
+        r = lw.op("clamp_lo", t, {r, lw.constant(numberOr(graph::argumentOf(n, 1, "min_val"), -1), t)});
+        r = lw.op("clamp_hi", t, {r, lw.constant(numberOr(graph::argumentOf(n, 2, "max_val"), 1), t)});
         return finish(lw, n, used, r);
     }
     Status s = base == "clamp_max" ? bound(1, "max", "clamp_hi") : bound(1, "min", "clamp_lo");
@@ -492,8 +485,8 @@ Status lowerSumLike(Lowerer& lw, const graph::Node& n, std::string_view base, co
     }
     const std::string_view overload = graph::opOverload(n.target);
     const bool varDim = (base == "var" || base == "std") && overload == "dim";
-    const std::vector<int> dims = dimList(argOrKw(n, 1, "dim"), int(x.shape.size()));
-    const bool keepdim = boolArg(argOrKw(n, varDim ? 3 : 2, "keepdim"), false);
+    const std::vector<int> dims = dimList(graph::argumentOf(n, 1, "dim"), int(x.shape.size()));
+    const bool keepdim = boolArg(graph::argumentOf(n, varDim ? 3 : 2, "keepdim"), false);
     auto count = claimInnerDims(lw, n, x, dims);
     if (!count) {
         return count.error();
@@ -516,7 +509,7 @@ Status lowerSumLike(Lowerer& lw, const graph::Node& n, std::string_view base, co
     } else {
         const double correction = overload == "correction"
                                       ? numberOr(kwarg(n, "correction"), 1.0)
-                                      : (boolArg(argOrKw(n, varDim ? 2 : 1, "unbiased"), true) ? 1 : 0);
+                                      : (boolArg(graph::argumentOf(n, varDim ? 2 : 1, "unbiased"), true) ? 1 : 0);
         r = meanVar(lw, *xe, *count, correction, acc).second;
         r = base == "std" ? lw.op("sqrt", acc, {r}) : r;
     }
@@ -527,7 +520,7 @@ Status lowerSoftmaxLike(Lowerer& lw, const graph::Node& n, std::string_view base
 {
     // Forward: (self, dim, half_to_float); backward: (grad_output, output, dim, input_dtype).
     const bool backward = base.find("backward") != std::string_view::npos;
-    const std::vector<int> dims = dimList(argOrKw(n, backward ? 2 : 1, "dim"),
+    const std::vector<int> dims = dimList(graph::argumentOf(n, backward ? 2 : 1, "dim"),
                                           int(x.shape.size()));
     auto count = claimInnerDims(lw, n, x, dims);
     auto meta = lw.outMeta(n);
@@ -550,7 +543,7 @@ Status lowerSoftmaxLike(Lowerer& lw, const graph::Node& n, std::string_view base
             return ye.error();
         }
         used.push_back(*y);
-        auto dimsOfY = dimList(argOrKw(n, 2, "dim"), int(y->shape.size()));
+        auto dimsOfY = dimList(graph::argumentOf(n, 2, "dim"), int(y->shape.size()));
         if (auto c = claimInnerDims(lw, n, *y, dimsOfY); !c) {
             return c.error();
         }
@@ -576,7 +569,7 @@ Status lowerSoftmaxLike(Lowerer& lw, const graph::Node& n, std::string_view base
 // The trailing dims of a rank-`rank` input a layer norm (or its backward) normalizes over.
 std::vector<int> normalizedDims(const graph::Node& n, std::size_t argIndex, std::size_t rank)
 {
-    const graph::Argument* shapeArg = argOrKw(n, argIndex, "normalized_shape");
+    const graph::Argument* shapeArg = graph::argumentOf(n, argIndex, "normalized_shape");
     const int normDims = shapeArg && shapeArg->isSequence() ? int(shapeArg->items.size()) : 1;
     std::vector<int> dims;
     for (int d = int(rank) - normDims; d < int(rank); ++d) {
@@ -597,7 +590,7 @@ Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, 
     if (!xe) {
         return xe.error();
     }
-    const double eps = numberOr(argOrKw(n, 4, "eps"), 1e-5);
+    const double eps = numberOr(graph::argumentOf(n, 4, "eps"), 1e-5);
     const auto [mean, var] = meanVar(lw, *xe, *count, 0.0, f);
     const int rstd = lw.op("rsqrt", f, {lw.op("add", f, {var, lw.constant(eps, f)})});
     int out = lw.op("mul", f, {lw.op("sub", f, {*xe, mean}), rstd});

@@ -2,6 +2,7 @@
 // same buffer; views of computed values are allowed when they only relabel dims (insert or drop
 // size-1 dims, broadcast with expand) — anything that would move elements is not lowered.
 #include "core/codegen/lowerer.h"
+#include "core/graph/node_arguments.h"
 
 #include <algorithm>
 #include <set>
@@ -28,17 +29,9 @@ std::vector<std::int64_t> intList(const graph::Argument* a)
     return out;
 }
 
-const graph::Argument* arg(const graph::Node& n, std::size_t i, std::string_view key)
-{
-    if (const auto* k = n.kwarg(key)) {
-        return k;
-    }
-    return i < n.args.size() ? &n.args[i] : nullptr;
-}
-
 std::int64_t intArg(const graph::Node& n, std::size_t i, std::string_view key, std::int64_t dflt)
 {
-    const graph::Argument* a = arg(n, i, key);
+    const graph::Argument* a = graph::argumentOf(n, i, key);
     return a && a->kind == graph::ArgKind::Int ? a->i : dflt;
 }
 
@@ -53,7 +46,8 @@ bool applyToInputView(const graph::Node& n, std::string_view base, Val& v)
     auto& sz = v.shape;
     auto& st = v.strides;
     if (base == "view" || base == "_unsafe_view" || base == "reshape") {
-        const graph::Argument* sizeArg = n.kwarg("shape") ? n.kwarg("shape") : arg(n, 1, "size");
+        const graph::Argument* sizeArg =
+            n.kwarg("shape") ? n.kwarg("shape") : graph::argumentOf(n, 1, "size");
         std::vector<std::int64_t> shape = intList(sizeArg);
         std::int64_t known = 1, total = 1;
         for (auto s : sz) {
@@ -72,7 +66,7 @@ bool applyToInputView(const graph::Node& n, std::string_view base, Val& v)
         sz = shape;
         st = *ns;
     } else if (base == "expand") {
-        const auto shape = intList(arg(n, 1, "size"));
+        const auto shape = intList(graph::argumentOf(n, 1, "size"));
         if (shape.size() < sz.size()) {
             return false;
         }
@@ -90,7 +84,7 @@ bool applyToInputView(const graph::Node& n, std::string_view base, Val& v)
         sz = nsz;
         st = nst;
     } else if (base == "permute") {
-        const auto perm = intList(arg(n, 1, "dims"));
+        const auto perm = intList(graph::argumentOf(n, 1, "dims"));
         if (perm.size() != sz.size()) {
             return false;
         }
@@ -113,7 +107,7 @@ bool applyToInputView(const graph::Node& n, std::string_view base, Val& v)
         sz.insert(sz.begin() + std::ptrdiff_t(d), 1);
         st.insert(st.begin() + std::ptrdiff_t(d), 1);
     } else if (base == "squeeze") {
-        std::vector<std::int64_t> dims = intList(arg(n, 1, "dim"));
+        std::vector<std::int64_t> dims = intList(graph::argumentOf(n, 1, "dim"));
         std::vector<std::int64_t> nsz, nst;
         for (std::size_t i = 0; i < sz.size(); ++i) {
             const bool listed = dims.empty() || std::any_of(dims.begin(), dims.end(), [&](auto d) {
@@ -191,7 +185,7 @@ bool permuteKeepsOrder(const graph::Node& n, std::string_view base, const Val& x
 {
     std::vector<std::int64_t> perm;
     if (base == "permute") {
-        perm = intList(arg(n, 1, "dims"));
+        perm = intList(graph::argumentOf(n, 1, "dims"));
     } else {
         for (std::size_t i = 0; i < x.shape.size(); ++i) {
             perm.push_back(std::int64_t(i));

@@ -6,6 +6,7 @@
 #include "core/compile/prepared_region.h"
 #include "core/cuda/module.h"
 #include "core/exec/torch_bridge.h"
+#include "core/graph/node_arguments.h"
 #include "core/graph/op_category.h"
 #include "core/util/elapsed.h"
 
@@ -95,10 +96,7 @@ std::optional<double> maxAbsDiff(const exec::TensorHandle* a, const exec::Tensor
 // dropout_p of a fused attention call: its keyword, else its position; 0 when absent.
 double dropoutOf(const graph::Node& n, std::size_t position)
 {
-    const graph::Argument* a = n.kwarg("dropout_p");
-    if (!a && position < n.args.size()) {
-        a = &n.args[position];
-    }
+    const graph::Argument* a = graph::argumentOf(n, position, "dropout_p");
     if (!a) {
         return 0.0;
     }

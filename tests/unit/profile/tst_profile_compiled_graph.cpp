@@ -12,6 +12,7 @@
 #include "core/profile/runtime_profile.h"
 #include "core/util/file_reader.h"
 #include "tests/test_file.h"
+#include "tests/unit/compile/compile_test_support.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -50,10 +51,7 @@ private:
 
     std::unique_ptr<cache::CacheStore> freshStore()
     {
-        cache::StoreOptions so;
-        so.path = m_dir.path().toStdString() + "/cache" + std::to_string(m_stores++) + "/cache.db";
-        auto s = cache::CacheStore::open(so);
-        return s.ok() ? std::move(*s) : nullptr;
+        return test::openStore(m_dir.path().toStdString() + "/store" + std::to_string(m_stores++));
     }
 
     profile::ProfileOptions options(cache::CacheStore* store, const Verdict& slower) const
