@@ -32,6 +32,8 @@ p.add_argument("--models", default="gpt12_train,llama24_train,resnet18_infer")
 p.add_argument("--rounds", type=int, default=3)
 p.add_argument("--steps", type=int, default=20)
 p.add_argument("--repeat", type=int, default=20)
+# Only record each model's graphs into --out (for cold_compile.sh), then stop.
+p.add_argument("--record-only", action="store_true")
 # fxscope refuses a cache under a folder others may write (such as /tmp): its own folder.
 p.add_argument("--cache-root", default=os.path.expanduser("~/.cache/fxscope-model-bench"))
 args = p.parse_args()
@@ -224,6 +226,8 @@ results = {}
 for name in args.models.split(","):
     m, step, training = make(name)
     graphs = record(name, m, step)
+    if args.record_only:
+        continue
     variants = {"eager": (m, lambda: None)}
     t0 = time.perf_counter()
     cm = torch.compile(m)
