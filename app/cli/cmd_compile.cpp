@@ -38,6 +38,7 @@ struct CompileCliOptions {
     std::string inputs; // --inputs: real inputs file
     std::string dump;   // --dump: where each region's schedule, IR, source and pass times go
     std::string device = "auto";
+    std::string convLayout = "auto"; // --conv-layout (compile::resolveConvLayout)
     bool noRun = false;
     std::string arch;   // --arch sm_90
     std::string tuning; // --cuda-tuning
@@ -145,6 +146,7 @@ int runCompile(const CompileCliOptions& o)
     co.compile.retime = o.retime;
     co.compile.dumpDir = o.dump;
     co.run.seed = o.seed;
+    co.run.convLayout = *compile::resolveConvLayout(o.convLayout, co.compile.device);
     // A TorchScript module's or .pt2 archive's own weights (and sample inputs, unless given).
     auto weights = graphWeights(*loaded, o.inputs.empty());
     if (!weights) {
@@ -237,6 +239,11 @@ void addCompileCommand(CLI::App& app, int& exitCode)
                     "cuda, cpu or auto (default: CUDA when the graph was recorded on CUDA and "
                     "a GPU is present)")
         ->check(CLI::IsMember({"cuda", "cpu", "auto"}));
+    cmd->add_option("--conv-layout", o->convLayout,
+                    "Convolutions' layout in the eager run that feeds the regions: auto "
+                    "(channels-last on CUDA, as run --compiled; else recorded), recorded or "
+                    "channels-last")
+        ->check(CLI::IsMember({"auto", "recorded", "channels-last"}));
     cmd->add_flag("--no-run", o->noRun,
                   "Generate, build and cache only (no eager run, no verification); regions "
                   "report state 'built'. Works for --device cuda without a GPU");

@@ -41,6 +41,7 @@ struct RunCliOptions {
     std::string project;
     std::string cache;
     int jobs = 0; // --jobs: builds at once (0: automatic)
+    std::string convLayout = "auto"; // --conv-layout (compile::resolveConvLayout)
 };
 
 // The graph at path, with parse errors fatal: a graph that lost statements would run wrong.
@@ -267,6 +268,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     co.compile.timingRepeats = std::max(5, o.repeat); // as compile's default: enough to judge
                                                       // a region slower than eager
     co.run = ro;
+    co.run.convLayout = *compile::resolveConvLayout(o.convLayout, co.compile.device);
     co.cudaGraph = o.cudaGraph;
     auto report = compile::runCompiledGraph(*g.graph, *regions, co);
     if (!report) {
@@ -289,7 +291,10 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
         modules.push_back(regionModule(tree ? &*tree : nullptr, r));
     }
     if (o.json) {
-        printJson(compiledJson(*report, modules));
+        json j = compiledJson(*report, modules);
+        j["conv_layout"] = co.run.convLayout == exec::ConvLayout::ChannelsLast ? "channels_last"
+                                                                              : "recorded";
+        printJson(j);
     } else {
         printCompiledText(*report);
     }
@@ -333,6 +338,9 @@ int runRun(const RunCliOptions& o)
     if (o.compiled) {
         return runCompiled(o, *g, ro, note);
     }
+    // Plain runs keep the graph's layouts unless asked ("auto" is for compiled runs).
+    ro.convLayout = *compile::resolveConvLayout(o.convLayout == "auto" ? "recorded" : o.convLayout,
+                                                compile::TargetDevice::Cpu);
     auto report = exec::Interpreter::run(*g->graph, ro);
     if (!report.ok()) {
         return fail(o, report.error(), 1);
@@ -390,6 +398,10 @@ void addRunCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--cuda-graph", options->cudaGraph,
                   "--compiled on CUDA: time both graphs as CUDA graph replays")
         ->needs(compiled);
+    cmd->add_option("--conv-layout", options->convLayout,
+                    "Convolutions' layout: auto (channels-last for --compiled on CUDA, else "
+                    "recorded), recorded or channels-last")
+        ->check(CLI::IsMember({"auto", "recorded", "channels-last"}));
     cmd->add_option("--jobs", options->jobs,
                     "--compiled: regions built at once (default 0: the hardware threads, at "
                     "most 8)")

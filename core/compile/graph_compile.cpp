@@ -99,6 +99,21 @@ TargetDevice resolveDevice(const graph::Graph& graph, DeviceChoice choice)
     return recordedOnCuda(graph) && cudaRunnable() ? TargetDevice::Cuda : TargetDevice::Cpu;
 }
 
+std::optional<exec::ConvLayout> resolveConvLayout(std::string_view choice, TargetDevice device)
+{
+    if (choice == "auto") {
+        return device == TargetDevice::Cuda ? exec::ConvLayout::ChannelsLast
+                                            : exec::ConvLayout::Recorded;
+    }
+    if (choice == "recorded") {
+        return exec::ConvLayout::Recorded;
+    }
+    if (choice == "channels-last") {
+        return exec::ConvLayout::ChannelsLast;
+    }
+    return std::nullopt;
+}
+
 Result<GraphCompileReport> compileGraphRegions(const graph::Graph& graph,
                                                const std::vector<partition::Region>& regions,
                                                const GraphCompileOptions& options,

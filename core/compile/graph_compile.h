@@ -12,6 +12,8 @@
 #include "core/util/cancel.h"
 #include "core/util/result.h"
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace fxs::compile {
@@ -20,6 +22,11 @@ enum class DeviceChoice : std::uint8_t { Cpu, Cuda, Auto };
 // Auto: CUDA when the graph was recorded on CUDA (a node's meta says cuda) and CUDA can run
 // here (cudaRunnable); else the CPU.
 TargetDevice resolveDevice(const graph::Graph& graph, DeviceChoice choice);
+
+// `--conv-layout`: "auto" (channels_last where the regions are compiled for CUDA, as Inductor's
+// layout optimisation does; recorded on the CPU), "recorded" or "channels-last"
+// (exec::ConvLayout). nullopt: none of these.
+std::optional<exec::ConvLayout> resolveConvLayout(std::string_view choice, TargetDevice device);
 
 struct GraphCompileOptions {
     // compiler, target device, cache store (null: no cache), timed runs per region, build-only,

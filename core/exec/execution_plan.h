@@ -70,6 +70,11 @@ Plan buildPlan(const graph::Graph& graph, c10::Device device,
                const std::vector<graph::NodeId>& keep = {},
                const std::vector<Substitute>& substitutes = {});
 
+// ConvLayout::ChannelsLast (interpreter.h): every step of aten::convolution.default becomes a
+// function step that makes a 4-D, non-transposed convolution's input and weight channels_last
+// before calling it (others run as they were). conv_layout.cpp.
+void preferChannelsLastConvolutions(Plan& plan);
+
 // Converts a node's arguments into recipes following `schema` (positional, keyword, defaults,
 // scalars to wrapped-number tensors, lists, dtypes, devices remapped to `device`). On failure
 // returns false and sets `reason`.

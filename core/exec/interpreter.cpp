@@ -159,6 +159,9 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
         run.report.unsupported = plan.unsupported;
         return run;
     }
+    if (o.convLayout == ConvLayout::ChannelsLast) {
+        preferChannelsLastConvolutions(plan);
+    }
     auto inputs = prepareInputs(g, plan, o, given, device);
     if (!inputs.ok()) {
         return inputs.error();

@@ -20,6 +20,13 @@ namespace fxs::exec {
 
 enum class DevicePref : std::uint8_t { Auto, Cpu, Cuda };
 
+// How 2-D convolutions lay out their activations. Recorded: as the graph ran them (NCHW unless
+// its inputs said otherwise). ChannelsLast: input and weight made channels_last (NHWC) before
+// each non-transposed 4-D convolution, so its output is channels_last too and the ops after it
+// keep that layout: Inductor's layout optimisation, which cuDNN's tensor-core kernels prefer.
+// The values are the same; only strides (and speed) differ.
+enum class ConvLayout : std::uint8_t { Recorded, ChannelsLast };
+
 // A group of a graph's nodes that the caller runs itself instead of the engine (a compiled
 // region, core/compile/compiled_graph.h): the engine hands `run` the values of `inputs` (all
 // tensors) and stores what it returns as the values of `outputs`, in order. The group runs as
@@ -44,6 +51,7 @@ struct RunOptions {
     graph::GraphPtr forwardGraph;                // run this first and feed the graph from it
     std::vector<std::string> keep;               // node names whose values RunReport::kept holds
     bool perNodeTiming = true;                   // time each node (syncs the device per node)
+    ConvLayout convLayout = ConvLayout::Recorded; // also for forwardGraph
     // Node groups run by the caller (the graph's own, not forwardGraph's); perNode lists each
     // as one entry (name, target "fxscope.substitute").
     std::vector<Substitute> substitutes;

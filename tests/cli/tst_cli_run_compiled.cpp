@@ -280,6 +280,34 @@ private Q_SLOTS:
         QVERIFY(c["host_ms"].is_null() && c["eager_host_ms"].is_null());
     }
 
+    // --conv-layout: auto is the recorded layout on the CPU; channels-last makes the
+    // convolutions NHWC, so the region between them (add, relu) gets NHWC inputs: another key
+    // than the recorded run's entry (a miss, not a hit on it), and the same values.
+    void convLayoutChannelsLast()
+    {
+        const QString graph = QStringLiteral(FXSCOPE_TEST_DATA "/compile/conv_residual_fw.txt");
+        QTemporaryDir dir;
+        const QString db = dir.filePath("cache.db");
+        const QStringList common = {"run", graph, "--compiled", "--auto", "--device", "cpu",
+                                    "--json", "--cache", db};
+        auto recorded = runCli(common);
+        QVERIFY2(recorded.exitCode == 0, recorded.err.constData());
+        const json r = parse(recorded);
+        QCOMPARE(r["conv_layout"].get<std::string>(), std::string("recorded"));
+        QCOMPARE(r["regions"].size(), std::size_t(1));
+        QCOMPARE(r["regions"][0]["state"].get<std::string>(), std::string("miss"));
+        auto nhwc = runCli(common + QStringList{"--conv-layout", "channels-last"});
+        QVERIFY2(nhwc.exitCode == 0, nhwc.err.constData());
+        const json c = parse(nhwc);
+        QCOMPARE(c["conv_layout"].get<std::string>(), std::string("channels_last"));
+        QCOMPARE(checkContract(c), 1);
+        QCOMPARE(c["regions"][0]["state"].get<std::string>(), std::string("miss"));
+        QVERIFY(c["outputs"][0]["max_abs_err"].get<double>() < 1e-5);
+        const double mean = r["outputs"][0]["mean"].get<double>();
+        QVERIFY(std::abs(c["outputs"][0]["mean"].get<double>() - mean) <= 1e-5 * std::abs(mean));
+        QVERIFY(runCli(common + QStringList{"--conv-layout", "nhwc"}).exitCode != 0);
+    }
+
     void compiledOptionsNeedCompiled()
     {
         QVERIFY(runCli({"run", kForward, "--auto"}).exitCode != 0);

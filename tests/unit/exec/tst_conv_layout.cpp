@@ -1,0 +1,101 @@
+// ConvLayout::ChannelsLast (interpreter.h): a 2-D convolution runs on channels_last input and
+// weight, so its output (and the relu after it) are channels_last; the values equal the recorded
+// layout's run; transposed convolutions and 1-D ones keep their layout; the forward graph of a
+// backward run gets the option too.
+#include "exec_test_util.h"
+#include "core/io/graph_code_parser.h"
+#include "tests/test_file.h"
+
+#include <QtTest>
+
+FXSCOPE_TEST_BEGIN
+
+using namespace fxs;
+using namespace fxs::exec;
+using namespace fxs::exec::test;
+
+namespace {
+
+// conv (3x3, bias) -> relu -> transposed conv, and a 1-D convolution beside them.
+constexpr const char* kGraph = R"(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 3, 8, 8][192, 64, 8, 1]cpu", w: "f32[4, 3, 3, 3][27, 9, 3, 1]cpu", b: "f32[4][1]cpu", wt: "f32[4, 2, 2, 2][8, 4, 2, 1]cpu", s: "f32[2, 3, 16][48, 16, 1]cpu", w1: "f32[5, 3, 3][9, 3, 1]cpu"):
+        convolution: "f32[2, 4, 8, 8][256, 64, 8, 1]cpu" = torch.ops.aten.convolution.default(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+        relu: "f32[2, 4, 8, 8][256, 64, 8, 1]cpu" = torch.ops.aten.relu.default(convolution)
+        up: "f32[2, 2, 16, 16][512, 256, 16, 1]cpu" = torch.ops.aten.convolution.default(relu, wt, None, [2, 2], [0, 0], [1, 1], True, [0, 0], 1)
+        line: "f32[2, 5, 14][70, 14, 1]cpu" = torch.ops.aten.convolution.default(s, w1, None, [1], [0], [1], False, [0], 1)
+        return (relu, up, line)
+)";
+
+graph::GraphPtr parsed()
+{
+    auto r = io::parseGraphCode(kGraph, "conv_layout.py");
+    return r.diagnostics.errorCount() == 0 ? r.graph : nullptr;
+}
+
+RunReport runWith(const graph::Graph& g, ConvLayout layout)
+{
+    RunOptions o;
+    o.device = DevicePref::Cpu;
+    o.seed = 7;
+    o.convLayout = layout;
+    o.keep = {"convolution", "relu", "up", "line"};
+    auto r = Interpreter::run(g, o);
+    if (!r.ok()) {
+        qWarning("%s", r.error().toString().c_str());
+        return {};
+    }
+    return *r;
+}
+
+at::Tensor kept(const RunReport& r, const char* name)
+{
+    const TensorHandle* h = r.kept.find(name);
+    return h ? tensorOf(*h) : at::Tensor();
+}
+
+} // namespace
+
+class TestConvLayout : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void channelsLastConvolutionKeepsValues()
+    {
+        auto g = parsed();
+        QVERIFY(g);
+        const RunReport recorded = runWith(*g, ConvLayout::Recorded);
+        const RunReport nhwc = runWith(*g, ConvLayout::ChannelsLast);
+        QVERIFY(recorded.ok);
+        QVERIFY(nhwc.ok);
+        for (const char* name : {"convolution", "relu", "up", "line"}) {
+            QVERIFY2(close(kept(recorded, name), kept(nhwc, name), 1e-5), name);
+        }
+        // Recorded: NCHW as the graph says.
+        QVERIFY(kept(recorded, "convolution").is_contiguous());
+        QVERIFY(kept(recorded, "relu").is_contiguous());
+        // Channels-last: the convolution's output is NHWC, and relu keeps it.
+        const at::Tensor c = kept(nhwc, "convolution");
+        QVERIFY(!c.is_contiguous());
+        QVERIFY(c.is_contiguous(at::MemoryFormat::ChannelsLast));
+        QCOMPARE(c.strides().vec(), (std::vector<std::int64_t>{256, 1, 32, 4}));
+        QVERIFY(kept(nhwc, "relu").is_contiguous(at::MemoryFormat::ChannelsLast));
+    }
+
+    void otherConvolutionsKeepTheirLayout()
+    {
+        auto g = parsed();
+        QVERIFY(g);
+        const RunReport nhwc = runWith(*g, ConvLayout::ChannelsLast);
+        QVERIFY(nhwc.ok);
+        // 1-D: no channels_last form; runs as recorded.
+        QVERIFY(kept(nhwc, "line").is_contiguous());
+        QCOMPARE(kept(nhwc, "line").sizes().vec(), (std::vector<std::int64_t>{2, 5, 14}));
+        // Transposed: its input (relu) is NHWC, its weight is not made so; the values match the
+        // recorded run (first test), whatever layout LibTorch picks for it.
+        QCOMPARE(kept(nhwc, "up").sizes().vec(), (std::vector<std::int64_t>{2, 2, 16, 16}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConvLayout)
+#include "tst_conv_layout.moc"
+
+FXSCOPE_TEST_END
