@@ -37,6 +37,7 @@ struct RunCliOptions {
     bool json = false;
     bool compiled = false; // --compiled: with the regions compiled, next to the eager run
     bool cudaGraph = false; // --cuda-graph: time both graphs as CUDA graph replays
+    bool kernelTime = false; // --kernel-time: both graphs' GPU work from LibTorch's profiler
     bool autoRegions = false;
     std::string project;
     std::string cache;
@@ -147,6 +148,11 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     j["host_ms"] = c.hostMs ? json(*c.hostMs) : json(nullptr);
     j["eager_host_ms"] = c.eagerHostMs ? json(*c.eagerHostMs) : json(nullptr);
     j["cuda_graph"] = c.cudaGraph;
+    // --kernel-time: the GPU work's durations per run (LibTorch's profiler); null otherwise.
+    j["kernel_ms"] = c.kernelMs ? json(*c.kernelMs) : json(nullptr);
+    j["eager_kernel_ms"] = c.eagerKernelMs ? json(*c.eagerKernelMs) : json(nullptr);
+    j["kernel_events"] = c.kernelMs ? json(c.kernelEvents) : json(nullptr);
+    j["eager_kernel_events"] = c.eagerKernelMs ? json(c.eagerKernelEvents) : json(nullptr);
     j["regions_used"] = c.regionsUsed;
     // Generated kernels of the regions used plus one per LibTorch step doing device work.
     j["kernels"] = c.kernels;
@@ -216,6 +222,11 @@ void printCompiledText(const compile::CompiledGraphReport& c)
                     c.cudaGraph ? " (CUDA graph replays)" : "", *c.deviceMs, *c.eagerDeviceMs,
                     *c.hostMs, *c.hostMs * 1000.0 / nodes, *c.eagerHostMs);
     }
+    if (c.kernelMs && c.eagerKernelMs) {
+        std::printf("GPU kernels (LibTorch's profiler): compiled %.3f ms in %.0f, eager %.3f ms "
+                    "in %.0f\n",
+                    *c.kernelMs, c.kernelEvents, *c.eagerKernelMs, c.eagerKernelEvents);
+    }
     for (std::size_t i = 0; i < c.regions.size(); ++i) {
         const auto& r = c.regions[i];
         std::printf("  %-5s %-8s %3d kernels %8.3f ms  %s [%s]\n", r.id.c_str(),
@@ -270,6 +281,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     co.run = ro;
     co.run.convLayout = *compile::resolveConvLayout(o.convLayout, co.compile.device);
     co.cudaGraph = o.cudaGraph;
+    co.kernelTime = o.kernelTime;
     auto report = compile::runCompiledGraph(*g.graph, *regions, co);
     if (!report) {
         return fail(o, report.error(), 1);
@@ -397,6 +409,10 @@ void addRunCommand(CLI::App& app, int& exitCode)
         ->needs(compiled);
     cmd->add_flag("--cuda-graph", options->cudaGraph,
                   "--compiled on CUDA: time both graphs as CUDA graph replays")
+        ->needs(compiled);
+    cmd->add_flag("--kernel-time", options->kernelTime,
+                  "--compiled on CUDA: also sum both graphs' GPU work per run with LibTorch's "
+                  "profiler (Kineto; a PyTorch wheel's LibTorch)")
         ->needs(compiled);
     cmd->add_option("--conv-layout", options->convLayout,
                     "Convolutions' layout: auto (channels-last for --compiled on CUDA, else "

@@ -176,7 +176,7 @@ int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report
 Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro,
                                   std::shared_ptr<const exec::ValueStore> inputs,
                                   const std::vector<RegionOutcome>& regions, bool cudaGraph,
-                                  const CancelToken& cancel)
+                                  bool kernels, const CancelToken& cancel)
 {
     int device = 0;
     for (const auto& [name, h] : inputs->values()) {
@@ -193,24 +193,31 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
     const auto time = cudaGraph ? detail::timeReplays : detail::timeWithoutSyncs;
     exec::RunOptions eager = ro;
     eager.substitutes.clear();
-    auto e = time(graph, eager, device, repeats, cancel);
+    auto e = time(graph, eager, device, repeats, kernels, cancel);
     if (!e) {
         return e.error();
     }
     ro.substitutes = substitutesOf(regions);
-    auto c = time(graph, ro, device, repeats, cancel);
+    auto c = time(graph, ro, device, repeats, kernels, cancel);
     if (!c) {
         return c.error();
     }
-    return DeviceTotals{e->wallMs, c->wallMs, e->deviceMs, c->deviceMs, e->hostMs, c->hostMs};
+    DeviceTotals t{e->wallMs, c->wallMs, e->deviceMs, c->deviceMs, e->hostMs, c->hostMs};
+    if (e->kernels && c->kernels) {
+        t.eagerKernelMs = e->kernels->ms;
+        t.compiledKernelMs = c->kernels->ms;
+        t.eagerKernelEvents = e->kernels->count;
+        t.compiledKernelEvents = c->kernels->count;
+    }
+    return t;
 }
 
 Status timeTotalsInto(const graph::Graph& graph, exec::RunOptions ro,
                       std::shared_ptr<const exec::ValueStore> inputs, bool cudaGraph,
-                      const CancelToken& cancel, CompiledGraphReport& report)
+                      bool kernels, const CancelToken& cancel, CompiledGraphReport& report)
 {
     auto t = timeOnDevice(graph, std::move(ro), std::move(inputs), report.regions, cudaGraph,
-                          cancel);
+                          kernels, cancel);
     if (!t) {
         return t.error();
     }
@@ -221,6 +228,10 @@ Status timeTotalsInto(const graph::Graph& graph, exec::RunOptions ro,
     report.deviceMs = t->compiledDeviceMs;
     report.hostMs = t->compiledHostMs;
     report.cudaGraph = cudaGraph;
+    report.kernelMs = t->compiledKernelMs;
+    report.eagerKernelMs = t->eagerKernelMs;
+    report.kernelEvents = t->compiledKernelEvents;
+    report.eagerKernelEvents = t->eagerKernelEvents;
     return {};
 }
 
@@ -280,6 +291,12 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
         e.found = "the CPU";
         return e;
     }
+    if (options.kernelTime && options.compile.device != TargetDevice::Cuda) {
+        Error e = makeError(ErrorCode::Invalid, "kernel times are measured on the GPU");
+        e.expected = "the CUDA device (a graph recorded on CUDA, or --device cuda, and a GPU)";
+        e.found = "the CPU";
+        return e;
+    }
     CompiledGraphReport report;
     exec::RunOptions ro = options.run;
     ro.device = options.compile.device == TargetDevice::Cuda ? exec::DevicePref::Cuda
@@ -322,8 +339,8 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (!report.cancelled && cuda) {
         reportProgress(progress, 1.0, options.cudaGraph ? "timing CUDA graph replays"
                                                         : "timing without per-node syncs");
-        if (Status s = timeTotalsInto(graph, ro, std::move(inputs), options.cudaGraph, cancel,
-                                      report);
+        if (Status s = timeTotalsInto(graph, ro, std::move(inputs), options.cudaGraph,
+                                      options.kernelTime, cancel, report);
             !s) {
             return s.error();
         }
@@ -390,11 +407,11 @@ std::vector<exec::Substitute> compiledSubstitutes(const std::vector<RegionOutcom
 Result<DeviceTotals> timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
                                         std::shared_ptr<const exec::ValueStore> inputs,
                                         const std::vector<RegionOutcome>& regions, bool cudaGraph,
-                                        const CancelToken& cancel)
+                                        bool kernels, const CancelToken& cancel)
 {
     try {
         return compiled_graph_detail::timeOnDevice(graph, std::move(ro), std::move(inputs),
-                                                   regions, cudaGraph, cancel);
+                                                   regions, cudaGraph, kernels, cancel);
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Internal, std::string("timing the graphs on the GPU: ") +
                                                   e.what());

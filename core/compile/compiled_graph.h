@@ -56,6 +56,12 @@ struct CompiledGraphReport {
     std::optional<double> eagerHostMs;
     // CUDA: the timed runs were CUDA graph replays (GraphCompileOptions::cudaGraph).
     bool cudaGraph = false;
+    // CUDA with GraphCompileOptions::kernelTime: each graph's GPU work per run, from LibTorch's
+    // profiler (DeviceTotals); nullopt otherwise.
+    std::optional<double> kernelMs;
+    std::optional<double> eagerKernelMs;
+    double kernelEvents = 0;
+    double eagerKernelEvents = 0;
 };
 
 // Why the value of node `id` is undefined by PyTorch, or nullopt when it is defined: the philox
@@ -92,6 +98,12 @@ struct DeviceTotals {
     double compiledDeviceMs = 0;
     double eagerHostMs = 0;    // host: issuing the steps (or the replay)
     double compiledHostMs = 0;
+    // With kernel times asked: the GPU work's durations summed per run by LibTorch's profiler
+    // (Kineto), and how many device events (kernels, copies, memsets) a run has.
+    std::optional<double> eagerKernelMs;
+    std::optional<double> compiledKernelMs;
+    double eagerKernelEvents = 0;
+    double compiledKernelEvents = 0;
 };
 
 // The graph's inputs as a run kept them (its placeholders found in `kept`, by name): what
@@ -103,10 +115,13 @@ std::shared_ptr<const exec::ValueStore> graphInputsOf(const graph::Graph& graph,
 // graph's placeholders by name, on the GPU) max(5, ro.repeat) times without per-node
 // synchronisation (cudaGraph: as CUDA graph replays); medians (CompiledGraphReport's deviceMs).
 // ro: the runs' options (seed, sizes); its keep, inputs file and forward graph are not used.
-// Errors: cancelled, a LibTorch without CUDA, a step that cannot be captured. Never throws.
+// kernels: then as many runs of each again under LibTorch's profiler, for their kernel times.
+// Errors: cancelled, a LibTorch without CUDA, a step that cannot be captured, kernels asked of
+// a LibTorch without Kineto. Never throws.
 Result<DeviceTotals> timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
                                         std::shared_ptr<const exec::ValueStore> inputs,
                                         const std::vector<RegionOutcome>& regions, bool cudaGraph,
+                                        bool kernels,
                                         const CancelToken& cancel = CancelToken::none());
 
 } // namespace fxs::compile

@@ -43,7 +43,7 @@ Result<StreamTimes> mediansOf(int repeats, const std::function<Result<StreamTime
 } // namespace
 
 Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions ro, int device,
-                                     int repeats, const CancelToken& cancel)
+                                     int repeats, bool kernels, const CancelToken& cancel)
 {
     auto timer = cuda::EventTimer::create(device);
     if (!timer) {
@@ -70,7 +70,7 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
         }
         wall = msSince(begun);
     };
-    return mediansOf(repeats, [&]() -> Result<StreamTimes> {
+    auto times = mediansOf(repeats, [&]() -> Result<StreamTimes> {
         auto run = exec::Interpreter::run(graph, ro, cancel);
         if (!run) {
             return run.error();
@@ -82,8 +82,20 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
         if (!ms) {
             return ms.error();
         }
-        return StreamTimes{wall, *ms, host};
+        return StreamTimes{wall, *ms, host, std::nullopt};
     });
+    if (!times || !kernels) {
+        return times;
+    }
+    auto k = profileKernels(device, repeats, [&]() -> Status {
+        auto run = exec::Interpreter::run(graph, ro, cancel);
+        return run ? Status() : Status(run.error());
+    });
+    if (!k) {
+        return k.error();
+    }
+    times->kernels = *k;
+    return times;
 }
 
 #if defined(FXSCOPE_TORCH_CUDA)
@@ -145,14 +157,14 @@ Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, int device, int repeat
         if (!ms) {
             return ms.error();
         }
-        return StreamTimes{wall, *ms, host};
+        return StreamTimes{wall, *ms, host, std::nullopt};
     });
 }
 
 } // namespace
 
 Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, int device,
-                                int repeats, const CancelToken& cancel)
+                                int repeats, bool kernels, const CancelToken& cancel)
 {
     // A capture needs a stream other than the default one; the warm-up run on it first makes
     // what a first run makes (cuBLAS workspaces, the allocator's blocks) outside the capture.
@@ -172,7 +184,19 @@ Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, 
         if (!run) {
             return run.error();
         }
-        return replay(captured, device, repeats);
+        auto times = replay(captured, device, repeats);
+        if (!times || !kernels) {
+            return times;
+        }
+        auto k = profileKernels(device, repeats, [&]() -> Status {
+            captured.replay();
+            return {};
+        });
+        if (!k) {
+            return k.error();
+        }
+        times->kernels = *k;
+        return times;
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Runtime,
                          std::string("capturing the graph as a CUDA graph: ") + e.what());
@@ -181,7 +205,7 @@ Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, 
 
 #else
 
-Result<StreamTimes> timeReplays(const graph::Graph&, exec::RunOptions, int, int,
+Result<StreamTimes> timeReplays(const graph::Graph&, exec::RunOptions, int, int, bool,
                                 const CancelToken&)
 {
     return makeError(ErrorCode::Unsupported,

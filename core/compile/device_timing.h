@@ -5,8 +5,11 @@
 // timing one region (cuda_target.h: timeOnStream).
 #pragma once
 
+#include "core/compile/kernel_profile.h"
 #include "core/exec/interpreter.h"
 #include "core/util/result.h"
+
+#include <optional>
 
 namespace fxs::compile::detail {
 
@@ -14,11 +17,14 @@ struct StreamTimes {
     double wallMs = 0;   // host: the first step issued to the end of the GPU's work
     double deviceMs = 0; // between CUDA events recorded before the first step, after the last
     double hostMs = 0;   // host: issuing the steps (or the replay), without waiting for them
+    // With `kernels` asked: `repeats` more runs (or replays) under LibTorch's profiler, the GPU
+    // work's durations summed per run (kernel_profile.h).
+    std::optional<KernelTime> kernels;
 };
 
 // The graph run `repeats` times after a warm-up, with no per-node synchronisation; medians.
 Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions ro, int device,
-                                     int repeats, const CancelToken& cancel);
+                                     int repeats, bool kernels, const CancelToken& cancel);
 
 // One run of the graph's steps captured as a CUDA graph (after an uncaptured warm-up on the
 // capturing stream) and replayed `repeats` times after a warm-up replay; medians. The inputs
@@ -26,6 +32,6 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
 // (Unsupported), a step that cannot be captured (a host read, a copy from pageable memory:
 // Runtime, with PyTorch's message).
 Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, int device,
-                                int repeats, const CancelToken& cancel);
+                                int repeats, bool kernels, const CancelToken& cancel);
 
 } // namespace fxs::compile::detail

@@ -40,6 +40,9 @@ struct GraphCompileOptions {
     // captured, then replayed) instead of runs issued without per-node syncs. Error::Invalid
     // on the CPU.
     bool cudaGraph = false;
+    // runCompiledGraph on CUDA: also sum each graph's GPU work per run with LibTorch's profiler
+    // (Kineto; CompiledGraphReport::kernelMs). Error::Unsupported without Kineto.
+    bool kernelTime = false;
 };
 
 struct GraphCompileReport {

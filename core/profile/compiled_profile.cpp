@@ -72,7 +72,7 @@ void timeOnDevice(const graph::Graph& graph, const ProfileOptions& options,
     ro.repeat = std::max(1, options.repeat);
     ro.onNode = nullptr;
     auto t = compile::timeTotalsOnDevice(graph, ro, compile::graphInputsOf(graph, kept), outcomes,
-                                         false, cancel);
+                                         false, false, cancel);
     if (t) {
         whole.deviceMs = t->compiledDeviceMs;
         whole.eagerDeviceMs = t->eagerDeviceMs;

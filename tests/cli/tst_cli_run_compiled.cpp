@@ -278,6 +278,16 @@ private Q_SLOTS:
         const json c = parse(cpu);
         QCOMPARE(c["cuda_graph"].get<bool>(), false);
         QVERIFY(c["host_ms"].is_null() && c["eager_host_ms"].is_null());
+        QVERIFY(c["kernel_ms"].is_null() && c["eager_kernel_ms"].is_null());
+        // Kernel times likewise: the GPU's, so an error on the CPU; they need --compiled.
+        QVERIFY(runCli({"run", kForward, "--kernel-time"}).exitCode != 0);
+        auto k = runCli({"run", kForward, "--compiled", "--auto", "--kernel-time", "--device",
+                         "cpu", "--json", "--cache", cache()});
+        QCOMPARE(k.exitCode, 1);
+        const json kj = parse(k);
+        QCOMPARE(kj["error"]["found"].get<std::string>(), std::string("the CPU"));
+        QVERIFY(kj["error"]["message"].get<std::string>().find("kernel times") !=
+                std::string::npos);
     }
 
     // --conv-layout: auto is the recorded layout on the CPU; channels-last makes the

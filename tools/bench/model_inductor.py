@@ -166,15 +166,19 @@ FLOATING = ("float32", "float16", "bfloat16", "float64")
 
 def fxscope(graphs, training, cuda_graph, cache, tag):
     """fxscope's step: the forward graph (and the backward from it). Returns a dict or None."""
+    # With graphs, the replays' kernels are also summed by LibTorch's profiler (--kernel-time),
+    # as torch.profiler sums PyTorch's below.
     common = ["--compiled", "--auto", "--device", "cuda", "--json", "--cache", cache,
-              "--repeat", str(args.repeat)] + (["--cuda-graph"] if cuda_graph else [])
+              "--repeat", str(args.repeat)] + (["--cuda-graph", "--kernel-time"]
+                                               if cuda_graph else [])
     runs = [[graphs[0]]]
     if training and len(graphs) > 1:
         runs.append([graphs[1], "--from-forward", graphs[0]])
     out = {"device_ms": 0.0, "wall_ms": 0.0, "host_ms": 0.0, "eager_device_ms": 0.0,
            "eager_wall_ms": 0.0, "process_s": 0.0, "nodes": 0, "regions": 0, "used": 0,
            "kernels": 0, "slower_than_eager": 0, "max_abs_err": 0.0, "unmatched": 0,
-           "other_outputs_differing": 0, "not_compared": 0}
+           "other_outputs_differing": 0, "not_compared": 0, "kernel_ms": None,
+           "kernel_events": 0.0, "eager_kernel_ms": None}
     for r in runs:
         t0 = time.perf_counter()
         proc = subprocess.run([args.cli, "run"] + r + common, capture_output=True, text=True)
@@ -190,6 +194,10 @@ def fxscope(graphs, training, cuda_graph, cache, tag):
             return None
         out["device_ms"] += j["device_ms"]
         out["eager_device_ms"] += j["eager_device_ms"]
+        if j.get("kernel_ms") is not None:
+            out["kernel_ms"] = (out["kernel_ms"] or 0.0) + j["kernel_ms"]
+            out["eager_kernel_ms"] = (out["eager_kernel_ms"] or 0.0) + j["eager_kernel_ms"]
+            out["kernel_events"] += j["kernel_events"]
         out["wall_ms"] += j["total_ms"]
         out["eager_wall_ms"] += j["eager_total_ms"]
         out["host_ms"] += j["host_ms"]
@@ -275,11 +283,15 @@ for name in args.models.split(","):
         if not ok:
             print("| fxscope %s | failed | | | |" % mode)
             continue
-        print("| fxscope %s | %s | %s | | %d |" % (
+        kms = [x["kernel_ms"] for x in ok if x["kernel_ms"] is not None]
+        ekms = [x["eager_kernel_ms"] for x in ok if x["eager_kernel_ms"] is not None]
+        print("| fxscope %s | %s | %s | %s | %d (%s profiled) |" % (
             mode, med([x["device_ms"] for x in ok]), med([x["wall_ms"] for x in ok]),
-            ok[0]["kernels"]))
-        print("| fxscope eager engine (%s) | %s | %s | | |" % (
-            mode, med([x["eager_device_ms"] for x in ok]), med([x["eager_wall_ms"] for x in ok])))
+            med(kms) if kms else "", ok[0]["kernels"],
+            "%.0f" % ok[0]["kernel_events"] if kms else "none"))
+        print("| fxscope eager engine (%s) | %s | %s | %s | |" % (
+            mode, med([x["eager_device_ms"] for x in ok]), med([x["eager_wall_ms"] for x in ok]),
+            med(ekms) if ekms else ""))
     ok = [x for x in fx["sync-free"] if x]
     if ok:
         x = ok[-1]

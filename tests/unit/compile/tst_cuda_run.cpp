@@ -45,7 +45,7 @@ class TestCudaRun : public QObject {
     }
 
     // The 1M-element f32 chain as one region, its whole graph run compiled next to eager.
-    Result<compile::CompiledGraphReport> runChainCompiled(bool cudaGraph)
+    Result<compile::CompiledGraphReport> runChainCompiled(bool cudaGraph, bool kernels = false)
     {
         const test::CudaRegion c = test::cudaChain("f32", 1 << 20);
         partition::Region region;
@@ -54,6 +54,7 @@ class TestCudaRun : public QObject {
         compile::GraphCompileOptions o;
         o.compile = options(false);
         o.cudaGraph = cudaGraph;
+        o.kernelTime = kernels;
         return compile::runCompiledGraph(*c.graph, {region}, o);
     }
 
@@ -121,6 +122,20 @@ private Q_SLOTS:
         QVERIFY(*report->hostMs < report->compiled.totalMs);
         QVERIFY(report->outputMaxAbsErr.size() == 1 && report->outputMaxAbsErr[0] &&
                 *report->outputMaxAbsErr[0] < 1e-4);
+    }
+
+    // --kernel-time: the profiler's sum of the replays' GPU work; the chain's nine pointwise
+    // ops are nine launches eager and fewer compiled, and the kernels take no longer than the
+    // time between events around them.
+    void kernelTimesComeFromTheProfiler()
+    {
+        auto report = runChainCompiled(true, true);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
+        QVERIFY(report->kernelMs && report->eagerKernelMs);
+        QVERIFY(*report->kernelMs > 0 && *report->kernelMs <= *report->deviceMs * 1.05);
+        QVERIFY(*report->eagerKernelMs > 0);
+        QCOMPARE(report->eagerKernelEvents, 9.0);
+        QVERIFY(report->kernelEvents >= 1 && report->kernelEvents < 9);
     }
 
     void firstRunVerifiesABuildOnlyEntry()
