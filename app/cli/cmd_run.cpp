@@ -153,6 +153,11 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     j["eager_kernel_ms"] = c.eagerKernelMs ? json(*c.eagerKernelMs) : json(nullptr);
     j["kernel_events"] = c.kernelMs ? json(c.kernelEvents) : json(nullptr);
     j["eager_kernel_events"] = c.eagerKernelMs ? json(c.eagerKernelEvents) : json(nullptr);
+    json top = json::array();
+    for (const auto& [name, ms, count] : c.topKernels) {
+        top.push_back({{"name", name}, {"ms", ms}, {"count", count}});
+    }
+    j["top_kernels"] = c.kernelMs ? top : json(nullptr);
     j["regions_used"] = c.regionsUsed;
     // Generated kernels of the regions used plus one per LibTorch step doing device work.
     j["kernels"] = c.kernels;

@@ -208,6 +208,9 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
         t.compiledKernelMs = c->kernels->ms;
         t.eagerKernelEvents = e->kernels->count;
         t.compiledKernelEvents = c->kernels->count;
+        for (const auto& k : c->kernels->top) {
+            t.compiledTopKernels.emplace_back(k.name, k.ms, k.count);
+        }
     }
     return t;
 }
@@ -232,6 +235,7 @@ Status timeTotalsInto(const graph::Graph& graph, exec::RunOptions ro,
     report.eagerKernelMs = t->eagerKernelMs;
     report.kernelEvents = t->compiledKernelEvents;
     report.eagerKernelEvents = t->eagerKernelEvents;
+    report.topKernels = t->compiledTopKernels;
     return {};
 }
 

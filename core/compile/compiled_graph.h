@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace fxs::compile {
@@ -62,6 +63,7 @@ struct CompiledGraphReport {
     std::optional<double> eagerKernelMs;
     double kernelEvents = 0;
     double eagerKernelEvents = 0;
+    std::vector<std::tuple<std::string, double, double>> topKernels; // DeviceTotals's
 };
 
 // Why the value of node `id` is undefined by PyTorch, or nullopt when it is defined: the philox
@@ -104,6 +106,9 @@ struct DeviceTotals {
     std::optional<double> compiledKernelMs;
     double eagerKernelEvents = 0;
     double compiledKernelEvents = 0;
+    // The compiled graph's kernels by name, the longest first (at most 15): name, ms, count
+    // per run.
+    std::vector<std::tuple<std::string, double, double>> compiledTopKernels;
 };
 
 // The graph's inputs as a run kept them (its placeholders found in `kept`, by name): what

@@ -9,6 +9,7 @@
 #include <c10/cuda/CUDAFunctions.h>
 #include <torch/csrc/autograd/profiler_kineto.h>
 
+#include <map>
 #include <set>
 #endif
 
@@ -54,10 +55,15 @@ Result<KernelTime> profileKernels(int device, int runs, const std::function<Stat
         return ran.error();
     }
     KernelTime t;
+    std::map<std::string, KernelSum> byName;
     for (const auto& e : result->events()) {
         if (e.deviceType() == c10::DeviceType::CUDA) {
-            t.ms += eventMs(e);
+            const double ms = eventMs(e);
+            t.ms += ms;
             t.count += 1;
+            KernelSum& k = byName[e.name()];
+            k.ms += ms;
+            k.count += 1;
         }
     }
     if (t.count == 0) {
@@ -65,8 +71,20 @@ Result<KernelTime> profileKernels(int device, int runs, const std::function<Stat
                          "LibTorch's profiler saw no GPU activity (is CUPTI missing?)",
                          "cuda:" + std::to_string(device));
     }
-    t.ms /= std::max(1, runs);
-    t.count /= std::max(1, runs);
+    const double n = std::max(1, runs);
+    t.ms /= n;
+    t.count /= n;
+    for (auto& [name, k] : byName) {
+        k.name = name;
+        k.ms /= n;
+        k.count /= n;
+        t.top.push_back(std::move(k));
+    }
+    std::sort(t.top.begin(), t.top.end(),
+              [](const KernelSum& a, const KernelSum& b) { return a.ms > b.ms; });
+    if (t.top.size() > kTopKernels) {
+        t.top.resize(kTopKernels);
+    }
     return t;
 }
 

@@ -8,13 +8,24 @@
 #include "core/util/result.h"
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace fxs::compile::detail {
+
+struct KernelSum {
+    std::string name; // the kernel's (mangled C++ or NVRTC) name, or the copy's
+    double ms = 0;    // per run
+    double count = 0; // per run
+};
 
 struct KernelTime {
     double ms = 0;   // the device events' durations summed, per run
     double count = 0; // device events (kernels, copies, memsets), per run
+    std::vector<KernelSum> top; // by name, the longest first (at most kTopKernels)
 };
+
+inline constexpr std::size_t kTopKernels = 15;
 
 // Runs `once` `runs` times (at least 1) with the profiler on, synchronising the device before
 // it stops; a failed run stops it too. Unsupported: a LibTorch without CUDA or without Kineto

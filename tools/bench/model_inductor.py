@@ -144,7 +144,7 @@ def time_steps(m, f, step, n, mark):
     return (time.perf_counter() - t0) * 1000 / n, start.elapsed_time(end) / n
 
 
-def kernel_ms(m, f, step, mark, n=5):
+def kernel_ms(m, f, step, mark, n=5, top=None):
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for _ in range(n):
@@ -154,10 +154,16 @@ def kernel_ms(m, f, step, mark, n=5):
         torch.cuda.synchronize()
     total = 0.0
     kernels = 0
+    names = {}
     for e in prof.events():
         if e.device_type == torch.autograd.DeviceType.CUDA:
-            total += e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
+            us = e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
+            total += us
             kernels += 1
+            names[e.name] = names.get(e.name, 0.0) + us
+    if top:  # the longest kernels by name, as fxscope's top_kernels lists its own
+        for name, us in sorted(names.items(), key=lambda kv: -kv[1])[:15]:
+            print("%s top kernel: %.4f ms  %s" % (top, us / 1000 / n, name[:110]))
     return total / 1000 / n, kernels / n
 
 
@@ -198,6 +204,9 @@ def fxscope(graphs, training, cuda_graph, cache, tag):
             out["kernel_ms"] = (out["kernel_ms"] or 0.0) + j["kernel_ms"]
             out["eager_kernel_ms"] = (out["eager_kernel_ms"] or 0.0) + j["eager_kernel_ms"]
             out["kernel_events"] += j["kernel_events"]
+            for k in j.get("top_kernels") or []:
+                print("%s top kernel %s: %.4f ms x%.0f  %s" % (tag, r[0].split("/")[-1], k["ms"],
+                                                             k["count"], k["name"][:110]))
         out["wall_ms"] += j["total_ms"]
         out["eager_wall_ms"] += j["eager_total_ms"]
         out["host_ms"] += j["host_ms"]
@@ -270,7 +279,8 @@ for name in args.models.split(","):
                 cold = res["process_s"]
     kern = {}
     for k, (f, mark) in variants.items():
-        kern[k] = kernel_ms(m, f, step, mark)
+        kern[k] = kernel_ms(m, f, step, mark, top=("%s %s" % (name, k)) if k == "inductor"
+                            else None)
     print("\n## %s (%s)" % (name, torch.cuda.get_device_name(0)))
     print("| variant | GPU ms/step (events) | wall ms/step | kernel ms/step (profiler) "
           "| kernels/step |")
