@@ -147,6 +147,7 @@ int runCompile(const CompileCliOptions& o)
     co.compile.dumpDir = o.dump;
     co.run.seed = o.seed;
     co.run.convLayout = *compile::resolveConvLayout(o.convLayout, co.compile.device);
+    co.run.chooseAddmm = co.compile.device == compile::TargetDevice::Cuda;
     // A TorchScript module's or .pt2 archive's own weights (and sample inputs, unless given).
     auto weights = graphWeights(*loaded, o.inputs.empty());
     if (!weights) {

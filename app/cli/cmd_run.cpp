@@ -285,6 +285,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
                                                       // a region slower than eager
     co.run = ro;
     co.run.convLayout = *compile::resolveConvLayout(o.convLayout, co.compile.device);
+    co.run.chooseAddmm = co.compile.device == compile::TargetDevice::Cuda;
     co.cudaGraph = o.cudaGraph;
     co.kernelTime = o.kernelTime;
     auto report = compile::runCompiledGraph(*g.graph, *regions, co);

@@ -10,6 +10,7 @@
 #include <ATen/core/ivalue.h>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace fxs::exec::detail {
@@ -74,6 +75,13 @@ Plan buildPlan(const graph::Graph& graph, c10::Device device,
 // function step that makes a 4-D, non-transposed convolution's input and weight channels_last
 // before calling it (others run as they were). conv_layout.cpp.
 void preferChannelsLastConvolutions(Plan& plan);
+
+// RunOptions::chooseAddmm (interpreter.h): every step of aten::addmm.default becomes a function
+// step that runs a 1-D-bias addmm as LibTorch's addmm or as mm then an in-place bias add,
+// whichever this process timed faster for its operands. addmm_choice.cpp.
+void chooseAddmmKernels(Plan& plan);
+// The operand signatures timed so far in this process: (those run as mm + add, all).
+std::pair<int, int> addmmChoiceCounts();
 
 // Converts a node's arguments into recipes following `schema` (positional, keyword, defaults,
 // scalars to wrapped-number tensors, lists, dtypes, devices remapped to `device`). On failure

@@ -162,6 +162,9 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
     if (o.convLayout == ConvLayout::ChannelsLast) {
         preferChannelsLastConvolutions(plan);
     }
+    if (o.chooseAddmm) {
+        chooseAddmmKernels(plan);
+    }
     auto inputs = prepareInputs(g, plan, o, given, device);
     if (!inputs.ok()) {
         return inputs.error();
@@ -184,6 +187,15 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
         }
     }
     fillReport(g, plan, stepMs, repeat, last, run.report);
+    if (o.chooseAddmm) {
+        const auto [split, all] = addmmChoiceCounts();
+        if (all > 0) {
+            run.report.notes.push_back("addmm: " + std::to_string(split) + " of " +
+                                       std::to_string(all) +
+                                       " operand shapes run as mm + bias add (timed faster "
+                                       "than addmm here)");
+        }
+    }
     run.report.ok = true;
     run.slots = std::move(last.slots);
     run.outputs = std::move(last.outputs);

@@ -52,6 +52,10 @@ struct RunOptions {
     std::vector<std::string> keep;               // node names whose values RunReport::kept holds
     bool perNodeTiming = true;                   // time each node (syncs the device per node)
     ConvLayout convLayout = ConvLayout::Recorded; // also for forwardGraph
+    // addmm with a 1-D bias as LibTorch's addmm or as mm + bias add, whichever runs faster for
+    // its operands (timed once per process and shape; compiled runs on CUDA turn it on: cuBLASLt
+    // picks slow kernels for some shapes). The values agree to rounding. Also for forwardGraph.
+    bool chooseAddmm = false;
     // Node groups run by the caller (the graph's own, not forwardGraph's); perNode lists each
     // as one entry (name, target "fxscope.substitute").
     std::vector<Substitute> substitutes;

@@ -1,7 +1,8 @@
-// ConvLayout::ChannelsLast (interpreter.h): a 2-D convolution runs on channels_last input and
-// weight, so its output (and the relu after it) are channels_last; the values equal the recorded
-// layout's run; transposed convolutions and 1-D ones keep their layout; the forward graph of a
-// backward run gets the option too.
+// The engine's kernel choices for compiled runs (interpreter.h). ConvLayout::ChannelsLast: a 2-D
+// convolution runs on channels_last input and weight, so its output (and the relu after it) are
+// channels_last; the values equal the recorded layout's run; transposed convolutions and 1-D
+// ones keep their layout. chooseAddmm: addmm with a 1-D bias runs as addmm or as mm + bias add,
+// timed once per operand shape, with the same values either way.
 #include "exec_test_util.h"
 #include "core/io/graph_code_parser.h"
 #include "tests/test_file.h"
@@ -53,6 +54,14 @@ at::Tensor kept(const RunReport& r, const char* name)
     return h ? tensorOf(*h) : at::Tensor();
 }
 
+constexpr const char* kAddmm = R"(class GraphModule(torch.nn.Module):
+    def forward(self, b: "f32[16][1]cpu", x: "f32[8, 32][32, 1]cpu", w: "f32[32, 16][16, 1]cpu", c: "f32[16, 8][1, 16]cpu"):
+        addmm: "f32[8, 16][16, 1]cpu" = torch.ops.aten.addmm.default(b, x, w)
+        addmm_1: "f32[8, 16][16, 1]cpu" = torch.ops.aten.addmm.default(b, x, w, beta = 2)
+        addmm_2: "f32[16, 16][16, 1]cpu" = torch.ops.aten.addmm.default(b, c, addmm)
+        return (addmm, addmm_1, addmm_2)
+)";
+
 } // namespace
 
 class TestConvLayout : public QObject {
@@ -92,6 +101,37 @@ private Q_SLOTS:
         // Transposed: its input (relu) is NHWC, its weight is not made so; the values match the
         // recorded run (first test), whatever layout LibTorch picks for it.
         QCOMPARE(kept(nhwc, "up").sizes().vec(), (std::vector<std::int64_t>{2, 2, 16, 16}));
+    }
+
+    // Each addmm gives addmm's values whichever way it ran (beta = 2 always as addmm); the run
+    // notes how many operand shapes were timed.
+    void addmmChoiceKeepsValues()
+    {
+        auto r = io::parseGraphCode(kAddmm, "addmm_choice.py");
+        QVERIFY(r.diagnostics.errorCount() == 0 && r.graph);
+        RunOptions o;
+        o.device = DevicePref::Cpu;
+        o.seed = 3;
+        o.keep = {"b", "x", "w", "c", "addmm", "addmm_1", "addmm_2"};
+        auto plain = Interpreter::run(*r.graph, o);
+        o.chooseAddmm = true;
+        auto chosen = Interpreter::run(*r.graph, o);
+        QVERIFY(plain.ok() && plain->ok && chosen.ok() && chosen->ok);
+        for (const char* name : {"addmm", "addmm_1", "addmm_2"}) {
+            QVERIFY2(close(kept(*plain, name), kept(*chosen, name), 1e-5), name);
+        }
+        const at::Tensor b = kept(*chosen, "b");
+        const at::Tensor x = kept(*chosen, "x");
+        const at::Tensor w = kept(*chosen, "w");
+        QVERIFY(close(kept(*chosen, "addmm_1"), at::addmm(b, x, w, 2), 1e-5));
+        bool noted = false;
+        for (const auto& n : chosen->notes) {
+            noted = noted || n.rfind("addmm: ", 0) == 0;
+        }
+        QVERIFY(noted);
+        for (const auto& n : plain->notes) {
+            QVERIFY(n.rfind("addmm: ", 0) != 0);
+        }
     }
 };
 

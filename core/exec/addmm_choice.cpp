@@ -1,0 +1,138 @@
+// RunOptions::chooseAddmm (interpreter.h): an addmm with a 1-D bias (beta = alpha = 1, 2-D
+// operands) runs either as LibTorch's addmm — on CUDA, cuBLASLt with the bias in its epilogue —
+// or as mm followed by the bias added in place, whichever ran faster the first time this
+// process met its shapes, strides and dtype. cuBLASLt's heuristics pick a slow split-K kernel
+// for some shapes (GPT's fc2, 256x1024 by 1024x256: 23 us against mm's 9 us on an H200) where
+// Inductor, which unfuses such bias adds, runs plain mm. The choice is timed once per shape
+// (after one untimed call of each, 10 calls each, the device synchronised): never while a CUDA
+// graph is captured, since the engine's first run of a graph is never captured.
+#include "core/exec/execution_plan.h"
+
+#include <ATen/ATen.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace fxs::exec::detail {
+namespace {
+
+struct Choices {
+    std::mutex mutex;
+    std::map<std::string, bool> unfused; // key -> mm + add_ was faster
+};
+
+Choices& choices()
+{
+    static Choices c;
+    return c;
+}
+
+std::string keyOf(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
+{
+    std::ostringstream k;
+    k << a.device() << ' ' << a.scalar_type();
+    for (const at::Tensor* t : {&bias, &a, &b}) {
+        k << " [" << t->sizes() << ' ' << t->strides() << ']';
+    }
+    return k.str();
+}
+
+void synchronize(const at::Tensor& t)
+{
+    if (t.is_cuda()) {
+        at::detail::getCUDAHooks().deviceSynchronize(t.get_device());
+    }
+}
+
+template <class F>
+double secondsPerCall(const at::Tensor& like, F&& f)
+{
+    f();
+    synchronize(like);
+    const auto t0 = std::chrono::steady_clock::now();
+    constexpr int kCalls = 10;
+    for (int i = 0; i < kCalls; ++i) {
+        f();
+    }
+    synchronize(like);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kCalls;
+}
+
+at::Tensor unfused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
+{
+    return at::mm(a, b).add_(bias);
+}
+
+// Whether mm + add_ is the faster way for these operands (timed the first time).
+bool preferUnfused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
+{
+    const std::string key = keyOf(bias, a, b);
+    Choices& c = choices();
+    {
+        std::lock_guard<std::mutex> lock(c.mutex);
+        if (auto it = c.unfused.find(key); it != c.unfused.end()) {
+            return it->second;
+        }
+    }
+    const double fused = secondsPerCall(a, [&] { (void)at::addmm(bias, a, b); });
+    const double split = secondsPerCall(a, [&] { (void)unfused(bias, a, b); });
+    const bool faster = split < 0.9 * fused; // a clear win only
+    std::lock_guard<std::mutex> lock(c.mutex);
+    return c.unfused.emplace(key, faster).first->second;
+}
+
+bool isOne(const c10::IValue& v)
+{
+    return v.isScalar() && v.toScalar().equal(1);
+}
+
+// aten::addmm(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor
+void addmmChosen(Stack& s)
+{
+    const at::Tensor bias = s[0].toTensor();
+    const at::Tensor a = s[1].toTensor();
+    const at::Tensor b = s[2].toTensor();
+    const bool simple = bias.dim() == 1 && a.dim() == 2 && b.dim() == 2 && isOne(s[3]) &&
+                        isOne(s[4]) && at::isFloatingType(a.scalar_type()) &&
+                        bias.scalar_type() == a.scalar_type();
+    at::Tensor out = simple && preferUnfused(bias, a, b)
+                         ? unfused(bias, a, b)
+                         : at::addmm(bias, a, b, s[3].toScalar(), s[4].toScalar());
+    s.clear();
+    s.emplace_back(std::move(out));
+}
+
+} // namespace
+
+void chooseAddmmKernels(Plan& plan)
+{
+    for (Step& step : plan.steps) {
+        if (step.kind != StepKind::Op || !step.op) {
+            continue;
+        }
+        const c10::OperatorName& name = step.op->operator_name();
+        if (name.name != "aten::addmm" || !name.overload_name.empty()) {
+            continue;
+        }
+        step.kind = StepKind::Function;
+        step.fn = addmmChosen;
+        step.op.reset();
+        step.recordedStrides.clear();
+    }
+}
+
+std::pair<int, int> addmmChoiceCounts()
+{
+    Choices& c = choices();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    int split = 0;
+    for (const auto& [key, unfusedFaster] : c.unfused) {
+        split += unfusedFaster ? 1 : 0;
+    }
+    return {split, int(c.unfused.size())};
+}
+
+} // namespace fxs::exec::detail
