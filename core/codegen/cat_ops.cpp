@@ -1,6 +1,7 @@
 // Index arithmetic beyond views: cat as a select chain over its inputs moved to their ranges
 // along its dim (each input's expression shifted, its loads guarded to the range, so nothing is
-// read outside it), and the constructors (scalar_tensor, full, zeros/ones and their new_/_like
+// read outside it), select_backward and slice_backward as the gradient placed at its index or
+// range along the dim (shifted likewise) and 0 elsewhere, and the constructors (scalar_tensor, full, zeros/ones and their new_/_like
 // forms, arange) as values of a virtual buffer that views apply to and that become constants or
 // index expressions in the kernels that read them. Also the pass that drops what no store or
 // reduction needs (the unshifted forms the shifting leaves behind).
@@ -8,6 +9,7 @@
 #include "core/codegen/row_cache.h"
 #include "core/graph/node_arguments.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -110,7 +112,10 @@ Status lowerArange(Lowerer& lw, const graph::Node& n, Val& v)
 
 } // namespace
 
-bool isCatOp(std::string_view base) { return base == "cat"; }
+bool isCatOp(std::string_view base)
+{
+    return base == "cat" || base == "select_backward" || base == "slice_backward";
+}
 
 bool isConstructorOp(std::string_view base) { return kConstructors.count(base) != 0; }
 
@@ -300,10 +305,126 @@ Result<std::vector<Piece>> catPieces(Lowerer& lw, const graph::Node& n,
     return pieces;
 }
 
+// A number argument (by position, else keyword); nullopt when absent or not an int.
+std::optional<std::int64_t> intArg(const graph::Node& n, std::size_t pos, std::string_view key)
+{
+    const graph::Argument* a = graph::argumentOf(n, pos, key);
+    if (!a || a->kind != graph::ArgKind::Int) {
+        return std::nullopt;
+    }
+    return a->i;
+}
+
+// The gradient of a select (dim d, one index) seen with d inserted as a size-1 dim, which
+// broadcasts along d.
+std::optional<Val> withDimInserted(Val v, std::size_t d)
+{
+    if (v.kind == Val::Kind::Scalar || v.kind == Val::Kind::Tuple || d > v.shape.size()) {
+        return std::nullopt;
+    }
+    v.shape.insert(v.shape.begin() + std::ptrdiff_t(d), 1);
+    if (v.kind == Val::Kind::Computed) {
+        v.fdim.insert(v.fdim.begin() + std::ptrdiff_t(d), -1);
+    } else {
+        v.strides.insert(v.strides.begin() + std::ptrdiff_t(d), 0);
+    }
+    return v;
+}
+
+// select_backward(grad, input_sizes, dim, index) and slice_backward(grad, input_sizes, dim,
+// start, end, step=1): the output (of input_sizes, the node's meta) holds grad at the index or
+// range along dim and 0 elsewhere — where(in range, grad moved there, 0).
+Status lowerPlaced(Lowerer& lw, const graph::Node& n, bool select)
+{
+    auto meta = lw.outMeta(n);
+    if (!meta) {
+        return meta.error();
+    }
+    const std::vector<std::int64_t>& out = meta->second;
+    const auto rank = std::int64_t(out.size());
+    const auto dim = intArg(n, 2, "dim");
+    auto grad = lw.operand(n, 0);
+    if (!grad) {
+        return grad.error();
+    }
+    if (!dim || rank == 0 || *dim < -rank || *dim >= rank || grad->type != meta->first) {
+        return lw.unsupported(n, "a gradient placement with an unusual dim or dtype");
+    }
+    const auto d = std::size_t(*dim < 0 ? *dim + rank : *dim);
+    std::int64_t lo = 0, size = 1;
+    Val placed = *grad;
+    if (select) {
+        const auto index = intArg(n, 3, "index");
+        auto v = withDimInserted(*grad, d);
+        if (!index || !v) {
+            return lw.unsupported(n, "select_backward without an int index");
+        }
+        lo = *index < 0 ? *index + out[d] : *index;
+        placed = *v;
+    } else {
+        const auto start = intArg(n, 3, "start");
+        const auto end = intArg(n, 4, "end");
+        const auto step = intArg(n, 5, "step").value_or(1);
+        if (!start || !end || step != 1 || grad->shape.size() != out.size()) {
+            return lw.unsupported(n, "slice_backward other than of a step-1 slice");
+        }
+        lo = std::clamp<std::int64_t>(*start < 0 ? *start + out[d] : *start, 0, out[d]);
+        const std::int64_t hi =
+            std::clamp<std::int64_t>(*end < 0 ? *end + out[d] : *end, lo, out[d]);
+        size = hi - lo;
+        if (size != grad->shape[d]) {
+            return lw.unsupported(n, "a slice_backward whose gradient is not its range");
+        }
+    }
+    const auto outFd = lw.alignToF(out);
+    if (!outFd || lo < 0 || lo + size > out[d]) {
+        return lw.unsupported(n, "its shape does not fit the kernel's index space");
+    }
+    const std::vector<int> fd = lw.fdimOf(placed);
+    for (std::size_t j = 0; j < out.size() && j < placed.shape.size(); ++j) {
+        if (j != d && placed.shape[j] != 1 &&
+            (placed.shape[j] != out[j] || fd[j] != (*outFd)[j])) {
+            return lw.unsupported(n, "its gradient runs along other dims of the kernel");
+        }
+    }
+    const ComputeType t = computeTypeOf(meta->first);
+    auto e = lw.exprOf(placed, t);
+    if (!e) {
+        return e.error();
+    }
+    const int D = (*outFd)[d];
+    int r = *e;
+    if (D >= 0 && (select || size < out[d])) {
+        if (!select) {
+            auto moved = lw.shifted(*e, D, lo, size);
+            if (!moved) {
+                return lw.unsupported(n, moved.error().message);
+            }
+            r = *moved;
+        }
+        const ComputeType i64 = ComputeType::Int64;
+        const int from = lw.op("ge", ComputeType::Bool, {lw.index(D), lw.constant(double(lo), i64)});
+        const int below =
+            lw.op("lt", ComputeType::Bool, {lw.index(D), lw.constant(double(lo + size), i64)});
+        const int inside = lw.op("logical_and", ComputeType::Bool, {from, below});
+        r = lw.op("where", t, {inside, r, lw.constant(0, t)});
+    }
+    auto v = lw.computed(n, r);
+    if (!v) {
+        return v.error();
+    }
+    lw.values[n.id] = *v;
+    return {};
+}
+
 } // namespace
 
 Status lowerCat(Lowerer& lw, const graph::Node& n)
 {
+    const std::string_view base = graph::opBaseName(n.target);
+    if (base != "cat") {
+        return lowerPlaced(lw, n, base == "select_backward");
+    }
     auto meta = lw.outMeta(n);
     if (!meta) {
         return meta.error();

@@ -26,7 +26,8 @@ const std::set<std::string_view> kLogical = {"logical_and", "logical_or", "logic
 const std::set<std::string_view> kOther = {"where", "masked_fill", "clamp", "clamp_min",
                                            "clamp_max", "hardtanh", "leaky_relu",
                                            "threshold_backward", "sigmoid_backward",
-                                           "tanh_backward", "gelu_backward"};
+                                           "tanh_backward", "gelu_backward",
+                                           "silu_backward"};
 const std::set<std::string_view> kReductions = {
     "sum", "mean", "amax", "amin", "var", "std", "_softmax", "softmax", "_log_softmax",
     "log_softmax", "native_layer_norm", "layer_norm", "_softmax_backward_data",
@@ -337,6 +338,12 @@ Status lowerOther(Lowerer& lw, const graph::Node& n, std::string_view base, Comp
     } else if (base == "leaky_relu") {
         const int slope = e.size() > 1 ? e[1] : lw.constant(0.01, t);
         r = lw.op("leaky_relu", t, {e[0], slope});
+    } else if (base == "silu_backward") {
+        // grad * s * (1 + x * (1 - s)), s = sigmoid(x): ATen's formula.
+        const int s = lw.op("sigmoid", t, {e[1]});
+        const int one = lw.constant(1, t);
+        const int inner = lw.op("add", t, {one, lw.op("mul", t, {e[1], lw.op("sub", t, {one, s})})});
+        r = lw.op("mul", t, {lw.op("mul", t, {e[0], s}), inner});
     } else {
         r = lw.op(std::string(base), t, {e[0], e[1]}); // sigmoid/tanh/gelu backward
     }

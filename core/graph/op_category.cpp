@@ -26,8 +26,8 @@ constexpr std::string_view kPointwise[] = {
     "le", "leaky_relu", "lerp", "log", "log10", "log1p", "log2", "logical_and", "logical_not",
     "logical_or", "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg", "pow",
     "reciprocal", "relu", "remainder", "round", "rsqrt", "rsub", "sigmoid",
-    "sigmoid_backward", "sign", "silu", "sin", "sinh", "sqrt", "square", "sub", "tan", "tanh",
-    "tanh_backward", "threshold_backward", "to_copy", "_to_copy", "trunc", "where",
+    "sigmoid_backward", "sign", "silu", "silu_backward", "sin", "sinh", "sqrt", "square", "sub",
+    "tan", "tanh", "tanh_backward", "threshold_backward", "to_copy", "_to_copy", "trunc", "where",
 };
 
 constexpr std::string_view kReduction[] = {

@@ -1,8 +1,10 @@
 // cat and the constructors fused into generated kernels (issue 27, fusion like Inductor's):
 // regions holding a cat along each kind of dim (first, inner, negative, with 3 inputs, of
 // values computed in the region, nested, around a row reduction, int64, a legacy empty input)
-// and the constant/arange constructors of an attention mask are built with g++, run, and
-// compared with the LibTorch eager interpreter; each is one kernel with no LibTorch step left.
+// and the constant/arange constructors of an attention mask, select_backward, slice_backward
+// (gradients placed at an index or range, 0 elsewhere) and silu_backward are built with g++, run,
+// and compared with the LibTorch eager interpreter; each is one kernel with no LibTorch step
+// left.
 #include "core/exec/interpreter.h"
 #include "core/io/graph_code_parser.h"
 #include "tests/test_file.h"
@@ -203,6 +205,77 @@ private Q_SLOTS:
                    R"(    cat: "f32[2, 3][3, 1]cpu" = torch.ops.aten.cat.default([x, e])
     exp: "f32[2, 3][3, 1]cpu" = torch.ops.aten.exp.default(cat)
     return (exp,)
+)"))
+            << 1;
+        // Gradients placed like a cat's single input (issue 27: LLaMA's backward has 96
+        // slice_backward, GPT's 36 select_backward, each a fill and a copy in LibTorch).
+        // GPT's q/k/v: three select_backward of dim 0 added up, one kernel.
+        QTest::newRow("select_backward x3 added")
+            << QString::fromStdString(graphOf(
+                   R"(q: "f32[4, 2, 8][16, 8, 1]cpu", k: "f32[4, 2, 8][16, 8, 1]cpu", v: "f32[4, 2, 8][16, 8, 1]cpu")",
+                   R"(    sb: "f32[3, 4, 2, 8][64, 16, 8, 1]cpu" = torch.ops.aten.select_backward.default(q, [3, 4, 2, 8], 0, 2)
+    sb_1: "f32[3, 4, 2, 8][64, 16, 8, 1]cpu" = torch.ops.aten.select_backward.default(k, [3, 4, 2, 8], 0, 1)
+    add: "f32[3, 4, 2, 8][64, 16, 8, 1]cpu" = torch.ops.aten.add.Tensor(sb, sb_1)
+    sb_2: "f32[3, 4, 2, 8][64, 16, 8, 1]cpu" = torch.ops.aten.select_backward.default(v, [3, 4, 2, 8], 0, -3)
+    add_1: "f32[3, 4, 2, 8][64, 16, 8, 1]cpu" = torch.ops.aten.add.Tensor(add, sb_2)
+    return (add_1,)
+)"))
+            << 1;
+        QTest::newRow("select_backward of a computed value")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[4, 8][8, 1]cpu")",
+                   R"(    exp: "f32[4, 8][8, 1]cpu" = torch.ops.aten.exp.default(x)
+    sb: "f32[3, 4, 8][32, 8, 1]cpu" = torch.ops.aten.select_backward.default(exp, [3, 4, 8], 0, 1)
+    mul: "f32[3, 4, 8][32, 8, 1]cpu" = torch.ops.aten.mul.Tensor(sb, 2.0)
+    return (mul,)
+)"))
+            << 1;
+        QTest::newRow("select_backward along an inner dim")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[4, 8][8, 1]cpu")",
+                   R"(    sb: "f32[4, 3, 8][24, 8, 1]cpu" = torch.ops.aten.select_backward.default(x, [4, 3, 8], 1, 1)
+    mul: "f32[4, 3, 8][24, 8, 1]cpu" = torch.ops.aten.mul.Tensor(sb, 2.0)
+    return (mul,)
+)"))
+            << 1;
+        // A value computed in the kernel runs along the trailing dims of its index space (right
+        // alignment): exp of [4, 8] cannot run along dims 0 and 2 of [4, 3, 8], so it is a
+        // kernel of its own and the placement a second.
+        QTest::newRow("select_backward of a computed value, inner dim")
+            << QString::fromStdString(graphOf(
+                   R"(x: "f32[4, 8][8, 1]cpu")",
+                   R"(    exp: "f32[4, 8][8, 1]cpu" = torch.ops.aten.exp.default(x)
+    sb: "f32[4, 3, 8][24, 8, 1]cpu" = torch.ops.aten.select_backward.default(exp, [4, 3, 8], 1, 1)
+    mul: "f32[4, 3, 8][24, 8, 1]cpu" = torch.ops.aten.mul.Tensor(sb, 2.0)
+    return (mul,)
+)"))
+            << 2;
+        // LLaMA's rotate_half backward: the two halves' gradients placed and added (the first
+        // of a computed value: exp(0) would be 1 outside its range without the where).
+        QTest::newRow("slice_backward halves added")
+            << QString::fromStdString(graphOf(
+                   R"(a: "f32[2, 3, 8][24, 8, 1]cpu", b: "f32[2, 3, 8][24, 8, 1]cpu")",
+                   R"(    exp: "f32[2, 3, 8][24, 8, 1]cpu" = torch.ops.aten.exp.default(a)
+    slice_backward: "f32[2, 3, 16][48, 16, 1]cpu" = torch.ops.aten.slice_backward.default(exp, [2, 3, 16], 2, 8, 9223372036854775807, 1)
+    slice_backward_1: "f32[2, 3, 16][48, 16, 1]cpu" = torch.ops.aten.slice_backward.default(b, [2, 3, 16], 2, 0, 8, 1)
+    add: "f32[2, 3, 16][48, 16, 1]cpu" = torch.ops.aten.add.Tensor(slice_backward, slice_backward_1)
+    return (add,)
+)"))
+            << 1;
+        QTest::newRow("slice_backward in the middle of dim 0")
+            << QString::fromStdString(graphOf(
+                   R"(a: "f32[2, 5][5, 1]cpu")",
+                   R"(    slice_backward: "f32[6, 5][5, 1]cpu" = torch.ops.aten.slice_backward.default(a, [6, 5], 0, 3, 5, 1)
+    neg: "f32[6, 5][5, 1]cpu" = torch.ops.aten.neg.default(slice_backward)
+    return (neg,)
+)"))
+            << 1;
+        QTest::newRow("silu_backward")
+            << QString::fromStdString(graphOf(
+                   R"(g: "f32[4, 8][8, 1]cpu", x: "f32[4, 8][8, 1]cpu")",
+                   R"(    silu_backward: "f32[4, 8][8, 1]cpu" = torch.ops.aten.silu_backward.default(g, x)
+    mul: "f32[4, 8][8, 1]cpu" = torch.ops.aten.mul.Tensor(silu_backward, x)
+    return (mul,)
 )"))
             << 1;
     }
