@@ -115,6 +115,11 @@ std::optional<std::vector<int>> denseOrder(const std::vector<std::int64_t>& size
 // span F take eager's strides (unknown ones: dense in that order). Others stay contiguous.
 void applyOutputLayout(Lowerer& lw, RegionProgram& prog,
                        const std::vector<std::vector<std::int64_t>>& want);
+// A kernel without reductions, guards or index expressions iterates adjacent dims of F that
+// every access steps through as one dim (or size-1 dims) as one: [N, C, H, W] with per-channel
+// loads becomes [N, C, H*W], so the inner range is H*W, not W (fewer rows, less index
+// arithmetic, longer vector loops). The buffers' layouts do not change.
+void coalesceDims(Kernel& k);
 
 // Strided view arithmetic on input views (view_ops.cpp).
 // Strides for viewing (sizes, strides) as newSizes without copying (ATen's computeStride);

@@ -479,6 +479,10 @@ Result<RegionProgram> lowerRegion(const LoweringRequest& req)
     detail::pruneDeadCode(lw.kernel);
     detail::applyOutputLayout(lw, prog, req.outputStrides);
     chooseLoopShape(lw.kernel);
+    if (!lw.kernel.flat) {
+        detail::coalesceDims(lw.kernel);
+        chooseLoopShape(lw.kernel);
+    }
     prog.kernels.push_back(std::move(lw.kernel));
     return prog;
 }

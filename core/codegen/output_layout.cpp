@@ -179,4 +179,78 @@ void applyOutputLayout(Lowerer& lw, RegionProgram& prog,
     permuteIndexSpace(lw.kernel, *order);
 }
 
+namespace {
+
+// Whether F dims d and d+1 can be one dim for access a (its address steps through them as
+// through one), and the merged dim's stride.
+std::optional<std::int64_t> mergedStride(const Access& a, const std::vector<std::int64_t>& f,
+                                         std::size_t d)
+{
+    if (f[d] == 1) {
+        return a.strides[d + 1];
+    }
+    if (f[d + 1] == 1) {
+        return a.strides[d];
+    }
+    if (a.strides[d] != a.strides[d + 1] * f[d + 1]) {
+        return std::nullopt;
+    }
+    return a.strides[d + 1];
+}
+
+// Merges F dims d and d+1 in every access when all of them allow it.
+bool mergeDims(Kernel& k, std::size_t d)
+{
+    std::vector<std::int64_t> merged;
+    for (const Load& l : k.loads) {
+        auto m = mergedStride(l.access, k.shape, d);
+        if (!m) {
+            return false;
+        }
+        merged.push_back(*m);
+    }
+    for (const Store& s : k.stores) {
+        auto m = mergedStride(s.access, k.shape, d);
+        if (!m) {
+            return false;
+        }
+        merged.push_back(*m);
+    }
+    auto apply = [&](Access& a, std::int64_t stride) {
+        a.strides[d] = stride;
+        a.strides.erase(a.strides.begin() + std::ptrdiff_t(d) + 1);
+    };
+    std::size_t i = 0;
+    for (Load& l : k.loads) {
+        apply(l.access, merged[i++]);
+    }
+    for (Store& s : k.stores) {
+        apply(s.access, merged[i++]);
+    }
+    k.shape[d] *= k.shape[d + 1];
+    k.shape.erase(k.shape.begin() + std::ptrdiff_t(d) + 1);
+    return true;
+}
+
+} // namespace
+
+void coalesceDims(Kernel& k)
+{
+    const bool indexed = std::any_of(k.exprs.begin(), k.exprs.end(),
+                                     [](const Expr& e) { return e.kind == ExprKind::Index; });
+    const bool guarded = std::any_of(k.loads.begin(), k.loads.end(),
+                                     [](const Load& l) { return !l.access.guards.empty(); });
+    if (!k.reductions.empty() || indexed || guarded || k.innerDims != 1) {
+        return;
+    }
+    for (std::size_t d = k.shape.size(); d-- > 1;) {
+        if (d < k.shape.size()) {
+            (void)mergeDims(k, d - 1);
+        }
+    }
+    for (Store& s : k.stores) {
+        s.perRow = s.access.strides.back() == 0;
+    }
+}
+
 } // namespace fxs::codegen::detail
