@@ -331,10 +331,13 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
             return lw.unsupported(n, "getitem of a value that is not a lowered tuple");
         }
         if (n.getitemIndex >= int(it->second.items.size())) {
+            const std::size_t made = it->second.items.size();
             return lw.unsupported(n, "item " + std::to_string(n.getitemIndex) + " of " +
                                          lw.g.node(parent).target +
-                                         " is not produced by the code generator (only the first " +
-                                         std::to_string(it->second.items.size()) + ")");
+                                         " is not produced by the code generator (it makes " +
+                                         (made == 1 ? std::string("item 0 only")
+                                                    : "items 0 to " + std::to_string(made - 1)) +
+                                         ")");
         }
         Val item = it->second.items[std::size_t(n.getitemIndex)];
         // The printed meta is authoritative for the element type (CPU keeps mean/rstd in the
