@@ -100,12 +100,13 @@ struct Kernel {
 };
 
 // A region's buffers and kernels. Inputs and outputs are passed as data pointers in slot order;
-// outputs are contiguous buffers the caller allocates with the given sizes and type.
+// outputs are buffers the caller allocates with the given sizes, strides and type (contiguous,
+// or the permuted dense layout eager gives the value: lowering.h's outputStrides).
 struct BufferSpec {
     std::string node; // FX node name the buffer holds (not printed in a source)
     ScalarType type = ScalarType::Float32;
     std::vector<std::int64_t> sizes;
-    std::vector<std::int64_t> strides; // inputs: as given; outputs: contiguous
+    std::vector<std::int64_t> strides; // inputs: as given; outputs: dense (see above)
 };
 
 struct RegionProgram {

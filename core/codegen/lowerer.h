@@ -92,6 +92,9 @@ Status lowerView(Lowerer& lw, const graph::Node& n);
 Status lowerCat(Lowerer& lw, const graph::Node& n);
 Status lowerConstructor(Lowerer& lw, const graph::Node& n);
 bool isCatOp(std::string_view base);
+// Inference batch norm, pointwise with per-channel vectors (batch_norm_ops.cpp).
+Status lowerBatchNorm(Lowerer& lw, const graph::Node& n);
+bool isBatchNormOp(std::string_view base);
 bool isConstructorOp(std::string_view base);
 // The element's value of a Synth value (a filled constant or arange) as an expression of
 // type t (cat_ops.cpp; exprOf's Synth case).
@@ -102,6 +105,21 @@ void pruneDeadCode(Kernel& k);
 bool isPointwiseOp(std::string_view base);
 bool isReductionOp(std::string_view base);
 bool isViewOp(std::string_view base);
+
+// Output layouts (output_layout.cpp). The order of the dims of a dense layout, outermost first
+// (size-1 dims first; the identity for row-major), or nullopt when sizes/strides are not dense.
+std::optional<std::vector<int>> denseOrder(const std::vector<std::int64_t>& sizes,
+                                           const std::vector<std::int64_t>& strides);
+// A kernel without reductions whose output `want[i]` (eager's strides; empty: unknown) is a
+// permuted dense layout over the whole index space iterates F in that order; the outputs that
+// span F take eager's strides (unknown ones: dense in that order). Others stay contiguous.
+void applyOutputLayout(Lowerer& lw, RegionProgram& prog,
+                       const std::vector<std::vector<std::int64_t>>& want);
+// A kernel without reductions, guards or index expressions iterates adjacent dims of F that
+// every access steps through as one dim (or size-1 dims) as one: [N, C, H, W] with per-channel
+// loads becomes [N, C, H*W], so the inner range is H*W, not W (fewer rows, less index
+// arithmetic, longer vector loops). The buffers' layouts do not change.
+void coalesceDims(Kernel& k);
 
 // Strided view arithmetic on input views (view_ops.cpp).
 // Strides for viewing (sizes, strides) as newSizes without copying (ATen's computeStride);

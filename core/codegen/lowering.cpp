@@ -327,9 +327,17 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
                                      : n.args.empty()              ? graph::kNoNode
                                                                    : n.args[0].node;
         auto it = lw.values.find(parent);
-        if (it == lw.values.end() || it->second.kind != Val::Kind::Tuple ||
-            n.getitemIndex < 0 || n.getitemIndex >= int(it->second.items.size())) {
+        if (it == lw.values.end() || it->second.kind != Val::Kind::Tuple || n.getitemIndex < 0) {
             return lw.unsupported(n, "getitem of a value that is not a lowered tuple");
+        }
+        if (n.getitemIndex >= int(it->second.items.size())) {
+            const std::size_t made = it->second.items.size();
+            return lw.unsupported(n, "item " + std::to_string(n.getitemIndex) + " of " +
+                                         lw.g.node(parent).target +
+                                         " is not produced by the code generator (it makes " +
+                                         (made == 1 ? std::string("item 0 only")
+                                                    : "items 0 to " + std::to_string(made - 1)) +
+                                         ")");
         }
         Val item = it->second.items[std::size_t(n.getitemIndex)];
         // The printed meta is authoritative for the element type (CPU keeps mean/rstd in the
@@ -355,6 +363,9 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
     }
     if (detail::isReductionOp(base)) {
         return detail::lowerReduction(lw, n);
+    }
+    if (detail::isBatchNormOp(base)) {
+        return detail::lowerBatchNorm(lw, n);
     }
     return detail::lowerPointwise(lw, n);
 }
@@ -469,7 +480,12 @@ Result<RegionProgram> lowerRegion(const LoweringRequest& req)
         }
     }
     detail::pruneDeadCode(lw.kernel);
+    detail::applyOutputLayout(lw, prog, req.outputStrides);
     chooseLoopShape(lw.kernel);
+    if (!lw.kernel.flat) {
+        detail::coalesceDims(lw.kernel);
+        chooseLoopShape(lw.kernel);
+    }
     prog.kernels.push_back(std::move(lw.kernel));
     return prog;
 }
@@ -521,7 +537,8 @@ std::optional<Refusal> opRefusal(const graph::Node& node)
     }
     const std::string_view base = graph::opBaseName(node.target);
     if (base != "getitem" && !detail::isPointwiseOp(base) && !detail::isReductionOp(base) &&
-        !detail::isViewOp(base) && !detail::isCatOp(base) && !detail::isConstructorOp(base)) {
+        !detail::isViewOp(base) && !detail::isCatOp(base) && !detail::isConstructorOp(base) &&
+        !detail::isBatchNormOp(base)) {
         return Refusal{RefusalKind::Op, "op " + node.target +
                                             " is not lowered by the code generator (it stays a "
                                             "LibTorch call)"};

@@ -24,6 +24,11 @@ struct LoweringRequest {
     // One per input: dtype, sizes, strides of the tensors the kernel will be called with.
     // Empty: taken from the input nodes' meta (contiguous strides when none are printed).
     std::vector<BufferSpec> inputSpecs;
+    // Per output (or empty): the strides eager lays the value out with (empty: unknown). A
+    // kernel without reductions whose output eager makes in a permuted dense layout (channels_
+    // last) iterates its index space in that memory order and stores with those strides;
+    // otherwise outputs are contiguous.
+    std::vector<std::vector<std::int64_t>> outputStrides;
 };
 
 // Error::Unsupported names the node and op the lowering cannot handle (the caller falls back

@@ -64,8 +64,7 @@ Result<std::vector<at::Tensor>> CudaCode::run(int program, const codegen::Region
     const auto device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(m_module->device()));
     std::vector<at::Tensor> outs;
     for (const auto& spec : prog.outputs) {
-        const auto options = at::TensorOptions().dtype(atScalarType(spec.type)).device(device);
-        outs.push_back(at::empty(spec.sizes, options));
+        outs.push_back(allocateOutput(spec, at::TensorOptions().device(device)));
         pointers.push_back(outs.back().data_ptr());
     }
     std::vector<void*> args;

@@ -96,6 +96,13 @@ Comparison compareOne(const at::Tensor& got, const at::Tensor& want, std::size_t
 
 } // namespace
 
+at::Tensor allocateOutput(const codegen::BufferSpec& spec, const at::TensorOptions& options)
+{
+    const auto o = options.dtype(atScalarType(spec.type));
+    return spec.strides.size() == spec.sizes.size() ? at::empty_strided(spec.sizes, spec.strides, o)
+                                                    : at::empty(spec.sizes, o);
+}
+
 at::ScalarType atScalarType(codegen::ScalarType t)
 {
     switch (t) {
@@ -123,7 +130,8 @@ Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::Reg
     std::vector<at::Tensor> outs;
     std::vector<void*> out;
     for (const auto& spec : prog.outputs) {
-        outs.push_back(at::empty(spec.sizes, at::TensorOptions().dtype(atScalarType(spec.type))));
+        // The program's layout: contiguous, or the permuted dense one eager gives the value.
+        outs.push_back(allocateOutput(spec, at::TensorOptions()));
         out.push_back(outs.back().data_ptr());
     }
     if (entry(in.data(), out.data(), dims.data(), std::int64_t(dims.size())) != 0) {

@@ -15,7 +15,11 @@ namespace fxs::compile::detail {
 // The ATen type of a kernel buffer's element type.
 at::ScalarType atScalarType(codegen::ScalarType t);
 
-// Allocates the outputs (contiguous, as the program says) and runs the entry once.
+// An output buffer of a program (options: its device) with the program's sizes and strides:
+// contiguous, or the permuted dense layout eager gives the value (channels_last).
+at::Tensor allocateOutput(const codegen::BufferSpec& spec, const at::TensorOptions& options);
+
+// Allocates the outputs (laid out as the program says) and runs the entry once.
 Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::RegionProgram& prog,
                                            const std::vector<at::Tensor>& inputs);
 

@@ -31,6 +31,9 @@ struct PreparedRegion {
     int cudaDevice = -1; // ordinal of the inputs' GPU, or the GPU a build-only run targets
     std::string unsupportedInput; // why the kernels cannot run here (eager still runs)
     std::map<graph::NodeId, KernelInput> inputSpecs; // region inputs as kernels see them
+    // Strides of the region's outputs in the eager run (what their kernels store them with
+    // when eager lays them out channels_last; region_schedule.h's LayoutOf).
+    std::map<graph::NodeId, std::vector<std::int64_t>> eagerStrides;
     RegionSchedule schedule;
     std::unique_ptr<ScheduleRunner> runner;
     exec::ValueStore probed; // values extern steps make, from one eager run (when needed)

@@ -195,8 +195,13 @@ Status RegionCompiler::Impl::prepareKernel(PreparedRegion& p, RegionOutcome& out
         return failWith(out, Reason::FallbackInputDevice,
                         makeError(ErrorCode::Unsupported, p.unsupportedInput, out.id));
     }
-    detail::ScheduleRequest sr{p.graph, out.id, p.sig.order, p.sig.inputs,
-                               p.sig.outputs, [&](graph::NodeId id) { return specOf(p, id); }};
+    detail::ScheduleRequest sr{p.graph,
+                               out.id,
+                               p.sig.order,
+                               p.sig.inputs,
+                               p.sig.outputs,
+                               [&](graph::NodeId id) { return specOf(p, id); },
+                               [&](graph::NodeId id) { return layoutOf(p, id); }};
     auto schedule = detail::scheduleRegion(sr);
     if (!schedule) {
         return failWith(out, Reason::FallbackInternal, schedule.error());
@@ -272,6 +277,28 @@ KernelInput RegionCompiler::Impl::specOf(PreparedRegion& p, graph::NodeId id)
         return {std::nullopt, {codegen::RefusalKind::Shape, name + " is not a tensor"}};
     }
     return kernelInput(name, exec::tensorOf(*h), h->dtype(), h->sizes(), h->strides(), cuda());
+}
+
+// The strides eager gives a value a generated step makes: a region output's from the eager run;
+// another's from the probe when it ran; when building only, the graph's printed strides.
+// Empty when unknown (the kernel's layout decides: lowering.h's outputStrides).
+std::vector<std::int64_t> RegionCompiler::Impl::layoutOf(const PreparedRegion& p,
+                                                         graph::NodeId id) const
+{
+    if (auto it = p.eagerStrides.find(id); it != p.eagerStrides.end()) {
+        return it->second;
+    }
+    const graph::Node& n = p.graph->node(id);
+    if (const exec::TensorHandle* h = p.probed.find(n.name); h && h->defined()) {
+        return h->strides();
+    }
+    const graph::TensorMeta* m = n.tensorMeta();
+    if (options.buildOnly && m && m->strides) {
+        if (auto spec = codegen::bufferSpecFromMeta(n)) {
+            return spec->strides;
+        }
+    }
+    return {};
 }
 
 RegionCompiler::RegionCompiler(CompileOptions options) : m_impl(std::make_unique<Impl>())

@@ -70,6 +70,7 @@ struct RegionCompiler::Impl {
                            RegionOutcome& out);
     Status prepareKernel(PreparedRegion& p, RegionOutcome& out, detail::PassClock& clock);
     detail::KernelInput specOf(PreparedRegion& p, graph::NodeId id);
+    std::vector<std::int64_t> layoutOf(const PreparedRegion& p, graph::NodeId id) const;
 
     // Eager runs and timing (region_runs.cpp).
     Result<exec::RunReport> runEager(PreparedRegion& p, int repeat,

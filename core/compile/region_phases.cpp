@@ -224,8 +224,11 @@ Status RegionCompiler::Impl::prepare(RegionTask& t, const graph::Graph& g,
         t.eagerRan = true;
         t.clock.mark("eager");
         out.bytesMoved = bytesOf(p.inputs) + bytesOf(t.eagerOut);
-        for (const auto& x : t.eagerOut) {
-            out.outputs.push_back(exec::makeHandle(x));
+        for (std::size_t i = 0; i < t.eagerOut.size(); ++i) {
+            out.outputs.push_back(exec::makeHandle(t.eagerOut[i]));
+            if (i < p.sig.outputs.size() && t.eagerOut[i].defined()) {
+                p.eagerStrides[p.sig.outputs[i]] = t.eagerOut[i].strides().vec();
+            }
         }
     }
     if (Status s = prepareKernel(p, out, t.clock); !s) {

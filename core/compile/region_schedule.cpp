@@ -34,6 +34,15 @@ std::string shapeText(const std::vector<std::int64_t>& v)
     return "[" + s + "]";
 }
 
+std::vector<std::int64_t> contiguous(const std::vector<std::int64_t>& sizes)
+{
+    std::vector<std::int64_t> s(sizes.size(), 1);
+    for (std::size_t i = sizes.size(); i > 1; --i) {
+        s[i - 2] = s[i - 1] * std::max<std::int64_t>(sizes[i - 1], 1);
+    }
+    return s;
+}
+
 // A segment of the order before it becomes a step.
 struct Segment {
     bool generated = false;
@@ -272,6 +281,10 @@ Result<bool> Planner::lowerSegment(ScheduleStep& step, RegionSchedule& s)
         }
         lr.inputSpecs.push_back(*input.spec);
     }
+    for (NodeId out : step.outputs) {
+        lr.outputStrides.push_back(m_req.layoutOf ? m_req.layoutOf(out)
+                                                  : std::vector<std::int64_t>{});
+    }
     auto prog = codegen::lowerRegion(lr);
     if (!prog) {
         if (prog.error().code != ErrorCode::Unsupported) {
@@ -369,6 +382,12 @@ std::string scheduleText(const RegionSchedule& schedule, const std::vector<graph
                 text += " | v" + std::to_string(p->second) + ":" +
                         std::string(codegen::scalarTypeName(b.type)) + shapeText(b.sizes) +
                         shapeText(b.strides);
+            }
+            for (std::size_t i = 0; i < prog.outputs.size(); ++i) {
+                const auto& b = prog.outputs[i];
+                if (b.strides != contiguous(b.sizes)) {
+                    text += " > o" + std::to_string(i) + ":" + shapeText(b.strides);
+                }
             }
         }
         text += ";";

@@ -41,6 +41,9 @@ struct KernelInput {
     codegen::Refusal refusal; // when spec is empty
 };
 using SpecOf = std::function<KernelInput(graph::NodeId)>;
+// The strides eager lays a value out with (empty when unknown): a generated step's output that
+// eager makes channels_last is stored so (codegen::LoweringRequest::outputStrides).
+using LayoutOf = std::function<std::vector<std::int64_t>(graph::NodeId)>;
 
 struct ScheduleRequest {
     const graph::Graph* graph = nullptr;
@@ -51,6 +54,7 @@ struct ScheduleRequest {
     // Buffers of region inputs and of values extern steps produce (values of generated steps
     // are known from their programs).
     SpecOf specOf;
+    LayoutOf layoutOf; // may be empty: every output contiguous
 };
 
 // Groups the region into steps: runs of lowerable nodes (cut where the lowering cannot fuse
@@ -61,7 +65,8 @@ struct ScheduleRequest {
 Result<RegionSchedule> scheduleRegion(const ScheduleRequest& request);
 
 // Canonical text of the schedule for the cache key: each step as "gen"/"ext" and the positions
-// of its nodes in `order`, plus the buffers of generated steps' inputs made by extern steps.
+// of its nodes in `order`, plus the buffers of generated steps' inputs made by extern steps and
+// the strides of their outputs that are not contiguous (" > o<slot>:[strides]").
 std::string scheduleText(const RegionSchedule& schedule, const std::vector<graph::NodeId>& order);
 
 } // namespace fxs::compile::detail
