@@ -109,19 +109,7 @@ void addmmChosen(Stack& s)
 
 void chooseAddmmKernels(Plan& plan)
 {
-    for (Step& step : plan.steps) {
-        if (step.kind != StepKind::Op || !step.op) {
-            continue;
-        }
-        const c10::OperatorName& name = step.op->operator_name();
-        if (name.name != "aten::addmm" || !name.overload_name.empty()) {
-            continue;
-        }
-        step.kind = StepKind::Function;
-        step.fn = addmmChosen;
-        step.op.reset();
-        step.recordedStrides.clear();
-    }
+    runOperatorAs(plan, "aten::addmm", addmmChosen);
 }
 
 std::pair<int, int> addmmChoiceCounts()

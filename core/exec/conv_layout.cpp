@@ -32,19 +32,7 @@ void convolutionChannelsLast(Stack& s)
 
 void preferChannelsLastConvolutions(Plan& plan)
 {
-    for (Step& step : plan.steps) {
-        if (step.kind != StepKind::Op || !step.op) {
-            continue;
-        }
-        const c10::OperatorName& name = step.op->operator_name();
-        if (name.name != "aten::convolution" || !name.overload_name.empty()) {
-            continue;
-        }
-        step.kind = StepKind::Function;
-        step.fn = convolutionChannelsLast;
-        step.op.reset();
-        step.recordedStrides.clear(); // its NHWC output is the point
-    }
+    runOperatorAs(plan, "aten::convolution", convolutionChannelsLast); // NHWC output: the point
 }
 
 } // namespace fxs::exec::detail

@@ -266,4 +266,21 @@ Plan buildPlan(const graph::Graph& graph, c10::Device device,
     return plan;
 }
 
+void runOperatorAs(Plan& plan, std::string_view name, StackFn fn)
+{
+    for (Step& step : plan.steps) {
+        if (step.kind != StepKind::Op || !step.op) {
+            continue;
+        }
+        const c10::OperatorName& op = step.op->operator_name();
+        if (op.name != name || !op.overload_name.empty()) {
+            continue;
+        }
+        step.kind = StepKind::Function;
+        step.fn = fn;
+        step.op.reset();
+        step.recordedStrides.clear(); // the choice decides its result's layout
+    }
+}
+
 } // namespace fxs::exec::detail

@@ -10,6 +10,7 @@
 #include <ATen/core/ivalue.h>
 
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,10 @@ struct Plan {
 Plan buildPlan(const graph::Graph& graph, c10::Device device,
                const std::vector<graph::NodeId>& keep = {},
                const std::vector<Substitute>& substitutes = {});
+
+// Every step that calls the operator `name` (its .default overload, "aten::addmm") becomes a
+// function step running `fn` on the same arguments (the plan's kernel choices below).
+void runOperatorAs(Plan& plan, std::string_view name, StackFn fn);
 
 // ConvLayout::ChannelsLast (interpreter.h): every step of aten::convolution.default becomes a
 // function step that makes a 4-D, non-transposed convolution's input and weight channels_last
