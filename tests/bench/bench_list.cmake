@@ -1,7 +1,8 @@
 fxscope_add_bench(bench_graph_code SOURCES bench_graph_code.cpp LIBS fxscope_io)
 fxscope_add_bench(bench_trace_import SOURCES bench_trace_import.cpp LIBS fxscope_io fxscope_diagnose)
 fxscope_add_bench(bench_codegen SOURCES bench_codegen.cpp LIBS fxscope_compile fxscope_cache fxscope_torch)
-fxscope_add_bench(bench_interpreter SOURCES bench_interpreter.cpp LIBS fxscope_exec fxscope_torch)
+fxscope_add_bench(bench_interpreter SOURCES bench_interpreter.cpp
+    LIBS fxscope_exec fxscope_io fxscope_torch)
 fxscope_add_bench(bench_explain SOURCES bench_explain.cpp LIBS fxscope_explain)
 fxscope_add_bench(bench_partition SOURCES bench_partition.cpp LIBS fxscope_partition fxscope_io)
 fxscope_add_bench(bench_graph_view SOURCES bench_graph_view.cpp LIBS fxscope_views fxscope_io
