@@ -9,6 +9,7 @@
 #include <c10/util/Exception.h>
 #include <torch/cuda.h>
 
+#include <bit>
 #include <chrono>
 
 namespace fxs::exec::detail {
@@ -131,7 +132,7 @@ Status runSubstitute(const Step& step, std::vector<c10::IValue>& slots, MemoryTr
 
 } // namespace
 
-MemoryTracker::MemoryTracker() : m_table(64), m_shift(64 - 6) {}
+MemoryTracker::MemoryTracker() = default; // the table is made by the first tensor added
 
 // Fibonacci hashing: the high bits of the address times 2^64 / phi.
 std::size_t MemoryTracker::home(const void* storage) const
@@ -171,9 +172,9 @@ void MemoryTracker::erase(std::size_t slot)
 
 void MemoryTracker::grow()
 {
-    std::vector<Entry> old(m_table.size() * 2);
+    std::vector<Entry> old(m_table.empty() ? 16 : m_table.size() * 2);
     old.swap(m_table);
-    --m_shift;
+    m_shift = 64 - std::countr_zero(m_table.size());
     for (const Entry& e : old) {
         if (e.storage != nullptr) {
             m_table[slotOf(e.storage)] = e;
@@ -205,6 +206,9 @@ void MemoryTracker::releaseTensor(const at::Tensor& t)
 {
     if (!t.defined() || !t.has_storage()) {
         return;
+    }
+    if (m_used == 0) {
+        return; // nothing counted (perhaps no table yet)
     }
     const std::size_t slot = slotOf(t.storage().unsafeGetStorageImpl());
     Entry& entry = m_table[slot];

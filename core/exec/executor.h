@@ -35,9 +35,9 @@ private:
     std::size_t slotOf(const void* storage) const; // its slot, else the free one to take
     void erase(std::size_t slot);
     void grow();
-    std::vector<Entry> m_table; // size a power of two, at most half full
+    std::vector<Entry> m_table; // size a power of two, at most half full; empty until used
     std::size_t m_used = 0;
-    int m_shift = 0;            // 64 - log2(table size)
+    int m_shift = 64;           // 64 - log2(table size)
     std::int64_t m_live = 0;
     std::int64_t m_peak = 0;
 };

@@ -11,3 +11,5 @@ fxscope_add_bench(bench_pt2_import SOURCES bench_pt2_import.cpp LIBS fxscope_io 
 fxscope_add_bench(bench_profile_import SOURCES bench_profile_import.cpp LIBS fxscope_runtime fxscope_io)
 fxscope_add_bench(bench_rank_folder SOURCES bench_rank_folder.cpp LIBS fxscope_io fxscope_diagnose)
 fxscope_add_bench(bench_profile_reuse SOURCES bench_profile_reuse.cpp LIBS fxscope_profile fxscope_io)
+fxscope_add_bench(bench_schedule_runner SOURCES bench_schedule_runner.cpp
+    LIBS fxscope_compile fxscope_exec fxscope_torch)
