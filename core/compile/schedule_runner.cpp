@@ -5,6 +5,7 @@
 // would rebuild the plan and summarise outputs on every call, which the timing must not pay.
 #include "core/exec/executor.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace fxs::compile::detail {
@@ -14,15 +15,71 @@ struct ExternStep {
     exec::detail::Plan plan;
 };
 
+// A step's values by slot: the region's values are numbered once in create(), so a run keeps
+// them in a vector and frees each after the last step that reads it.
+struct StepSlots {
+    std::vector<std::size_t> in;
+    std::vector<std::size_t> out;
+    std::vector<std::size_t> freeAfter; // values no later step reads and the region keeps not
+    const ExternStep* ext = nullptr;    // extern steps
+    std::vector<graph::NodeId> placeholders; // extern: the sub-graph's, in step.inputs' order
+};
+
 struct ScheduleRunner::Impl {
     const RegionSchedule* schedule = nullptr;
-    std::vector<graph::NodeId> inputs;
-    std::vector<graph::NodeId> outputs;
-    std::unordered_map<std::size_t, ExternStep> externs; // by step index
+    std::vector<std::size_t> inputs;  // region inputs' slots, in call order
+    std::vector<std::size_t> outputs; // region outputs' slots
+    std::size_t slots = 0;
+    std::vector<StepSlots> steps;     // one per schedule step
+    std::vector<std::unique_ptr<ExternStep>> externs;
 
-    Status runExtern(const ScheduleStep& step, const ExternStep& ext,
-                     std::unordered_map<graph::NodeId, at::Tensor>& values) const;
+    void numberValues(const std::vector<graph::NodeId>& in, const std::vector<graph::NodeId>& out);
+    Status runExtern(const StepSlots& step, std::vector<at::Tensor>& values) const;
 };
+
+// Slots for the region inputs, every step's inputs and outputs and the region outputs; each
+// value freed after the last step that reads it unless the region returns it.
+void ScheduleRunner::Impl::numberValues(const std::vector<graph::NodeId>& in,
+                                        const std::vector<graph::NodeId>& out)
+{
+    std::unordered_map<graph::NodeId, std::size_t> slotOf;
+    const auto slot = [&](graph::NodeId id) {
+        return slotOf.try_emplace(id, slotOf.size()).first->second;
+    };
+    for (graph::NodeId id : in) {
+        inputs.push_back(slot(id));
+    }
+    steps.resize(schedule->steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        for (graph::NodeId id : schedule->steps[i].inputs) {
+            steps[i].in.push_back(slot(id));
+        }
+        for (graph::NodeId id : schedule->steps[i].outputs) {
+            steps[i].out.push_back(slot(id));
+        }
+    }
+    for (graph::NodeId id : out) {
+        outputs.push_back(slot(id));
+    }
+    slots = slotOf.size();
+    std::vector<std::ptrdiff_t> lastRead(slots, -1);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        for (std::size_t v : steps[i].in) {
+            lastRead[v] = std::ptrdiff_t(i);
+        }
+        for (std::size_t v : steps[i].out) { // one no step reads: freed where it is made
+            lastRead[v] = std::max(lastRead[v], std::ptrdiff_t(i));
+        }
+    }
+    for (std::size_t v : outputs) {
+        lastRead[v] = -1; // returned: kept to the end
+    }
+    for (std::size_t v = 0; v < slots; ++v) {
+        if (lastRead[v] >= 0) {
+            steps[std::size_t(lastRead[v])].freeAfter.push_back(v);
+        }
+    }
+}
 
 ScheduleRunner::ScheduleRunner() : m_impl(std::make_unique<Impl>()) {}
 ScheduleRunner::~ScheduleRunner() = default;
@@ -33,9 +90,9 @@ Result<std::unique_ptr<ScheduleRunner>> ScheduleRunner::create(
     c10::Device device)
 {
     std::unique_ptr<ScheduleRunner> r(new ScheduleRunner());
-    r->m_impl->schedule = &schedule;
-    r->m_impl->inputs = inputs;
-    r->m_impl->outputs = outputs;
+    Impl& impl = *r->m_impl;
+    impl.schedule = &schedule;
+    impl.numberValues(inputs, outputs);
     for (std::size_t i = 0; i < schedule.steps.size(); ++i) {
         const ScheduleStep& step = schedule.steps[i];
         if (step.generated) {
@@ -45,37 +102,42 @@ Result<std::unique_ptr<ScheduleRunner>> ScheduleRunner::create(
         if (!sub) {
             return sub.error();
         }
-        ExternStep ext{*sub, exec::detail::buildPlan(**sub, device)};
-        if (!ext.plan.unsupported.empty()) {
-            const auto& u = ext.plan.unsupported.front();
+        auto ext = std::make_unique<ExternStep>(
+            ExternStep{*sub, exec::detail::buildPlan(**sub, device)});
+        if (!ext->plan.unsupported.empty()) {
+            const auto& u = ext->plan.unsupported.front();
             return makeError(ErrorCode::Unsupported,
                              "the engine cannot run " + u.target + ": " + u.reason, u.node);
         }
-        r->m_impl->externs.emplace(i, std::move(ext));
+        const auto& ph = ext->graph->placeholders();
+        impl.steps[i].placeholders.assign(ph.begin(),
+                                          ph.begin() + std::ptrdiff_t(std::min(
+                                                           ph.size(), step.inputs.size())));
+        impl.steps[i].ext = ext.get();
+        impl.externs.push_back(std::move(ext));
     }
     return r;
 }
 
-Status ScheduleRunner::Impl::runExtern(const ScheduleStep& step, const ExternStep& ext,
-                                       std::unordered_map<graph::NodeId, at::Tensor>& values) const
+Status ScheduleRunner::Impl::runExtern(const StepSlots& step, std::vector<at::Tensor>& values) const
 {
+    const ExternStep& ext = *step.ext;
     std::vector<c10::IValue> in(ext.graph->size());
-    const auto& ph = ext.graph->placeholders();
-    for (std::size_t i = 0; i < step.inputs.size() && i < ph.size(); ++i) {
-        in[ph[i]] = values.at(step.inputs[i]);
+    for (std::size_t i = 0; i < step.placeholders.size(); ++i) {
+        in[step.placeholders[i]] = values[step.in[i]];
     }
     exec::detail::ExecResult res;
     if (Status s = exec::detail::executePlan(ext.plan, *ext.graph, in, {false, false, nullptr}, res);
         !s) {
         return s;
     }
-    for (std::size_t i = 0; i < step.outputs.size(); ++i) {
+    for (std::size_t i = 0; i < step.out.size(); ++i) {
         if (i >= res.outputs.size() || !res.outputs[i].isTensor()) {
             return makeError(ErrorCode::Unsupported, "an extern step made a value that is not a "
                                                      "tensor",
                              ext.graph->name());
         }
-        values[step.outputs[i]] = res.outputs[i].toTensor();
+        values[step.out[i]] = std::move(res.outputs[i]).toTensor();
     }
     return {};
 }
@@ -84,34 +146,46 @@ Result<std::vector<at::Tensor>> ScheduleRunner::run(const GeneratedCode& code,
                                                     const std::vector<at::Tensor>& inputs) const
 {
     c10::InferenceMode inference;
-    std::unordered_map<graph::NodeId, at::Tensor> values;
-    for (std::size_t i = 0; i < inputs.size() && i < m_impl->inputs.size(); ++i) {
-        values[m_impl->inputs[i]] = inputs[i];
+    const Impl& impl = *m_impl;
+    if (inputs.size() != impl.inputs.size()) {
+        return makeError(ErrorCode::Internal, "the region was given " +
+                                                  std::to_string(inputs.size()) + " inputs for " +
+                                                  std::to_string(impl.inputs.size()));
     }
-    const RegionSchedule& s = *m_impl->schedule;
+    std::vector<at::Tensor> values(impl.slots);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        values[impl.inputs[i]] = inputs[i];
+    }
+    const RegionSchedule& s = *impl.schedule;
+    std::vector<at::Tensor> in;
     for (std::size_t i = 0; i < s.steps.size(); ++i) {
         const ScheduleStep& step = s.steps[i];
+        const StepSlots& slots = impl.steps[i];
         if (!step.generated) {
-            if (Status st = m_impl->runExtern(step, m_impl->externs.at(i), values); !st) {
+            if (Status st = impl.runExtern(slots, values); !st) {
                 return st.error();
             }
-            continue;
+        } else {
+            in.clear();
+            for (std::size_t v : slots.in) {
+                in.push_back(values[v]);
+            }
+            auto out = code.run(step.program, s.programs.at(std::size_t(step.program)), in);
+            if (!out) {
+                return out.error();
+            }
+            for (std::size_t k = 0; k < slots.out.size() && k < out->size(); ++k) {
+                values[slots.out[k]] = std::move((*out)[k]);
+            }
         }
-        std::vector<at::Tensor> in;
-        for (graph::NodeId id : step.inputs) {
-            in.push_back(values.at(id));
-        }
-        auto out = code.run(step.program, s.programs.at(std::size_t(step.program)), in);
-        if (!out) {
-            return out.error();
-        }
-        for (std::size_t k = 0; k < step.outputs.size() && k < out->size(); ++k) {
-            values[step.outputs[k]] = std::move((*out)[k]);
+        for (std::size_t v : slots.freeAfter) {
+            values[v] = at::Tensor();
         }
     }
     std::vector<at::Tensor> result;
-    for (graph::NodeId id : m_impl->outputs) {
-        result.push_back(values.at(id));
+    result.reserve(impl.outputs.size());
+    for (std::size_t v : impl.outputs) {
+        result.push_back(values[v]);
     }
     return result;
 }

@@ -9,6 +9,7 @@
 #include <c10/util/Exception.h>
 #include <torch/cuda.h>
 
+#include <bit>
 #include <chrono>
 
 namespace fxs::exec::detail {
@@ -131,17 +132,73 @@ Status runSubstitute(const Step& step, std::vector<c10::IValue>& slots, MemoryTr
 
 } // namespace
 
+MemoryTracker::MemoryTracker() = default; // the table is made by the first tensor added
+
+// Fibonacci hashing: the high bits of the address times 2^64 / phi.
+std::size_t MemoryTracker::home(const void* storage) const
+{
+    const auto h = reinterpret_cast<std::uintptr_t>(storage) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h >> m_shift);
+}
+
+std::size_t MemoryTracker::slotOf(const void* storage) const
+{
+    const std::size_t mask = m_table.size() - 1;
+    std::size_t i = home(storage);
+    while (m_table[i].storage != nullptr && m_table[i].storage != storage) {
+        i = (i + 1) & mask;
+    }
+    return i;
+}
+
+// Backward-shift deletion: entries after the freed slot that probed past it move back, so
+// lookups never need tombstones.
+void MemoryTracker::erase(std::size_t slot)
+{
+    const std::size_t mask = m_table.size() - 1;
+    std::size_t hole = slot;
+    for (std::size_t j = (hole + 1) & mask; m_table[j].storage != nullptr; j = (j + 1) & mask) {
+        const std::size_t h = home(m_table[j].storage);
+        // The entry stays when its home lies cyclically in (hole, j].
+        const bool stays = hole < j ? (h > hole && h <= j) : (h > hole || h <= j);
+        if (!stays) {
+            m_table[hole] = m_table[j];
+            hole = j;
+        }
+    }
+    m_table[hole] = Entry{};
+    --m_used;
+}
+
+void MemoryTracker::grow()
+{
+    std::vector<Entry> old(m_table.empty() ? 16 : m_table.size() * 2);
+    old.swap(m_table);
+    m_shift = 64 - std::countr_zero(m_table.size());
+    for (const Entry& e : old) {
+        if (e.storage != nullptr) {
+            m_table[slotOf(e.storage)] = e;
+        }
+    }
+}
+
 void MemoryTracker::addTensor(const at::Tensor& t)
 {
     if (!t.defined() || !t.has_storage()) {
         return;
     }
+    if (2 * (m_used + 1) > m_table.size()) {
+        grow();
+    }
     const auto& storage = t.storage();
-    auto& entry = m_refs[storage.unsafeGetStorageImpl()];
-    if (entry.first++ == 0) {
-        entry.second = static_cast<std::int64_t>(storage.nbytes());
-        m_live += entry.second;
+    Entry& entry = m_table[slotOf(storage.unsafeGetStorageImpl())];
+    if (entry.storage == nullptr) {
+        entry = {storage.unsafeGetStorageImpl(), 1, static_cast<std::int64_t>(storage.nbytes())};
+        ++m_used;
+        m_live += entry.bytes;
         m_peak = std::max(m_peak, m_live);
+    } else {
+        ++entry.refs;
     }
 }
 
@@ -150,10 +207,14 @@ void MemoryTracker::releaseTensor(const at::Tensor& t)
     if (!t.defined() || !t.has_storage()) {
         return;
     }
-    auto it = m_refs.find(t.storage().unsafeGetStorageImpl());
-    if (it != m_refs.end() && --it->second.first == 0) {
-        m_live -= it->second.second;
-        m_refs.erase(it);
+    if (m_used == 0) {
+        return; // nothing counted (perhaps no table yet)
+    }
+    const std::size_t slot = slotOf(t.storage().unsafeGetStorageImpl());
+    Entry& entry = m_table[slot];
+    if (entry.storage != nullptr && --entry.refs == 0) {
+        m_live -= entry.bytes;
+        erase(slot);
     }
 }
 

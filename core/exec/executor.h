@@ -8,22 +8,36 @@
 #include "core/util/result.h"
 
 #include <functional>
-#include <unordered_map>
 
 namespace fxs::exec::detail {
 
 // Bytes of distinct storages referenced by live values (views share their base's storage).
+// Each node's value is added and released once: the storages are counted in an open-addressing
+// table (linear probing) that allocates only when it grows, not per value.
 class MemoryTracker {
 public:
+    MemoryTracker();
     void add(const c10::IValue& v);
     void release(const c10::IValue& v);
     std::int64_t live() const { return m_live; }
     std::int64_t peak() const { return m_peak; }
+    std::size_t storages() const { return m_used; } // distinct storages counted now
 
 private:
+    struct Entry {
+        const void* storage = nullptr; // null: a free slot
+        int refs = 0;
+        std::int64_t bytes = 0;
+    };
     void addTensor(const at::Tensor& t);
     void releaseTensor(const at::Tensor& t);
-    std::unordered_map<const void*, std::pair<int, std::int64_t>> m_refs;
+    std::size_t home(const void* storage) const;
+    std::size_t slotOf(const void* storage) const; // its slot, else the free one to take
+    void erase(std::size_t slot);
+    void grow();
+    std::vector<Entry> m_table; // size a power of two, at most half full; empty until used
+    std::size_t m_used = 0;
+    int m_shift = 64;           // 64 - log2(table size)
     std::int64_t m_live = 0;
     std::int64_t m_peak = 0;
 };

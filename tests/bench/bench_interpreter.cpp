@@ -1,8 +1,14 @@
 // Interpreter overhead per node: a chain of 1,000 `aten::add.Tensor` on 1-element tensors run
 // by the executor (plan built once) vs the same at::add calls made directly from C++. The
 // difference divided by 1,000 is the interpreter's cost per node above the op itself.
+// BM_Fixture*: whole recorded forward graphs (LLaMA-24 with d=128, GPT-12) through the executor
+// with per-node timing off, as `run --compiled` runs its eager parts; ns_per_node is the whole
+// step (operator work included, wall time) over the graph's call nodes.
 #include "core/exec/executor.h"
+#include "core/exec/interpreter.h"
+#include "core/exec/torch_bridge.h"
 #include "core/graph/graph_builder.h"
+#include "core/io/loader.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
@@ -67,9 +73,77 @@ void BM_DirectAtenAdds(benchmark::State& state)
                                          benchmark::Counter::kInvert);
 }
 
+// The graph at FXSCOPE_TEST_DATA/`rel`, its plan and inputs (those the interpreter synthesises).
+struct FixtureRun {
+    graph::GraphPtr graph;
+    exec::detail::Plan plan;
+    std::vector<c10::IValue> inputs;
+};
+
+bool loadFixture(const std::string& rel, FixtureRun& f, std::string& why)
+{
+    auto loaded = io::loadPaths({FXSCOPE_TEST_DATA "/" + rel});
+    if (loaded.graphs.empty() || !loaded.graphs.front().graph) {
+        why = "cannot load " + rel;
+        return false;
+    }
+    f.graph = loaded.graphs.front().graph;
+    exec::RunOptions o;
+    o.device = exec::DevicePref::Cpu;
+    for (graph::NodeId id : f.graph->placeholders()) {
+        o.keep.push_back(f.graph->node(id).name);
+    }
+    auto r = exec::Interpreter::run(*f.graph, o);
+    if (!r.ok() || !r->ok) {
+        why = "the eager run failed";
+        return false;
+    }
+    f.plan = exec::detail::buildPlan(*f.graph, c10::Device(c10::kCPU));
+    f.inputs.assign(f.graph->size(), c10::IValue());
+    for (graph::NodeId id : f.graph->placeholders()) {
+        f.inputs[id] = exec::tensorOf(*r->kept.find(f.graph->node(id).name));
+    }
+    return true;
+}
+
+void runFixture(benchmark::State& state, const std::string& rel)
+{
+    c10::InferenceMode inference;
+    FixtureRun f;
+    std::string why;
+    if (!loadFixture(rel, f, why)) {
+        state.SkipWithError(why.c_str());
+        return;
+    }
+    exec::detail::ExecOptions options{false, false, nullptr};
+    for (auto _ : state) {
+        exec::detail::ExecResult result;
+        if (!exec::detail::executePlan(f.plan, *f.graph, f.inputs, options, result).ok()) {
+            state.SkipWithError("run failed");
+            break;
+        }
+        benchmark::DoNotOptimize(result.outputs);
+    }
+    state.counters["nodes"] = f.plan.callNodes;
+    state.counters["ns_per_node"] = benchmark::Counter(
+        static_cast<double>(f.plan.callNodes),
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+void BM_FixtureLlama24Forward(benchmark::State& state)
+{
+    runFixture(state, "recorded/graphs/llama24_train_graph0.txt.gz");
+}
+void BM_FixtureGpt12Forward(benchmark::State& state)
+{
+    runFixture(state, "fixtures/graphs/gpt12_train_fw.txt");
+}
+
 BENCHMARK(BM_DirectAtenAdds)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InterpreterAdds)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InterpreterAddsTimed)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FixtureLlama24Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FixtureGpt12Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace
 
