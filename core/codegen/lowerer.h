@@ -127,6 +127,5 @@ void coalesceDims(Kernel& k);
 std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& sizes,
                                                      const std::vector<std::int64_t>& strides,
                                                      const std::vector<std::int64_t>& newSizes);
-std::vector<std::int64_t> contiguousStrides(const std::vector<std::int64_t>& sizes);
 
 } // namespace fxs::codegen::detail

@@ -389,7 +389,7 @@ Status addStore(Lowerer& lw, const graph::Node& n, int slot, RegionProgram& prog
     st.type = v.type;
     st.access.buffer = slot;
     st.access.strides.assign(lw.F.size(), 0);
-    const auto cs = detail::contiguousStrides(v.shape);
+    const auto cs = contiguousStrides(v.shape);
     for (std::size_t j = 0; j < v.shape.size(); ++j) {
         if (fd[j] >= 0) {
             st.access.strides[std::size_t(fd[j])] = cs[j];
@@ -419,7 +419,7 @@ void chooseLoopShape(Kernel& k)
         return;
     }
     // Size-1 dims do not constrain the flattened order: give them stride 0 in the check.
-    std::vector<std::int64_t> cs = detail::contiguousStrides(k.shape);
+    std::vector<std::int64_t> cs = contiguousStrides(k.shape);
     for (std::size_t d = 0; d < k.shape.size(); ++d) {
         cs[d] = k.shape[d] == 1 ? 0 : cs[d];
     }
@@ -506,7 +506,7 @@ std::optional<BufferSpec> bufferSpecFromMeta(const graph::Node& n)
             b.strides.push_back(s.value);
         }
     } else {
-        b.strides = detail::contiguousStrides(b.sizes);
+        b.strides = contiguousStrides(b.sizes);
     }
     return b;
 }

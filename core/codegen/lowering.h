@@ -68,6 +68,9 @@ bool isViewNode(const graph::Node& node);
 // printed), or nullopt when the node has no concrete tensor meta of a supported dtype.
 std::optional<BufferSpec> bufferSpecFromMeta(const graph::Node& node);
 
+// Row-major strides of a buffer of these sizes (a size-0 or size-1 dim counts as 1).
+std::vector<std::int64_t> contiguousStrides(const std::vector<std::int64_t>& sizes);
+
 // dtype of a graph tensor as a kernel scalar type; nullopt for types kernels do not handle.
 std::optional<ScalarType> scalarTypeOf(graph::DType t);
 

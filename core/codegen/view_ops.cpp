@@ -212,15 +212,6 @@ bool permuteKeepsOrder(const graph::Node& n, std::string_view base, const Val& x
 
 bool isViewOp(std::string_view base) { return kViews.count(base) != 0; }
 
-std::vector<std::int64_t> contiguousStrides(const std::vector<std::int64_t>& sizes)
-{
-    std::vector<std::int64_t> st(sizes.size(), 1);
-    for (std::size_t i = sizes.size(); i-- > 1;) {
-        st[i - 1] = st[i] * std::max<std::int64_t>(sizes[i], 1);
-    }
-    return st;
-}
-
 // ATen's computeStride: strides that view (sizes, strides) as newSizes, or nullopt.
 std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& sizes,
                                                      const std::vector<std::int64_t>& strides,
@@ -301,3 +292,16 @@ Status lowerView(Lowerer& lw, const graph::Node& n)
 }
 
 } // namespace fxs::codegen::detail
+
+namespace fxs::codegen {
+
+std::vector<std::int64_t> contiguousStrides(const std::vector<std::int64_t>& sizes)
+{
+    std::vector<std::int64_t> st(sizes.size(), 1);
+    for (std::size_t i = sizes.size(); i-- > 1;) {
+        st[i - 1] = st[i] * std::max<std::int64_t>(sizes[i], 1);
+    }
+    return st;
+}
+
+} // namespace fxs::codegen

@@ -34,15 +34,6 @@ std::string shapeText(const std::vector<std::int64_t>& v)
     return "[" + s + "]";
 }
 
-std::vector<std::int64_t> contiguous(const std::vector<std::int64_t>& sizes)
-{
-    std::vector<std::int64_t> s(sizes.size(), 1);
-    for (std::size_t i = sizes.size(); i > 1; --i) {
-        s[i - 2] = s[i - 1] * std::max<std::int64_t>(sizes[i - 1], 1);
-    }
-    return s;
-}
-
 // A segment of the order before it becomes a step.
 struct Segment {
     bool generated = false;
@@ -385,7 +376,7 @@ std::string scheduleText(const RegionSchedule& schedule, const std::vector<graph
             }
             for (std::size_t i = 0; i < prog.outputs.size(); ++i) {
                 const auto& b = prog.outputs[i];
-                if (b.strides != contiguous(b.sizes)) {
+                if (b.strides != codegen::contiguousStrides(b.sizes)) {
                     text += " > o" + std::to_string(i) + ":" + shapeText(b.strides);
                 }
             }

@@ -11,13 +11,7 @@
 set -u
 OUT=${OUT:-${1:-/tmp/cold_compile}}
 mkdir -p "$OUT"
-if [ -z "${FXSCOPE_CLI:-}" ]; then
-  BUILD_ONLY=1 OUT="$OUT" tools/bench/gpu_vs_inductor.sh || exit 1
-  FXSCOPE_CLI=/tmp/fxb/app/cli/fxscope-cli-torch
-fi
-D=$PWD/build-exec-deps
-export LD_LIBRARY_PATH=$D/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export CUDA_CACHE_DISABLE=1
+. tools/bench/torch_cli_env.sh # FXSCOPE_CLI, LD_LIBRARY_PATH, CUDA_CACHE_DISABLE=1
 W=$HOME/.cache/fxscope-cold-bench # fxscope's cache needs a folder only we may write
 rm -rf "$W"
 mkdir -p -m 700 "$W"
