@@ -1,10 +1,11 @@
 // Index arithmetic beyond views: cat as a select chain over its inputs moved to their ranges
 // along its dim (each input's expression shifted, its loads guarded to the range, so nothing is
 // read outside it), select_backward and slice_backward as the gradient placed at its index or
-// range along the dim (shifted likewise) and 0 elsewhere, and the constructors (scalar_tensor, full, zeros/ones and their new_/_like
-// forms, arange) as values of a virtual buffer that views apply to and that become constants or
-// index expressions in the kernels that read them. Also the pass that drops what no store or
-// reduction needs (the unshifted forms the shifting leaves behind).
+// range along the dim (shifted likewise) and 0 elsewhere, and the constructors (scalar_tensor,
+// full, zeros/ones and their new_/_like forms, arange) as values of a virtual buffer that views
+// apply to and that become constants or index expressions in the kernels that read them. Also
+// the pass that drops what no store or reduction needs (the unshifted forms the shifting leaves
+// behind).
 #include "core/codegen/lowerer.h"
 #include "core/codegen/row_cache.h"
 #include "core/graph/node_arguments.h"
@@ -197,7 +198,8 @@ Result<int> synthExpr(Lowerer& lw, const Val& v, ComputeType t)
         }
         if (d < 0 || v.shape[std::size_t(j)] > lw.F[std::size_t(d)]) {
             return makeError(ErrorCode::Unsupported,
-                             "an arange does not broadcast into the kernel's shape", lw.req.regionId);
+                             "an arange does not broadcast into the kernel's shape",
+                             lw.req.regionId);
         }
         if (v.strides[std::size_t(j)] != 0) {
             const int term = lw.op("mul", ComputeType::Int64,
@@ -403,7 +405,8 @@ Status lowerPlaced(Lowerer& lw, const graph::Node& n, bool select)
             r = *moved;
         }
         const ComputeType i64 = ComputeType::Int64;
-        const int from = lw.op("ge", ComputeType::Bool, {lw.index(D), lw.constant(double(lo), i64)});
+        const int from =
+            lw.op("ge", ComputeType::Bool, {lw.index(D), lw.constant(double(lo), i64)});
         const int below =
             lw.op("lt", ComputeType::Bool, {lw.index(D), lw.constant(double(lo + size), i64)});
         const int inside = lw.op("logical_and", ComputeType::Bool, {from, below});

@@ -342,7 +342,8 @@ Status lowerOther(Lowerer& lw, const graph::Node& n, std::string_view base, Comp
         // grad * s * (1 + x * (1 - s)), s = sigmoid(x): ATen's formula.
         const int s = lw.op("sigmoid", t, {e[1]});
         const int one = lw.constant(1, t);
-        const int inner = lw.op("add", t, {one, lw.op("mul", t, {e[1], lw.op("sub", t, {one, s})})});
+        const int xs = lw.op("mul", t, {e[1], lw.op("sub", t, {one, s})});
+        const int inner = lw.op("add", t, {one, xs});
         r = lw.op("mul", t, {lw.op("mul", t, {e[0], s}), inner});
     } else {
         r = lw.op(std::string(base), t, {e[0], e[1]}); // sigmoid/tanh/gelu backward

@@ -14,14 +14,16 @@
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <sstream>
+#include <vector>
 
 namespace fxs::exec::detail {
 namespace {
 
+using Key = std::vector<std::int64_t>;
+
 struct Choices {
     std::mutex mutex;
-    std::map<std::string, bool> unfused; // key -> mm + add_ was faster
+    std::map<Key, bool> unfused; // operands -> mm + add_ was faster
 };
 
 Choices& choices()
@@ -30,14 +32,16 @@ Choices& choices()
     return c;
 }
 
-std::string keyOf(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
+// The operands' device, dtype, sizes and strides as numbers: looked up on every call, so no text.
+Key keyOf(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
 {
-    std::ostringstream k;
-    k << a.device() << ' ' << a.scalar_type();
+    Key k{std::int64_t(a.device().type()), a.device().index(), std::int64_t(a.scalar_type())};
     for (const at::Tensor* t : {&bias, &a, &b}) {
-        k << " [" << t->sizes() << ' ' << t->strides() << ']';
+        k.push_back(t->dim());
+        k.insert(k.end(), t->sizes().begin(), t->sizes().end());
+        k.insert(k.end(), t->strides().begin(), t->strides().end());
     }
-    return k.str();
+    return k;
 }
 
 void synchronize(const at::Tensor& t)
@@ -69,7 +73,7 @@ at::Tensor unfused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor
 // Whether mm + add_ is the faster way for these operands (timed the first time).
 bool preferUnfused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
 {
-    const std::string key = keyOf(bias, a, b);
+    const Key key = keyOf(bias, a, b);
     Choices& c = choices();
     {
         std::lock_guard<std::mutex> lock(c.mutex);
