@@ -170,8 +170,8 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
     if (!inputs.ok()) {
         return inputs.error();
     }
-    ExecOptions eo{o.perNodeTiming, o.perNodeTiming && device.is_cuda(), &cancel, &o.onNode,
-                   &o.onSteps};
+    ExecOptions eo{o.perNodeTiming, o.perNodeTiming && o.syncPerNode && device.is_cuda(), &cancel,
+                   &o.onNode, &o.onSteps};
     const int repeat = std::max(1, o.repeat);
     std::vector<double> stepMs(plan.steps.size(), 0.0);
     ExecResult last;

@@ -51,6 +51,9 @@ struct RunOptions {
     graph::GraphPtr forwardGraph;                // run this first and feed the graph from it
     std::vector<std::string> keep;               // node names whose values RunReport::kept holds
     bool perNodeTiming = true;                   // time each node (syncs the device per node)
+    // With perNodeTiming on CUDA: false times each node's host work only (no sync per node:
+    // where the host's time goes when nothing waits on the device; `run --host-times`).
+    bool syncPerNode = true;
     ConvLayout convLayout = ConvLayout::Recorded; // also for forwardGraph
     // addmm with a 1-D bias as LibTorch's addmm or as mm + bias add, whichever runs faster for
     // its operands (timed once per process and shape; compiled runs on CUDA turn it on: cuBLASLt

@@ -1,5 +1,6 @@
 // fxscope-cli run end to end: the JSON contract on a fixture, backward fed by --from-forward,
-// TorchScript input, unsupported graphs (non-zero exit with the list) and bad arguments.
+// --host-times, TorchScript input, unsupported graphs (non-zero exit with the list) and bad
+// arguments.
 #include "tests/cli/cli_runner.h"
 #include "tests/test_file.h"
 
@@ -59,6 +60,23 @@ private Q_SLOTS:
         QCOMPARE(out["inf"].get<int>(), 0);
         QVERIFY(j["unsupported"].empty());
         QCOMPARE(j["notes"].size(), std::size_t(1)); // recorded on CUDA, running on CPU
+    }
+
+    // --host-times: the per-node times say they are the host's (no per-node sync on CUDA; the
+    // CPU has none anyway), in a note; without the flag no such note.
+    void hostTimesSaySo()
+    {
+        const QString note = "per_node: the host's time for each node (--host-times)";
+        auto r = runCli({"run", graphFixture("resnet18_infer"), "--json", "--host-times"});
+        QCOMPARE(r.exitCode, 0);
+        json j = parse(r);
+        QCOMPARE(j["per_node"].size(), std::size_t(91));
+        QCOMPARE(j["notes"].size(), std::size_t(2));
+        QVERIFY(QString::fromStdString(j["notes"][1].get<std::string>()).startsWith(note));
+        r = runCli({"run", graphFixture("resnet18_infer"), "--json"});
+        j = parse(r);
+        QCOMPARE(j["notes"].size(), std::size_t(1));
+        QVERIFY(!QString::fromStdString(j["notes"][0].get<std::string>()).startsWith(note));
     }
 
     void backwardFromForward()

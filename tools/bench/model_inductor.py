@@ -219,6 +219,11 @@ def fxscope(graphs, training, cuda_graph, cache, tag):
                                               if x["state"] in ("hit", "miss")))
         out["slower_than_eager"] += sum(1 for x in j["regions"]
                                         if x["reason"] == "slower_than_eager")
+        for x in j["regions"]:
+            if x["state"] not in ("hit", "miss"):
+                print("%s region not used %s %s: %s (%s) %s" % (
+                    tag, r[0].split("/")[-1], x["id"], x["state"], x["reason"],
+                    x.get("module", "")), flush=True)
         # Floating outputs only: attention's int64 philox seed and offset outputs are left
         # uninitialised by PyTorch when dropout is 0, so they differ from run to run.
         floating = [o for o in j["outputs"] if o.get("dtype", "") in FLOATING]
