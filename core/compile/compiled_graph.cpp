@@ -189,6 +189,9 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
     ro.inputs = std::move(inputs);
     ro.inputsFile.clear();
     ro.forwardGraph = nullptr;
+    if (ro.convLayout == exec::ConvLayout::ChannelsLast && !ro.convWeights) {
+        ro.convWeights = std::make_shared<exec::ConvWeightCache>(); // both graphs' runs reuse
+    }
     const int repeats = std::max(5, ro.repeat);
     const auto time = cudaGraph ? detail::timeReplays : detail::timeWithoutSyncs;
     exec::RunOptions eager = ro;
@@ -306,12 +309,17 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     ro.device = options.compile.device == TargetDevice::Cuda ? exec::DevicePref::Cuda
                                                              : exec::DevicePref::Cpu;
     ro.substitutes.clear();
+    if (ro.convLayout == exec::ConvLayout::ChannelsLast && !ro.convWeights) {
+        // One graph, one set of weights: the eager run converts them, the compiled run and the
+        // timed runs reuse the copies (none of them changes a weight).
+        ro.convWeights = std::make_shared<exec::ConvWeightCache>();
+    }
     ro.keep = partition::regionInputNames(graph, regions);
     const bool cuda = options.compile.device == TargetDevice::Cuda;
-    if (cuda) { // the inputs of the runs timed on the device
-        for (graph::NodeId id : graph.placeholders()) {
-            ro.keep.push_back(graph.node(id).name);
-        }
+    // The compiled run and the runs timed on the device take the eager run's inputs: the same
+    // tensors, so the weights' channels_last copies are reused (ConvWeightCache).
+    for (graph::NodeId id : graph.placeholders()) {
+        ro.keep.push_back(graph.node(id).name);
     }
     reportProgress(progress, 0.0, "eager run");
     // Both runs start from the same random state, so random operators (dropout; attention's
@@ -336,8 +344,10 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (report.cancelled) {
         return report;
     }
-    auto inputs = cuda ? graphInputsOf(graph, report.eager.kept) : nullptr; // before it is trimmed
-    if (Status s = runWithRegions(graph, regions, ro, cancel, report); !s) {
+    auto inputs = graphInputsOf(graph, report.eager.kept); // before it is trimmed
+    exec::RunOptions withInputs = ro;
+    withInputs.inputs = inputs;
+    if (Status s = runWithRegions(graph, regions, withInputs, cancel, report); !s) {
         return s.error();
     }
     if (!report.cancelled && cuda) {

@@ -313,6 +313,11 @@ private Q_SLOTS:
         QCOMPARE(checkContract(c), 1);
         QCOMPARE(c["regions"][0]["state"].get<std::string>(), std::string("miss"));
         QVERIFY(c["outputs"][0]["max_abs_err"].get<double>() < 1e-5);
+        // The eager run converted the two weights (primals_3 serves two convolutions: once);
+        // the compiled run, on the same tensors, reuses the copies for all three.
+        QCOMPARE(c["conv_weights"]["converted"].get<int>(), 0);
+        QCOMPARE(c["conv_weights"]["reused"].get<int>(), 3);
+        QCOMPARE(r["conv_weights"]["reused"].get<int>(), 0);
         const double mean = r["outputs"][0]["mean"].get<double>();
         QVERIFY(std::abs(c["outputs"][0]["mean"].get<double>() - mean) <= 1e-5 * std::abs(mean));
         QVERIFY(runCli(common + QStringList{"--conv-layout", "nhwc"}).exitCode != 0);
