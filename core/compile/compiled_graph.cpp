@@ -133,6 +133,15 @@ void regionTimes(const graph::Graph& graph, const std::vector<partition::Region>
     }
 }
 
+// Whether a node may write in place (an op named with a trailing '_': copy_, add_; "__and__"
+// too, to be safe): a second run on the first run's inputs would then start from what it wrote.
+bool writesInPlace(const graph::Graph& graph)
+{
+    return std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const graph::Node& n) {
+        return n.op == graph::OpKind::CallFunction && graph::opBaseName(n.target).ends_with('_');
+    });
+}
+
 // Whether a LibTorch call of the node does device work (views and getitems do not).
 bool launches(const graph::Node& n)
 {
@@ -316,8 +325,9 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     }
     ro.keep = partition::regionInputNames(graph, regions);
     const bool cuda = options.compile.device == TargetDevice::Cuda;
-    // The compiled run and the runs timed on the device take the eager run's inputs: the same
-    // tensors, so the weights' channels_last copies are reused (ConvWeightCache).
+    // The compiled run (unless the graph writes in place) and the runs timed on the device take
+    // the eager run's inputs: the same tensors, so the weights' channels_last copies are reused
+    // (ConvWeightCache).
     for (graph::NodeId id : graph.placeholders()) {
         ro.keep.push_back(graph.node(id).name);
     }
@@ -346,7 +356,9 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     }
     auto inputs = graphInputsOf(graph, report.eager.kept); // before it is trimmed
     exec::RunOptions withInputs = ro;
-    withInputs.inputs = inputs;
+    if (!writesInPlace(graph)) {
+        withInputs.inputs = inputs; // else its inputs are made again, as the eager run's were
+    }
     if (Status s = runWithRegions(graph, regions, withInputs, cancel, report); !s) {
         return s.error();
     }
