@@ -319,6 +319,10 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
         json j = compiledJson(*report, modules);
         j["conv_layout"] = co.run.convLayout == exec::ConvLayout::ChannelsLast ? "channels_last"
                                                                               : "recorded";
+        // The compiled run's convolution weights: converted to channels_last, or the eager
+        // run's copies reused (ConvWeightCache).
+        j["conv_weights"] = {{"converted", report->compiled.convWeightsConverted},
+                             {"reused", report->compiled.convWeightsReused}};
         printJson(j);
     } else {
         printCompiledText(*report);

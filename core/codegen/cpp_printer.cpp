@@ -117,7 +117,7 @@ std::string Printer::loadText(int index) const
         detail::loadValue(l.type, "in" + std::to_string(l.access.buffer) + "[b" +
                                       std::to_string(index) +
                                       (inner.empty() ? "" : " + " + inner) + "]");
-    return detail::guardedLoadText(m_k, l, value, m_emit.flatIndex());
+    return detail::guardedLoadText(m_k, l, value, m_emit.flatIndex(), cppDialect());
 }
 
 // The expressions the roots need, row buffers indexed by c (the ExprEmitter's walk).

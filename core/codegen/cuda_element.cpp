@@ -284,7 +284,7 @@ std::string ElementWriter::rowPrologue(const std::string& idx, const std::string
             const std::string value =
                 loadValue(ld.type, "in" + str(ld.access.buffer) + "[b" + id + "]");
             out += in + "const " + computeName(computeTypeOf(ld.type)) + " l" + id + " = " +
-                   guardedLoadText(m_k, ld, value, m_emit.flatIndex()) + ";\n";
+                   guardedLoadText(m_k, ld, value, m_emit.flatIndex(), cudaDialect()) + ";\n";
         }
     }
     return out;
@@ -320,7 +320,7 @@ std::string ElementWriter::fillChunk(int load, const std::string& first, const s
                           "; ++v) {\n" + at + "    const " + idx + " c = c0 + v;\n";
         const std::string value = loadValue(ld.type, base + "[b" + id + " + " + inner + "]");
         return out + at + "    " + arr + "v] = " +
-               guardedLoadText(m_k, ld, value, m_emit.flatIndex()) + ";\n" + at + "}\n";
+               guardedLoadText(m_k, ld, value, m_emit.flatIndex(), cudaDialect()) + ";\n" + at + "}\n";
     };
     if (shape == AccessShape::Gather || m_v == 1) {
         return scalar(in);

@@ -365,13 +365,16 @@ std::string guardText(const Kernel& k, const Access& a, const std::string& flat)
 }
 
 std::string guardedLoadText(const Kernel& k, const Load& l, const std::string& value,
-                            const std::string& flat)
+                            const std::string& flat, const Dialect& d)
 {
     const std::string guard = guardText(k, l.access, flat);
     if (guard.empty()) {
         return value;
     }
-    return "(" + guard + " ? " + value + " : (" + computeName(computeTypeOf(l.type)) + ")0)";
+    const ComputeType t = computeTypeOf(l.type);
+    const std::string fill = l.access.fill == 0 ? "(" + std::string(computeName(t)) + ")0"
+                                                : constText(l.access.fill, t, d);
+    return "(" + guard + " ? " + value + " : " + fill + ")";
 }
 
 } // namespace fxs::codegen::detail

@@ -72,8 +72,9 @@ std::string innerIndexText(const Kernel& k, const Access& a);
 std::string indexDigitText(const Kernel& k, int d, const std::string& flat);
 // The condition that an access's guards hold ("" when it has none or they always hold).
 std::string guardText(const Kernel& k, const Access& a, const std::string& flat);
-// A guarded load's value: `value` where its guards hold, else 0 of its compute type.
+// A guarded load's value: `value` where its guards hold, else its fill (Access::fill) in its
+// compute type.
 std::string guardedLoadText(const Kernel& k, const Load& l, const std::string& value,
-                            const std::string& flat);
+                            const std::string& flat, const Dialect& d);
 
 } // namespace fxs::codegen::detail

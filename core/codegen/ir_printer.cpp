@@ -38,6 +38,9 @@ std::string access(const char* buffer, const Access& a)
         s += " where " + std::to_string(g.lo) + " <= i" + std::to_string(g.dim) + " < " +
              std::to_string(g.hi);
     }
+    if (!a.guards.empty() && a.fill != 0) {
+        s += " else " + std::to_string(a.fill); // "-inf"
+    }
     return s;
 }
 

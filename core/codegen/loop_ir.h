@@ -37,10 +37,12 @@ struct Access {
     int buffer = 0; // input or output slot
     std::int64_t offset = 0;
     std::vector<std::int64_t> strides; // one per dim of F
-    // Loads only: the element is read only where every guard holds, and is 0 elsewhere (the
-    // address is never formed into a read there). A cat's inputs are loads guarded by their
-    // range along its dim; stores have none.
+    // Loads only: the element is read only where every guard holds, and is `fill` elsewhere
+    // (the address is never formed into a read there). A cat's inputs are loads guarded by their
+    // range along its dim (fill 0); a max pool's window reads its padding as -inf; stores have
+    // none.
     std::vector<Guard> guards;
+    double fill = 0;
 };
 
 struct Load {

@@ -96,6 +96,10 @@ bool isCatOp(std::string_view base);
 Status lowerBatchNorm(Lowerer& lw, const graph::Node& n);
 bool isBatchNormOp(std::string_view base);
 bool isConstructorOp(std::string_view base);
+// max_pool2d (and max_pool2d_with_indices, item 0 only) as the max over guarded window loads;
+// a pool of a computed value moves the kernel to the pool's index space (pool_ops.cpp).
+Status lowerPool(Lowerer& lw, const graph::Node& n);
+bool isPoolOp(std::string_view base);
 // The element's value of a Synth value (a filled constant or arange) as an expression of
 // type t (cat_ops.cpp; exprOf's Synth case).
 Result<int> synthExpr(Lowerer& lw, const Val& v, ComputeType t);

@@ -211,7 +211,8 @@ int Lowerer::addLoad(const Load& load)
         const Load& o = kernel.loads[i];
         if (o.type == load.type && o.access.buffer == load.access.buffer &&
             o.access.offset == load.access.offset && o.access.strides == load.access.strides &&
-            o.access.guards == load.access.guards) {
+            o.access.guards == load.access.guards &&
+            (o.access.fill == load.access.fill || o.access.guards.empty())) {
             return static_cast<int>(i);
         }
     }
@@ -366,6 +367,9 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
     }
     if (detail::isBatchNormOp(base)) {
         return detail::lowerBatchNorm(lw, n);
+    }
+    if (detail::isPoolOp(base)) {
+        return detail::lowerPool(lw, n);
     }
     return detail::lowerPointwise(lw, n);
 }
@@ -538,7 +542,7 @@ std::optional<Refusal> opRefusal(const graph::Node& node)
     const std::string_view base = graph::opBaseName(node.target);
     if (base != "getitem" && !detail::isPointwiseOp(base) && !detail::isReductionOp(base) &&
         !detail::isViewOp(base) && !detail::isCatOp(base) && !detail::isConstructorOp(base) &&
-        !detail::isBatchNormOp(base)) {
+        !detail::isBatchNormOp(base) && !detail::isPoolOp(base)) {
         return Refusal{RefusalKind::Op, "op " + node.target +
                                             " is not lowered by the code generator (it stays a "
                                             "LibTorch call)"};

@@ -133,6 +133,15 @@ void regionTimes(const graph::Graph& graph, const std::vector<partition::Region>
     }
 }
 
+// Whether a node may write in place (an op named with a trailing '_': copy_, add_; "__and__"
+// too, to be safe): a second run on the first run's inputs would then start from what it wrote.
+bool writesInPlace(const graph::Graph& graph)
+{
+    return std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const graph::Node& n) {
+        return n.op == graph::OpKind::CallFunction && graph::opBaseName(n.target).ends_with('_');
+    });
+}
+
 // Whether a LibTorch call of the node does device work (views and getitems do not).
 bool launches(const graph::Node& n)
 {
@@ -189,6 +198,9 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
     ro.inputs = std::move(inputs);
     ro.inputsFile.clear();
     ro.forwardGraph = nullptr;
+    if (ro.convLayout == exec::ConvLayout::ChannelsLast && !ro.convWeights) {
+        ro.convWeights = std::make_shared<exec::ConvWeightCache>(); // both graphs' runs reuse
+    }
     const int repeats = std::max(5, ro.repeat);
     const auto time = cudaGraph ? detail::timeReplays : detail::timeWithoutSyncs;
     exec::RunOptions eager = ro;
@@ -306,12 +318,18 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     ro.device = options.compile.device == TargetDevice::Cuda ? exec::DevicePref::Cuda
                                                              : exec::DevicePref::Cpu;
     ro.substitutes.clear();
+    if (ro.convLayout == exec::ConvLayout::ChannelsLast && !ro.convWeights) {
+        // One graph, one set of weights: the eager run converts them, the compiled run and the
+        // timed runs reuse the copies (none of them changes a weight).
+        ro.convWeights = std::make_shared<exec::ConvWeightCache>();
+    }
     ro.keep = partition::regionInputNames(graph, regions);
     const bool cuda = options.compile.device == TargetDevice::Cuda;
-    if (cuda) { // the inputs of the runs timed on the device
-        for (graph::NodeId id : graph.placeholders()) {
-            ro.keep.push_back(graph.node(id).name);
-        }
+    // The compiled run (unless the graph writes in place) and the runs timed on the device take
+    // the eager run's inputs: the same tensors, so the weights' channels_last copies are reused
+    // (ConvWeightCache).
+    for (graph::NodeId id : graph.placeholders()) {
+        ro.keep.push_back(graph.node(id).name);
     }
     reportProgress(progress, 0.0, "eager run");
     // Both runs start from the same random state, so random operators (dropout; attention's
@@ -336,8 +354,12 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (report.cancelled) {
         return report;
     }
-    auto inputs = cuda ? graphInputsOf(graph, report.eager.kept) : nullptr; // before it is trimmed
-    if (Status s = runWithRegions(graph, regions, ro, cancel, report); !s) {
+    auto inputs = graphInputsOf(graph, report.eager.kept); // before it is trimmed
+    exec::RunOptions withInputs = ro;
+    if (!writesInPlace(graph)) {
+        withInputs.inputs = inputs; // else its inputs are made again, as the eager run's were
+    }
+    if (Status s = runWithRegions(graph, regions, withInputs, cancel, report); !s) {
         return s.error();
     }
     if (!report.cancelled && cuda) {

@@ -134,7 +134,20 @@ Result<exec::RunReport> runOnce(const graph::Graph& graph, exec::RunOptions ro,
     return run;
 }
 
-Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, int device, int repeats)
+// Before a replay: the captured run reused the kept channels_last copies of the convolution
+// weights instead of converting them (the capture holds no such copy), so a weight changed in
+// place since is converted again into its copy's memory here, outside the graph.
+Status refreshWeights(exec::ConvWeightCache* weights)
+{
+    if (!weights) {
+        return {};
+    }
+    auto r = weights->refreshChanged();
+    return r ? Status() : Status(r.error());
+}
+
+Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, exec::ConvWeightCache* weights,
+                           int device, int repeats)
 {
     auto timer = cuda::EventTimer::create(device);
     if (!timer) {
@@ -142,6 +155,9 @@ Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, int device, int repeat
     }
     void* stream = currentCudaStream(device);
     return mediansOf(repeats, [&]() -> Result<StreamTimes> {
+        if (Status w = refreshWeights(weights); !w) {
+            return w.error();
+        }
         const auto begun = Clock::now();
         Status st = (*timer)->start(stream);
         captured.replay();
@@ -171,6 +187,10 @@ Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, 
     c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device);
     side.synchronize();
     c10::cuda::CUDAStreamGuard onSide(side);
+    if (ro.convLayout == exec::ConvLayout::ChannelsLast && !ro.convWeights) {
+        // The warm-up converts the weights, the capture reuses them: no copy is captured.
+        ro.convWeights = std::make_shared<exec::ConvWeightCache>();
+    }
     at::cuda::CUDAGraph captured;
     try {
         auto warm = runOnce(graph, ro, cancel, nullptr);
@@ -184,11 +204,14 @@ Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, 
         if (!run) {
             return run.error();
         }
-        auto times = replay(captured, device, repeats);
+        auto times = replay(captured, ro.convWeights.get(), device, repeats);
         if (!times || !kernels) {
             return times;
         }
         auto k = profileKernels(device, repeats, [&]() -> Status {
+            if (Status w = refreshWeights(ro.convWeights.get()); !w) {
+                return w;
+            }
             captured.replay();
             return {};
         });

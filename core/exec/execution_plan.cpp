@@ -266,8 +266,12 @@ Plan buildPlan(const graph::Graph& graph, c10::Device device,
     return plan;
 }
 
-void runOperatorAs(Plan& plan, std::string_view name, StackFn fn)
+namespace {
+
+// The steps that call the operator `name` (its .default overload), made function steps.
+std::vector<Step*> asFunctionSteps(Plan& plan, std::string_view name)
 {
+    std::vector<Step*> steps;
     for (Step& step : plan.steps) {
         if (step.kind != StepKind::Op || !step.op) {
             continue;
@@ -277,9 +281,27 @@ void runOperatorAs(Plan& plan, std::string_view name, StackFn fn)
             continue;
         }
         step.kind = StepKind::Function;
-        step.fn = fn;
         step.op.reset();
         step.recordedStrides.clear(); // the choice decides its result's layout
+        steps.push_back(&step);
+    }
+    return steps;
+}
+
+} // namespace
+
+void runOperatorAs(Plan& plan, std::string_view name, StackFn fn)
+{
+    for (Step* step : asFunctionSteps(plan, name)) {
+        step->fn = fn;
+    }
+}
+
+void runOperatorAs(Plan& plan, std::string_view name, ContextFn fn, void* context)
+{
+    for (Step* step : asFunctionSteps(plan, name)) {
+        step->withContext = fn;
+        step->context = context;
     }
 }
 

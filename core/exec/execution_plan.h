@@ -20,6 +20,8 @@ using Stack = std::vector<c10::IValue>;
 // A composite or builtin: pops its arguments from the stack (in schema order) and pushes its
 // returns.
 using StackFn = void (*)(Stack& stack);
+// The same with state the plan's owner keeps alive for as long as the plan runs (Step::context).
+using ContextFn = void (*)(Stack& stack, void* context);
 
 // How one argument is produced at run time.
 struct ArgStep {
@@ -45,6 +47,8 @@ struct Step {
     StepKind kind = StepKind::Op;
     std::optional<c10::OperatorHandle> op; // Op
     StackFn fn = nullptr;                  // Function: composite or operator builtin
+    ContextFn withContext = nullptr;       // Function: instead of fn, called with `context`
+    void* context = nullptr;
     std::vector<ArgStep> args;
     std::size_t numReturns = 1;            // >1: the value is a tuple of the returns
     int getitemIndex = 0;                  // Getitem: args[0] is the parent slot
@@ -76,10 +80,8 @@ Plan buildPlan(const graph::Graph& graph, c10::Device device,
 // function step running `fn` on the same arguments (the plan's kernel choices below).
 void runOperatorAs(Plan& plan, std::string_view name, StackFn fn);
 
-// ConvLayout::ChannelsLast (interpreter.h): every step of aten::convolution.default becomes a
-// function step that makes a 4-D, non-transposed convolution's input and weight channels_last
-// before calling it (others run as they were). conv_layout.cpp.
-void preferChannelsLastConvolutions(Plan& plan);
+// The same with a function that takes `context` (not owned; it must outlive the plan's runs).
+void runOperatorAs(Plan& plan, std::string_view name, ContextFn fn, void* context);
 
 // RunOptions::chooseAddmm (interpreter.h): every step of aten::addmm.default becomes a function
 // step that runs a 1-D-bias addmm as LibTorch's addmm or as mm then an in-place bias add,

@@ -46,7 +46,11 @@ void call(const Step& step, std::vector<c10::IValue>& slots, Stack& stack)
     if (step.kind == StepKind::Op) {
         step.op->callBoxed(&stack);
     } else {
-        step.fn(stack);
+        if (step.withContext) {
+            step.withContext(stack, step.context);
+        } else {
+            step.fn(stack);
+        }
         if (!step.recordedStrides.empty() && stack.size() == 1 && stack[0].isTensor()) {
             const at::Tensor& t = stack[0].toTensor();
             if (t.dim() == static_cast<std::int64_t>(step.recordedStrides.size()) &&

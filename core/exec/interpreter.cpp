@@ -2,6 +2,7 @@
 // prepares inputs, runs the plan (with repeats) and turns values into a report. LibTorch
 // exceptions stop here.
 #include "core/exec/interpreter.h"
+#include "core/exec/conv_layout.h"
 #include "core/exec/executor.h"
 #include "core/exec/forward_feed.h"
 #include "core/exec/host_memory.h"
@@ -149,6 +150,18 @@ void fillReport(const graph::Graph& g, const Plan& plan, const std::vector<doubl
     }
 }
 
+void noteConvWeights(const ConvWeightCache::Counts& before, const ConvWeightCache::Counts& after,
+                     RunReport& r)
+{
+    r.convWeightsConverted = after.converted - before.converted;
+    r.convWeightsReused = after.reused - before.reused;
+    if (r.convWeightsConverted + r.convWeightsReused > 0) {
+        r.notes.push_back("convolution weights: " + std::to_string(r.convWeightsConverted) +
+                          " converted to channels_last, " + std::to_string(r.convWeightsReused) +
+                          " reused (the same tensor, unchanged since converted)");
+    }
+}
+
 Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Given& given,
                           const std::vector<NodeId>& keep, c10::Device device,
                           const CancelToken& cancel)
@@ -160,13 +173,21 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
         run.report.unsupported = plan.unsupported;
         return run;
     }
+    std::shared_ptr<ConvWeightCache> weights = o.convWeights;
     if (o.convLayout == ConvLayout::ChannelsLast) {
-        preferChannelsLastConvolutions(plan);
+        weights = weights ? weights : std::make_shared<ConvWeightCache>();
+        preferChannelsLastConvolutions(plan, &weights->impl());
     }
+    const ConvWeightCache::Counts before = weights ? weights->total() : ConvWeightCache::Counts();
     if (o.chooseAddmm) {
         chooseAddmmKernels(plan);
     }
-    auto inputs = prepareInputs(g, plan, o, given, device);
+    // Inputs are made as normal tensors, not inference tensors: they carry version counters,
+    // so a weight changed in place between runs is seen (ConvWeightCache).
+    auto inputs = [&] {
+        c10::InferenceMode normal(false);
+        return prepareInputs(g, plan, o, given, device);
+    }();
     if (!inputs.ok()) {
         return inputs.error();
     }
@@ -177,8 +198,14 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
     ExecResult last;
     for (int i = (repeat > 1 ? -1 : 0); i < repeat; ++i) { // i == -1: warm-up
         last = ExecResult();
+        if (weights) {
+            weights->impl().beginRun();
+        }
         if (auto s = executePlan(plan, g, *inputs, eo, last); !s.ok()) {
             return s.error();
+        }
+        if (weights) {
+            weights->impl().endRun();
         }
         if (i >= 0) {
             for (std::size_t k = 0; k < stepMs.size(); ++k) {
@@ -196,6 +223,9 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
                                        " operand shapes run as mm + bias add (timed faster "
                                        "than addmm here)");
         }
+    }
+    if (weights) {
+        noteConvWeights(before, weights->total(), run.report);
     }
     run.report.ok = true;
     run.slots = std::move(last.slots);
@@ -230,6 +260,7 @@ Result<Given> feedFromForward(const graph::Graph& fw, const graph::Graph& bw, co
     fo.repeat = 1;
     fo.inputsFile.clear();
     fo.inputs = nullptr;
+    fo.convWeights = nullptr; // the cache holds one graph's weights
     auto fwRun = runGraph(fw, fo, {}, feed->fwKeep, device, cancel);
     if (!fwRun.ok()) {
         Error e = fwRun.error();

@@ -4,6 +4,7 @@
 // says, one operator at a time. Synchronous; never throws (LibTorch errors become Errors).
 #pragma once
 
+#include "core/exec/conv_weight_cache.h"
 #include "core/exec/tensor_handle.h"
 #include "core/graph/graph.h"
 #include "core/util/cancel.h"
@@ -55,6 +56,10 @@ struct RunOptions {
     // where the host's time goes when nothing waits on the device; `run --host-times`).
     bool syncPerNode = true;
     ConvLayout convLayout = ConvLayout::Recorded; // also for forwardGraph
+    // ChannelsLast: where the weights' channels_last copies are kept, for a caller that runs
+    // the graph several times (same weights: converted once). Null: a cache of this call's
+    // own (its repeats reuse). Not used for forwardGraph.
+    std::shared_ptr<ConvWeightCache> convWeights;
     // addmm with a 1-D bias as LibTorch's addmm or as mm + bias add, whichever runs faster for
     // its operands (timed once per process and shape; compiled runs on CUDA turn it on: cuBLASLt
     // picks slow kernels for some shapes). The values agree to rounding. Also for forwardGraph.
@@ -103,6 +108,10 @@ struct RunReport {
     std::vector<NodeTiming> perNode;
     std::vector<UnsupportedOp> unsupported; // non-empty: nothing ran
     std::vector<std::string> notes;
+    // ConvLayout::ChannelsLast: convolution weights copied to channels_last and copies reused
+    // (ConvWeightCache), over this call's runs (warm-up included); a note says them too.
+    int convWeightsConverted = 0;
+    int convWeightsReused = 0;
     ValueStore kept;             // values of RunOptions::keep (and the outputs, as "output.<i>")
 };
 

@@ -60,11 +60,14 @@ private Q_SLOTS:
         for (const json& ex : j.at("excluded")) {
             QVERIFY2(!isBatchNorm(ex.at("node").get<std::string>()), ex.dump().c_str());
         }
-        // One region per block: the first layer's bn + relu, the residual bn + add + relu.
+        // One region per block: the first layer's bn + relu, the residual bn + add + relu; the
+        // stem's max pool (only its values read) joins the stem's bn + relu.
         const json& regions = j.at("regions");
         QCOMPARE(regions.size(), std::size_t(17));
         QCOMPARE(regions[0].at("nodes").get<Names>(),
-                 (Names{"_native_batch_norm_legit_no_training", "getitem", "relu"}));
+                 (Names{"_native_batch_norm_legit_no_training", "getitem", "relu",
+                        "max_pool2d_with_indices", "getitem_3"}));
+        QCOMPARE(regions[0].at("outputs").get<Names>(), (Names{"getitem_3"}));
         QCOMPARE(regions[2].at("nodes").get<Names>(),
                  (Names{"_native_batch_norm_legit_no_training_2", "getitem_8", "add", "relu_2"}));
         // The downsampling block: both branches' batch norms, the add and the relu.

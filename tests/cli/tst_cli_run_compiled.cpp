@@ -7,6 +7,7 @@
 #include "tests/cli/cli_runner.h"
 #include "tests/test_file.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -313,9 +314,38 @@ private Q_SLOTS:
         QCOMPARE(checkContract(c), 1);
         QCOMPARE(c["regions"][0]["state"].get<std::string>(), std::string("miss"));
         QVERIFY(c["outputs"][0]["max_abs_err"].get<double>() < 1e-5);
+        // The eager run converted the two weights (primals_3 serves two convolutions: once);
+        // the compiled run, on the same tensors, reuses the copies for all three.
+        QCOMPARE(c["conv_weights"]["converted"].get<int>(), 0);
+        QCOMPARE(c["conv_weights"]["reused"].get<int>(), 3);
+        QCOMPARE(r["conv_weights"]["reused"].get<int>(), 0);
         const double mean = r["outputs"][0]["mean"].get<double>();
         QVERIFY(std::abs(c["outputs"][0]["mean"].get<double>() - mean) <= 1e-5 * std::abs(mean));
         QVERIFY(runCli(common + QStringList{"--conv-layout", "nhwc"}).exitCode != 0);
+    }
+
+    // A graph that writes one of its inputs in place: the compiled run makes its inputs again
+    // (on the eager run's tensors it would start from what that run wrote: x + 2, not x + 1).
+    void inputsWrittenInPlaceAreMadeAgain()
+    {
+        QTemporaryDir dir;
+        QTemporaryDir cacheDir; // the cache takes an empty directory
+        const QString path = dir.filePath("inplace.txt");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("class GraphModule(torch.nn.Module):\n"
+                "    def forward(self, x: \"f32[4, 8][8, 1]cpu\"):\n"
+                "        add_: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.add_.Tensor(x, 1)\n"
+                "        relu: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.relu.default(add_)\n"
+                "        mul: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.mul.Tensor(relu, 3)\n"
+                "        return (mul,)\n");
+        f.close();
+        auto r = runCli({"run", path, "--compiled", "--auto", "--device", "cpu", "--json",
+                         "--cache", cacheDir.filePath("cache.db")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = parse(r);
+        QCOMPARE(j["regions_used"].get<int>(), 1);
+        QVERIFY2(j["outputs"][0]["max_abs_err"].get<double>() < 1e-6, j.dump().c_str());
     }
 
     void compiledOptionsNeedCompiled()

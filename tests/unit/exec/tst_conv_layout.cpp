@@ -54,6 +54,50 @@ at::Tensor kept(const RunReport& r, const char* name)
     return h ? tensorOf(*h) : at::Tensor();
 }
 
+// The graph's inputs given in memory, as a caller's weights are (normal tensors, seeded).
+struct GivenInputs {
+    at::Tensor x, w, b, wt, s, w1;
+    std::shared_ptr<ValueStore> store;
+};
+
+GivenInputs givenInputs()
+{
+    at::manual_seed(11);
+    GivenInputs in{at::randn({2, 3, 8, 8}), at::randn({4, 3, 3, 3}), at::randn({4}),
+                   at::randn({4, 2, 2, 2}), at::randn({2, 3, 16}), at::randn({5, 3, 3}), {}};
+    in.store = storeOf({{"x", in.x}, {"w", in.w}, {"b", in.b}, {"wt", in.wt}, {"s", in.s},
+                        {"w1", in.w1}});
+    return in;
+}
+
+RunReport runOn(const graph::Graph& g, const GivenInputs& in, ConvLayout layout,
+                std::shared_ptr<ConvWeightCache> weights = nullptr, int repeat = 1)
+{
+    RunOptions o;
+    o.device = DevicePref::Cpu;
+    o.inputs = in.store;
+    o.repeat = repeat;
+    o.convLayout = layout;
+    o.convWeights = std::move(weights);
+    o.keep = {"relu", "up"};
+    auto r = Interpreter::run(g, o);
+    if (!r.ok()) {
+        qWarning("%s", r.error().toString().c_str());
+        return {};
+    }
+    return *r;
+}
+
+bool noted(const RunReport& r, const std::string& text)
+{
+    for (const auto& n : r.notes) {
+        if (n.find(text) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
 constexpr const char* kAddmm = R"(class GraphModule(torch.nn.Module):
     def forward(self, b: "f32[16][1]cpu", x: "f32[8, 32][32, 1]cpu", w: "f32[32, 16][16, 1]cpu", c: "f32[16, 8][1, 16]cpu"):
         addmm: "f32[8, 16][16, 1]cpu" = torch.ops.aten.addmm.default(b, x, w)
@@ -101,6 +145,115 @@ private Q_SLOTS:
         // Transposed: its input (relu) is NHWC, its weight is not made so; the values match the
         // recorded run (first test), whatever layout LibTorch picks for it.
         QCOMPARE(kept(nhwc, "up").sizes().vec(), (std::vector<std::int64_t>{2, 2, 16, 16}));
+    }
+
+    // ConvWeightCache: the 4-D weight w is converted once; a second run of the same graph on
+    // the same tensors reuses the copy (the transposed and 1-D convolutions convert nothing),
+    // with the recorded layout's values.
+    void secondRunReusesConvertedWeight()
+    {
+        auto g = parsed();
+        QVERIFY(g);
+        const GivenInputs in = givenInputs();
+        const RunReport recorded = runOn(*g, in, ConvLayout::Recorded);
+        auto cache = std::make_shared<ConvWeightCache>();
+        const RunReport first = runOn(*g, in, ConvLayout::ChannelsLast, cache);
+        const RunReport second = runOn(*g, in, ConvLayout::ChannelsLast, cache);
+        QVERIFY(recorded.ok && first.ok && second.ok);
+        QCOMPARE(first.convWeightsConverted, 1);
+        QCOMPARE(first.convWeightsReused, 0);
+        QCOMPARE(second.convWeightsConverted, 0);
+        QCOMPARE(second.convWeightsReused, 1);
+        QCOMPARE(int(cache->size()), 1);
+        QVERIFY(noted(second, "0 converted to channels_last, 1 reused"));
+        QVERIFY(kept(second, "relu").is_contiguous(at::MemoryFormat::ChannelsLast));
+        for (const char* name : {"relu", "up"}) {
+            QVERIFY2(close(kept(recorded, name), kept(first, name), 1e-5), name);
+            QVERIFY2(close(kept(recorded, name), kept(second, name), 1e-5), name);
+        }
+        // Recorded layout: nothing converted, nothing noted.
+        QCOMPARE(recorded.convWeightsConverted + recorded.convWeightsReused, 0);
+        QVERIFY(!noted(recorded, "convolution weights"));
+    }
+
+    // A weight changed in place between runs (an optimizer step) has a new version: the next
+    // run converts it again and computes with the new values, not the kept copy's.
+    void inPlaceChangeConvertsAgain()
+    {
+        auto g = parsed();
+        QVERIFY(g);
+        const GivenInputs in = givenInputs();
+        auto cache = std::make_shared<ConvWeightCache>();
+        const RunReport before = runOn(*g, in, ConvLayout::ChannelsLast, cache);
+        QVERIFY(before.ok);
+        in.w.mul_(-1.5);
+        const RunReport after = runOn(*g, in, ConvLayout::ChannelsLast, cache);
+        const RunReport recorded = runOn(*g, in, ConvLayout::Recorded);
+        QVERIFY(after.ok && recorded.ok);
+        QCOMPARE(after.convWeightsConverted, 1);
+        QCOMPARE(after.convWeightsReused, 0);
+        QVERIFY(!close(kept(before, "relu"), kept(recorded, "relu"), 1e-3)); // w mattered
+        QVERIFY(close(kept(after, "relu"), kept(recorded, "relu"), 1e-5));
+        // copy_ from another tensor likewise.
+        in.w.copy_(at::randn({4, 3, 3, 3}));
+        const RunReport copied = runOn(*g, in, ConvLayout::ChannelsLast, cache);
+        QCOMPARE(copied.convWeightsConverted, 1);
+        QVERIFY(close(kept(copied, "relu"), kept(runOn(*g, in, ConvLayout::Recorded), "relu")));
+    }
+
+    // Before a CUDA graph replay (which cannot convert anything): a changed weight's copy is
+    // converted again in place, after which runs reuse it with the new values.
+    void refreshConvertsChangedCopiesInPlace()
+    {
+        auto g = parsed();
+        QVERIFY(g);
+        const GivenInputs in = givenInputs();
+        auto cache = std::make_shared<ConvWeightCache>();
+        QVERIFY(runOn(*g, in, ConvLayout::ChannelsLast, cache).ok);
+        auto none = cache->refreshChanged();
+        QVERIFY(none && *none == 0);
+        in.w.add_(0.75);
+        auto one = cache->refreshChanged();
+        QVERIFY(one && *one == 1);
+        QCOMPARE(cache->total().refreshed, 1);
+        const RunReport after = runOn(*g, in, ConvLayout::ChannelsLast, cache);
+        QCOMPARE(after.convWeightsConverted, 0);
+        QCOMPARE(after.convWeightsReused, 1);
+        QVERIFY(close(kept(after, "relu"), kept(runOn(*g, in, ConvLayout::Recorded), "relu")));
+        auto again = cache->refreshChanged();
+        QVERIFY(again && *again == 0);
+    }
+
+    // Bounded: a run keeps only the weights it used (other tensors: the earlier ones dropped).
+    void cacheHoldsOneRunsWeights()
+    {
+        auto g = parsed();
+        QVERIFY(g);
+        auto cache = std::make_shared<ConvWeightCache>();
+        for (int i = 0; i < 3; ++i) {
+            const GivenInputs in = givenInputs(); // new tensors each time
+            QCOMPARE(runOn(*g, in, ConvLayout::ChannelsLast, cache).convWeightsConverted, 1);
+            QCOMPARE(int(cache->size()), 1);
+        }
+        QCOMPARE(cache->total().converted, 3);
+        QCOMPARE(cache->total().reused, 0);
+    }
+
+    // Without a cache given, a call keeps its own for its repeats; synthesised inputs are normal
+    // tensors with version counters (inference tensors have none and would convert each run).
+    void repeatsReuseOwnCache()
+    {
+        auto g = parsed();
+        QVERIFY(g);
+        RunOptions o;
+        o.device = DevicePref::Cpu;
+        o.seed = 7;
+        o.repeat = 3; // and a warm-up
+        o.convLayout = ConvLayout::ChannelsLast;
+        auto r = Interpreter::run(*g, o);
+        QVERIFY(r && r->ok);
+        QCOMPARE(r->convWeightsConverted, 1);
+        QCOMPARE(r->convWeightsReused, 3);
     }
 
     // Each addmm gives addmm's values whichever way it ran (beta = 2 always as addmm); the run
