@@ -28,6 +28,10 @@ struct Val {
     // Computed: expression id and, per dim of shape, the dim of F it runs along (-1: size 1).
     int expr = -1;
     std::vector<int> fdim;
+    // Computed, per dim (empty: 1 each): the number of consecutive F dims from fdim[j] the dim
+    // runs along, when a view merged dims of F (a [4, 64, C] value viewed as [256, C]). Such a
+    // dim is read only by stores and reductions (fdimOf gives -2 for it: nothing else takes it).
+    std::vector<int> fspan;
     // Tuple: items; Scalar: a Python number (an argument, not a node).
     std::vector<Val> items;
     double number = 0;
@@ -44,6 +48,9 @@ public:
     std::map<graph::NodeId, Val> values;
     std::vector<std::int64_t> F;
     int reducedDims = -1; // k once a reduction fixed it
+    // Column kernels (Kernel::columns): the number of leading dims of F reduced, once a
+    // reduction over leading dims fixed it; -1 otherwise (never both this and reducedDims).
+    int columnDims = -1;
 
     // Errors.
     Error unsupported(const graph::Node& n, const std::string& why) const;
@@ -103,6 +110,42 @@ Result<int> synthExpr(Lowerer& lw, const Val& v, ComputeType t);
 // inputs), renumbering the rest in order.
 void pruneDeadCode(Kernel& k);
 bool isPointwiseOp(std::string_view base);
+
+// Reduction helpers (lower_ops.cpp). The sorted dims a reduction's `dim` argument names
+// (every dim when it is absent or empty).
+std::vector<int> dimList(const graph::Argument* a, int rank);
+// Checks that dims of x cover exactly the trailing dims of F (fixes reducedDims on first use);
+// the number of reduced elements.
+Result<std::int64_t> claimInnerDims(Lowerer& lw, const graph::Node& n, const Val& x,
+                                    const std::vector<int>& dims);
+// A reduction of `operand` over the kernel's reduced range: the RowRef expression of its result.
+int reduce(Lowerer& lw, ReduceKind kind, int operand, ComputeType t);
+// The reduced value's Val: x's shape without (keepdim: size 1 at) the reduced dims.
+Val rowValue(Lowerer& lw, const Val& x, const std::vector<int>& dims, bool keepdim, int expr,
+             ScalarType type);
+
+// Reductions over leading dims (column_ops.cpp). True when dims of x cover leading dims of F
+// (size-1 dims of F count as covered) and not its last dim: a column reduction.
+bool reducesLeadingDims(const Lowerer& lw, const Val& x, const std::vector<int>& dims);
+// Fixes columnDims (the kernel becomes a column kernel) or refuses; the number of reduced
+// elements.
+Result<std::int64_t> claimOuterDims(Lowerer& lw, const graph::Node& n, const Val& x,
+                                    const std::vector<int>& dims);
+// In a column kernel, a value that reads a column's result and moves along the reduced dims
+// would need a second pass over the rows: refused, naming the node (the schedule cuts there).
+Status checkColumnValue(Lowerer& lw, const graph::Node& n);
+// A view of a computed value that merges dims of F it runs along in order (each fully), as
+// Val::fspan records; false when the view does something else.
+bool mergeDims(const Lowerer& lw, const Val& x, const std::vector<std::int64_t>& shape, Val& out);
+// The F dims (first, count) that dim j of v runs along; count 0 for a size-1 dim; first -2 when
+// v does not fit F.
+std::pair<int, int> fdimsOfDim(const Lowerer& lw, const Val& v, std::size_t j);
+// The strides over F of a store of v into a buffer with strides cs (merged dims spread).
+std::vector<std::int64_t> storeStrides(const Lowerer& lw, const Val& v,
+                                       const std::vector<std::int64_t>& cs);
+// native_layer_norm_backward's grad_weight (sum over rows of grad_out * xhat) and grad_bias
+// (sum over rows of grad_out) as column reductions: the tuple (undefined, gw, gb).
+Status lowerLayerNormBackwardColumns(Lowerer& lw, const graph::Node& n);
 bool isReductionOp(std::string_view base);
 bool isViewOp(std::string_view base);
 

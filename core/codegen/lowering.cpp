@@ -142,7 +142,11 @@ std::optional<std::vector<int>> Lowerer::alignToF(const std::vector<std::int64_t
 std::vector<int> Lowerer::fdimOf(const Val& v) const
 {
     if (v.kind == Val::Kind::Computed) {
-        return v.fdim;
+        std::vector<int> fd = v.fdim;
+        for (std::size_t j = 0; j < v.fspan.size() && j < fd.size(); ++j) {
+            fd[j] = v.fspan[j] > 1 ? -2 : fd[j]; // merged dims: stores and reductions only
+        }
+        return fd;
     }
     if (v.kind == Val::Kind::InputView || v.kind == Val::Kind::Synth) {
         return alignToF(v.shape).value_or(std::vector<int>(v.shape.size(), -2));
@@ -377,7 +381,9 @@ Status addStore(Lowerer& lw, const graph::Node& n, int slot, RegionProgram& prog
         return lw.unsupported(n, "a region output that is not a tensor");
     }
     std::vector<int> fd = lw.fdimOf(v);
-    if (std::any_of(fd.begin(), fd.end(), [](int d) { return d == -2; }) || lw.partial(v)) {
+    const bool merged = !v.fspan.empty() && v.kind == Val::Kind::Computed;
+    if ((!merged && std::any_of(fd.begin(), fd.end(), [](int d) { return d == -2; })) ||
+        lw.partial(v)) {
         return lw.unsupported(n, "a region output that does not fit the kernel's index space");
     }
     auto e = lw.exprOf(v, computeTypeOf(v.type));
@@ -388,13 +394,8 @@ Status addStore(Lowerer& lw, const graph::Node& n, int slot, RegionProgram& prog
     st.expr = *e;
     st.type = v.type;
     st.access.buffer = slot;
-    st.access.strides.assign(lw.F.size(), 0);
     const auto cs = contiguousStrides(v.shape);
-    for (std::size_t j = 0; j < v.shape.size(); ++j) {
-        if (fd[j] >= 0) {
-            st.access.strides[std::size_t(fd[j])] = cs[j];
-        }
-    }
+    st.access.strides = detail::storeStrides(lw, v, cs);
     const int firstInner = int(lw.F.size()) - lw.kernel.innerDims;
     st.perRow = std::all_of(st.access.strides.begin() + firstInner, st.access.strides.end(),
                             [](std::int64_t s) { return s == 0; });
@@ -471,9 +472,16 @@ Result<RegionProgram> lowerRegion(const LoweringRequest& req)
         if (Status s = lowerNode(lw, req.graph->node(id)); !s) {
             return s.error();
         }
+        if (Status s = detail::checkColumnValue(lw, req.graph->node(id)); !s) {
+            return s.error();
+        }
         lw.kernel.nodes.push_back(req.graph->node(id).name);
     }
     lw.kernel.innerDims = lw.reducedDims >= 0 ? lw.reducedDims : 1;
+    if (lw.columnDims >= 0) {
+        lw.kernel.columns = true;
+        lw.kernel.innerDims = int(lw.F.size()) - lw.columnDims;
+    }
     for (std::size_t i = 0; i < req.outputs.size(); ++i) {
         if (Status s = addStore(lw, req.graph->node(req.outputs[i]), int(i), prog); !s) {
             return s.error();

@@ -156,6 +156,30 @@ inline const std::vector<CudaCase>& cudaCases()
     add: "f32[1003][1]cuda:0" = torch.ops.aten.add.Tensor(where, arange)
     return (add,)
 )"},
+        // Column reductions (loop_ir.h: Kernel::columns). 37 rows x 300 columns: a pointwise
+        // output and the column sum of the same values from one kernel, then a view.
+        {"colsum", R"(def forward(self, x: "f32[37, 300][300, 1]cuda:0", y: "f32[37, 300][300, 1]cuda:0"):
+    gelu_backward: "f32[37, 300][300, 1]cuda:0" = torch.ops.aten.gelu_backward.default(x, y)
+    sum_1: "f32[1, 300][300, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(gelu_backward, [0], True)
+    view: "f32[300][1]cuda:0" = torch.ops.aten.view.default(sum_1, [300])
+    return (gelu_backward, view)
+)"},
+        // 600 rows over two leading dims, 20 columns: the rows split over blocks (partials
+        // combined by the last block); mean and amax of a row-broadcast product, not keepdim.
+        {"colsplit", R"(def forward(self, x: "f32[2, 300, 20][6000, 20, 1]cuda:0", w: "f32[300, 1][1, 1]cuda:0"):
+    mul: "f32[2, 300, 20][6000, 20, 1]cuda:0" = torch.ops.aten.mul.Tensor(x, w)
+    mean: "f32[20][1]cuda:0" = torch.ops.aten.mean.dim(mul, [0, 1])
+    amax: "f32[1, 1, 20][20, 20, 1]cuda:0" = torch.ops.aten.amax.default(mul, [0, 1], True)
+    return (mean, amax)
+)"},
+        // bfloat16 in and out, accumulated in float; two kept dims (3 x 40 columns) and a
+        // per-column weight read in the epilogue.
+        {"colhalf", R"(def forward(self, x: "bf16[64, 3, 40][120, 40, 1]cuda:0", y: "bf16[64, 3, 40][120, 40, 1]cuda:0", w: "bf16[40][1]cuda:0"):
+    mul: "bf16[64, 3, 40][120, 40, 1]cuda:0" = torch.ops.aten.mul.Tensor(x, y)
+    sum_1: "bf16[3, 40][40, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(mul, [0])
+    mul_1: "bf16[3, 40][40, 1]cuda:0" = torch.ops.aten.mul.Tensor(sum_1, w)
+    return (mul_1,)
+)"},
     };
     return cases;
 }

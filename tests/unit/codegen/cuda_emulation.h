@@ -6,6 +6,7 @@
 // fxs_emulate(kernel, grid, block, args, n) launches a kernel whose n parameters are pointers.
 #pragma once
 
+#include <atomic>
 #include <barrier>
 #include <cmath>
 #include <cstdint>
@@ -66,6 +67,13 @@ inline long long __double_as_longlong(double d)
 }
 
 inline void __syncthreads() { fxs_block_barrier->arrive_and_wait(); }
+
+// Column kernels that split rows over blocks: a counter per column tile and memory fences.
+inline unsigned atomicAdd(unsigned* p, unsigned v)
+{
+    return std::atomic_ref<unsigned>(*p).fetch_add(v);
+}
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 template <typename X>
 X __shfl_xor_sync(unsigned, X v, int lane)
