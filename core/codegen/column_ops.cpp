@@ -209,4 +209,42 @@ Status checkColumnValue(Lowerer& lw, const graph::Node& n)
     return {};
 }
 
+// grad_weight = sum over the rows of grad_out * xhat, grad_bias = sum over the rows of
+// grad_out, xhat = (input - mean) * rstd; the rows are the dims before the normalized ones.
+Status lowerLayerNormBackwardColumns(Lowerer& lw, const graph::Node& n)
+{
+    auto x = lw.operand(n, 1);
+    if (!x) {
+        return x.error();
+    }
+    const std::size_t normalized = normalizedDims(n, 2, x->shape.size()).size();
+    std::vector<int> rows;
+    for (int d = 0; d + normalized < x->shape.size(); ++d) {
+        rows.push_back(d);
+    }
+    if (rows.empty() || !reducesLeadingDims(lw, *x, rows)) {
+        return lw.unsupported(n, "the weight and bias gradients do not reduce leading dims");
+    }
+    auto count = claimOuterDims(lw, n, *x, rows);
+    const ComputeType f = floatingFor(computeTypeOf(x->type));
+    auto ops = count ? floatOperands(lw, n, *x, {0, 1, 3, 4}, f) // grad_out, input, mean, rstd
+                     : Result<std::vector<int>>(count.error());
+    if (!ops) {
+        return ops.error();
+    }
+    const std::vector<int>& e = *ops;
+    const int xhat = lw.op("mul", f, {lw.op("sub", f, {e[1], e[2]}), e[3]});
+    const int gw = reduce(lw, ReduceKind::Sum, lw.op("mul", f, {e[0], xhat}), f);
+    const int gb = reduce(lw, ReduceKind::Sum, e[0], f);
+    Val gi;
+    gi.kind = Val::Kind::Deferred; // the row kernel's
+    Val t;
+    t.kind = Val::Kind::Tuple;
+    // The getitems' meta gives the items' element type (the weight's).
+    t.items = {gi, rowValue(lw, *x, rows, false, gw, x->type),
+               rowValue(lw, *x, rows, false, gb, x->type)};
+    lw.values[n.id] = std::move(t);
+    return {};
+}
+
 } // namespace fxs::codegen::detail

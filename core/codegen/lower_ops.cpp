@@ -591,6 +591,8 @@ Status lowerSoftmaxLike(Lowerer& lw, const graph::Node& n, std::string_view base
     return finish(lw, n, used, lw.cast(r, computeTypeOf(meta->first)));
 }
 
+} // namespace
+
 // The trailing dims of a rank-`rank` input a layer norm (or its backward) normalizes over.
 std::vector<int> normalizedDims(const graph::Node& n, std::size_t argIndex, std::size_t rank)
 {
@@ -602,6 +604,8 @@ std::vector<int> normalizedDims(const graph::Node& n, std::size_t argIndex, std:
     }
     return dims;
 }
+
+namespace {
 
 Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, const Val& x)
 {
@@ -647,11 +651,8 @@ Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, 
     return {};
 }
 
-// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
-// output_mask): grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)) over the row, with
-// xhat = (x - mean) * rstd and g = grad_out * weight. grad_weight and grad_bias sum over the
-// rows (not the trailing dims), which the loop IR does not do: the tuple holds grad_input only,
-// so a graph that reads them leaves the node to LibTorch.
+} // namespace
+
 // Float expressions of the operands at `indices` (tensors broadcasting like x), in order.
 Result<std::vector<int>> floatOperands(Lowerer& lw, const graph::Node& n, const Val& x,
                                        std::initializer_list<std::size_t> indices, ComputeType f)
@@ -669,8 +670,18 @@ Result<std::vector<int>> floatOperands(Lowerer& lw, const graph::Node& n, const 
     return e;
 }
 
+namespace {
+
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+// output_mask): grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)) over the row, with
+// xhat = (x - mean) * rstd and g = grad_out * weight. grad_weight and grad_bias sum over the
+// rows (not the trailing dims): they are Deferred items here, made by the program's column
+// kernel (column_ops.cpp: lowerLayerNormBackwardColumns).
 Status lowerLayerNormBackward(Lowerer& lw, const graph::Node& n)
 {
+    if (lw.columnPart) {
+        return lowerLayerNormBackwardColumns(lw, n);
+    }
     auto x = lw.operand(n, 1);
     if (!x) {
         return x.error();
@@ -703,9 +714,11 @@ Status lowerLayerNormBackward(Lowerer& lw, const graph::Node& n)
     gi.kind = Val::Kind::Computed;
     gi.fdim = lw.fdimOf(*x);
     gi.expr = lw.cast(lw.op("mul", f, {e[3], inner}), computeTypeOf(x->type));
+    Val deferred;
+    deferred.kind = Val::Kind::Deferred;
     Val t;
     t.kind = Val::Kind::Tuple;
-    t.items = {gi};
+    t.items = {gi, deferred, deferred};
     lw.values[n.id] = std::move(t);
     return {};
 }

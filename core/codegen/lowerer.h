@@ -13,7 +13,10 @@ namespace fxs::codegen::detail {
 // indices only), which only a cat can use (it shifts the value to its range and guards it): a
 // partial value is never stored or reduced.
 struct Val {
-    enum class Kind : std::uint8_t { InputView, Computed, Tuple, Scalar, Synth };
+    // Deferred: an item a second kernel of the program makes (a layer norm backward's weight
+    // and bias gradients, column reductions after the row kernel that makes grad_input): it
+    // can only leave the region, never be read by another node of the row kernel.
+    enum class Kind : std::uint8_t { InputView, Computed, Tuple, Scalar, Synth, Deferred };
     Kind kind = Kind::Computed;
     std::vector<std::int64_t> shape;
     ScalarType type = ScalarType::Float32;
@@ -51,6 +54,9 @@ public:
     // Column kernels (Kernel::columns): the number of leading dims of F reduced, once a
     // reduction over leading dims fixed it; -1 otherwise (never both this and reducedDims).
     int columnDims = -1;
+    // Lowering the column part of a program (lowering.cpp: the second kernel that makes the
+    // Deferred items of the first): a layer norm backward yields its weight/bias gradients.
+    bool columnPart = false;
 
     // Errors.
     Error unsupported(const graph::Node& n, const std::string& why) const;
@@ -143,6 +149,11 @@ std::pair<int, int> fdimsOfDim(const Lowerer& lw, const Val& v, std::size_t j);
 // The strides over F of a store of v into a buffer with strides cs (merged dims spread).
 std::vector<std::int64_t> storeStrides(const Lowerer& lw, const Val& v,
                                        const std::vector<std::int64_t>& cs);
+// The trailing dims a layer norm (backward) normalizes over, and float expressions of a node's
+// operands at `indices` that broadcast like x (lower_ops.cpp).
+std::vector<int> normalizedDims(const graph::Node& n, std::size_t argIndex, std::size_t rank);
+Result<std::vector<int>> floatOperands(Lowerer& lw, const graph::Node& n, const Val& x,
+                                       std::initializer_list<std::size_t> indices, ComputeType f);
 // native_layer_norm_backward's grad_weight (sum over rows of grad_out * xhat) and grad_bias
 // (sum over rows of grad_out) as column reductions: the tuple (undefined, gw, gb).
 Status lowerLayerNormBackwardColumns(Lowerer& lw, const graph::Node& n);

@@ -174,6 +174,29 @@ private Q_SLOTS:
     view_165: "f32[96][1]cpu" = torch.ops.aten.view.default(sum_3, [96])
     return (view_164, view_165)
 )")) << 1 << 1e-5;
+        // native_layer_norm_backward with every output read (GPT-12's 25): grad_input in the row
+        // kernel, grad_weight and grad_bias from one column kernel (2 kernels; eager on CUDA: the
+        // grad_input kernel and the gamma/beta kernel(s), at least 2).
+        QTest::newRow("layer_norm_backward with gamma/beta, 3 x 5 rows of 40")
+            << QString::fromStdString(graphOf(
+                   R"(g: "f32[3, 5, 40][200, 40, 1]cpu", x: "f32[3, 5, 40][200, 40, 1]cpu", mean: "f32[3, 5, 1][5, 1, 1]cpu", rstd: "f32[3, 5, 1][5, 1, 1]cpu", w: "f32[40][1]cpu", b: "f32[40][1]cpu")",
+                   R"(    native_layer_norm_backward = torch.ops.aten.native_layer_norm_backward.default(g, x, [40], mean, rstd, w, b, [True, True, True])
+    getitem: "f32[3, 5, 40][200, 40, 1]cpu" = native_layer_norm_backward[0]
+    getitem_1: "f32[40][1]cpu" = native_layer_norm_backward[1]
+    getitem_2: "f32[40][1]cpu" = native_layer_norm_backward[2]
+    return (getitem, getitem_1, getitem_2)
+)")) << 2 << 1e-5;
+        // Only the weight and bias gradients read, of a grad_out computed in the region (37 rows of
+        // 300): the column kernel alone, recomputing the product.
+        QTest::newRow("layer_norm_backward, gamma/beta only, a fused producer")
+            << QString::fromStdString(graphOf(
+                   R"(g: "f32[37, 300][300, 1]cpu", h: "f32[37, 300][300, 1]cpu", x: "f32[37, 300][300, 1]cpu", mean: "f32[37, 1][1, 1]cpu", rstd: "f32[37, 1][1, 1]cpu", w: "f32[300][1]cpu", b: "f32[300][1]cpu")",
+                   R"(    mul: "f32[37, 300][300, 1]cpu" = torch.ops.aten.mul.Tensor(g, h)
+    native_layer_norm_backward = torch.ops.aten.native_layer_norm_backward.default(mul, x, [300], mean, rstd, w, b, [True, True, True])
+    getitem_1: "f32[300][1]cpu" = native_layer_norm_backward[1]
+    getitem_2: "f32[300][1]cpu" = native_layer_norm_backward[2]
+    return (getitem_1, getitem_2)
+)")) << 1 << 1e-5;
     }
 
     void columnsMatchEager()
