@@ -58,8 +58,8 @@ std::string ColumnPrinter::loadText(int index) const
 {
     const Load& l = m_k.loads.at(std::size_t(index));
     const std::string inner = innerIndexText(m_k, l.access);
-    const std::string value = loadValue(l.type, "in" + colText(l.access.buffer) + "[b" + colText(index) +
-                                                     (inner.empty() ? "" : " + " + inner) + "]");
+    const std::string at = "[b" + colText(index) + (inner.empty() ? "" : " + " + inner) + "]";
+    const std::string value = loadValue(l.type, "in" + colText(l.access.buffer) + at);
     return guardedLoadText(m_k, l, value, "c");
 }
 
@@ -145,9 +145,8 @@ std::string ColumnPrinter::splitCombine(const std::string& in) const
          "_done[tile], 1u) == " + colText(m_plan.splits - 1) + "u;\n" + in + "}\n";
     s += in + "__syncthreads();\n" + in + "if (!lastBlock) {\n" + in + "    return;\n" + in +
          "}\n" + in + "__threadfence();\n";
-    s += in + "if (threadIdx.x == 0) {\n" + in + "    " + m_name + "_done[tile] = 0u; // for the "
-                                                                      "next launch\n" +
-         in + "}\n";
+    s += in + "if (threadIdx.x == 0) {\n" + in + "    " + m_name +
+         "_done[tile] = 0u; // for the next launch\n" + in + "}\n";
     s += in + "if (ty == 0 && live) {\n";
     for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
         const Reduction& r = m_k.reductions[i];
@@ -190,7 +189,8 @@ std::string ColumnPrinter::kernel(const std::string& params, int block)
     if (m_plan.splits > 1) {
         for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
             s += "__device__ " + std::string(computeName(m_k.reductions[i].type)) + " " + m_name +
-                 "_part" + colText(std::int64_t(i)) + "[" + colText(m_plan.splits * m_k.inner()) + "];\n";
+                 "_part" + colText(std::int64_t(i)) + "[" +
+                 colText(m_plan.splits * m_k.inner()) + "];\n";
         }
         s += "__device__ unsigned int " + m_name + "_done[" + colText(m_plan.tiles) + "];\n";
     }
@@ -236,15 +236,21 @@ std::string ColumnPrinter::kernel(const std::string& params, int block)
 ColumnPlan planColumns(const Kernel& k, int block)
 {
     ColumnPlan p;
+    auto pow2 = [](std::int64_t v, std::int64_t most) {
+        std::int64_t q = 1;
+        while (q < v && q < most) {
+            q *= 2;
+        }
+        return q;
+    };
     const std::int64_t cols = std::max<std::int64_t>(k.inner(), 1);
-    std::int64_t tx = 1;
-    while (tx < cols && tx < 32) {
-        tx *= 2;
-    }
-    p.tx = int(tx);
-    p.ty = std::max(1, block / p.tx);
-    p.tiles = colCeilDiv(cols, tx);
     const std::int64_t rows = k.rows();
+    // A warp's worth of columns (fewer when there are fewer), as many rows of threads as the
+    // rows need up to the block, and the rest of the block along the columns.
+    const std::int64_t warpCols = pow2(cols, 32);
+    p.ty = int(pow2(std::max<std::int64_t>(rows, 1), block / warpCols));
+    p.tx = int(pow2(cols, block / p.ty));
+    p.tiles = colCeilDiv(cols, p.tx);
     const std::int64_t most = std::max<std::int64_t>(1, rows / (p.ty * kMinRowsPerThread));
     p.splits = std::clamp(colCeilDiv(kTargetBlocks, p.tiles), std::int64_t(1), most);
     p.rowsPerSplit = std::max<std::int64_t>(1, colCeilDiv(rows, p.splits));

@@ -299,6 +299,40 @@ private Q_SLOTS:
         QVERIFY(!CudaTuning::parse("warps=4"));
     }
 
+    void columnKernelsSplitRowsWhenColumnsAreFew()
+    {
+        // 37 rows x 300 columns: 32 columns x 8 rows of threads a block, 10 column tiles; 37
+        // rows are too few to split (each thread keeps at least 4 rows): grid 10, one pass.
+        const CudaSchedule few = printCudaSchedule({lowered("colsum")});
+        const CudaLaunch& a = few.launches[0][0];
+        QCOMPARE(a.block, 256);
+        QCOMPARE(a.grid, std::int64_t(10));
+        QCOMPARE(a.vector, 1);
+        QVERIFY(few.source.find("_done[") == std::string::npos);
+        QVERIFY(few.source.find("atomicAdd") == std::string::npos);
+        // 600 rows x 20 columns: one tile; the rows split over 18 blocks of 34 rows (256 blocks
+        // wanted, at most 600 / (8 rows of threads x 4) = 18), the partials in a scratch array
+        // of the module and combined in split order by the last block (no float atomics).
+        const CudaSchedule split = printCudaSchedule({lowered("colsplit")});
+        const CudaLaunch& b = split.launches[0][0];
+        QCOMPARE(b.block, 256);
+        QCOMPARE(b.grid, std::int64_t(18));
+        QVERIFY(split.source.find("__device__ float colsplit_kernel0_part0[360];") !=
+                std::string::npos);
+        QVERIFY(split.source.find("__device__ unsigned int colsplit_kernel0_done[1];") !=
+                std::string::npos);
+        QVERIFY(split.source.find("atomicAdd(&colsplit_kernel0_done[tile], 1u) == 17u") !=
+                std::string::npos);
+        QVERIFY(split.source.find("for (int p = 0; p < 18; ++p)") != std::string::npos);
+        QVERIFY(split.source.find("atomicAdd(float") == std::string::npos);
+        // Small blocks (64 threads): 32 columns x 2 rows of threads, 600 / 8 = 75 splits.
+        CudaTuning t;
+        t.block = 64;
+        const CudaLaunch& c = printCudaSchedule({lowered("colsplit")}, t).launches[0][0];
+        QCOMPARE(c.block, 64);
+        QCOMPARE(c.grid, std::int64_t(75));
+    }
+
     void halfRowsArePipelined()
     {
         // 16-bit rows: a group takes 4 rows in turn (the grid sized for it) and fetches the next
