@@ -78,7 +78,8 @@ class Printer {
 public:
     Printer(const Kernel& k, VectorMathUses& vmath)
         : m_k(k), m_vmath(vmath),
-          m_emit(k, cppDialect(), detail::planRowCache(k), k.flat ? "(lo + c)" : "c")
+          m_emit(k, cppDialect(), k.columns ? detail::RowCachePlan() : detail::planRowCache(k),
+                 k.flat ? "(lo + c)" : "c")
     {
     }
 
@@ -98,6 +99,10 @@ private:
     void emitReduction(int index, const std::string& indent);
     void emitRowBody(const std::string& indent);
     std::string storeValue(const Store& s) const;
+    void columnFunction();
+    void columnBases(const std::string& indent);
+    void columnStores(const std::string& indent, bool results);
+    std::string columnCombine(int index) const;
 };
 
 std::string Printer::rowBase(const Access& a) const
@@ -226,6 +231,115 @@ void Printer::emitRowBody(const std::string& in)
 constexpr std::int64_t kBlock = 8192;         // elements per block in flat kernels
 constexpr std::int64_t kParallelMin = 32768;  // fewer elements run on one thread
 
+constexpr std::int64_t kColumnBlock = 256; // columns a column kernel's thread takes at a time
+
+// The statement folding value t<operand> into a column's accumulator (NaN-propagating max/min).
+std::string Printer::columnCombine(int index) const
+{
+    const Reduction& r = m_k.reductions[std::size_t(index)];
+    const std::string acc = "acc" + std::to_string(index) + "[c - c0]";
+    const std::string v = "t" + std::to_string(r.operand);
+    if (r.kind == ReduceKind::Sum) {
+        return acc + " += " + v + ";";
+    }
+    const char* cmp = r.kind == ReduceKind::Max ? " > " : " < ";
+    return acc + " = (" + acc + " != " + acc + " || " + acc + cmp + v + ") ? " + acc + " : " + v +
+           ";";
+}
+
+// Row bases b<load> and s<store> of a column kernel's row r.
+void Printer::columnBases(const std::string& in)
+{
+    for (std::size_t l = 0; l < m_k.loads.size(); ++l) {
+        m_out += in + "const int64_t b" + std::to_string(l) + " = " +
+                 rowBase(m_k.loads[l].access) + ";\n" + in + "(void)b" + std::to_string(l) +
+                 ";\n";
+    }
+    for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+        m_out += in + "const int64_t s" + std::to_string(s) + " = " +
+                 rowBase(m_k.stores[s].access) + ";\n" + in + "(void)s" + std::to_string(s) +
+                 ";\n";
+    }
+}
+
+// The stores of element (r, c): the columns' results, or those that move along the rows.
+void Printer::columnStores(const std::string& in, bool results)
+{
+    for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+        const Store& st = m_k.stores[s];
+        if (isColumnResult(m_k, st) != results) {
+            continue;
+        }
+        const std::string inner = innerIndex(st.access);
+        m_out += in + "out" + std::to_string(st.access.buffer) + "[s" + std::to_string(s) +
+                 (inner.empty() ? "" : " + " + inner) + "] = " + storeValue(st) + ";\n";
+    }
+}
+
+// A column kernel (loop_ir.h: Kernel::columns): blocks of columns in parallel; each block runs
+// over the rows in order, accumulating every reduction per column and storing the outputs that
+// move along the rows, then stores the columns' results (epilogue, rows never read there).
+void Printer::columnFunction()
+{
+    const std::int64_t rows = m_k.rows();
+    const std::int64_t cols = m_k.inner();
+    const std::int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+    if (blocks > 1 && rows * cols >= kParallelMin) {
+        m_out += "#pragma omp parallel for schedule(static)\n";
+    }
+    m_out += "    for (int64_t cb = 0; cb < " + std::to_string(blocks) + "; ++cb) {\n";
+    m_out += "        const int64_t c0 = cb * " + std::to_string(kColumnBlock) + ";\n";
+    m_out += "        const int64_t c1 = c0 + " + std::to_string(kColumnBlock) + " < " +
+             std::to_string(cols) + " ? c0 + " + std::to_string(kColumnBlock) + " : " +
+             std::to_string(cols) + ";\n";
+    for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
+        const Reduction& r = m_k.reductions[i];
+        const std::string acc = "acc" + std::to_string(i);
+        m_out += std::string("        ") + computeName(r.type) + " " + acc + "[" +
+                 std::to_string(kColumnBlock) + "];\n";
+        m_out += "        for (int64_t c = c0; c < c1; ++c) {\n            " + acc +
+                 "[c - c0] = " + detail::reductionIdentity(r, cppDialect()) + ";\n        }\n";
+    }
+    std::vector<int> roots;
+    for (const auto& r : m_k.reductions) {
+        roots.push_back(r.operand);
+    }
+    for (const auto& st : m_k.stores) {
+        if (!isColumnResult(m_k, st)) {
+            roots.push_back(st.expr);
+        }
+    }
+    const std::string in = "            ";
+    m_out += "        for (int64_t r = 0; r < " + std::to_string(rows) + "; ++r) {\n";
+    columnBases(in);
+    m_out += in + "#pragma omp simd\n" + in + "for (int64_t c = c0; c < c1; ++c) {\n";
+    emitExprs(roots, in + "    ");
+    for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
+        m_out += in + "    " + columnCombine(int(i)) + "\n";
+    }
+    columnStores(in + "    ", false);
+    m_out += in + "}\n        }\n";
+    // Epilogue: each column's results; what it reads does not move along the rows.
+    m_out += "        for (int64_t c = c0; c < c1; ++c) {\n";
+    const std::string ep = "            ";
+    m_out += ep + "const int64_t r = 0;\n" + ep + "(void)r;\n";
+    columnBases(ep);
+    for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
+        const Reduction& r = m_k.reductions[i];
+        m_out += ep + "const " + computeName(r.type) + " red" + std::to_string(i) + " = acc" +
+                 std::to_string(i) + "[c - c0];\n";
+    }
+    std::vector<int> results;
+    for (const auto& st : m_k.stores) {
+        if (isColumnResult(m_k, st)) {
+            results.push_back(st.expr);
+        }
+    }
+    emitExprs(results, ep);
+    columnStores(ep, true);
+    m_out += "        }\n    }\n";
+}
+
 std::string Printer::kernelFunction(const RegionProgram& prog)
 {
     m_out = detail::kernelComment(m_k);
@@ -233,7 +347,8 @@ std::string Printer::kernelFunction(const RegionProgram& prog)
              (m_k.flat ? ", flat blocks of " + std::to_string(kBlock)
                        : ", rows " + std::to_string(m_k.rows()) + " x inner " +
                              std::to_string(m_k.inner())) +
-             ", " + std::to_string(m_k.reductions.size()) + " row reduction(s)\n";
+             ", " + std::to_string(m_k.reductions.size()) +
+             (m_k.columns ? " column reduction(s) over the rows\n" : " row reduction(s)\n");
     m_out += "static void " + source::identifier(m_k.name) + "(";
     for (std::size_t i = 0; i < prog.inputs.size(); ++i) {
         m_out += std::string(i ? ", " : "") + "const " + storageName(prog.inputs[i].type) +
@@ -244,6 +359,12 @@ std::string Printer::kernelFunction(const RegionProgram& prog)
                  storageName(prog.outputs[i].type) + "* __restrict out" + std::to_string(i);
     }
     m_out += ")\n{\n";
+    if (m_k.columns) {
+        columnFunction();
+        m_out += "}\n";
+        m_vmath.insert(m_emit.calls().begin(), m_emit.calls().end());
+        return m_out;
+    }
     std::int64_t total = 1;
     for (auto d : m_k.shape) {
         total *= d;

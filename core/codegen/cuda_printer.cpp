@@ -1,5 +1,6 @@
 #include "core/codegen/cuda_printer.h"
 
+#include "core/codegen/cuda_column.h"
 #include "core/codegen/cuda_element.h"
 #include "core/codegen/cuda_prelude.h"
 #include "core/codegen/expr_table.h"
@@ -494,6 +495,9 @@ std::string KernelPrinter::wordArrays(const std::string& prefix, const std::stri
 // vector kernel halves NVRTC's time, the larger part of a cold compile.
 std::string KernelPrinter::print()
 {
+    if (m_k.columns) {
+        return detail::printCudaColumnKernel(m_k, params(), m_tune, m_launch, m_calls);
+    }
     const bool reduction = !m_k.reductions.empty();
     std::string s;
     m_launch.kernel = m_name;

@@ -84,7 +84,8 @@ std::string kernelText(const Kernel& k)
     }
     std::string s = "kernel " + k.name + " (FX nodes " + nodes + ")\n";
     s += "  index space " + ints(k.shape) + ", " +
-         (k.flat ? std::string("flat") : "inner dims " + std::to_string(k.innerDims)) + "\n";
+         (k.flat ? std::string("flat") : "inner dims " + std::to_string(k.innerDims)) +
+         (k.columns ? ", column reductions over the outer dims" : "") + "\n";
     for (std::size_t i = 0; i < k.loads.size(); ++i) {
         s += "  L" + std::to_string(i) + " = " + access("in", k.loads[i].access) + " as " +
              std::string(scalarTypeName(k.loads[i].type)) + "\n";
@@ -95,13 +96,17 @@ std::string kernelText(const Kernel& k)
     }
     for (std::size_t i = 0; i < k.reductions.size(); ++i) {
         const Reduction& r = k.reductions[i];
-        s += "  red" + std::to_string(i) + " = " + reduceName(r.kind) + " over the row of t" +
-             std::to_string(r.operand) + " : " + irTypeName(r.type) + " (phase " +
-             std::to_string(i) + ")\n";
+        s += "  red" + std::to_string(i) + " = " + reduceName(r.kind) +
+             (k.columns ? " over the column of t" : " over the row of t") +
+             std::to_string(r.operand) + " : " + irTypeName(r.type) +
+             (k.columns ? std::string("\n") : " (phase " + std::to_string(i) + ")\n");
     }
     for (const auto& st : k.stores) {
         s += "  store t" + std::to_string(st.expr) + " -> " + access("out", st.access) + " as " +
-             std::string(scalarTypeName(st.type)) + (st.perRow ? ", once per row" : "") + "\n";
+             std::string(scalarTypeName(st.type)) +
+             (k.columns ? (isColumnResult(k, st) ? ", once per column" : "")
+                        : (st.perRow ? ", once per row" : "")) +
+             "\n";
     }
     return s;
 }

@@ -63,4 +63,15 @@ std::int64_t Kernel::inner() const
     return c;
 }
 
+bool isColumnResult(const Kernel& k, const Store& s)
+{
+    const std::size_t outer = k.shape.size() - std::size_t(k.innerDims);
+    for (std::size_t d = 0; d < outer && d < s.access.strides.size(); ++d) {
+        if (s.access.strides[d] != 0 && k.shape[d] != 1) {
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace fxs::codegen

@@ -79,6 +79,10 @@ struct Store {
     bool perRow = false; // the value is constant along the inner range: stored once per row
 };
 
+struct Kernel;
+// Column kernels: a store written once per column, after its reductions (every outer stride 0).
+bool isColumnResult(const Kernel& k, const Store& s);
+
 struct Kernel {
     std::string name;                // "kernel0"
     std::vector<std::int64_t> shape; // F
@@ -86,6 +90,12 @@ struct Kernel {
     // No reductions and every access is contiguous in F or fully broadcast: iterate the
     // flattened index in blocks instead of rows.
     bool flat = false;
+    // Column reduction (column_reduce.h): the outer dims of F (rows()) are the reduced range and
+    // the inner dims (inner()) the kept columns. Every reduction runs over the rows of each
+    // column in one pass; RowRef then reads the column's result. A reduction operand and a
+    // store that moves along the rows never read a RowRef; a store that does not move along
+    // the rows is the column's epilogue (isColumnResult).
+    bool columns = false;
     std::vector<Load> loads;
     std::vector<Expr> exprs;
     std::vector<Reduction> reductions;

@@ -351,6 +351,8 @@ Status lowerOther(Lowerer& lw, const graph::Node& n, std::string_view base, Comp
     return finish(lw, n, *ops, r);
 }
 
+} // namespace
+
 // --- reductions -------------------------------------------------------------------------------
 
 std::vector<int> dimList(const graph::Argument* a, int rank)
@@ -381,6 +383,9 @@ Result<std::int64_t> claimInnerDims(Lowerer& lw, const graph::Node& n, const Val
 {
     if (lw.partial(x)) {
         return lw.unsupported(n, "reduces a value that does not fill the kernel's index space");
+    }
+    if (lw.columnDims >= 0) {
+        return lw.unsupported(n, "a row reduction in a kernel that reduces leading dims");
     }
     const std::vector<int> fd = lw.fdimOf(x);
     std::set<int> covered;
@@ -439,18 +444,28 @@ Val rowValue(Lowerer& lw, const Val& x, const std::vector<int>& dims, bool keepd
     v.type = type;
     v.expr = expr;
     const std::vector<int> fd = lw.fdimOf(x);
+    bool merged = false;
     for (std::size_t j = 0; j < x.shape.size(); ++j) {
         const bool reduced = std::find(dims.begin(), dims.end(), int(j)) != dims.end();
+        const int span = j < x.fspan.size() ? x.fspan[j] : 1;
         if (!reduced) {
             v.shape.push_back(x.shape[j]);
-            v.fdim.push_back(fd[j]);
+            v.fdim.push_back(span > 1 ? x.fdim[j] : fd[j]);
+            v.fspan.push_back(span);
+            merged = merged || span > 1;
         } else if (keepdim) {
             v.shape.push_back(1);
             v.fdim.push_back(-1);
+            v.fspan.push_back(1);
         }
+    }
+    if (!merged) {
+        v.fspan.clear();
     }
     return v;
 }
+
+namespace {
 
 // mean and (two-pass) variance of x (an expression of floating type f) over the row: returns
 // {mean, var} expression ids.
@@ -495,7 +510,9 @@ Status lowerSumLike(Lowerer& lw, const graph::Node& n, std::string_view base, co
     const bool varDim = (base == "var" || base == "std") && overload == "dim";
     const std::vector<int> dims = dimList(graph::argumentOf(n, 1, "dim"), int(x.shape.size()));
     const bool keepdim = boolArg(graph::argumentOf(n, varDim ? 3 : 2, "keepdim"), false);
-    auto count = claimInnerDims(lw, n, x, dims);
+    const bool simple = base == "sum" || base == "mean" || base == "amax" || base == "amin";
+    auto count = simple && reducesLeadingDims(lw, x, dims) ? claimOuterDims(lw, n, x, dims)
+                                                           : claimInnerDims(lw, n, x, dims);
     if (!count) {
         return count.error();
     }
@@ -574,6 +591,8 @@ Status lowerSoftmaxLike(Lowerer& lw, const graph::Node& n, std::string_view base
     return finish(lw, n, used, lw.cast(r, computeTypeOf(meta->first)));
 }
 
+} // namespace
+
 // The trailing dims of a rank-`rank` input a layer norm (or its backward) normalizes over.
 std::vector<int> normalizedDims(const graph::Node& n, std::size_t argIndex, std::size_t rank)
 {
@@ -585,6 +604,8 @@ std::vector<int> normalizedDims(const graph::Node& n, std::size_t argIndex, std:
     }
     return dims;
 }
+
+namespace {
 
 Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, const Val& x)
 {
@@ -630,11 +651,8 @@ Status lowerLayerNorm(Lowerer& lw, const graph::Node& n, std::string_view base, 
     return {};
 }
 
-// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
-// output_mask): grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)) over the row, with
-// xhat = (x - mean) * rstd and g = grad_out * weight. grad_weight and grad_bias sum over the
-// rows (not the trailing dims), which the loop IR does not do: the tuple holds grad_input only,
-// so a graph that reads them leaves the node to LibTorch.
+} // namespace
+
 // Float expressions of the operands at `indices` (tensors broadcasting like x), in order.
 Result<std::vector<int>> floatOperands(Lowerer& lw, const graph::Node& n, const Val& x,
                                        std::initializer_list<std::size_t> indices, ComputeType f)
@@ -652,8 +670,18 @@ Result<std::vector<int>> floatOperands(Lowerer& lw, const graph::Node& n, const 
     return e;
 }
 
+namespace {
+
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+// output_mask): grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)) over the row, with
+// xhat = (x - mean) * rstd and g = grad_out * weight. grad_weight and grad_bias sum over the
+// rows (not the trailing dims): they are Deferred items here, made by the program's column
+// kernel (column_ops.cpp: lowerLayerNormBackwardColumns).
 Status lowerLayerNormBackward(Lowerer& lw, const graph::Node& n)
 {
+    if (lw.columnPart) {
+        return lowerLayerNormBackwardColumns(lw, n);
+    }
     auto x = lw.operand(n, 1);
     if (!x) {
         return x.error();
@@ -686,9 +714,11 @@ Status lowerLayerNormBackward(Lowerer& lw, const graph::Node& n)
     gi.kind = Val::Kind::Computed;
     gi.fdim = lw.fdimOf(*x);
     gi.expr = lw.cast(lw.op("mul", f, {e[3], inner}), computeTypeOf(x->type));
+    Val deferred;
+    deferred.kind = Val::Kind::Deferred;
     Val t;
     t.kind = Val::Kind::Tuple;
-    t.items = {gi};
+    t.items = {gi, deferred, deferred};
     lw.values[n.id] = std::move(t);
     return {};
 }

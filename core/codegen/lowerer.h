@@ -13,7 +13,10 @@ namespace fxs::codegen::detail {
 // indices only), which only a cat can use (it shifts the value to its range and guards it): a
 // partial value is never stored or reduced.
 struct Val {
-    enum class Kind : std::uint8_t { InputView, Computed, Tuple, Scalar, Synth };
+    // Deferred: an item a second kernel of the program makes (a layer norm backward's weight
+    // and bias gradients, column reductions after the row kernel that makes grad_input): it
+    // can only leave the region, never be read by another node of the row kernel.
+    enum class Kind : std::uint8_t { InputView, Computed, Tuple, Scalar, Synth, Deferred };
     Kind kind = Kind::Computed;
     std::vector<std::int64_t> shape;
     ScalarType type = ScalarType::Float32;
@@ -28,6 +31,10 @@ struct Val {
     // Computed: expression id and, per dim of shape, the dim of F it runs along (-1: size 1).
     int expr = -1;
     std::vector<int> fdim;
+    // Computed, per dim (empty: 1 each): the number of consecutive F dims from fdim[j] the dim
+    // runs along, when a view merged dims of F (a [4, 64, C] value viewed as [256, C]). Such a
+    // dim is read only by stores and reductions (fdimOf gives -2 for it: nothing else takes it).
+    std::vector<int> fspan;
     // Tuple: items; Scalar: a Python number (an argument, not a node).
     std::vector<Val> items;
     double number = 0;
@@ -44,6 +51,12 @@ public:
     std::map<graph::NodeId, Val> values;
     std::vector<std::int64_t> F;
     int reducedDims = -1; // k once a reduction fixed it
+    // Column kernels (Kernel::columns): the number of leading dims of F reduced, once a
+    // reduction over leading dims fixed it; -1 otherwise (never both this and reducedDims).
+    int columnDims = -1;
+    // Lowering the column part of a program (lowering.cpp: the second kernel that makes the
+    // Deferred items of the first): a layer norm backward yields its weight/bias gradients.
+    bool columnPart = false;
 
     // Errors.
     Error unsupported(const graph::Node& n, const std::string& why) const;
@@ -107,6 +120,47 @@ Result<int> synthExpr(Lowerer& lw, const Val& v, ComputeType t);
 // inputs), renumbering the rest in order.
 void pruneDeadCode(Kernel& k);
 bool isPointwiseOp(std::string_view base);
+
+// Reduction helpers (lower_ops.cpp). The sorted dims a reduction's `dim` argument names
+// (every dim when it is absent or empty).
+std::vector<int> dimList(const graph::Argument* a, int rank);
+// Checks that dims of x cover exactly the trailing dims of F (fixes reducedDims on first use);
+// the number of reduced elements.
+Result<std::int64_t> claimInnerDims(Lowerer& lw, const graph::Node& n, const Val& x,
+                                    const std::vector<int>& dims);
+// A reduction of `operand` over the kernel's reduced range: the RowRef expression of its result.
+int reduce(Lowerer& lw, ReduceKind kind, int operand, ComputeType t);
+// The reduced value's Val: x's shape without (keepdim: size 1 at) the reduced dims.
+Val rowValue(Lowerer& lw, const Val& x, const std::vector<int>& dims, bool keepdim, int expr,
+             ScalarType type);
+
+// Reductions over leading dims (column_ops.cpp). True when dims of x cover leading dims of F
+// (size-1 dims of F count as covered) and not its last dim: a column reduction.
+bool reducesLeadingDims(const Lowerer& lw, const Val& x, const std::vector<int>& dims);
+// Fixes columnDims (the kernel becomes a column kernel) or refuses; the number of reduced
+// elements.
+Result<std::int64_t> claimOuterDims(Lowerer& lw, const graph::Node& n, const Val& x,
+                                    const std::vector<int>& dims);
+// In a column kernel, a value that reads a column's result and moves along the reduced dims
+// would need a second pass over the rows: refused, naming the node (the schedule cuts there).
+Status checkColumnValue(Lowerer& lw, const graph::Node& n);
+// A view of a computed value that merges dims of F it runs along in order (each fully), as
+// Val::fspan records; false when the view does something else.
+bool mergeDims(const Lowerer& lw, const Val& x, const std::vector<std::int64_t>& shape, Val& out);
+// The F dims (first, count) that dim j of v runs along; count 0 for a size-1 dim; first -2 when
+// v does not fit F.
+std::pair<int, int> fdimsOfDim(const Lowerer& lw, const Val& v, std::size_t j);
+// The strides over F of a store of v into a buffer with strides cs (merged dims spread).
+std::vector<std::int64_t> storeStrides(const Lowerer& lw, const Val& v,
+                                       const std::vector<std::int64_t>& cs);
+// The trailing dims a layer norm (backward) normalizes over, and float expressions of a node's
+// operands at `indices` that broadcast like x (lower_ops.cpp).
+std::vector<int> normalizedDims(const graph::Node& n, std::size_t argIndex, std::size_t rank);
+Result<std::vector<int>> floatOperands(Lowerer& lw, const graph::Node& n, const Val& x,
+                                       std::initializer_list<std::size_t> indices, ComputeType f);
+// native_layer_norm_backward's grad_weight (sum over rows of grad_out * xhat) and grad_bias
+// (sum over rows of grad_out) as column reductions: the tuple (undefined, gw, gb).
+Status lowerLayerNormBackwardColumns(Lowerer& lw, const graph::Node& n);
 bool isReductionOp(std::string_view base);
 bool isViewOp(std::string_view base);
 

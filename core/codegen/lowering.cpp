@@ -3,6 +3,7 @@
 #include "core/codegen/lowerer.h"
 
 #include <algorithm>
+#include <set>
 
 namespace fxs::codegen {
 
@@ -142,7 +143,11 @@ std::optional<std::vector<int>> Lowerer::alignToF(const std::vector<std::int64_t
 std::vector<int> Lowerer::fdimOf(const Val& v) const
 {
     if (v.kind == Val::Kind::Computed) {
-        return v.fdim;
+        std::vector<int> fd = v.fdim;
+        for (std::size_t j = 0; j < v.fspan.size() && j < fd.size(); ++j) {
+            fd[j] = v.fspan[j] > 1 ? -2 : fd[j]; // merged dims: stores and reductions only
+        }
+        return fd;
     }
     if (v.kind == Val::Kind::InputView || v.kind == Val::Kind::Synth) {
         return alignToF(v.shape).value_or(std::vector<int>(v.shape.size(), -2));
@@ -178,6 +183,9 @@ Result<int> Lowerer::exprOf(const Val& v, ComputeType t)
     case Val::Kind::Computed: return cast(v.expr, t);
     case Val::Kind::Tuple:
         return makeError(ErrorCode::Unsupported, "a tuple value used as a tensor", req.regionId);
+    case Val::Kind::Deferred:
+        return makeError(ErrorCode::Unsupported, "a value another kernel of the program makes",
+                         req.regionId);
     case Val::Kind::Synth: return synthExpr(*this, v, t);
     case Val::Kind::InputView: break;
     }
@@ -352,6 +360,13 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
     if (auto why = opRefusal(n)) {
         return lw.unsupported(n, why->message);
     }
+    for (graph::NodeId in : n.inputs) {
+        auto it = lw.values.find(in);
+        if (it != lw.values.end() && it->second.kind == Val::Kind::Deferred) {
+            return lw.unsupported(n, "reads " + lw.g.node(in).name + ", which the program's "
+                                     "column kernel makes after this kernel");
+        }
+    }
     const std::string_view base = graph::opBaseName(n.target);
     if (detail::isCatOp(base)) {
         return detail::lowerCat(lw, n);
@@ -374,14 +389,18 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
     return detail::lowerPointwise(lw, n);
 }
 
-Status addStore(Lowerer& lw, const graph::Node& n, int slot, RegionProgram& prog)
+// The store of output `slot` (node n's value) in the kernel being built.
+Result<Store> makeStore(Lowerer& lw, const graph::Node& n, int slot)
 {
     const Val& v = lw.values.at(n.id);
-    if (v.kind == Val::Kind::Tuple || v.kind == Val::Kind::Scalar) {
+    if (v.kind == Val::Kind::Tuple || v.kind == Val::Kind::Scalar ||
+        v.kind == Val::Kind::Deferred) {
         return lw.unsupported(n, "a region output that is not a tensor");
     }
     std::vector<int> fd = lw.fdimOf(v);
-    if (std::any_of(fd.begin(), fd.end(), [](int d) { return d == -2; }) || lw.partial(v)) {
+    const bool merged = !v.fspan.empty() && v.kind == Val::Kind::Computed;
+    if ((!merged && std::any_of(fd.begin(), fd.end(), [](int d) { return d == -2; })) ||
+        lw.partial(v)) {
         return lw.unsupported(n, "a region output that does not fit the kernel's index space");
     }
     auto e = lw.exprOf(v, computeTypeOf(v.type));
@@ -392,19 +411,118 @@ Status addStore(Lowerer& lw, const graph::Node& n, int slot, RegionProgram& prog
     st.expr = *e;
     st.type = v.type;
     st.access.buffer = slot;
-    st.access.strides.assign(lw.F.size(), 0);
     const auto cs = contiguousStrides(v.shape);
-    for (std::size_t j = 0; j < v.shape.size(); ++j) {
-        if (fd[j] >= 0) {
-            st.access.strides[std::size_t(fd[j])] = cs[j];
-        }
-    }
+    st.access.strides = detail::storeStrides(lw, v, cs);
     const int firstInner = int(lw.F.size()) - lw.kernel.innerDims;
     st.perRow = std::all_of(st.access.strides.begin() + firstInner, st.access.strides.end(),
                             [](std::int64_t s) { return s == 0; });
-    lw.kernel.stores.push_back(st);
-    prog.outputs.push_back(BufferSpec{n.name, v.type, v.shape, cs});
+    return st;
+}
+
+// Output `slot`: its buffer, and its store in the kernel (a Deferred value: in the column
+// kernel that follows, which `deferred` lists).
+Status addStore(Lowerer& lw, const graph::Node& n, int slot, RegionProgram& prog,
+                std::vector<std::pair<int, graph::NodeId>>& deferred)
+{
+    const Val& v = lw.values.at(n.id);
+    if (v.kind == Val::Kind::Deferred) {
+        auto meta = lw.outMeta(n);
+        if (!meta) {
+            return meta.error();
+        }
+        deferred.emplace_back(slot, n.id);
+        prog.outputs.push_back(BufferSpec{n.name, meta->first, meta->second,
+                                          contiguousStrides(meta->second)});
+        return {};
+    }
+    auto st = makeStore(lw, n, slot);
+    if (!st) {
+        return st.error();
+    }
+    lw.kernel.stores.push_back(*st);
+    prog.outputs.push_back(BufferSpec{n.name, v.type, v.shape, contiguousStrides(v.shape)});
     return {};
+}
+
+void bindInputs(Lowerer& lw, const std::vector<BufferSpec>& specs)
+{
+    for (std::size_t i = 0; i < lw.req.inputs.size(); ++i) {
+        Val v;
+        v.kind = Val::Kind::InputView;
+        v.input = static_cast<int>(i);
+        v.type = specs[i].type;
+        v.shape = specs[i].sizes;
+        v.strides = specs[i].strides;
+        lw.values[lw.req.inputs[i]] = std::move(v);
+    }
+}
+
+// The region nodes the values `from` are computed from (them included).
+std::set<graph::NodeId> ancestorsIn(const LoweringRequest& req,
+                                    const std::vector<graph::NodeId>& from)
+{
+    const std::set<graph::NodeId> region(req.order.begin(), req.order.end());
+    std::set<graph::NodeId> seen;
+    std::vector<graph::NodeId> todo = from;
+    while (!todo.empty()) {
+        const graph::NodeId id = todo.back();
+        todo.pop_back();
+        if (!region.count(id) || !seen.insert(id).second) {
+            continue;
+        }
+        const graph::Node& n = req.graph->node(id);
+        todo.insert(todo.end(), n.inputs.begin(), n.inputs.end());
+        if (n.getitemOf != graph::kNoNode) {
+            todo.push_back(n.getitemOf);
+        }
+    }
+    return seen;
+}
+
+// The program's second kernel: the Deferred outputs (a layer norm backward's weight and bias
+// gradients) as column reductions over the same index space, recomputing what they read.
+Result<Kernel> lowerColumnPart(const LoweringRequest& req, const std::vector<BufferSpec>& specs,
+                               const std::vector<std::int64_t>& F,
+                               const std::vector<std::pair<int, graph::NodeId>>& deferred)
+{
+    Lowerer lw(req);
+    lw.F = F;
+    lw.columnPart = true;
+    lw.kernel.name = "kernel0_1";
+    lw.kernel.shape = F;
+    bindInputs(lw, specs);
+    std::vector<graph::NodeId> outs;
+    for (const auto& d : deferred) {
+        outs.push_back(d.second);
+    }
+    const std::set<graph::NodeId> needed = ancestorsIn(req, outs);
+    for (graph::NodeId id : req.order) {
+        if (!needed.count(id)) {
+            continue;
+        }
+        const graph::Node& n = req.graph->node(id);
+        if (Status s = lowerNode(lw, n); !s) {
+            return s.error();
+        }
+        if (Status s = detail::checkColumnValue(lw, n); !s) {
+            return s.error();
+        }
+        lw.kernel.nodes.push_back(n.name);
+    }
+    if (lw.columnDims < 0) {
+        return lw.unsupported(req.graph->node(outs.front()), "no column reduction makes it");
+    }
+    lw.kernel.columns = true;
+    lw.kernel.innerDims = int(lw.F.size()) - lw.columnDims;
+    for (const auto& [slot, id] : deferred) {
+        auto st = makeStore(lw, req.graph->node(id), slot);
+        if (!st) {
+            return st.error();
+        }
+        lw.kernel.stores.push_back(*st);
+    }
+    detail::pruneDeadCode(lw.kernel);
+    return std::move(lw.kernel);
 }
 
 bool flatAccess(const Access& a, const std::vector<std::int64_t>& contiguous)
@@ -462,24 +580,24 @@ Result<RegionProgram> lowerRegion(const LoweringRequest& req)
     lw.F = indexSpace(req, *specs);
     lw.kernel.name = "kernel0";
     lw.kernel.shape = lw.F;
-    for (std::size_t i = 0; i < req.inputs.size(); ++i) {
-        Val v;
-        v.kind = Val::Kind::InputView;
-        v.input = static_cast<int>(i);
-        v.type = (*specs)[i].type;
-        v.shape = (*specs)[i].sizes;
-        v.strides = (*specs)[i].strides;
-        lw.values[req.inputs[i]] = std::move(v);
-    }
+    bindInputs(lw, *specs);
     for (graph::NodeId id : req.order) {
         if (Status s = lowerNode(lw, req.graph->node(id)); !s) {
+            return s.error();
+        }
+        if (Status s = detail::checkColumnValue(lw, req.graph->node(id)); !s) {
             return s.error();
         }
         lw.kernel.nodes.push_back(req.graph->node(id).name);
     }
     lw.kernel.innerDims = lw.reducedDims >= 0 ? lw.reducedDims : 1;
+    if (lw.columnDims >= 0) {
+        lw.kernel.columns = true;
+        lw.kernel.innerDims = int(lw.F.size()) - lw.columnDims;
+    }
+    std::vector<std::pair<int, graph::NodeId>> deferred;
     for (std::size_t i = 0; i < req.outputs.size(); ++i) {
-        if (Status s = addStore(lw, req.graph->node(req.outputs[i]), int(i), prog); !s) {
+        if (Status s = addStore(lw, req.graph->node(req.outputs[i]), int(i), prog, deferred); !s) {
             return s.error();
         }
     }
@@ -490,7 +608,18 @@ Result<RegionProgram> lowerRegion(const LoweringRequest& req)
         detail::coalesceDims(lw.kernel);
         chooseLoopShape(lw.kernel);
     }
-    prog.kernels.push_back(std::move(lw.kernel));
+    // A row kernel left with nothing to store (every output deferred) is not launched.
+    if (deferred.empty() || !lw.kernel.stores.empty()) {
+        prog.kernels.push_back(std::move(lw.kernel));
+    }
+    if (!deferred.empty()) {
+        auto columns = lowerColumnPart(req, *specs, lw.F, deferred);
+        if (!columns) {
+            return columns.error();
+        }
+        columns->name = prog.kernels.empty() ? "kernel0" : "kernel0_1";
+        prog.kernels.push_back(std::move(*columns));
+    }
     return prog;
 }
 

@@ -162,7 +162,8 @@ std::vector<std::int64_t> nonOnes(const std::vector<std::int64_t>& s)
 // A view of a computed value that only inserts/drops size-1 dims: F dims carry over in order.
 bool relabel(const Val& x, const std::vector<std::int64_t>& shape, Val& out)
 {
-    if (nonOnes(x.shape) != nonOnes(shape)) {
+    if (nonOnes(x.shape) != nonOnes(shape) ||
+        std::any_of(x.fspan.begin(), x.fspan.end(), [](int s) { return s > 1; })) {
         return false;
     }
     std::vector<int> carried;
@@ -284,7 +285,7 @@ Status lowerView(Lowerer& lw, const graph::Node& n)
     } else if ((base == "permute" || base == "transpose" || base == "t") &&
                !permuteKeepsOrder(n, base, *x)) {
         return lw.unsupported(n, "a permutation of a computed value (needs a copy)");
-    } else if (!relabel(*x, meta->second, out)) {
+    } else if (!relabel(*x, meta->second, out) && !mergeDims(lw, *x, meta->second, out)) {
         return lw.unsupported(n, "a view of a computed value that moves elements");
     }
     lw.values[n.id] = std::move(out);

@@ -329,8 +329,10 @@ Result<RegionSchedule> Planner::run()
             continue;
         }
         for (std::size_t i = 0; s.programs.size() > 1 && i < s.programs.size(); ++i) {
-            for (auto& k : s.programs[i].kernels) {
-                k.name = "kernel" + std::to_string(i);
+            auto& kernels = s.programs[i].kernels;
+            for (std::size_t j = 0; j < kernels.size(); ++j) {
+                // A program's second kernel (a column part, codegen/lowering.cpp): "_1".
+                kernels[j].name = "kernel" + std::to_string(i) + (j ? "_" + std::to_string(j) : "");
             }
         }
         s.externReason = m_firstReason;

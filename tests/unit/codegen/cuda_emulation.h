@@ -3,9 +3,11 @@
 // onto C++: each block runs as blockDim.x std::threads meeting at a std::barrier for
 // __syncthreads and for warp shuffles (every thread of a block takes part in them, as the
 // printer's kernels guarantee), blocks run one after another (so __shared__ is `static`).
-// fxs_emulate(kernel, grid, block, args, n) launches a kernel whose n parameters are pointers.
+// fxs_emulate(kernel, grid, block, args, n) launches a kernel whose n (<= 9) parameters are
+// pointers.
 #pragma once
 
+#include <atomic>
 #include <barrier>
 #include <cmath>
 #include <cstdint>
@@ -67,6 +69,13 @@ inline long long __double_as_longlong(double d)
 
 inline void __syncthreads() { fxs_block_barrier->arrive_and_wait(); }
 
+// Column kernels that split rows over blocks: a counter per column tile and memory fences.
+inline unsigned atomicAdd(unsigned* p, unsigned v)
+{
+    return std::atomic_ref<unsigned>(*p).fetch_add(v);
+}
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
 template <typename X>
 X __shfl_xor_sync(unsigned, X v, int lane)
 {
@@ -93,6 +102,18 @@ inline void fxs_call(void* kernel, fxs_kernel_args a, int n)
     case 6:
         reinterpret_cast<void (*)(P, P, P, P, P, P)>(kernel)(a[0], a[1], a[2], a[3], a[4], a[5]);
         break;
+    case 7:
+        reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(kernel)(a[0], a[1], a[2], a[3], a[4], a[5],
+                                                              a[6]);
+        break;
+    case 8:
+        reinterpret_cast<void (*)(P, P, P, P, P, P, P, P)>(kernel)(a[0], a[1], a[2], a[3], a[4],
+                                                                 a[5], a[6], a[7]);
+        break;
+    case 9:
+        reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P)>(kernel)(a[0], a[1], a[2], a[3], a[4],
+                                                                    a[5], a[6], a[7], a[8]);
+        break;
     default: break;
     }
 }
@@ -100,7 +121,7 @@ inline void fxs_call(void* kernel, fxs_kernel_args a, int n)
 extern "C" int fxs_emulate(void* kernel, unsigned grid, unsigned block, void* const* args,
                                   int n)
 {
-    if (n < 1 || n > 6 || block == 0 || block > 1024) {
+    if (n < 1 || n > 9 || block == 0 || block > 1024) {
         return 1;
     }
     gridDim = {grid, 1, 1};

@@ -217,12 +217,60 @@ private Q_SLOTS:
         QVERIFY(sawCast);
     }
 
+    void leadingDimReductionsAreColumnKernels()
+    {
+        // exp of [3, 5, 7], summed over [0, 1] (keepdim) and its amax over [0, 1]: one column
+        // kernel over F = [3, 5, 7], 15 rows reduced, 7 kept columns; exp stored from the pass
+        // over the rows (outer strides), the sum and amax once per column (outer strides 0).
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({3, 5, 7}));
+        const NodeId e = b.call("exp", "aten::exp.default", {ref(x)}, {}, meta({3, 5, 7}));
+        const auto dims = Argument::list({Argument::integer(0), Argument::integer(1)});
+        const NodeId s = b.call("sum", "aten::sum.dim_IntList",
+                                {ref(e), dims, Argument::boolean(true)}, {}, meta({1, 1, 7}));
+        const NodeId m = b.call("amax", "aten::amax.default", {ref(e), dims}, {}, meta({7}));
+        b.output({ref(e), ref(s), ref(m)});
+        auto g = b.build();
+        auto p = lower({*g, {e, s, m}, {x}, {e, s, m}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        QCOMPARE(p->kernels.size(), std::size_t(1));
+        const Kernel& k = p->kernels[0];
+        QVERIFY(k.columns);
+        QCOMPARE(k.shape, (std::vector<std::int64_t>{3, 5, 7}));
+        QCOMPARE(k.innerDims, 1);
+        QCOMPARE(k.rows(), std::int64_t(15));
+        QCOMPARE(k.reductions.size(), std::size_t(2));
+        QCOMPARE(k.stores.size(), std::size_t(3));
+        QVERIFY(!isColumnResult(k, k.stores[0]));
+        QCOMPARE(k.stores[0].access.strides, (std::vector<std::int64_t>{35, 7, 1}));
+        QVERIFY(isColumnResult(k, k.stores[1]));
+        QVERIFY(isColumnResult(k, k.stores[2]));
+        QCOMPARE(k.stores[2].access.strides, (std::vector<std::int64_t>{0, 0, 1}));
+        QVERIFY(!nodeRefusal(**g, s).has_value());
+
+        // Subtracting the column sum from the rows would need a second pass over them: the
+        // node that does so is refused (a schedule starts a new kernel there).
+        GraphBuilder b2;
+        const NodeId x2 = b2.placeholder("x", meta({6, 4}));
+        const NodeId s2 = b2.call("sum", "aten::sum.dim_IntList",
+                                  {ref(x2), Argument::list({Argument::integer(0)}),
+                                   Argument::boolean(true)},
+                                  {}, meta({1, 4}));
+        const NodeId sub = b2.call("sub", "aten::sub.Tensor", {ref(x2), ref(s2)}, {}, meta({6, 4}));
+        b2.output({ref(sub)});
+        auto g2 = b2.build();
+        auto q = lower({*g2, {s2, sub}, {x2}, {sub}});
+        QVERIFY(!q.ok());
+        QCOMPARE(q.error().where, std::string("r0:sub"));
+        QVERIFY(q.error().message.find("second pass") != std::string::npos);
+    }
+
     void refusesWhatItCannotLower()
     {
         GraphBuilder b;
         const NodeId x = b.placeholder("x", meta({4, 4}));
         const NodeId mm = b.call("mm", "aten::mm.default", {ref(x), ref(x)}, {}, meta({4, 4}));
-        const NodeId s0 = b.call("sum", "aten::sum.dim_IntList",
+        const NodeId s0 = b.call("var", "aten::var.dim",
                                  {ref(x), Argument::list({Argument::integer(0)})}, {}, meta({4}));
         b.output({ref(mm), ref(s0)});
         auto g = b.build();
@@ -233,12 +281,13 @@ private Q_SLOTS:
         QVERIFY(opRefusal((*g)->node(mm)).has_value());
         QCOMPARE(int(opRefusal((*g)->node(mm))->kind), int(RefusalKind::Op));
         QVERIFY(!opRefusal((*g)->node(s0)).has_value());
-        // The op is lowered, but not over the leading dim: only the trial lowering knows.
+        // The op is lowered, but not over the leading dim (var needs two passes over the rows;
+        // sum, mean, amax and amin are column reductions): only the trial lowering knows.
         const auto leading = nodeRefusal(**g, s0);
         QVERIFY(leading.has_value());
         QCOMPARE(int(leading->kind), int(RefusalKind::Shape));
         QVERIFY(leading->message.find("trailing") != std::string::npos);
-        // Reducing the leading dim is not a trailing-dim reduction.
+        // A variance over the leading dim is not a trailing-dim reduction.
         auto q = lower({*g, {s0}, {x}, {s0}});
         QVERIFY(!q.ok());
         QVERIFY(q.error().message.find("trailing") != std::string::npos);

@@ -105,12 +105,13 @@ private Q_SLOTS:
 
     void nodesTheCodeGeneratorRefusesStayOut()
     {
-        // exp -> sum over the leading dim -> relu: sum is a lowered op, but not over dim 0;
+        // exp -> var over the leading dim -> relu: var is a lowered op, but not over dim 0 (sum,
+        // mean, amax and amin are, as column reductions: columnReductionsAreProposed);
         // training batch norm (the functional form) is not lowered at all. Neither is proposed.
         GraphBuilder bld;
         const NodeId p = bld.placeholder("p", f32({4, 8}));
         const NodeId e = bld.call("e", "aten::exp.default", {Argument::ref(p)}, {}, f32({4, 8}));
-        const NodeId s = bld.call("s", "aten::sum.dim_IntList",
+        const NodeId s = bld.call("s", "aten::var.dim",
                                   {Argument::ref(e), Argument::list({Argument::integer(0)})}, {},
                                   f32({8}));
         const NodeId r = bld.call("r", "aten::relu.default", {Argument::ref(s)}, {}, f32({8}));
@@ -132,6 +133,26 @@ private Q_SLOTS:
         QCOMPARE(bnEx->reason, ExclusionReason::UnsupportedOp);
         QCOMPARE(std::string(reasonCode(sumEx->reason)), std::string("not_lowered"));
         QVERIFY(coversEveryCallNode(**g, part));
+    }
+
+    void columnReductionsAreProposed()
+    {
+        // exp -> sum over the leading dim -> relu: one column kernel (the sum's producer in its
+        // pass over the rows, relu on each column's result), so one region of all three. Before
+        // column reductions the sum was refused and exp and relu were two regions.
+        GraphBuilder bld;
+        const NodeId p = bld.placeholder("p", f32({4, 8}));
+        const NodeId e = bld.call("e", "aten::exp.default", {Argument::ref(p)}, {}, f32({4, 8}));
+        const NodeId s = bld.call("s", "aten::sum.dim_IntList",
+                                  {Argument::ref(e), Argument::list({Argument::integer(0)})}, {},
+                                  f32({8}));
+        const NodeId r = bld.call("r", "aten::relu.default", {Argument::ref(s)}, {}, f32({8}));
+        bld.output({Argument::ref(r)});
+        const auto g = bld.build();
+        const Partition part = proposeRegions(**g, {});
+        QCOMPARE(part.regions.size(), std::size_t(1));
+        QCOMPARE(part.regions[0].nodes, (std::vector<NodeId>{e, s, r}));
+        QVERIFY(part.excluded.empty());
     }
 
     void viewOnlyAndTinyRegionsAreDropped()
