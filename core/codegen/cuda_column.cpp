@@ -60,7 +60,7 @@ std::string ColumnPrinter::loadText(int index) const
     const std::string inner = innerIndexText(m_k, l.access);
     const std::string at = "[b" + colText(index) + (inner.empty() ? "" : " + " + inner) + "]";
     const std::string value = loadValue(l.type, "in" + colText(l.access.buffer) + at);
-    return guardedLoadText(m_k, l, value, "c");
+    return guardedLoadText(m_k, l, value, "c", cudaDialect());
 }
 
 // Row bases of every access at row r (unused ones cost nothing).
