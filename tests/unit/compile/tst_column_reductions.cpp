@@ -180,9 +180,9 @@ private Q_SLOTS:
                    R"(    view_163: "f32[3, 4, 96][384, 96, 1]cpu" = torch.ops.aten.view.default(mm_14, [3, 4, 96])
     gelu_backward: "f32[3, 4, 96][384, 96, 1]cpu" = torch.ops.aten.gelu_backward.default(view_163, view_153)
     view_164: "f32[12, 96][96, 1]cpu" = torch.ops.aten.view.default(gelu_backward, [12, 96])
+    t_58: "f32[96, 12][1, 96]cpu" = torch.ops.aten.t.default(view_164)
     sum_3: "f32[1, 96][96, 1]cpu" = torch.ops.aten.sum.dim_IntList(view_164, [0], True)
     view_165: "f32[96][1]cpu" = torch.ops.aten.view.default(sum_3, [96])
-    t_58: "f32[96, 12][1, 96]cpu" = torch.ops.aten.t.default(view_164)
     return (view_164, t_58, view_165)
 )")) << 1 << 1e-5 << 1;
         // native_layer_norm_backward with every output read (GPT-12's 25): grad_input in the row
