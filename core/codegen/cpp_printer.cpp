@@ -100,6 +100,7 @@ private:
     void emitRowBody(const std::string& indent);
     std::string storeValue(const Store& s) const;
     void columnFunction();
+    void columnEpilogue();
     void columnBases(const std::string& indent);
     void columnStores(const std::string& indent, bool results);
     std::string columnCombine(int index) const;
@@ -319,7 +320,13 @@ void Printer::columnFunction()
     }
     columnStores(in + "    ", false);
     m_out += in + "}\n        }\n";
-    // Epilogue: each column's results; what it reads does not move along the rows.
+    columnEpilogue();
+    m_out += "    }\n";
+}
+
+// Each column's results, after the pass over the rows; what they read does not move along them.
+void Printer::columnEpilogue()
+{
     m_out += "        for (int64_t c = c0; c < c1; ++c) {\n";
     const std::string ep = "            ";
     m_out += ep + "const int64_t r = 0;\n" + ep + "(void)r;\n";
@@ -337,7 +344,7 @@ void Printer::columnFunction()
     }
     emitExprs(results, ep);
     columnStores(ep, true);
-    m_out += "        }\n    }\n";
+    m_out += "        }\n";
 }
 
 std::string Printer::kernelFunction(const RegionProgram& prog)

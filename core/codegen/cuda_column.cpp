@@ -50,6 +50,7 @@ private:
     std::string bases(const std::string& in) const;
     std::string stores(bool results, const std::string& in) const;
     std::string rowPass(const std::string& in);
+    std::string blockCombine(const std::string& in) const;
     std::string splitCombine(const std::string& in) const;
     std::string epilogue(const std::string& in);
 };
@@ -127,6 +128,24 @@ std::string ColumnPrinter::rowPass(const std::string& in)
     }
     s += stores(false, in3);
     return s + in2 + "}\n" + in + "}\n";
+}
+
+// The TY partials of each column of the block, combined in order by its first row of threads.
+std::string ColumnPrinter::blockCombine(const std::string& in) const
+{
+    std::string s;
+    for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
+        const std::string id = colText(std::int64_t(i));
+        s += in + "sm" + id + "[threadIdx.x] = acc" + id + ";\n";
+    }
+    s += in + "__syncthreads();\n" + in + "if (ty == 0) {\n";
+    s += in + "    for (int y = 1; y < " + colText(m_plan.ty) + "; ++y) {\n";
+    for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
+        const std::string id = colText(std::int64_t(i));
+        s += in + "        acc" + id + " = " + combineOf(m_k.reductions[i]) + "(acc" + id +
+             ", sm" + id + "[y * " + colText(m_plan.tx) + " + tx]);\n";
+    }
+    return s + in + "    }\n" + in + "}\n";
 }
 
 // Split rows: the partials of the S blocks of a tile, combined in split order by the last one.
@@ -212,19 +231,7 @@ std::string ColumnPrinter::kernel(const std::string& params, int block)
         s += in + computeName(r.type) + " acc" + colText(std::int64_t(i)) + " = " +
              reductionIdentity(r, cudaDialect()) + ";\n";
     }
-    s += rowPass(in);
-    for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
-        const std::string id = colText(std::int64_t(i));
-        s += in + "sm" + id + "[threadIdx.x] = acc" + id + ";\n";
-    }
-    s += in + "__syncthreads();\n" + in + "if (ty == 0) {\n";
-    s += in + "    for (int y = 1; y < " + colText(m_plan.ty) + "; ++y) {\n";
-    for (std::size_t i = 0; i < m_k.reductions.size(); ++i) {
-        const std::string id = colText(std::int64_t(i));
-        s += in + "        acc" + id + " = " + combineOf(m_k.reductions[i]) + "(acc" + id +
-             ", sm" + id + "[y * " + colText(m_plan.tx) + " + tx]);\n";
-    }
-    s += in + "    }\n" + in + "}\n";
+    s += rowPass(in) + blockCombine(in);
     if (m_plan.splits > 1) {
         s += splitCombine(in);
     }

@@ -139,8 +139,9 @@ void Planner::classify()
 }
 
 // A view whose region users are all extern, a returned view of an extern value or a region
-// input, or a returned expand no region node reads, stays a free LibTorch view instead of a
-// copy made by a kernel (a kernel reading it takes it as a strided input).
+// input, a returned expand no region node reads, or a returned view no region node reads of a
+// value the region returns, stays a free LibTorch view instead of a copy made by a kernel (a
+// kernel reading it takes it as a strided input).
 bool Planner::attractViews()
 {
     bool changed = false;
@@ -163,7 +164,12 @@ bool Planner::attractViews()
         // LibTorch expands that for free (a stored expansion writes it several times over and
         // needs an index space of its own: LLaMA's 24 attention masks, one kernel each).
         const bool freeExpand = !any && graph::opBaseName(n.target) == "expand";
-        if ((any && allExtern) || ((!any || m_outputs.count(*it)) && (srcExtern || freeExpand))) {
+        // A view no region node reads of a value the region returns anyway (stored either way):
+        // a free LibTorch view, not a second copy (GPT-12's transposes of the gradients for the
+        // weight-gradient mm, which as copies also cut gelu_backward from its bias sum).
+        const bool ofReturned = !any && m_outputs.count(src) != 0;
+        if ((any && allExtern) ||
+            ((!any || m_outputs.count(*it)) && (srcExtern || freeExpand || ofReturned))) {
             m_extern.insert(*it);
             changed = true;
         }

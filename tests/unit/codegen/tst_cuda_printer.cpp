@@ -255,6 +255,24 @@ private Q_SLOTS:
         QCOMPARE(printCudaSchedule({*p}).source, golden("softmax_mul.cu"));
     }
 
+    // A column kernel whose rows split over blocks (text checked by hand once): the kernel alone,
+    // from its opening comment (the prelude is goldenSoftmaxMul's).
+    void goldenColumnSplit()
+    {
+        graph::GraphPtr keep;
+        auto p = testing::lowerCase({"r0", R"(def forward(self, x: "f32[2, 300, 20][6000, 20, 1]cuda:0", w: "f32[300, 1][1, 1]cuda:0"):
+    mul: "f32[2, 300, 20][6000, 20, 1]cuda:0" = torch.ops.aten.mul.Tensor(x, w)
+    mean: "f32[20][1]cuda:0" = torch.ops.aten.mean.dim(mul, [0, 1])
+    return (mean,)
+)"},
+                                    keep);
+        QVERIFY(p.ok());
+        const std::string source = printCudaSchedule({*p}).source;
+        const std::size_t at = source.find("// r0_kernel0:");
+        QVERIFY(at != std::string::npos);
+        QCOMPARE(source.substr(at), golden("column_split.cu"));
+    }
+
     void launchesFollowTheShape()
     {
         // 1003 floats: 250 chunks of 4 (+3 elements by the first threads), 256 chunks a block
