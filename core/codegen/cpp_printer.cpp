@@ -81,8 +81,8 @@ std::string vectorMathDeclarations(const VectorMathUses& uses)
 // is decided once per row (g<load>, the row base clamped into the buffer) and the loop selects
 // with it (fxs_sel: both sides made, no branch); a guard on the first inner dim holds on a range
 // of c, so the inner loop is split there and each piece knows it (the fill, or a plain load).
-// Other guards (later inner dims, flat kernels) select per element at an address clamped into
-// the buffer: branch-free, though g++ 12 does not vectorise that gather. Column kernels keep
+// Guards on later inner dims and flat kernels' guards select per element at an address clamped
+// into the buffer: branch-free, though g++ 12 does not vectorise that gather. Column kernels keep
 // guardedLoadText's conditional read.
 bool outerDim(const Kernel& k, int d)
 {
@@ -307,8 +307,8 @@ void Printer::emitInnerLoops(const std::string& in, const std::string& pragma,
     m_segment = -1;
 }
 
-// Row base b<load> of a row kernel's load; a guarded one's clamped into the buffer, with its
-// outer guards decided once per row (g<load>).
+// Row base b<load> of a load; a guarded one's clamped into the buffer, with its outer guards
+// decided once per row (g<load>).
 void Printer::emitLoadBase(std::size_t l, const std::string& in)
 {
     const Access& a = m_k.loads[l].access;
