@@ -6,6 +6,8 @@
 #include "core/codegen/source_text.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <set>
 
 namespace fxs::codegen {
@@ -74,6 +76,105 @@ std::string vectorMathDeclarations(const VectorMathUses& uses)
     return out;
 }
 
+// Guarded loads (loop_ir.h Access::guards) without a branch in the inner loop (g++ reported
+// "not vectorized: control flow in loop" for `guard ? in[..] : fill`): a guard on an outer dim
+// is decided once per row (g<load>, the row base clamped into the buffer) and the loop selects
+// with it (fxs_sel: both sides made, no branch); a guard on the first inner dim holds on a range
+// of c, so the inner loop is split there and each piece knows it (the fill, or a plain load).
+// Guards on later inner dims and flat kernels' guards select per element at an address clamped
+// into the buffer: branch-free, though g++ 12 does not vectorise that gather. Column kernels keep
+// guardedLoadText's conditional read.
+bool outerDim(const Kernel& k, int d)
+{
+    return !k.flat && d < int(k.shape.size()) - k.innerDims;
+}
+
+// The access with only its guards on outer dims (outer) or inner dims (!outer).
+Access guardsOn(const Kernel& k, const Access& a, bool outer)
+{
+    Access part = a;
+    std::erase_if(part.guards, [&](const Guard& g) { return outerDim(k, g.dim) != outer; });
+    return part;
+}
+
+// One guard per guarded dim: the intersection of the access's guards on it (a window guard of a
+// cat input's guard, moved by a pool, can share a dim with another).
+std::vector<Guard> mergedGuards(const std::vector<Guard>& guards)
+{
+    std::vector<Guard> out;
+    for (const Guard& g : guards) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const Guard& o) {
+            return o.dim == g.dim;
+        });
+        if (it == out.end()) {
+            out.push_back(g);
+        } else {
+            it->lo = std::max(it->lo, g.lo);
+            it->hi = std::min(it->hi, g.hi);
+        }
+    }
+    return out;
+}
+
+// The range of the inner index c where guard g holds, when it is one (g on the first inner dim
+// of a row kernel: its digit is c / P); nullopt otherwise.
+std::optional<std::pair<std::int64_t, std::int64_t>> innerRange(const Kernel& k, const Guard& g)
+{
+    const int first = int(k.shape.size()) - k.innerDims;
+    if (k.flat || k.columns || g.dim != first) {
+        return std::nullopt;
+    }
+    std::int64_t p = 1;
+    for (std::size_t d = std::size_t(first) + 1; d < k.shape.size(); ++d) {
+        p *= k.shape[d];
+    }
+    const std::int64_t size = k.shape.at(std::size_t(g.dim));
+    return std::pair{std::clamp(g.lo, std::int64_t(0), size) * p,
+                     std::clamp(g.hi, std::int64_t(0), size) * p};
+}
+
+bool neverHolds(const Access& a)
+{
+    const auto merged = mergedGuards(a.guards);
+    return std::any_of(merged.begin(), merged.end(), [](const Guard& g) { return g.lo >= g.hi; });
+}
+
+// The address change that moves each guarded digit of a (outer or inner dims) into its range.
+std::string clampText(const Kernel& k, const Access& a, bool outer, const std::string& flat)
+{
+    std::string s;
+    for (const Guard& g : mergedGuards(guardsOn(k, a, outer).guards)) {
+        const std::int64_t stride = a.strides.at(std::size_t(g.dim));
+        const bool low = g.lo > 0;
+        const bool high = g.hi < k.shape.at(std::size_t(g.dim));
+        if (stride == 0 || (!low && !high)) {
+            continue;
+        }
+        const std::string d = detail::indexDigitText(k, g.dim, flat);
+        const std::string lo = std::to_string(g.lo);
+        const std::string top = std::to_string(g.hi - 1);
+        std::string delta = low ? d + " < " + lo + " ? " + lo + " - " + d + " : " : "";
+        delta += high ? d + " > " + top + " ? " + top + " - " + d + " : 0" : "0";
+        s += " + (" + delta + ") * " + std::to_string(stride);
+    }
+    return s;
+}
+
+// The prelude's branch-free select of type t (fxs_sel_f, fxs_sel_d: bitwise, which g++ keeps a
+// select; a `g ? v : f` over a row-invariant g it may thread into branches that stop the
+// vectoriser).
+std::string selectName(ComputeType t)
+{
+    return t == ComputeType::Float    ? "fxs_sel_f"
+           : t == ComputeType::Double ? "fxs_sel_d"
+                                      : "fxs_sel<" + std::string(computeName(t)) + ">";
+}
+
+std::string innerBound(const Kernel& k)
+{
+    return k.flat ? "len" : std::to_string(k.inner());
+}
+
 class Printer {
 public:
     Printer(const Kernel& k, VectorMathUses& vmath)
@@ -84,16 +185,23 @@ public:
     }
 
     std::string kernelFunction(const RegionProgram& prog);
+    bool usesSelect() const { return m_select; }
 
 private:
     const Kernel& m_k;
     VectorMathUses& m_vmath;
     detail::ExprEmitter m_emit;
     std::string m_out;
+    bool m_select = false; // a load printed through fxs_sel
+    std::int64_t m_segment = -1; // the first c of the inner loop piece being printed
 
     std::string rowBase(const Access& a) const;
     std::string innerIndex(const Access& a) const;
-    std::string loadText(int index) const;
+    std::string loadText(int index);
+    std::string selectedLoadText(int index);
+    void emitLoadBase(std::size_t index, const std::string& indent);
+    void emitInnerLoops(const std::string& indent, const std::string& pragma,
+                        const std::function<void()>& body);
     // loop: the reduction phase or epilogue being printed (-1: scalar code, no row cache).
     void emitExprs(const std::vector<int>& roots, const std::string& indent, int loop = -1);
     void emitReduction(int index, const std::string& indent);
@@ -115,9 +223,12 @@ std::string Printer::rowBase(const Access& a) const
 std::string Printer::innerIndex(const Access& a) const { return detail::innerIndexText(m_k, a); }
 
 // A load through its row base (b<load>) and its index along the row.
-std::string Printer::loadText(int index) const
+std::string Printer::loadText(int index)
 {
     const Load& l = m_k.loads.at(std::size_t(index));
+    if (!m_k.columns && !l.access.guards.empty()) {
+        return selectedLoadText(index);
+    }
     const std::string inner = innerIndex(l.access);
     const std::string value =
         detail::loadValue(l.type, "in" + std::to_string(l.access.buffer) + "[b" +
@@ -126,21 +237,126 @@ std::string Printer::loadText(int index) const
     return detail::guardedLoadText(m_k, l, value, m_emit.flatIndex(), cppDialect());
 }
 
+// A guarded load of a row kernel: fxs_sel(guards, load at clamped address, fill). In a segment
+// of the inner range (m_segment), a guard on the first inner dim is known: the fill where it
+// fails, nothing where it holds.
+std::string Printer::selectedLoadText(int index)
+{
+    const Load& l = m_k.loads.at(std::size_t(index));
+    const ComputeType t = computeTypeOf(l.type);
+    const std::string fill = l.access.fill == 0
+                                 ? "(" + std::string(computeName(t)) + ")0"
+                                 : detail::constText(l.access.fill, t, cppDialect());
+    Access inner = guardsOn(m_k, l.access, false);
+    if (m_segment >= 0) {
+        for (const Guard& g : inner.guards) {
+            const auto range = innerRange(m_k, g);
+            if (range && (m_segment < range->first || m_segment >= range->second)) {
+                return fill;
+            }
+        }
+        std::erase_if(inner.guards, [&](const Guard& g) { return innerRange(m_k, g); });
+    }
+    if (neverHolds(l.access)) {
+        return fill;
+    }
+    const std::string flat = m_emit.flatIndex();
+    std::string at = innerIndex(l.access);
+    at = (at.empty() ? "" : " + " + at) + clampText(m_k, inner, false, flat);
+    const std::string value = detail::loadValue(
+        l.type, "in" + std::to_string(l.access.buffer) + "[b" + std::to_string(index) + at + "]");
+    std::string guard = detail::guardText(m_k, guardsOn(m_k, l.access, true), flat).empty()
+                            ? ""
+                            : "g" + std::to_string(index);
+    const std::string each = detail::guardText(m_k, inner, flat);
+    guard += guard.empty() || each.empty() ? each : " && " + each;
+    if (guard.empty()) {
+        return value;
+    }
+    m_select = true;
+    return selectName(t) + "(" + guard + ", " + value + ", " + fill + ")";
+}
+
+// The inner loop over c, split where a guard on the first inner dim starts or stops holding
+// (each piece a loop of its own, its guards known: selectedLoadText); `body` prints one.
+void Printer::emitInnerLoops(const std::string& in, const std::string& pragma,
+                             const std::function<void()>& body)
+{
+    std::set<std::int64_t> cuts{0, m_k.inner()};
+    for (const Load& l : m_k.loads) {
+        for (const Guard& g : m_k.flat || m_k.columns ? std::vector<Guard>{} : l.access.guards) {
+            if (const auto range = innerRange(m_k, g)) {
+                cuts.insert({std::min(range->first, m_k.inner()),
+                             std::min(range->second, m_k.inner())});
+            }
+        }
+    }
+    if (cuts.size() == 2) {
+        m_out += in + pragma + "\n" + in + "for (int64_t c = 0; c < " + innerBound(m_k) +
+                 "; ++c) {\n";
+        body();
+        m_out += in + "}\n";
+        return;
+    }
+    for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+        m_segment = *it;
+        m_out += in + pragma + "\n" + in + "for (int64_t c = " + std::to_string(*it) + "; c < " +
+                 std::to_string(*std::next(it)) + "; ++c) {\n";
+        body();
+        m_out += in + "}\n";
+    }
+    m_segment = -1;
+}
+
+// Row base b<load> of a load; a guarded one's clamped into the buffer, with its outer guards
+// decided once per row (g<load>).
+void Printer::emitLoadBase(std::size_t l, const std::string& in)
+{
+    const Access& a = m_k.loads[l].access;
+    if (a.guards.empty()) {
+        m_out += in + "const int64_t b" + std::to_string(l) + " = " + rowBase(a) + ";\n";
+        return;
+    }
+    if (neverHolds(a)) {
+        return; // read as its fill
+    }
+    const std::string outer = detail::guardText(m_k, guardsOn(m_k, a, true), "");
+    if (!outer.empty()) {
+        m_out += in + "const bool g" + std::to_string(l) + " = " + outer + ";\n";
+    }
+    m_out += in + "const int64_t b" + std::to_string(l) + " = " + rowBase(a) +
+             clampText(m_k, a, true, "") + ";\n";
+}
+
 // The expressions the roots need, row buffers indexed by c (the ExprEmitter's walk).
 void Printer::emitExprs(const std::vector<int>& roots, const std::string& indent, int loop)
 {
-    m_out += m_emit.statements(roots, loop, "c", indent,
-                               [this](int index) { return loadText(index); });
+    std::string text = m_emit.statements(roots, loop, "c", indent,
+                                         [this](int index) { return loadText(index); });
+    // A floating `where` in kernels with guarded loads (a pool's padding test) as the branch-free
+    // select: its condition is often row-invariant, which g++ threads into branches.
+    for (std::size_t id = 0; id < m_k.exprs.size() && m_select; ++id) {
+        const Expr& e = m_k.exprs[id];
+        if (e.kind != ExprKind::Op || e.op != "where" || e.args.size() != 3 ||
+            !isFloating(e.type)) {
+            continue;
+        }
+        const auto t = [](int a) { return "t" + std::to_string(a); };
+        const std::string lhs = " t" + std::to_string(id) + " = ";
+        const std::string from = lhs + "(" + t(e.args[0]) + " ? " + t(e.args[1]) + " : " +
+                                 t(e.args[2]) + ");";
+        const std::string to = lhs + selectName(e.type) + "(" + t(e.args[0]) + ", " +
+                               t(e.args[1]) + ", " + t(e.args[2]) + ");";
+        for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+            text.replace(at, from.size(), to);
+        }
+    }
+    m_out += text;
 }
 
 std::string Printer::storeValue(const Store& s) const
 {
     return detail::storeValue(s.type, "t" + std::to_string(s.expr));
-}
-
-std::string innerBound(const Kernel& k)
-{
-    return k.flat ? "len" : std::to_string(k.inner());
 }
 
 void Printer::emitReduction(int index, const std::string& in)
@@ -169,10 +385,10 @@ void Printer::emitReduction(int index, const std::string& in)
     if (needsNan) {
         m_out += in + "int " + nan + " = 0;\n";
     }
-    m_out += in + "#pragma omp simd " + clause + "\n";
-    m_out += in + "for (int64_t c = 0; c < " + innerBound(m_k) + "; ++c) {\n";
-    emitExprs({r.operand}, in + "    ", index);
-    m_out += in + "    " + combine + "\n" + in + "}\n";
+    emitInnerLoops(in, "#pragma omp simd " + clause, [&] {
+        emitExprs({r.operand}, in + "    ", index);
+        m_out += in + "    " + combine + "\n";
+    });
     if (needsNan) {
         m_out += in + "if (" + nan + ") {\n" + in + "    " + red + " = " +
                  detail::nanText(r.type, cppDialect()) + ";\n" + in + "}\n";
@@ -182,8 +398,7 @@ void Printer::emitReduction(int index, const std::string& in)
 void Printer::emitRowBody(const std::string& in)
 {
     for (std::size_t l = 0; l < m_k.loads.size(); ++l) {
-        m_out += in + "const int64_t b" + std::to_string(l) + " = " +
-                 rowBase(m_k.loads[l].access) + ";\n";
+        emitLoadBase(l, in);
     }
     for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
         m_out += in + "const int64_t s" + std::to_string(s) + " = " +
@@ -204,19 +419,18 @@ void Printer::emitRowBody(const std::string& in)
         }
     }
     if (!roots.empty()) {
-        m_out += in + "#pragma omp simd\n";
-        m_out += in + "for (int64_t c = 0; c < " + innerBound(m_k) + "; ++c) {\n";
-        emitExprs(roots, in + "    ", int(m_k.reductions.size()));
-        for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
-            const Store& st = m_k.stores[s];
-            if (!st.perRow) {
-                const std::string inner = innerIndex(st.access);
-                m_out += in + "    out" + std::to_string(st.access.buffer) + "[s" +
-                         std::to_string(s) + (inner.empty() ? "" : " + " + inner) + "] = " +
-                         storeValue(st) + ";\n";
+        emitInnerLoops(in, "#pragma omp simd", [&] {
+            emitExprs(roots, in + "    ", int(m_k.reductions.size()));
+            for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
+                const Store& st = m_k.stores[s];
+                if (!st.perRow) {
+                    const std::string inner = innerIndex(st.access);
+                    m_out += in + "    out" + std::to_string(st.access.buffer) + "[s" +
+                             std::to_string(s) + (inner.empty() ? "" : " + " + inner) + "] = " +
+                             storeValue(st) + ";\n";
+                }
             }
-        }
-        m_out += in + "}\n";
+        });
     }
     for (std::size_t s = 0; s < m_k.stores.size(); ++s) {
         const Store& st = m_k.stores[s];
@@ -417,6 +631,34 @@ static inline uint16_t fxs_bf16_store(float f)
 }
 )cpp";
 
+// Branch-free selects (cpp_printer: guarded loads, and `where` next to them): both values made,
+// picked bitwise for floating types.
+const char* kSelect = R"cpp(template <typename T> static inline T fxs_sel(bool g, T v, T f)
+{
+    return g ? v : f;
+}
+static inline float fxs_sel_f(bool g, float v, float f)
+{
+    uint32_t a, b;
+    __builtin_memcpy(&a, &v, 4);
+    __builtin_memcpy(&b, &f, 4);
+    const uint32_t m = 0u - (uint32_t)g;
+    a = (a & m) | (b & ~m);
+    __builtin_memcpy(&v, &a, 4);
+    return v;
+}
+static inline double fxs_sel_d(bool g, double v, double f)
+{
+    uint64_t a, b;
+    __builtin_memcpy(&a, &v, 8);
+    __builtin_memcpy(&b, &f, 8);
+    const uint64_t m = 0u - (uint64_t)g;
+    a = (a & m) | (b & ~m);
+    __builtin_memcpy(&v, &a, 8);
+    return v;
+}
+)cpp";
+
 } // namespace
 
 std::vector<std::int64_t> entryDims(const std::vector<BufferSpec>& inputs)
@@ -473,9 +715,12 @@ std::string printSchedule(const std::vector<RegionProgram>& programs)
 {
     VectorMathUses vmath;
     std::string kernels;
+    bool select = false;
     for (const auto& prog : programs) {
         for (const auto& k : prog.kernels) {
-            kernels += Printer(k, vmath).kernelFunction(prog) + "\n";
+            Printer p(k, vmath);
+            kernels += p.kernelFunction(prog) + "\n";
+            select = select || p.usesSelect();
         }
     }
     // No region id, node name or other input text: the source is a function of the cache key
@@ -487,6 +732,9 @@ std::string printSchedule(const std::vector<RegionProgram>& programs)
                "them are LibTorch calls made by the host.\n";
     }
     out += kPrelude;
+    if (select) {
+        out += kSelect;
+    }
     if (!vmath.empty()) {
         out += "\n// Vectorised by g++ through glibc's libmvec (simd clones, e.g. _ZGVeN16v_expf).\n"
                "extern \"C\" {\n" +

@@ -404,14 +404,19 @@ private Q_SLOTS:
     void catReadsEachPartInItsRange()
     {
         // Each part of a cat is read only inside its range along the cat dim (0 elsewhere, no
-        // address read), the choice made by the index along that dim; the C++ printer spells
-        // both alike (the shared table), flat kernels from their flat index.
+        // address read), the choice made by the index along that dim (flat kernels: from their
+        // flat index). The C++ printer splits the inner loop at the cat's boundary instead, each
+        // piece reading its part without a condition (g++ vectorises no conditional load).
         const std::string rope = printCudaSchedule({lowered("rope")}).source;
         const std::string ropeCpp = printSchedule({lowered("rope")});
+        QVERIFY(rope.find("(c < 8) ? in0[b") != std::string::npos);
+        QVERIFY(rope.find("(c >= 8) ? in0[b") != std::string::npos);
+        QVERIFY(rope.find(": (float)0)") != std::string::npos);
+        QVERIFY(ropeCpp.find("? in0[") == std::string::npos);
+        QVERIFY(ropeCpp.find("for (int64_t c = 0; c < 8; ++c) {") != std::string::npos);
+        QVERIFY(ropeCpp.find("for (int64_t c = 8; c < 16; ++c) {") != std::string::npos);
+        QVERIFY(ropeCpp.find("const float t3 = (float)0;") != std::string::npos);
         for (const std::string& src : {rope, ropeCpp}) {
-            QVERIFY(src.find("(c < 8) ? in0[b") != std::string::npos);
-            QVERIFY(src.find("(c >= 8) ? in0[b") != std::string::npos);
-            QVERIFY(src.find(": (float)0)") != std::string::npos);
             QVERIFY(src.find("((int64_t)c)") != std::string::npos);
         }
         // Guarded parts are read element by element, never as 128-bit words.
@@ -430,7 +435,10 @@ private Q_SLOTS:
         const std::string flat = printCudaSchedule({lowered("catflat")}).source;
         const std::string flatCpp = printSchedule({lowered("catflat")});
         QVERIFY(flat.find("(c >= 600) ? in1[b1 + c]") != std::string::npos);
-        QVERIFY(flatCpp.find("((lo + c) >= 600) ? in1[b1 + c]") != std::string::npos);
+        // C++: a select of the part's load at an address clamped into it, no conditional read.
+        QVERIFY(flatCpp.find("fxs_sel_f(((lo + c) >= 600), in1[b1 + c + ((lo + c) < 600 ? 600 - "
+                             "(lo + c) : 0) * 1], (float)0)") != std::string::npos);
+        QVERIFY(flatCpp.find("? in1[") == std::string::npos);
         QVERIFY(flatCpp.find("((int64_t)(lo + c))") != std::string::npos);
         // The scalar_tensor is a constant the printer spells.
         QVERIFY(flat.find("(-2.5f)") != std::string::npos);
