@@ -123,6 +123,25 @@ std::string libtorchVersion() { return TORCH_VERSION; }
 
 bool cudaRunnable() { return at::hasCUDA() && cuda::available(); }
 
+namespace {
+
+// A region without inputs has no tensor to take its device from: on a CUDA target it runs on
+// the GPU the graph's values are on (the first CUDA value of the run), so its kernels load and
+// its outputs sit where their readers are. Without this it stayed on the CPU and its CUDA code
+// could not load (`fallback_load_failed`).
+void placeWithoutInputs(const exec::ValueStore& values, PreparedRegion& p)
+{
+    for (const auto& [name, h] : values.values()) {
+        if (h.defined() && exec::tensorOf(h).is_cuda()) {
+            p.device = exec::tensorOf(h).device();
+            p.cudaDevice = exec::tensorOf(h).get_device();
+            return;
+        }
+    }
+}
+
+} // namespace
+
 Status RegionCompiler::Impl::prepareInputs(const graph::Graph& g, const RegionSpec& r,
                                            const exec::ValueStore& values, PreparedRegion& p,
                                            RegionOutcome& out)
@@ -152,6 +171,9 @@ Status RegionCompiler::Impl::prepareInputs(const graph::Graph& g, const RegionSp
         p.key.add(cache::inputLabel(int(i)),
                   cache::canonicalTensorMeta(graph::dtypeTorchName(h->dtype()), h->sizes(),
                                              h->strides(), deviceText(t)));
+    }
+    if (p.sig.inputs.empty() && cuda()) {
+        placeWithoutInputs(values, p); // constants and factories only (a mask built from arange)
     }
     auto rg = extractRegionGraph(g, p.sig.order, p.sig.inputs, p.sig.outputs);
     if (!rg) {

@@ -1,8 +1,10 @@
 // CUDA regions on a GPU (label gpu): the chain runs eagerly on cuda:0, compiles to a cubin,
 // verifies against eager on the GPU, is timed with CUDA events, and hits the cache the second
 // time (with the timings saved at the miss); the whole graph with the region in place is timed
-// on the device without per-node syncs and as CUDA graph replays; a build-only entry is verified by its first run. Skipped, with the reason, where this
-// LibTorch has no CUDA or the driver sees no GPU (a skip is reported as such, never as a pass).
+// on the device without per-node syncs and as CUDA graph replays; a build-only entry is
+// verified by its first run; a region without inputs runs on the graph's GPU. Skipped, with the
+// reason, where this LibTorch has no CUDA or the driver sees no GPU (a skip is reported as
+// such, never as a pass).
 #include "core/compile/compiled_graph.h"
 #include "core/exec/interpreter.h"
 #include "tests/test_file.h"
@@ -188,6 +190,42 @@ private Q_SLOTS:
             QCOMPARE(out.kernels, kernels);
             QVERIFY2(out.maxAbsErr < 1e-2, std::to_string(out.maxAbsErr).c_str());
         }
+    }
+
+    // A region without inputs (a mask made of constants and arange, as LLaMA's forward builds
+    // one per layer) runs on the GPU the graph's values are on: before, it was placed on the
+    // CPU, its CUDA code could not load and it fell back (fallback_load_failed).
+    void regionWithoutInputsRunsOnTheGpu()
+    {
+        const std::string code =
+            "def forward(self, x: \"f32[4, 8][8, 1]cuda:0\"):\n"
+            "    lo: \"f32[][]cuda:0\" = torch.ops.aten.scalar_tensor.default(-inf, dtype = "
+            "torch.float32, device = device(type='cuda', index=0))\n"
+            "    hi: \"f32[][]cuda:0\" = torch.ops.aten.scalar_tensor.default(0.0, dtype = "
+            "torch.float32, device = device(type='cuda', index=0))\n"
+            "    arange: \"i64[8][1]cuda:0\" = torch.ops.aten.arange.default(8, device = "
+            "device(type='cuda', index=0), pin_memory = False)\n"
+            "    le: \"b8[8][1]cuda:0\" = torch.ops.aten.le.Scalar(arange, 3)\n"
+            "    where: \"f32[8][1]cuda:0\" = torch.ops.aten.where.self(le, hi, lo)\n"
+            "    add: \"f32[4, 8][8, 1]cuda:0\" = torch.ops.aten.add.Tensor(x, where)\n"
+            "    return (add,)\n";
+        const graph::GraphPtr g = io::parseGraphCode(code, "mask_cuda.txt").graph;
+        QVERIFY(g);
+        partition::Region region;
+        region.id = "r0";
+        for (const char* name : {"lo", "hi", "arange", "le", "where"}) {
+            region.nodes.push_back(*g->find(name));
+        }
+        compile::GraphCompileOptions o;
+        o.compile = options(false);
+        auto report = compile::runCompiledGraph(*g, {region}, o);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
+        QCOMPARE(report->regions.size(), std::size_t(1));
+        QVERIFY2(report->regions[0].loaded, report->regions[0].headline.c_str());
+        QCOMPARE(report->regions[0].device, std::string("cuda:0"));
+        QCOMPARE(report->regionsUsed, 1);
+        QVERIFY(report->outputMaxAbsErr.size() == 1 && report->outputMaxAbsErr[0] &&
+                *report->outputMaxAbsErr[0] == 0);
     }
 
     void firstRunVerifiesABuildOnlyEntry()
