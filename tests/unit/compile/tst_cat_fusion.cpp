@@ -9,6 +9,7 @@
 #include "core/io/graph_code_parser.h"
 #include "tests/test_file.h"
 #include "tests/unit/compile/compile_test_support.h"
+#include "tests/unit/compile/whole_graph_case.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -22,29 +23,9 @@ using namespace fxs::graph;
 
 namespace {
 
-struct Case {
-    GraphPtr graph;
-    std::vector<NodeId> region; // every call of the graph
-    std::vector<std::string> keep; // its inputs, by name
-};
+using Case = test::WholeGraphCase;
 
-Case parse(const std::string& code)
-{
-    auto parsed = io::parseGraphCode(code, "case.txt");
-    Case c;
-    c.graph = parsed.graph;
-    if (!c.graph) {
-        qFatal("cannot parse a case");
-    }
-    for (const auto& n : c.graph->nodes()) {
-        if (n.op == OpKind::CallFunction) {
-            c.region.push_back(n.id);
-        } else if (n.op == OpKind::Placeholder) {
-            c.keep.push_back(n.name);
-        }
-    }
-    return c;
-}
+Case parse(const std::string& code) { return test::parseWholeGraphCase(code); }
 
 // Largest |a - b| over finite values; infinity where NaN/Inf positions or sizes differ.
 double maxDiff(const exec::TensorHandle& a, const exec::TensorHandle& b)
