@@ -515,15 +515,7 @@ void Printer::columnFunction()
         m_out += "        for (int64_t c = c0; c < c1; ++c) {\n            " + acc +
                  "[c - c0] = " + detail::reductionIdentity(r, cppDialect()) + ";\n        }\n";
     }
-    std::vector<int> roots;
-    for (const auto& r : m_k.reductions) {
-        roots.push_back(r.operand);
-    }
-    for (const auto& st : m_k.stores) {
-        if (!isColumnResult(m_k, st)) {
-            roots.push_back(st.expr);
-        }
-    }
+    const std::vector<int> roots = columnPassRoots(m_k);
     const std::string in = "            ";
     m_out += "        for (int64_t r = 0; r < " + std::to_string(rows) + "; ++r) {\n";
     columnBases(in);

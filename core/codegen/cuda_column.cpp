@@ -103,15 +103,7 @@ std::string ColumnPrinter::rowPass(const std::string& in)
     const std::string I = m_idx;
     const std::string rows = colText(m_k.rows());
     const std::string per = colText(m_plan.rowsPerSplit);
-    std::vector<int> roots;
-    for (const auto& r : m_k.reductions) {
-        roots.push_back(r.operand);
-    }
-    for (const auto& st : m_k.stores) {
-        if (!isColumnResult(m_k, st)) {
-            roots.push_back(st.expr);
-        }
-    }
+    const std::vector<int> roots = columnPassRoots(m_k);
     std::string s = in + "if (live) {\n";
     const std::string in2 = in + "    ";
     s += in2 + "const " + I + " r1 = (split + 1) * " + per + " < " + rows + " ? (split + 1) * " +

@@ -74,4 +74,18 @@ bool isColumnResult(const Kernel& k, const Store& s)
     return true;
 }
 
+std::vector<int> columnPassRoots(const Kernel& k)
+{
+    std::vector<int> roots;
+    for (const auto& r : k.reductions) {
+        roots.push_back(r.operand);
+    }
+    for (const auto& st : k.stores) {
+        if (!isColumnResult(k, st)) {
+            roots.push_back(st.expr);
+        }
+    }
+    return roots;
+}
+
 } // namespace fxs::codegen

@@ -82,6 +82,9 @@ struct Store {
 struct Kernel;
 // Column kernels: a store written once per column, after its reductions (every outer stride 0).
 bool isColumnResult(const Kernel& k, const Store& s);
+// Column kernels: the expressions the pass over the rows computes (the reductions' operands,
+// then the stores that move along the rows), what both printers emit inside that pass.
+std::vector<int> columnPassRoots(const Kernel& k);
 
 struct Kernel {
     std::string name;                // "kernel0"

@@ -198,9 +198,7 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
     ro.inputs = std::move(inputs);
     ro.inputsFile.clear();
     ro.forwardGraph = nullptr;
-    if (ro.convLayout == exec::ConvLayout::ChannelsLast && !ro.convWeights) {
-        ro.convWeights = std::make_shared<exec::ConvWeightCache>(); // both graphs' runs reuse
-    }
+    ro.shareConvWeights(); // both graphs' runs reuse
     const int repeats = std::max(5, ro.repeat);
     const auto time = cudaGraph ? detail::timeReplays : detail::timeWithoutSyncs;
     exec::RunOptions eager = ro;
@@ -318,11 +316,9 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     ro.device = options.compile.device == TargetDevice::Cuda ? exec::DevicePref::Cuda
                                                              : exec::DevicePref::Cpu;
     ro.substitutes.clear();
-    if (ro.convLayout == exec::ConvLayout::ChannelsLast && !ro.convWeights) {
-        // One graph, one set of weights: the eager run converts them, the compiled run and the
-        // timed runs reuse the copies (none of them changes a weight).
-        ro.convWeights = std::make_shared<exec::ConvWeightCache>();
-    }
+    // One graph, one set of weights: the eager run converts them, the compiled run and the
+    // timed runs reuse the copies (none of them changes a weight).
+    ro.shareConvWeights();
     ro.keep = partition::regionInputNames(graph, regions);
     const bool cuda = options.compile.device == TargetDevice::Cuda;
     // The compiled run (unless the graph writes in place) and the runs timed on the device take

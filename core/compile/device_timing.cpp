@@ -187,10 +187,7 @@ Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, 
     c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device);
     side.synchronize();
     c10::cuda::CUDAStreamGuard onSide(side);
-    if (ro.convLayout == exec::ConvLayout::ChannelsLast && !ro.convWeights) {
-        // The warm-up converts the weights, the capture reuses them: no copy is captured.
-        ro.convWeights = std::make_shared<exec::ConvWeightCache>();
-    }
+    ro.shareConvWeights(); // the warm-up converts the weights, the capture reuses them
     at::cuda::CUDAGraph captured;
     try {
         auto warm = runOnce(graph, ro, cancel, nullptr);

@@ -26,11 +26,10 @@ at::Tensor ConvWeightCache::Impl::channelsLast(const at::Tensor& weight)
     auto it = m_entries.find(weight.unsafeGetTensorImpl());
     if (it != m_entries.end()) {
         Entry& e = it->second;
-        // The held source is this TensorImpl, so these differ only after set_/resize_ on it.
+        // The held source is this TensorImpl: only set_ or resize_ on it changes its data
+        // pointer or sizes.
         if (e.data == weight.data_ptr() && e.version == version &&
-            e.converted.sizes() == weight.sizes() && e.source.strides() == weight.strides() &&
-            e.converted.scalar_type() == weight.scalar_type() &&
-            e.converted.device() == weight.device()) {
+            e.converted.sizes() == weight.sizes()) {
             ++counts.reused;
             e.used = true;
             return e.converted;

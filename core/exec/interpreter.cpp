@@ -175,7 +175,7 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
     }
     std::shared_ptr<ConvWeightCache> weights = o.convWeights;
     if (o.convLayout == ConvLayout::ChannelsLast) {
-        weights = weights ? weights : std::make_shared<ConvWeightCache>();
+        weights = weights ? weights : std::make_shared<ConvWeightCache>(); // repeats reuse
         preferChannelsLastConvolutions(plan, &weights->impl());
     }
     const ConvWeightCache::Counts before = weights ? weights->total() : ConvWeightCache::Counts();

@@ -60,6 +60,15 @@ struct RunOptions {
     // the graph several times (same weights: converted once). Null: a cache of this call's
     // own (its repeats reuse). Not used for forwardGraph.
     std::shared_ptr<ConvWeightCache> convWeights;
+    // ChannelsLast: gives the options a weight cache of their own when they have none, so every
+    // run made with copies of them (timed runs, a CUDA graph's warm-up and capture) reuses the
+    // same converted weights.
+    void shareConvWeights()
+    {
+        if (convLayout == ConvLayout::ChannelsLast && !convWeights) {
+            convWeights = std::make_shared<ConvWeightCache>();
+        }
+    }
     // addmm with a 1-D bias as LibTorch's addmm or as mm + bias add, whichever runs faster for
     // its operands (timed once per process and shape; compiled runs on CUDA turn it on: cuBLASLt
     // picks slow kernels for some shapes). The values agree to rounding. Also for forwardGraph.
