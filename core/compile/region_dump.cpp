@@ -50,6 +50,10 @@ std::string scheduleReport(const PreparedRegion& p, const RegionOutcome& out)
     if (!s.externReason.empty()) {
         text += "\nfirst LibTorch node: " + s.externReason + "\n";
     }
+    text += s.cuts.empty() ? "" : "\n";
+    for (const auto& [id, why] : s.cuts) {
+        text += "new kernel at " + names(g, {id}) + ": " + codegen::source::escapeText(why) + "\n";
+    }
     text += "\ncanonical (cache key component 'schedule'): " + scheduleText(s, p.sig.order) + "\n";
     return text;
 }

@@ -67,6 +67,7 @@ private:
     std::unordered_set<NodeId> m_outputs;
     std::unordered_set<NodeId> m_extern;
     std::unordered_set<NodeId> m_cuts; // a generated run starts anew at these nodes
+    std::vector<std::pair<NodeId, std::string>> m_cutWhy; // each cut's node and reason
     std::map<NodeId, codegen::BufferSpec> m_made; // buffers of generated steps' outputs
     std::unordered_map<NodeId, int> m_position;   // canonical position of each region node
     std::string m_firstReason;
@@ -240,6 +241,7 @@ void Planner::failAt(const std::vector<NodeId>& seg, NodeId at, const codegen::R
 {
     if (at != seg.front()) {
         m_cuts.insert(at);
+        m_cutWhy.emplace_back(at, why.message);
         return;
     }
     auto next = std::find_if(seg.begin() + 1, seg.end(), [&](NodeId id) {
@@ -247,6 +249,7 @@ void Planner::failAt(const std::vector<NodeId>& seg, NodeId at, const codegen::R
     });
     if (next != seg.end()) {
         m_cuts.insert(*next);
+        m_cutWhy.emplace_back(*next, "after a node that needs a kernel of its own: " + why.message);
     } else {
         makeExtern(at, why);
     }
@@ -343,6 +346,7 @@ Result<RegionSchedule> Planner::run()
         }
         s.externReason = m_firstReason;
         s.externKind = m_firstKind;
+        s.cuts = m_cutWhy;
         return s;
     }
     return makeError(ErrorCode::Internal, "the region could not be scheduled", m_req.regionId);

@@ -32,6 +32,10 @@ struct RegionSchedule {
     // Why the first extern node is one ("... (r0:mm)"), and the kind of that refusal.
     std::string externReason;
     codegen::RefusalKind externKind = codegen::RefusalKind::Op;
+    // Where a run of generated nodes was split into kernels because the lowering could not fuse
+    // a node into the kernel being built: that node and the lowering's reason (for the dump and
+    // for finding what still splits kernels; not part of the key: the steps say it).
+    std::vector<std::pair<graph::NodeId, std::string>> cuts;
 };
 
 // The buffer a value will have when a generated step reads it (dtype, sizes, strides), or why

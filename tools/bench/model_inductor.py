@@ -34,6 +34,9 @@ p.add_argument("--steps", type=int, default=20)
 p.add_argument("--repeat", type=int, default=20)
 # Only record each model's graphs into --out (for cold_compile.sh), then stop.
 p.add_argument("--record-only", action="store_true")
+# Only list Inductor's (default mode) kernels per model: the N longest by name with their counts
+# per step, as fxscope's --kernel-time lists its own (kernel_table.sh), then stop.
+p.add_argument("--inductor-kernels", type=int, default=0)
 # fxscope refuses a cache under a folder others may write (such as /tmp): its own folder.
 p.add_argument("--cache-root", default=os.path.expanduser("~/.cache/fxscope-model-bench"))
 args = p.parse_args()
@@ -144,7 +147,7 @@ def time_steps(m, f, step, n, mark):
     return (time.perf_counter() - t0) * 1000 / n, start.elapsed_time(end) / n
 
 
-def kernel_ms(m, f, step, mark, n=5, top=None):
+def kernel_ms(m, f, step, mark, n=5, top=None, count=15):
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for _ in range(n):
@@ -155,15 +158,18 @@ def kernel_ms(m, f, step, mark, n=5, top=None):
     total = 0.0
     kernels = 0
     names = {}
+    calls = {}
     for e in prof.events():
         if e.device_type == torch.autograd.DeviceType.CUDA:
             us = e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
             total += us
             kernels += 1
             names[e.name] = names.get(e.name, 0.0) + us
+            calls[e.name] = calls.get(e.name, 0) + 1
     if top:  # the longest kernels by name, as fxscope's top_kernels lists its own
-        for name, us in sorted(names.items(), key=lambda kv: -kv[1])[:15]:
-            print("%s top kernel: %.4f ms  %s" % (top, us / 1000 / n, name[:110]))
+        for name, us in sorted(names.items(), key=lambda kv: -kv[1])[:count]:
+            print("%s top kernel: %.4f ms x%.0f  %s" % (top, us / 1000 / n, calls[name] / n,
+                                                       name[:110]))
     return total / 1000 / n, kernels / n
 
 
@@ -172,11 +178,12 @@ FLOATING = ("float32", "float16", "bfloat16", "float64")
 
 def fxscope(graphs, training, cuda_graph, cache, tag):
     """fxscope's step: the forward graph (and the backward from it). Returns a dict or None."""
-    # With graphs, the replays' kernels are also summed by LibTorch's profiler (--kernel-time),
-    # as torch.profiler sums PyTorch's below.
+    # The kernels are also summed by LibTorch's profiler (--kernel-time), as torch.profiler sums
+    # PyTorch's below: replays to compare with reduce-overhead's replays, runs without graphs
+    # with torch.compile's default mode (each side timed the same way).
     common = ["--compiled", "--auto", "--device", "cuda", "--json", "--cache", cache,
-              "--repeat", str(args.repeat)] + (["--cuda-graph", "--kernel-time"]
-                                               if cuda_graph else [])
+              "--repeat", str(args.repeat), "--kernel-time"] + (["--cuda-graph"]
+                                                               if cuda_graph else [])
     runs = [[graphs[0]]]
     if training and len(graphs) > 1:
         runs.append([graphs[1], "--from-forward", graphs[0]])
@@ -249,6 +256,16 @@ for name in args.models.split(","):
     m, step, training = make(name)
     graphs = record(name, m, step)
     if args.record_only:
+        continue
+    if args.inductor_kernels:
+        cm = torch.compile(m)
+        step(cm)
+        ms, launches = kernel_ms(m, cm, step, lambda: None, top=name + " inductor",
+                                 count=args.inductor_kernels)
+        print("%s inductor kernel ms/step %.4f, kernels/step %.0f" % (name, ms, launches),
+              flush=True)
+        del cm
+        torch._dynamo.reset()
         continue
     variants = {"eager": (m, lambda: None)}
     t0 = time.perf_counter()

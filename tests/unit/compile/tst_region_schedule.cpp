@@ -189,6 +189,11 @@ private Q_SLOTS:
         QCOMPARE(s->externNodes, 0);
         QCOMPARE(s->programs.size(), std::size_t(2));
         QCOMPARE(s->programs[0].kernels.at(0).nodes, std::vector<std::string>{"exp"});
+        // The split is recorded for the dump: at the view, exp having needed a kernel of its own.
+        QCOMPARE(s->cuts.size(), std::size_t(1));
+        QCOMPARE(s->cuts[0].first, v);
+        QVERIFY2(s->cuts[0].second.rfind("after a node that needs a kernel of its own: ", 0) == 0,
+                 s->cuts[0].second.c_str());
     }
 
     void reductionsThatCannotShareAKernelAreCut()
