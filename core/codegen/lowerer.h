@@ -26,6 +26,12 @@ struct Val {
     int input = -1;
     std::int64_t offset = 0;
     std::vector<std::int64_t> strides;
+    // InputView/Synth whose dims are not one stride each (a view merged dims of different
+    // strides: a transposed [4, 4, 64] seen as [16, 64]): per dim its sub-dims (size, stride),
+    // outermost first, and `strides` unused; empty when every dim is one stride. Views compose
+    // on sub-dims and simplify back when they can; other nodes read such a value only where its
+    // sub-dims run along consecutive dims of F (materialized: a Computed value with fspan).
+    std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> parts;
     double start = 0;
     double step = 0;
     // Computed: expression id and, per dim of shape, the dim of F it runs along (-1: size 1).
@@ -57,6 +63,9 @@ public:
     // Lowering the column part of a program (lowering.cpp: the second kernel that makes the
     // Deferred items of the first): a layer norm backward yields its weight/bias gradients.
     bool columnPart = false;
+    // Set where a view with sub-dims (Val::parts) could not be read along F: the F that splits
+    // F's dims into those sub-dims (refinedSpace), which lowerRegion tries next.
+    std::vector<std::int64_t> refinedF;
 
     // Errors.
     Error unsupported(const graph::Node& n, const std::string& why) const;
@@ -163,6 +172,11 @@ Result<std::vector<int>> floatOperands(Lowerer& lw, const graph::Node& n, const 
 Status lowerLayerNormBackwardColumns(Lowerer& lw, const graph::Node& n);
 bool isReductionOp(std::string_view base);
 bool isViewOp(std::string_view base);
+// A copy that keeps the element type (clone, contiguous, _to_copy to the same dtype, ...) of an
+// input view or index arithmetic: the node's value is that view (its own storage, when the
+// region returns it, is the store of the load); false (nothing done) for anything else.
+bool isCopyOp(std::string_view base);
+bool copyOfInputView(Lowerer& lw, const graph::Node& n);
 
 // Output layouts (output_layout.cpp). The order of the dims of a dense layout, outermost first
 // (size-1 dims first; the identity for row-major), or nullopt when sizes/strides are not dense.
@@ -180,6 +194,14 @@ void applyOutputLayout(Lowerer& lw, RegionProgram& prog,
 void coalesceDims(Kernel& k);
 
 // Strided view arithmetic on input views (view_ops.cpp).
+// An input view with sub-dims (Val::parts) as the Computed value of its load: each dim's
+// sub-dims run along consecutive dims of F (right-aligned, sizes equal), as a view merging dims
+// of a computed value would (fdim, fspan); nullopt when they do not fit F.
+std::optional<Val> materialized(Lowerer& lw, const Val& v);
+// F with its dims split into the sub-dims of v that run along them (right-aligned, a dim of F
+// the product of consecutive sub-dims of size > 1); empty when they do not split F so or F
+// stays the same.
+std::vector<std::int64_t> refinedSpace(const Lowerer& lw, const Val& v);
 // Strides for viewing (sizes, strides) as newSizes without copying (ATen's computeStride);
 // nullopt when the view would need a copy.
 std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& sizes,

@@ -189,6 +189,10 @@ Result<int> Lowerer::exprOf(const Val& v, ComputeType t)
     case Val::Kind::Synth: return synthExpr(*this, v, t);
     case Val::Kind::InputView: break;
     }
+    if (!v.parts.empty()) {
+        return makeError(ErrorCode::Unsupported, "a load of a view whose dims are not one stride "
+                                                 "each", req.regionId);
+    }
     const int n = static_cast<int>(F.size());
     const int m = static_cast<int>(v.shape.size());
     Load load;
@@ -306,16 +310,37 @@ std::vector<std::int64_t> indexSpace(const LoweringRequest& req,
         }
     };
     // Computed values decide, and what reductions read (the kernel iterates their operand);
-    // inputs may be larger than what the region reads of them (slices).
+    // inputs may be larger than what the region reads of them (slices). Copies of views of
+    // inputs are views too (copyOfInputView), unless nothing else is computed.
+    const std::set<graph::NodeId> region(req.order.begin(), req.order.end());
+    std::set<graph::NodeId> viewsOfInputs;
+    std::vector<const graph::TensorMeta*> copies;
     for (graph::NodeId id : req.order) {
         const graph::Node& n = req.graph->node(id);
         const std::string_view base = graph::opBaseName(n.target);
-        if (detail::isViewOp(base)) {
+        const graph::Node* src = !n.args.empty() && n.args[0].isNode()
+                                     ? &req.graph->node(n.args[0].node)
+                                     : nullptr;
+        const bool ofInput = src && (!region.count(src->id) || viewsOfInputs.count(src->id));
+        const bool sameType = src && src->tensorMeta() && n.tensorMeta() &&
+                              src->tensorMeta()->dtype == n.tensorMeta()->dtype;
+        if (detail::isViewOp(base) || (detail::isCopyOp(base) && ofInput && sameType)) {
+            if (ofInput) {
+                viewsOfInputs.insert(id);
+            }
+            if (!detail::isViewOp(base)) {
+                copies.push_back(n.tensorMeta());
+            }
             continue;
         }
         considerMeta(n.tensorMeta());
         if (detail::isReductionOp(base) && !n.args.empty() && n.args[0].isNode()) {
             considerMeta(req.graph->node(n.args[0].node).tensorMeta());
+        }
+    }
+    if (best.empty()) {
+        for (const graph::TensorMeta* m : copies) {
+            considerMeta(m);
         }
     }
     if (best.empty()) {
@@ -368,14 +393,27 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
         }
     }
     const std::string_view base = graph::opBaseName(n.target);
+    if (detail::isViewOp(base) || detail::copyOfInputView(lw, n)) {
+        return detail::isViewOp(base) ? detail::lowerView(lw, n) : Status{};
+    }
+    // A view whose dims are not one stride each is read as a load along consecutive F dims.
+    for (graph::NodeId in : n.inputs) {
+        auto it = lw.values.find(in);
+        if (it != lw.values.end() && !it->second.parts.empty()) {
+            auto m = detail::materialized(lw, it->second);
+            if (!m) {
+                lw.refinedF = detail::refinedSpace(lw, it->second);
+                return lw.unsupported(n, "reads a view of an input whose dims are not one stride "
+                                         "each along other dims than the kernel's");
+            }
+            it->second = std::move(*m);
+        }
+    }
     if (detail::isCatOp(base)) {
         return detail::lowerCat(lw, n);
     }
     if (detail::isConstructorOp(base)) {
         return detail::lowerConstructor(lw, n);
-    }
-    if (detail::isViewOp(base)) {
-        return detail::lowerView(lw, n);
     }
     if (detail::isReductionOp(base)) {
         return detail::lowerReduction(lw, n);
@@ -392,6 +430,15 @@ Status lowerNode(Lowerer& lw, const graph::Node& n)
 // The store of output `slot` (node n's value) in the kernel being built.
 Result<Store> makeStore(Lowerer& lw, const graph::Node& n, int slot)
 {
+    if (!lw.values.at(n.id).parts.empty()) {
+        auto m = detail::materialized(lw, lw.values.at(n.id));
+        if (!m) {
+            lw.refinedF = detail::refinedSpace(lw, lw.values.at(n.id));
+            return lw.unsupported(n, "a region output that is a view of an input whose dims are "
+                                     "not one stride each along other dims than the kernel's");
+        }
+        lw.values[n.id] = std::move(*m);
+    }
     const Val& v = lw.values.at(n.id);
     if (v.kind == Val::Kind::Tuple || v.kind == Val::Kind::Scalar ||
         v.kind == Val::Kind::Deferred) {
@@ -557,6 +604,64 @@ void chooseLoopShape(Kernel& k)
     k.flat = flat;
 }
 
+// The region as one kernel (and a column part) over index space F. refined: where a view of an
+// input with sub-dims could not be read along F, the F that splits F's dims into those sub-dims
+// (empty otherwise).
+Result<RegionProgram> lowerInSpace(const LoweringRequest& req, const std::vector<BufferSpec>& specs,
+                                   std::vector<std::int64_t> F, std::vector<std::int64_t>& refined)
+{
+    Lowerer lw(req);
+    RegionProgram prog;
+    prog.region = req.regionId;
+    prog.inputs = specs;
+    lw.F = std::move(F);
+    lw.kernel.name = "kernel0";
+    lw.kernel.shape = lw.F;
+    bindInputs(lw, specs);
+    for (graph::NodeId id : req.order) {
+        if (Status s = lowerNode(lw, req.graph->node(id)); !s) {
+            refined = lw.refinedF;
+            return s.error();
+        }
+        if (Status s = detail::checkColumnValue(lw, req.graph->node(id)); !s) {
+            return s.error();
+        }
+        lw.kernel.nodes.push_back(req.graph->node(id).name);
+    }
+    lw.kernel.innerDims = lw.reducedDims >= 0 ? lw.reducedDims : 1;
+    if (lw.columnDims >= 0) {
+        lw.kernel.columns = true;
+        lw.kernel.innerDims = int(lw.F.size()) - lw.columnDims;
+    }
+    std::vector<std::pair<int, graph::NodeId>> deferred;
+    for (std::size_t i = 0; i < req.outputs.size(); ++i) {
+        if (Status s = addStore(lw, req.graph->node(req.outputs[i]), int(i), prog, deferred); !s) {
+            refined = lw.refinedF;
+            return s.error();
+        }
+    }
+    detail::pruneDeadCode(lw.kernel);
+    detail::applyOutputLayout(lw, prog, req.outputStrides);
+    chooseLoopShape(lw.kernel);
+    if (!lw.kernel.flat) {
+        detail::coalesceDims(lw.kernel);
+        chooseLoopShape(lw.kernel);
+    }
+    // A row kernel left with nothing to store (every output deferred) is not launched.
+    if (deferred.empty() || !lw.kernel.stores.empty()) {
+        prog.kernels.push_back(std::move(lw.kernel));
+    }
+    if (!deferred.empty()) {
+        auto columns = lowerColumnPart(req, specs, lw.F, deferred);
+        if (!columns) {
+            return columns.error();
+        }
+        columns->name = prog.kernels.empty() ? "kernel0" : "kernel0_1";
+        prog.kernels.push_back(std::move(*columns));
+    }
+    return prog;
+}
+
 } // namespace
 
 Result<RegionProgram> lowerRegion(const LoweringRequest& req)
@@ -573,52 +678,14 @@ Result<RegionProgram> lowerRegion(const LoweringRequest& req)
         return makeError(ErrorCode::Invalid, "one input spec per region input is needed",
                          req.regionId);
     }
-    Lowerer lw(req);
-    RegionProgram prog;
-    prog.region = req.regionId;
-    prog.inputs = *specs;
-    lw.F = indexSpace(req, *specs);
-    lw.kernel.name = "kernel0";
-    lw.kernel.shape = lw.F;
-    bindInputs(lw, *specs);
-    for (graph::NodeId id : req.order) {
-        if (Status s = lowerNode(lw, req.graph->node(id)); !s) {
-            return s.error();
-        }
-        if (Status s = detail::checkColumnValue(lw, req.graph->node(id)); !s) {
-            return s.error();
-        }
-        lw.kernel.nodes.push_back(req.graph->node(id).name);
-    }
-    lw.kernel.innerDims = lw.reducedDims >= 0 ? lw.reducedDims : 1;
-    if (lw.columnDims >= 0) {
-        lw.kernel.columns = true;
-        lw.kernel.innerDims = int(lw.F.size()) - lw.columnDims;
-    }
-    std::vector<std::pair<int, graph::NodeId>> deferred;
-    for (std::size_t i = 0; i < req.outputs.size(); ++i) {
-        if (Status s = addStore(lw, req.graph->node(req.outputs[i]), int(i), prog, deferred); !s) {
-            return s.error();
-        }
-    }
-    detail::pruneDeadCode(lw.kernel);
-    detail::applyOutputLayout(lw, prog, req.outputStrides);
-    chooseLoopShape(lw.kernel);
-    if (!lw.kernel.flat) {
-        detail::coalesceDims(lw.kernel);
-        chooseLoopShape(lw.kernel);
-    }
-    // A row kernel left with nothing to store (every output deferred) is not launched.
-    if (deferred.empty() || !lw.kernel.stores.empty()) {
-        prog.kernels.push_back(std::move(lw.kernel));
-    }
-    if (!deferred.empty()) {
-        auto columns = lowerColumnPart(req, *specs, lw.F, deferred);
-        if (!columns) {
-            return columns.error();
-        }
-        columns->name = prog.kernels.empty() ? "kernel0" : "kernel0_1";
-        prog.kernels.push_back(std::move(*columns));
+    std::vector<std::int64_t> refined;
+    auto prog = lowerInSpace(req, *specs, indexSpace(req, *specs), refined);
+    if (!prog && !refined.empty()) {
+        // A view of an input with sub-dims read where F runs along their products: F split
+        // into them (GPT-12's [T, B, 3*C] qkv gradient read as [T, B, 3, C]).
+        std::vector<std::int64_t> unused;
+        auto again = lowerInSpace(req, *specs, refined, unused);
+        return again ? again : prog;
     }
     return prog;
 }

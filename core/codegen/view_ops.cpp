@@ -13,6 +13,10 @@ namespace {
 const std::set<std::string_view> kViews = {"view", "_unsafe_view", "reshape", "expand",
                                            "permute", "transpose", "t", "unsqueeze", "squeeze",
                                            "slice", "select"};
+// Copies that keep the element type: of an input view, the same values.
+const std::set<std::string_view> kCopies = {"clone", "contiguous", "alias", "detach",
+                                            "lift_fresh_copy", "_to_copy", "to",
+                                            "convert_element_type", "positive"};
 
 std::vector<std::int64_t> intList(const graph::Argument* a)
 {
@@ -40,115 +44,259 @@ std::int64_t wrapDim(std::int64_t d, std::size_t rank)
     return d < 0 ? d + std::int64_t(rank) : d;
 }
 
-// Applies the view op to an input view's (shape, strides, offset); false when not a pure view.
-bool applyToInputView(const graph::Node& n, std::string_view base, Val& v)
+using SubDims = std::vector<std::pair<std::int64_t, std::int64_t>>; // (size, stride), outer first
+
+std::vector<SubDims> subDimsOf(const Val& v)
 {
-    auto& sz = v.shape;
-    auto& st = v.strides;
-    if (base == "view" || base == "_unsafe_view" || base == "reshape") {
-        const graph::Argument* sizeArg =
-            n.kwarg("shape") ? n.kwarg("shape") : graph::argumentOf(n, 1, "size");
-        std::vector<std::int64_t> shape = intList(sizeArg);
-        std::int64_t known = 1, total = 1;
-        for (auto s : sz) {
-            total *= s;
+    if (!v.parts.empty()) {
+        return v.parts;
+    }
+    std::vector<SubDims> dims;
+    for (std::size_t j = 0; j < v.shape.size(); ++j) {
+        dims.push_back({{v.shape[j], v.strides[j]}});
+    }
+    return dims;
+}
+
+// Sub-dims that step as one (the outer stride is the inner's size times its stride) merged,
+// size-1 ones dropped (a size-1 dim keeps one).
+SubDims simplified(const SubDims& s)
+{
+    SubDims out;
+    for (const auto& p : s) {
+        if (p.first == 1) {
+            continue;
         }
-        for (auto s : shape) {
-            known *= s == -1 ? 1 : s;
+        if (!out.empty() && out.back().second == p.first * p.second) {
+            out.back() = {out.back().first * p.first, p.second};
+        } else {
+            out.push_back(p);
         }
-        for (auto& s : shape) {
-            s = s == -1 ? (known ? total / known : 0) : s;
+    }
+    if (out.empty()) {
+        out.push_back(s.empty() ? std::make_pair(std::int64_t(1), std::int64_t(1)) : s.front());
+    }
+    return out;
+}
+
+// v's shape and strides from dims: parts only while some dim is not one stride.
+void setSubDims(Val& v, const std::vector<SubDims>& dims)
+{
+    v.shape.assign(dims.size(), 1);
+    v.strides.assign(dims.size(), 0);
+    v.parts.clear();
+    bool plain = true;
+    std::vector<SubDims> simple;
+    for (std::size_t j = 0; j < dims.size(); ++j) {
+        simple.push_back(dims[j].size() == 1 ? dims[j] : simplified(dims[j]));
+        for (const auto& p : dims[j]) {
+            v.shape[j] *= p.first;
         }
-        auto ns = viewStrides(sz, st, shape);
-        if (!ns) {
-            return false;
+        v.strides[j] = simple[j].front().second;
+        plain = plain && simple[j].size() == 1;
+    }
+    if (!plain) {
+        v.parts = std::move(simple);
+    }
+}
+
+// A reshape on sub-dims: the sub-dims of size > 1 in order, split where a new dim ends inside
+// one; false when a new dim's size is not a product of whole (or split) sub-dims.
+bool reshapeSubDims(std::vector<SubDims>& dims, const std::vector<std::int64_t>& shape)
+{
+    SubDims flat;
+    for (const auto& d : dims) {
+        for (const auto& p : d) {
+            if (p.first == 0) {
+                return false;
+            }
+            if (p.first != 1) {
+                flat.push_back(p);
+            }
         }
-        sz = shape;
-        st = *ns;
-    } else if (base == "expand") {
-        const auto shape = intList(graph::argumentOf(n, 1, "size"));
-        if (shape.size() < sz.size()) {
-            return false;
-        }
-        std::vector<std::int64_t> nsz(shape.size()), nst(shape.size(), 0);
-        const std::size_t lead = shape.size() - sz.size();
-        for (std::size_t i = 0; i < shape.size(); ++i) {
-            const bool old = i >= lead;
-            const std::int64_t cur = old ? sz[i - lead] : 1;
-            nsz[i] = shape[i] == -1 ? cur : shape[i];
-            nst[i] = old && cur == nsz[i] ? st[i - lead] : 0;
-            if (old && cur != nsz[i] && cur != 1) {
+    }
+    std::reverse(flat.begin(), flat.end()); // consumed from the back (outermost first)
+    std::vector<SubDims> out;
+    for (std::int64_t size : shape) {
+        SubDims d;
+        std::int64_t need = size;
+        while (need > 1) {
+            if (flat.empty() || need <= 0) {
+                return false;
+            }
+            auto [a, st] = flat.back();
+            if (need % a == 0) {
+                d.push_back(flat.back());
+                flat.pop_back();
+                need /= a;
+            } else if (a % need == 0) {
+                d.emplace_back(need, st * (a / need));
+                flat.back() = {a / need, st};
+                need = 1;
+            } else {
                 return false;
             }
         }
-        sz = nsz;
-        st = nst;
-    } else if (base == "permute") {
-        const auto perm = intList(graph::argumentOf(n, 1, "dims"));
-        if (perm.size() != sz.size()) {
+        if (size < 1) {
             return false;
         }
-        std::vector<std::int64_t> nsz, nst;
-        for (auto p : perm) {
-            nsz.push_back(sz[std::size_t(wrapDim(p, sz.size()))]);
-            nst.push_back(st[std::size_t(wrapDim(p, sz.size()))]);
+        out.push_back(d.empty() ? SubDims{{1, 1}} : d);
+    }
+    if (!flat.empty()) {
+        return false;
+    }
+    dims = std::move(out);
+    return true;
+}
+
+std::vector<std::int64_t> viewShape(const graph::Node& n, const std::vector<std::int64_t>& sz)
+{
+    const graph::Argument* sizeArg =
+        n.kwarg("shape") ? n.kwarg("shape") : graph::argumentOf(n, 1, "size");
+    std::vector<std::int64_t> shape = intList(sizeArg);
+    std::int64_t known = 1, total = 1;
+    for (auto s : sz) {
+        total *= s;
+    }
+    for (auto s : shape) {
+        known *= s == -1 ? 1 : s;
+    }
+    for (auto& s : shape) {
+        s = s == -1 ? (known ? total / known : 0) : s;
+    }
+    return shape;
+}
+
+bool expandSubDims(const graph::Node& n, std::vector<SubDims>& dims,
+                   const std::vector<std::int64_t>& sz)
+{
+    const auto shape = intList(graph::argumentOf(n, 1, "size"));
+    if (shape.size() < sz.size()) {
+        return false;
+    }
+    std::vector<SubDims> out(shape.size());
+    const std::size_t lead = shape.size() - sz.size();
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        const bool old = i >= lead;
+        const std::int64_t cur = old ? sz[i - lead] : 1;
+        const std::int64_t size = shape[i] == -1 ? cur : shape[i];
+        if (old && cur != size && cur != 1) {
+            return false;
         }
-        sz = nsz;
-        st = nst;
-    } else if (base == "transpose" || base == "t") {
-        const auto a = std::size_t(wrapDim(intArg(n, 1, "dim0", 0), sz.size()));
-        const auto b = std::size_t(wrapDim(intArg(n, 2, "dim1", 1), sz.size()));
-        if (sz.size() >= 2) {
-            std::swap(sz[a], sz[b]);
-            std::swap(st[a], st[b]);
+        out[i] = old && cur == size ? dims[i - lead] : SubDims{{size, 0}};
+    }
+    dims = std::move(out);
+    return true;
+}
+
+bool permuteSubDims(const graph::Node& n, std::string_view base, std::vector<SubDims>& dims)
+{
+    if (base == "permute") {
+        const auto perm = intList(graph::argumentOf(n, 1, "dims"));
+        if (perm.size() != dims.size()) {
+            return false;
+        }
+        std::vector<SubDims> out;
+        for (auto p : perm) {
+            out.push_back(dims[std::size_t(wrapDim(p, dims.size()))]);
+        }
+        dims = std::move(out);
+    } else if (dims.size() >= 2) {
+        const auto a = std::size_t(wrapDim(intArg(n, 1, "dim0", 0), dims.size()));
+        const auto b = std::size_t(wrapDim(intArg(n, 2, "dim1", 1), dims.size()));
+        std::swap(dims[a], dims[b]);
+    }
+    return true;
+}
+
+// slice and select along a dim that is one stride (a dim of sub-dims only when whole).
+bool indexSubDims(const graph::Node& n, std::string_view base, std::vector<SubDims>& dims,
+                  const std::vector<std::int64_t>& sz, std::int64_t& offset)
+{
+    const auto d = std::size_t(wrapDim(intArg(n, 1, "dim", 0), sz.size()));
+    const std::int64_t size = sz[d];
+    if (base == "select") {
+        std::int64_t idx = intArg(n, 2, "index", 0);
+        idx = idx < 0 ? idx + size : idx;
+        if (idx < 0 || idx >= size || dims[d].size() != 1) {
+            return false;
+        }
+        offset += idx * dims[d].front().second;
+        dims.erase(dims.begin() + std::ptrdiff_t(d));
+        return true;
+    }
+    auto clampIdx = [&](std::int64_t i) {
+        i = i < 0 ? i + size : i;
+        return std::clamp<std::int64_t>(i, 0, size);
+    };
+    const std::int64_t start = clampIdx(intArg(n, 2, "start", 0));
+    const std::int64_t end = std::max(start, clampIdx(intArg(n, 3, "end", size)));
+    const std::int64_t step = intArg(n, 4, "step", 1);
+    if (step <= 0) {
+        return false;
+    }
+    if (start == 0 && end == size && step == 1) {
+        return true; // the whole dim
+    }
+    if (dims[d].size() != 1) {
+        return false;
+    }
+    auto& [len, st] = dims[d].front();
+    offset += start * st;
+    len = (end - start + step - 1) / step;
+    st *= step;
+    return true;
+}
+
+// Applies the view op to an input view's (shape, strides or sub-dims, offset); false when not
+// a pure view. A view, reshape or _unsafe_view whose result is not one stride per dim keeps its
+// dims as sub-dims (Val::parts).
+bool applyToInputView(const graph::Node& n, std::string_view base, Val& v)
+{
+    std::vector<SubDims> dims = subDimsOf(v);
+    const std::vector<std::int64_t> sz = v.shape;
+    if (base == "view" || base == "_unsafe_view" || base == "reshape") {
+        const std::vector<std::int64_t> shape = viewShape(n, sz);
+        auto ns = v.parts.empty() ? viewStrides(sz, v.strides, shape) : std::nullopt;
+        if (ns) {
+            v.shape = shape;
+            v.strides = *ns;
+            return true;
+        }
+        if (!reshapeSubDims(dims, shape)) {
+            return false;
+        }
+    } else if (base == "expand") {
+        if (!expandSubDims(n, dims, sz)) {
+            return false;
+        }
+    } else if (base == "permute" || base == "transpose" || base == "t") {
+        if (!permuteSubDims(n, base, dims)) {
+            return false;
         }
     } else if (base == "unsqueeze") {
         const auto d = std::size_t(wrapDim(intArg(n, 1, "dim", 0), sz.size() + 1));
-        sz.insert(sz.begin() + std::ptrdiff_t(d), 1);
-        st.insert(st.begin() + std::ptrdiff_t(d), 1);
+        dims.insert(dims.begin() + std::ptrdiff_t(d), SubDims{{1, 1}});
     } else if (base == "squeeze") {
-        std::vector<std::int64_t> dims = intList(graph::argumentOf(n, 1, "dim"));
-        std::vector<std::int64_t> nsz, nst;
+        std::vector<std::int64_t> listed = intList(graph::argumentOf(n, 1, "dim"));
+        std::vector<SubDims> kept;
         for (std::size_t i = 0; i < sz.size(); ++i) {
-            const bool listed = dims.empty() || std::any_of(dims.begin(), dims.end(), [&](auto d) {
-                                    return std::size_t(wrapDim(d, sz.size())) == i;
-                                });
-            if (!(listed && sz[i] == 1)) {
-                nsz.push_back(sz[i]);
-                nst.push_back(st[i]);
+            const bool drop = listed.empty() || std::any_of(listed.begin(), listed.end(), [&](auto d) {
+                                  return std::size_t(wrapDim(d, sz.size())) == i;
+                              });
+            if (!(drop && sz[i] == 1)) {
+                kept.push_back(dims[i]);
             }
         }
-        sz = nsz;
-        st = nst;
-    } else if (base == "slice") {
-        const auto d = std::size_t(wrapDim(intArg(n, 1, "dim", 0), sz.size()));
-        const std::int64_t size = sz[d];
-        auto clampIdx = [&](std::int64_t i) {
-            i = i < 0 ? i + size : i;
-            return std::clamp<std::int64_t>(i, 0, size);
-        };
-        const std::int64_t start = clampIdx(intArg(n, 2, "start", 0));
-        const std::int64_t end = std::max(start, clampIdx(intArg(n, 3, "end", size)));
-        const std::int64_t step = intArg(n, 4, "step", 1);
-        if (step <= 0) {
+        dims = std::move(kept);
+    } else if (base == "slice" || base == "select") {
+        if (!indexSubDims(n, base, dims, sz, v.offset)) {
             return false;
         }
-        v.offset += start * st[d];
-        sz[d] = (end - start + step - 1) / step;
-        st[d] *= step;
-    } else if (base == "select") {
-        const auto d = std::size_t(wrapDim(intArg(n, 1, "dim", 0), sz.size()));
-        std::int64_t idx = intArg(n, 2, "index", 0);
-        idx = idx < 0 ? idx + sz[d] : idx;
-        if (idx < 0 || idx >= sz[d]) {
-            return false;
-        }
-        v.offset += idx * st[d];
-        sz.erase(sz.begin() + std::ptrdiff_t(d));
-        st.erase(st.begin() + std::ptrdiff_t(d));
     } else {
         return false;
     }
+    setSubDims(v, dims);
     return true;
 }
 
@@ -159,25 +307,31 @@ std::vector<std::int64_t> nonOnes(const std::vector<std::int64_t>& s)
     return out;
 }
 
-// A view of a computed value that only inserts/drops size-1 dims: F dims carry over in order.
+// A view of a computed value that only inserts/drops size-1 dims: F dims (and the spans of
+// merged dims: a column sum's [1, 1, C] result viewed as [C]) carry over in order.
 bool relabel(const Val& x, const std::vector<std::int64_t>& shape, Val& out)
 {
-    if (nonOnes(x.shape) != nonOnes(shape) ||
-        std::any_of(x.fspan.begin(), x.fspan.end(), [](int s) { return s > 1; })) {
+    if (nonOnes(x.shape) != nonOnes(shape)) {
         return false;
     }
-    std::vector<int> carried;
+    std::vector<std::pair<int, int>> carried;
     for (std::size_t j = 0; j < x.shape.size(); ++j) {
         if (x.shape[j] != 1) {
-            carried.push_back(x.fdim[j]);
+            carried.emplace_back(x.fdim[j], j < x.fspan.size() ? x.fspan[j] : 1);
         }
     }
     out = x;
     out.shape = shape;
     out.fdim.clear();
+    out.fspan.clear();
     std::size_t k = 0;
     for (auto s : shape) {
-        out.fdim.push_back(s == 1 ? -1 : carried[k++]);
+        const auto [fd, span] = s == 1 ? std::make_pair(-1, 1) : carried[k++];
+        out.fdim.push_back(fd);
+        out.fspan.push_back(span);
+    }
+    if (std::all_of(out.fspan.begin(), out.fspan.end(), [](int s) { return s == 1; })) {
+        out.fspan.clear();
     }
     return true;
 }
@@ -251,6 +405,23 @@ std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int6
     return ns;
 }
 
+bool isCopyOp(std::string_view base) { return kCopies.count(base) != 0; }
+
+bool copyOfInputView(Lowerer& lw, const graph::Node& n)
+{
+    if (!isCopyOp(graph::opBaseName(n.target))) {
+        return false;
+    }
+    auto x = lw.operand(n, 0);
+    auto meta = lw.outMeta(n);
+    if (!x || !meta || (x->kind != Val::Kind::InputView && x->kind != Val::Kind::Synth) ||
+        x->type != meta->first || x->shape != meta->second) {
+        return false;
+    }
+    lw.values[n.id] = *x;
+    return true;
+}
+
 Status lowerView(Lowerer& lw, const graph::Node& n)
 {
     auto x = lw.operand(n, 0);
@@ -290,6 +461,81 @@ Status lowerView(Lowerer& lw, const graph::Node& n)
     }
     lw.values[n.id] = std::move(out);
     return {};
+}
+
+std::vector<std::int64_t> refinedSpace(const Lowerer& lw, const Val& v)
+{
+    std::vector<std::int64_t> sizes; // v's sub-dims of size > 1, outermost first
+    for (const SubDims& d : subDimsOf(v)) {
+        for (const auto& p : d) {
+            if (p.first != 1) {
+                sizes.push_back(p.first);
+            }
+        }
+    }
+    std::vector<std::int64_t> out; // built innermost first
+    for (std::size_t d = lw.F.size(); d-- > 0;) {
+        std::int64_t rest = lw.F[d];
+        if (sizes.empty() || rest == 1) {
+            out.push_back(rest);
+            continue;
+        }
+        while (rest > 1 && !sizes.empty() && rest % sizes.back() == 0) {
+            out.push_back(sizes.back());
+            rest /= sizes.back();
+            sizes.pop_back();
+        }
+        if (rest != 1) {
+            return {};
+        }
+    }
+    std::reverse(out.begin(), out.end());
+    return sizes.empty() && out != lw.F ? out : std::vector<std::int64_t>{};
+}
+
+std::optional<Val> materialized(Lowerer& lw, const Val& v)
+{
+    if (v.kind != Val::Kind::InputView) {
+        return std::nullopt; // a Synth value's index arithmetic on sub-dims: not needed so far
+    }
+    Val out;
+    out.kind = Val::Kind::Computed;
+    out.type = v.type;
+    out.shape = v.shape;
+    out.fdim.assign(v.shape.size(), -1);
+    out.fspan.assign(v.shape.size(), 1);
+    Load load;
+    load.type = v.type;
+    load.access.buffer = v.input;
+    load.access.offset = v.offset;
+    load.access.strides.assign(lw.F.size(), 0);
+    // Right-aligned as alignToF, a dim taking one F dim per sub-dim (a size-1 dim one F dim).
+    int d = int(lw.F.size()) - 1;
+    for (std::size_t j = v.shape.size(); j-- > 0;) {
+        const SubDims& sub = v.parts.empty() ? SubDims{{v.shape[j], v.strides[j]}} : v.parts[j];
+        if (v.shape[j] == 1) {
+            --d;
+            continue;
+        }
+        for (std::size_t i = sub.size(); i-- > 0;) {
+            const auto [size, stride] = sub[i];
+            const bool fits = d >= 0 && (size == lw.F[std::size_t(d)] ||
+                                         (sub.size() == 1 && size < lw.F[std::size_t(d)]));
+            if (!fits) {
+                return std::nullopt;
+            }
+            load.access.strides[std::size_t(d)] = stride;
+            --d;
+        }
+        out.fdim[j] = d + 1;
+        out.fspan[j] = int(sub.size());
+    }
+    Expr e;
+    e.kind = ExprKind::Load;
+    e.type = computeTypeOf(v.type);
+    e.index = lw.addLoad(load);
+    out.expr = lw.addExpr(std::move(e));
+    return out;
 }
 
 } // namespace fxs::codegen::detail
