@@ -134,7 +134,13 @@ bool Lowerer::partial(const Val& v) const
     return false;
 }
 
-Result<int> Lowerer::shifted(int root, int dim, std::int64_t off, std::int64_t size)
+// The expressions `root` needs rewritten along F dim `dim`: an Index along it and each load by
+// the callbacks (a load returns its replacement expression, or its own id to stay), operations
+// over rewritten operands made again. A reduction's result moves along dim only when dim is one
+// its reduction runs along (a row kernel's inner dims): else unsupported (`what` says why).
+Result<int> Lowerer::rewrittenAlong(int root, int dim, const std::function<int(int)>& onIndex,
+                                    const std::function<int(int, const Load&)>& onLoad,
+                                    const std::string& what)
 {
     const std::vector<bool> need = neededExprs(kernel, {root}, {});
     const bool innerDim = reducedDims >= 0 && dim >= int(F.size()) - reducedDims;
@@ -146,28 +152,12 @@ Result<int> Lowerer::shifted(int root, int dim, std::int64_t off, std::int64_t s
         const Expr e = kernel.exprs[std::size_t(id)]; // a copy: adding expressions moves them
         int to = id;
         if (e.kind == ExprKind::RowRef && !innerDim) {
-            return makeError(ErrorCode::Unsupported,
-                             "a cat along a dim a reduction's result does not run along",
-                             req.regionId);
+            return makeError(ErrorCode::Unsupported, what, req.regionId);
         }
         if (e.kind == ExprKind::Index && e.index == dim) {
-            to = op("sub", ComputeType::Int64, {id, constant(double(off), ComputeType::Int64)});
+            to = onIndex(id);
         } else if (e.kind == ExprKind::Load) {
-            Load l = kernel.loads[std::size_t(e.index)];
-            const std::int64_t stride = l.access.strides[std::size_t(dim)];
-            if (stride != 0) {
-                l.access.offset -= off * stride;
-                for (Guard& g : l.access.guards) {
-                    if (g.dim == dim) {
-                        g.lo += off;
-                        g.hi += off;
-                    }
-                }
-                l.access.guards.push_back(Guard{dim, off, off + size});
-                Expr load = e;
-                load.index = addLoad(l);
-                to = addExpr(std::move(load));
-            }
+            to = onLoad(id, kernel.loads[std::size_t(e.index)]);
         } else if (e.kind == ExprKind::Op) {
             std::vector<int> args;
             for (int a : e.args) {
@@ -180,6 +170,61 @@ Result<int> Lowerer::shifted(int root, int dim, std::int64_t off, std::int64_t s
         map[std::size_t(id)] = to;
     }
     return map[std::size_t(root)];
+}
+
+Result<int> Lowerer::shifted(int root, int dim, std::int64_t off, std::int64_t size)
+{
+    auto onIndex = [&](int id) {
+        return op("sub", ComputeType::Int64, {id, constant(double(off), ComputeType::Int64)});
+    };
+    auto onLoad = [&](int id, Load l) {
+        const std::int64_t stride = l.access.strides[std::size_t(dim)];
+        if (stride == 0) {
+            return id;
+        }
+        l.access.offset -= off * stride;
+        for (Guard& g : l.access.guards) {
+            if (g.dim == dim) {
+                g.lo += off;
+                g.hi += off;
+            }
+        }
+        l.access.guards.push_back(Guard{dim, off, off + size});
+        Expr load = kernel.exprs[std::size_t(id)];
+        load.index = addLoad(l);
+        return addExpr(std::move(load));
+    };
+    return rewrittenAlong(root, dim, onIndex, onLoad,
+                          "a cat along a dim a reduction's result does not run along");
+}
+
+Result<int> Lowerer::pinned(int root, int dim, std::int64_t at)
+{
+    auto onIndex = [&](int) { return constant(double(at), ComputeType::Int64); };
+    auto onLoad = [&](int id, Load l) {
+        const Expr e = kernel.exprs[std::size_t(id)]; // a copy: adding expressions moves them
+        const std::int64_t stride = l.access.strides[std::size_t(dim)];
+        const bool guarded = std::any_of(l.access.guards.begin(), l.access.guards.end(),
+                                         [&](const Guard& g) { return g.dim == dim; });
+        if (stride == 0 && !guarded) {
+            return id;
+        }
+        // A guard on dim is decided here: the fill where index `at` is outside it.
+        for (const Guard& g : l.access.guards) {
+            if (g.dim == dim && (at < g.lo || at >= g.hi)) {
+                return constant(l.access.fill, e.type);
+            }
+        }
+        std::erase_if(l.access.guards, [&](const Guard& g) { return g.dim == dim; });
+        l.access.offset += at * stride;
+        l.access.strides[std::size_t(dim)] = 0;
+        Expr load = e;
+        load.index = addLoad(l);
+        return addExpr(std::move(load));
+    };
+    return rewrittenAlong(root, dim, onIndex, onLoad,
+                          "reads a reduction's result at another index of a dim it does not "
+                          "reduce");
 }
 
 Result<int> synthExpr(Lowerer& lw, const Val& v, ComputeType t)

@@ -1,7 +1,8 @@
 // Reductions over leading dims (column reductions, loop_ir.h's Kernel::columns): sum, mean,
-// amax and amin whose dims are leading dims of the kernel's index space F, and the weight and
-// bias gradients of native_layer_norm_backward. The kernel's outer dims become the reduced range
-// and its inner dims the kept columns; pointwise producers fuse into the pass over the rows and
+// amax and amin whose dims are leading dims of the kernel's index space F — or any dims but the
+// trailing ones, F then permuted so that they lead (permuteColumns) — and the weight and bias
+// gradients of native_layer_norm_backward. The kernel's outer dims become the reduced range and
+// its inner dims the kept columns; pointwise producers fuse into the pass over the rows and
 // their outputs are stored from it. Not the row reductions (lower_ops.cpp).
 #include "core/codegen/lowerer.h"
 #include "core/graph/node_arguments.h"
@@ -145,6 +146,24 @@ bool mergeDims(const Lowerer& lw, const Val& x, const std::vector<std::int64_t>&
     return true;
 }
 
+bool reducesColumnDims(const Lowerer& lw, const Val& x, const std::vector<int>& dims)
+{
+    if (x.kind == Val::Kind::Scalar || x.kind == Val::Kind::Tuple || lw.F.size() < 2 ||
+        trailingCover(lw, x, dims) != 0) {
+        return false;
+    }
+    const std::set<int> covered = coveredDims(lw, x, dims);
+    if (covered.empty() || covered.count(-2) || covered.count(-1)) {
+        return false;
+    }
+    for (int d = 0; d < int(lw.F.size()); ++d) {
+        if (!covered.count(d) && lw.F[std::size_t(d)] != 1) {
+            return true; // a kept dim: the columns
+        }
+    }
+    return false;
+}
+
 bool reducesLeadingDims(const Lowerer& lw, const Val& x, const std::vector<int>& dims)
 {
     if (x.kind == Val::Kind::Scalar || x.kind == Val::Kind::Tuple || lw.F.size() < 2) {
@@ -166,15 +185,23 @@ Result<std::int64_t> claimOuterDims(Lowerer& lw, const graph::Node& n, const Val
         return lw.unsupported(n, "reduces a value that does not fill the kernel's index space");
     }
     if (lw.reducedDims >= 0) {
-        return lw.unsupported(n, "a reduction over leading dims in a kernel with row reductions");
+        return lw.unsupported(n, "a column reduction (over other dims than the trailing ones) in a "
+                                 "kernel with row reductions");
     }
     const std::set<int> covered = coveredDims(lw, x, dims);
     const int k = leadingRun(lw, covered);
-    if (lw.columnDims >= 0 && lw.columnDims != k) {
-        return lw.unsupported(n, "reduces a different number of leading dims than another "
-                                 "reduction of the region");
+    std::vector<int> rows;
+    for (int d = 0; d < int(lw.F.size()); ++d) {
+        if (d < k || covered.count(d)) {
+            rows.push_back(d); // the leading run, size-1 dims in it included, and covered dims
+        }
     }
-    lw.columnDims = k;
+    if (lw.columnDims >= 0 && lw.columnRows != rows) {
+        return lw.unsupported(n, "reduces other dims than another column reduction of the "
+                                 "region");
+    }
+    lw.columnRows = rows;
+    lw.columnDims = int(rows.size());
     std::int64_t count = 1;
     for (int d : dims) {
         count *= x.shape[std::size_t(d)];
@@ -200,13 +227,67 @@ Status checkColumnValue(Lowerer& lw, const graph::Node& n)
             continue;
         }
         for (std::size_t j = 0; j < v.fdim.size() && j < v.shape.size(); ++j) {
-            if (v.fdim[j] >= 0 && v.fdim[j] < lw.columnDims && v.shape[j] != 1) {
+            const auto [first, count] = fdimsOfDim(lw, v, j);
+            bool alongRows = false;
+            for (int i = 0; i < count && first >= 0; ++i) {
+                alongRows = alongRows || std::find(lw.columnRows.begin(), lw.columnRows.end(),
+                                                   first + i) != lw.columnRows.end();
+            }
+            if (alongRows) {
                 return lw.unsupported(n, "reads the result of a reduction over leading dims "
                                          "along the reduced dims (a second pass over the rows)");
             }
         }
     }
     return {};
+}
+
+void permuteColumns(Lowerer& lw)
+{
+    std::vector<int> order = lw.columnRows;
+    for (int d = 0; d < int(lw.F.size()); ++d) {
+        if (std::find(order.begin(), order.end(), d) == order.end()) {
+            order.push_back(d);
+        }
+    }
+    std::vector<int> to(order.size());
+    bool identity = true;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        to[std::size_t(order[i])] = int(i);
+        identity = identity && order[i] == int(i);
+    }
+    if (lw.columnDims < 0 || identity) {
+        return;
+    }
+    Kernel& k = lw.kernel;
+    auto permuted = [&](const std::vector<std::int64_t>& v) {
+        std::vector<std::int64_t> out;
+        for (int d : order) {
+            out.push_back(v[std::size_t(d)]);
+        }
+        return out;
+    };
+    auto permute = [&](Access& a) {
+        a.strides = permuted(a.strides);
+        for (Guard& g : a.guards) {
+            g.dim = to[std::size_t(g.dim)];
+        }
+    };
+    for (Load& l : k.loads) {
+        permute(l.access);
+    }
+    for (Store& st : k.stores) {
+        permute(st.access);
+    }
+    for (Expr& e : k.exprs) {
+        e.index = e.kind == ExprKind::Index ? to[std::size_t(e.index)] : e.index;
+    }
+    k.shape = permuted(k.shape);
+    lw.F = k.shape;
+    lw.columnRows.clear();
+    for (int i = 0; i < lw.columnDims; ++i) {
+        lw.columnRows.push_back(i);
+    }
 }
 
 // grad_weight = sum over the rows of grad_out * xhat, grad_bias = sum over the rows of

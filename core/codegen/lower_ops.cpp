@@ -93,7 +93,7 @@ double numberOr(const graph::Argument* a, double fallback)
 // Result of an elementwise node: registers the value after checking operand alignment.
 Status finish(Lowerer& lw, const graph::Node& n, const std::vector<Val>& operands, int expr)
 {
-    auto v = lw.computed(n, expr);
+    auto v = lw.computed(n, expr, operands);
     if (!v) {
         return v.error();
     }
@@ -376,6 +376,26 @@ std::vector<int> dimList(const graph::Argument* a, int rank)
     return dims;
 }
 
+int trailingCover(const Lowerer& lw, const Val& x, const std::vector<int>& dims)
+{
+    const std::vector<int> fd = lw.fdimOf(x);
+    std::set<int> covered;
+    for (int d : dims) {
+        if (d < 0 || d >= int(x.shape.size())) {
+            return -1;
+        }
+        if (x.shape[std::size_t(d)] != 1) {
+            covered.insert(fd[std::size_t(d)]);
+        }
+    }
+    const int n0 = int(lw.F.size());
+    int k = 0;
+    while (k < n0 && covered.count(n0 - 1 - k)) {
+        ++k;
+    }
+    return int(covered.size()) != k || covered.count(-2) ? 0 : k;
+}
+
 // Checks that dims of x cover exactly the trailing dims of F (and fixes k on first use);
 // returns the number of reduced elements.
 Result<std::int64_t> claimInnerDims(Lowerer& lw, const graph::Node& n, const Val& x,
@@ -387,31 +407,24 @@ Result<std::int64_t> claimInnerDims(Lowerer& lw, const graph::Node& n, const Val
     if (lw.columnDims >= 0) {
         return lw.unsupported(n, "a row reduction in a kernel that reduces leading dims");
     }
-    const std::vector<int> fd = lw.fdimOf(x);
-    std::set<int> covered;
-    std::int64_t count = 1;
-    for (int d : dims) {
-        if (d < 0 || d >= int(x.shape.size())) {
-            return lw.unsupported(n, "reduction dim out of range");
-        }
-        count *= x.shape[std::size_t(d)];
-        if (x.shape[std::size_t(d)] != 1) {
-            covered.insert(fd[std::size_t(d)]);
-        }
+    const int k = trailingCover(lw, x, dims);
+    if (k < 0) {
+        return lw.unsupported(n, "reduction dim out of range");
     }
-    const int n0 = int(lw.F.size());
-    int k = 0;
-    while (k < n0 && covered.count(n0 - 1 - k)) {
-        ++k;
-    }
-    if (int(covered.size()) != k || covered.count(-2) || k == 0) {
-        return lw.unsupported(n, "reduces other dims than the trailing dims of the kernel");
+    if (k == 0) {
+        return lw.unsupported(n, "reduces other dims than the trailing dims of the kernel (sum, "
+                                 "mean, amax and amin also reduce its leading dims, or unroll "
+                                 "up to 8 elements along others)");
     }
     if (lw.reducedDims >= 0 && lw.reducedDims != k) {
         return lw.unsupported(n, "reduces a different number of trailing dims than another "
                                  "reduction of the region");
     }
     lw.reducedDims = k;
+    std::int64_t count = 1;
+    for (int d : dims) {
+        count *= x.shape[std::size_t(d)];
+    }
     return count;
 }
 
@@ -511,7 +524,14 @@ Status lowerSumLike(Lowerer& lw, const graph::Node& n, std::string_view base, co
     const std::vector<int> dims = dimList(graph::argumentOf(n, 1, "dim"), int(x.shape.size()));
     const bool keepdim = boolArg(graph::argumentOf(n, varDim ? 3 : 2, "keepdim"), false);
     const bool simple = base == "sum" || base == "mean" || base == "amax" || base == "amin";
-    auto count = simple && reducesLeadingDims(lw, x, dims) ? claimOuterDims(lw, n, x, dims)
+    if (simple && unrollsReduction(lw, x, dims)) {
+        const ReduceKind kind = base == "amax"   ? ReduceKind::Max
+                                : base == "amin" ? ReduceKind::Min
+                                                 : ReduceKind::Sum;
+        auto v = lowerUnrolled(lw, n, kind, base == "mean", x, dims, keepdim, meta->first);
+        return v ? registerRow(lw, n, *v) : Status(v.error());
+    }
+    auto count = simple && reducesColumnDims(lw, x, dims) ? claimOuterDims(lw, n, x, dims)
                                                            : claimInnerDims(lw, n, x, dims);
     if (!count) {
         return count.error();

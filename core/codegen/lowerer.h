@@ -4,6 +4,7 @@
 
 #include "core/codegen/lowering.h"
 
+#include <functional>
 #include <map>
 
 namespace fxs::codegen::detail {
@@ -60,6 +61,9 @@ public:
     // Column kernels (Kernel::columns): the number of leading dims of F reduced, once a
     // reduction over leading dims fixed it; -1 otherwise (never both this and reducedDims).
     int columnDims = -1;
+    // Column kernels: the F dims the rows are (sorted; columnDims of them). Leading dims, or
+    // any others until permuteColumns moves them to the front of F.
+    std::vector<int> columnRows;
     // Lowering the column part of a program (lowering.cpp: the second kernel that makes the
     // Deferred items of the first): a layer norm backward yields its weight/bias gradients.
     bool columnPart = false;
@@ -92,6 +96,14 @@ public:
     // that range (0 elsewhere), its index arithmetic shifted. Unsupported when it reads a
     // reduction's result and dim is not one the reduction runs along.
     Result<int> shifted(int expr, int dim, std::int64_t off, std::int64_t size);
+    // The expression read at index `at` of F dim `dim` whatever the element's index along it
+    // (loads moved there with stride 0 along dim, their guards on dim decided, index arithmetic
+    // a constant): an unrolled reduction's term (unrolled_ops.cpp). Unsupported like shifted.
+    Result<int> pinned(int expr, int dim, std::int64_t at);
+    // What shifted and pinned share (cat_ops.cpp).
+    Result<int> rewrittenAlong(int root, int dim, const std::function<int(int)>& onIndex,
+                               const std::function<int(int, const Load&)>& onLoad,
+                               const std::string& what);
     // True when a dim of v is shorter than the F dim it runs along (see Val).
     bool partial(const Val& v) const;
 
@@ -101,8 +113,15 @@ public:
     // Checks operands broadcast into the result consistently with their F dims.
     bool consistent(const Val& operand, const std::vector<int>& resultFdim,
                     const std::vector<std::int64_t>& resultShape) const;
-    // A Computed value for the node's result: shape from meta, F dims by right alignment.
-    Result<Val> computed(const graph::Node& n, int expr) const;
+    // A Computed value for the node's result: shape from meta, F dims from its operands where
+    // they give every dim of size > 1 one F dim (a transposed computed value keeps its F dims
+    // through pointwise ops), else by right alignment.
+    Result<Val> computed(const graph::Node& n, int expr,
+                         const std::vector<Val>& operands = {}) const;
+    // The F dims of a broadcast of `operands` to `shape` (right-aligned, as PyTorch broadcasts):
+    // nullopt when two disagree, one does not fit F or a dim of size > 1 gets none.
+    std::optional<std::vector<int>> fdimsFromOperands(const std::vector<std::int64_t>& shape,
+                                                      const std::vector<Val>& operands) const;
 };
 
 // Op handlers (lower_ops.cpp): fill lw.values[n.id] or return an error.
@@ -137,17 +156,42 @@ std::vector<int> dimList(const graph::Argument* a, int rank);
 // the number of reduced elements.
 Result<std::int64_t> claimInnerDims(Lowerer& lw, const graph::Node& n, const Val& x,
                                     const std::vector<int>& dims);
+// k > 0 when dims of x cover exactly the k trailing dims of F; 0 when they cover others, -1 when
+// a dim is out of range.
+int trailingCover(const Lowerer& lw, const Val& x, const std::vector<int>& dims);
 // A reduction of `operand` over the kernel's reduced range: the RowRef expression of its result.
 int reduce(Lowerer& lw, ReduceKind kind, int operand, ComputeType t);
 // The reduced value's Val: x's shape without (keepdim: size 1 at) the reduced dims.
 Val rowValue(Lowerer& lw, const Val& x, const std::vector<int>& dims, bool keepdim, int expr,
              ScalarType type);
 
+// Reductions of at most 8 elements along dims that are neither trailing nor leading, unrolled
+// into pointwise ops (unrolled_ops.cpp). The shape a sum/mean/amax/amin node gives the index
+// space when it unrolls (its operand's without the reduced dims; judged on metas: indexSpace).
+std::optional<std::vector<std::int64_t>> unrolledSpace(const graph::Node& n,
+                                                       const std::vector<std::int64_t>& operand);
+// True when the reduction of x over dims unrolls: 2 to 8 elements, neither leading nor trailing
+// dims of F.
+bool unrollsReduction(const Lowerer& lw, const Val& x, const std::vector<int>& dims);
+// The reduced value (rowValue's shape and F dims) as a combination of x's terms at each reduced
+// index: input views read there, computed values pinned there (Lowerer::pinned); mean scales.
+Result<Val> lowerUnrolled(Lowerer& lw, const graph::Node& n, ReduceKind kind, bool mean,
+                          const Val& x, const std::vector<int>& dims, bool keepdim,
+                          ScalarType type);
+
 // Reductions over leading dims (column_ops.cpp). True when dims of x cover leading dims of F
 // (size-1 dims of F count as covered) and not its last dim: a column reduction.
 bool reducesLeadingDims(const Lowerer& lw, const Val& x, const std::vector<int>& dims);
-// Fixes columnDims (the kernel becomes a column kernel) or refuses; the number of reduced
-// elements.
+// True when dims of x cover dims of F that are not its trailing dims (and leave some dim of
+// size > 1): a column reduction once F is permuted (permuteColumns).
+bool reducesColumnDims(const Lowerer& lw, const Val& x, const std::vector<int>& dims);
+// Column kernels whose rows are not F's leading dims: F permuted (every access's strides and
+// guards, index arithmetic, the kernel's shape) so that the rows lead in order and the kept
+// dims follow in theirs (the columns keep their memory order: stores stay coalesced). After
+// the stores are made.
+void permuteColumns(Lowerer& lw);
+// Fixes columnDims and columnRows (the kernel becomes a column kernel) or refuses; the number
+// of reduced elements.
 Result<std::int64_t> claimOuterDims(Lowerer& lw, const graph::Node& n, const Val& x,
                                     const std::vector<int>& dims);
 // In a column kernel, a value that reads a column's result and moves along the reduced dims
@@ -192,6 +236,10 @@ void applyOutputLayout(Lowerer& lw, RegionProgram& prog,
 // loads becomes [N, C, H*W], so the inner range is H*W, not W (fewer rows, less index
 // arithmetic, longer vector loops). The buffers' layouts do not change.
 void coalesceDims(Kernel& k);
+// A kernel without reductions iterates once each dim of F that nothing reads along (no access
+// moves or is guarded along it, no index arithmetic on it): a pinned producer of an unrolled
+// reduction leaves the reduced dims so, which would compute every element once per index.
+void dropUnreadDims(Kernel& k);
 
 // Strided view arithmetic on input views (view_ops.cpp).
 // An input view with sub-dims (Val::parts) as the Computed value of its load: each dim's

@@ -241,13 +241,49 @@ int Lowerer::index(int dim)
     return addExpr(std::move(e));
 }
 
-Result<Val> Lowerer::computed(const graph::Node& n, int expr) const
+std::optional<std::vector<int>> Lowerer::fdimsFromOperands(
+    const std::vector<std::int64_t>& shape, const std::vector<Val>& operands) const
+{
+    std::vector<int> fd(shape.size(), -1);
+    std::vector<bool> given(shape.size(), false);
+    for (const Val& o : operands) {
+        if (o.kind == Val::Kind::Scalar) {
+            continue;
+        }
+        const std::vector<int> od = fdimOf(o);
+        if (o.shape.size() > shape.size() || od.size() != o.shape.size()) {
+            return std::nullopt;
+        }
+        const std::size_t lead = shape.size() - o.shape.size();
+        for (std::size_t j = 0; j < o.shape.size(); ++j) {
+            const std::size_t i = lead + j;
+            if (o.shape[j] == 1) {
+                continue;
+            }
+            if (od[j] < 0 || (given[i] && fd[i] != od[j])) {
+                return std::nullopt;
+            }
+            fd[i] = od[j];
+            given[i] = true;
+        }
+    }
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] != 1 && !given[i]) {
+            return std::nullopt;
+        }
+    }
+    return fd;
+}
+
+Result<Val> Lowerer::computed(const graph::Node& n, int expr,
+                              const std::vector<Val>& operands) const
 {
     auto meta = outMeta(n);
     if (!meta) {
         return meta.error();
     }
-    auto fd = alignToF(meta->second);
+    auto fd = operands.empty() ? std::nullopt : fdimsFromOperands(meta->second, operands);
+    fd = fd ? fd : alignToF(meta->second);
     if (!fd) {
         return unsupported(n, "its shape does not fit the kernel's index space");
     }
@@ -300,18 +336,20 @@ std::vector<std::int64_t> indexSpace(const LoweringRequest& req,
             best = s;
         }
     };
-    auto considerMeta = [&](const graph::TensorMeta* m) {
+    auto sizesOf = [](const graph::TensorMeta* m) {
+        std::optional<std::vector<std::int64_t>> s;
         if (m && !m->hasSymbolicSizes()) {
-            std::vector<std::int64_t> s;
+            s.emplace();
             for (const auto& d : m->sizes) {
-                s.push_back(d.value);
+                s->push_back(d.value);
             }
-            consider(s);
         }
+        return s;
     };
-    // Computed values decide, and what reductions read (the kernel iterates their operand);
-    // inputs may be larger than what the region reads of them (slices). Copies of views of
-    // inputs are views too (copyOfInputView), unless nothing else is computed.
+    // Computed values decide, and what reductions read (the kernel iterates their operand; an
+    // unrolled reduction's kept dims only); inputs may be larger than what the region reads of
+    // them (slices). Copies of views of inputs are views too (copyOfInputView), unless nothing
+    // else is computed.
     const std::set<graph::NodeId> region(req.order.begin(), req.order.end());
     std::set<graph::NodeId> viewsOfInputs;
     std::vector<const graph::TensorMeta*> copies;
@@ -333,14 +371,25 @@ std::vector<std::int64_t> indexSpace(const LoweringRequest& req,
             }
             continue;
         }
-        considerMeta(n.tensorMeta());
-        if (detail::isReductionOp(base) && !n.args.empty() && n.args[0].isNode()) {
-            considerMeta(req.graph->node(n.args[0].node).tensorMeta());
+        const bool reduces = detail::isReductionOp(base) && !n.args.empty() && n.args[0].isNode();
+        const auto operand = reduces ? sizesOf(req.graph->node(n.args[0].node).tensorMeta())
+                                     : std::nullopt;
+        if (auto kept = operand ? detail::unrolledSpace(n, *operand) : std::nullopt) {
+            consider(*kept);
+            continue;
+        }
+        if (auto s = sizesOf(n.tensorMeta())) {
+            consider(*s);
+        }
+        if (operand) {
+            consider(*operand);
         }
     }
     if (best.empty()) {
         for (const graph::TensorMeta* m : copies) {
-            considerMeta(m);
+            if (auto sizes = sizesOf(m)) {
+                consider(*sizes);
+            }
         }
     }
     if (best.empty()) {
@@ -569,6 +618,7 @@ Result<Kernel> lowerColumnPart(const LoweringRequest& req, const std::vector<Buf
         lw.kernel.stores.push_back(*st);
     }
     detail::pruneDeadCode(lw.kernel);
+    detail::permuteColumns(lw);
     return std::move(lw.kernel);
 }
 
@@ -641,7 +691,9 @@ Result<RegionProgram> lowerInSpace(const LoweringRequest& req, const std::vector
         }
     }
     detail::pruneDeadCode(lw.kernel);
+    detail::permuteColumns(lw);
     detail::applyOutputLayout(lw, prog, req.outputStrides);
+    detail::dropUnreadDims(lw.kernel);
     chooseLoopShape(lw.kernel);
     if (!lw.kernel.flat) {
         detail::coalesceDims(lw.kernel);

@@ -253,4 +253,34 @@ void coalesceDims(Kernel& k)
     }
 }
 
+void dropUnreadDims(Kernel& k)
+{
+    if (!k.reductions.empty()) {
+        return;
+    }
+    std::vector<bool> read(k.shape.size(), false);
+    auto mark = [&](const Access& a) {
+        for (std::size_t d = 0; d < a.strides.size() && d < read.size(); ++d) {
+            read[d] = read[d] || a.strides[d] != 0;
+        }
+        for (const Guard& g : a.guards) {
+            read[std::size_t(g.dim)] = true;
+        }
+    };
+    for (const Load& l : k.loads) {
+        mark(l.access);
+    }
+    for (const Store& s : k.stores) {
+        mark(s.access);
+    }
+    for (const Expr& e : k.exprs) {
+        if (e.kind == ExprKind::Index) {
+            read[std::size_t(e.index)] = true;
+        }
+    }
+    for (std::size_t d = 0; d < k.shape.size(); ++d) {
+        k.shape[d] = read[d] ? k.shape[d] : 1;
+    }
+}
+
 } // namespace fxs::codegen::detail

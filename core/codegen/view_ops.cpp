@@ -1,6 +1,8 @@
 // Views as index arithmetic: views of region inputs become new (offset, sizes, strides) of the
-// same buffer; views of computed values are allowed when they only relabel dims (insert or drop
-// size-1 dims, broadcast with expand) — anything that would move elements is not lowered.
+// same buffer; views of computed values are allowed when they relabel dims (insert or drop
+// size-1 dims, broadcast with expand, permute them: the F dims move with the dims), merge dims
+// of F, or take a step-1 slice (the expression read further along its F dim, a partial value)
+// — anything else that would move elements is not lowered.
 #include "core/codegen/lowerer.h"
 #include "core/graph/node_arguments.h"
 
@@ -336,31 +338,85 @@ bool relabel(const Val& x, const std::vector<std::int64_t>& shape, Val& out)
     return true;
 }
 
-bool permuteKeepsOrder(const graph::Node& n, std::string_view base, const Val& x)
+// The dims of x in the order a permute, transpose or t lists them; empty when they are not a
+// permutation of x's dims.
+std::vector<std::size_t> permutationOf(const graph::Node& n, std::string_view base, const Val& x)
 {
-    std::vector<std::int64_t> perm;
+    const std::size_t rank = x.shape.size();
+    std::vector<std::size_t> perm;
     if (base == "permute") {
-        perm = intList(graph::argumentOf(n, 1, "dims"));
-    } else {
-        for (std::size_t i = 0; i < x.shape.size(); ++i) {
-            perm.push_back(std::int64_t(i));
+        for (auto p : intList(graph::argumentOf(n, 1, "dims"))) {
+            perm.push_back(std::size_t(wrapDim(p, rank)));
         }
-        if (perm.size() >= 2) {
-            std::swap(perm[std::size_t(wrapDim(intArg(n, 1, "dim0", 0), perm.size()))],
-                      perm[std::size_t(wrapDim(intArg(n, 2, "dim1", 1), perm.size()))]);
+    } else {
+        for (std::size_t i = 0; i < rank; ++i) {
+            perm.push_back(i);
+        }
+        const auto a = std::size_t(wrapDim(intArg(n, 1, "dim0", 0), rank));
+        const auto b = std::size_t(wrapDim(intArg(n, 2, "dim1", 1), rank));
+        if (rank >= 2 && (a >= rank || b >= rank)) {
+            return {};
+        }
+        if (rank >= 2) {
+            std::swap(perm[a], perm[b]);
         }
     }
-    std::int64_t last = -1;
-    for (auto p : perm) {
-        const auto d = wrapDim(p, x.shape.size());
-        if (x.shape[std::size_t(d)] != 1) {
-            if (d < last) {
-                return false;
-            }
-            last = d;
+    std::vector<std::size_t> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        if (sorted[i] != i) {
+            return {};
+        }
+    }
+    return sorted.size() == rank ? perm : std::vector<std::size_t>{};
+}
+
+// A permutation of a computed value: its dims (and the F dims they run along) reordered; the
+// element at each index of F stays where it is, so nothing is copied.
+bool permuteComputed(const graph::Node& n, std::string_view base, const Val& x, Val& out)
+{
+    const std::vector<std::size_t> perm = permutationOf(n, base, x);
+    if (perm.empty() && !x.shape.empty()) {
+        return false;
+    }
+    out = x;
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+        out.shape[i] = x.shape[perm[i]];
+        out.fdim[i] = x.fdim[perm[i]];
+        if (!x.fspan.empty()) {
+            out.fspan[i] = x.fspan[perm[i]];
         }
     }
     return true;
+}
+
+// A step-1 slice of a computed value along a dim that runs along one F dim: its expression read
+// `start` further along that F dim, a partial value of the slice's length (Val: only a cat or
+// a placed gradient moves it further).
+Status sliceComputed(Lowerer& lw, const graph::Node& n, const Val& x,
+                     const std::vector<std::int64_t>& shape, Val& out)
+{
+    const std::size_t d = std::size_t(wrapDim(intArg(n, 1, "dim", 0), x.shape.size()));
+    const std::vector<int> fd = lw.fdimOf(x);
+    if (d >= x.shape.size() || shape.size() != x.shape.size() || intArg(n, 4, "step", 1) != 1 ||
+        fd[d] < 0 || lw.partial(x)) {
+        return lw.unsupported(n, "a slice of a computed value other than a step-1 slice along "
+                                 "one dim of the kernel");
+    }
+    const std::int64_t size = x.shape[d];
+    std::int64_t start = intArg(n, 2, "start", 0);
+    start = std::clamp<std::int64_t>(start < 0 ? start + size : start, 0, size);
+    if (shape[d] <= 0 || start + shape[d] > size) {
+        return lw.unsupported(n, "a slice whose printed size does not fit its value");
+    }
+    auto moved = lw.shifted(x.expr, fd[d], -start, size);
+    if (!moved) {
+        return lw.unsupported(n, moved.error().message);
+    }
+    out = x;
+    out.shape[d] = shape[d];
+    out.expr = *moved;
+    return {};
 }
 
 } // namespace
@@ -453,9 +509,15 @@ Status lowerView(Lowerer& lw, const graph::Node& n)
             return lw.unsupported(n, "expand of a computed value along other dims than the kernel's");
         }
         out.fdim = *fd;
-    } else if ((base == "permute" || base == "transpose" || base == "t") &&
-               !permuteKeepsOrder(n, base, *x)) {
-        return lw.unsupported(n, "a permutation of a computed value (needs a copy)");
+    } else if (base == "permute" || base == "transpose" || base == "t") {
+        if (!permuteComputed(n, base, *x, out) || out.shape != meta->second) {
+            return lw.unsupported(n, "a permutation of a computed value that does not match "
+                                     "its printed shape");
+        }
+    } else if (base == "slice" && !relabel(*x, meta->second, out)) {
+        if (Status s = sliceComputed(lw, n, *x, meta->second, out); !s) {
+            return s;
+        }
     } else if (!relabel(*x, meta->second, out) && !mergeDims(lw, *x, meta->second, out)) {
         return lw.unsupported(n, "a view of a computed value that moves elements");
     }

@@ -122,7 +122,7 @@ Result<std::vector<c10::IValue>> prepareInputs(const graph::Graph& g, const Plan
 }
 
 void fillReport(const graph::Graph& g, const Plan& plan, const std::vector<double>& stepMs,
-                int repeat, const ExecResult& last, RunReport& r)
+                int repeat, const ExecResult& last, bool summaries, RunReport& r)
 {
     r.nodesRun = plan.callNodes;
     r.peakBytes = last.peakBytes;
@@ -143,7 +143,9 @@ void fillReport(const graph::Graph& g, const Plan& plan, const std::vector<doubl
             outStep->args[i].kind == ArgStep::Kind::Slot) {
             name = g.node(outStep->args[i].slot).name;
         }
-        r.outputs.push_back(summarize(last.outputs[i], name));
+        if (summaries) {
+            r.outputs.push_back(summarize(last.outputs[i], name));
+        }
         if (last.outputs[i].isTensor() && last.outputs[i].toTensor().defined()) {
             r.kept.set("output." + std::to_string(i), makeHandle(last.outputs[i].toTensor()));
         }
@@ -214,7 +216,7 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
             run.report.totalMs += last.totalMs / repeat;
         }
     }
-    fillReport(g, plan, stepMs, repeat, last, run.report);
+    fillReport(g, plan, stepMs, repeat, last, o.summarizeOutputs, run.report);
     if (o.chooseAddmm) {
         const auto [split, all] = addmmChoiceCounts();
         if (all > 0) {

@@ -55,6 +55,10 @@ struct RunOptions {
     // With perNodeTiming on CUDA: false times each node's host work only (no sync per node:
     // where the host's time goes when nothing waits on the device; `run --host-times`).
     bool syncPerNode = true;
+    // Fill RunReport::outputs with each output's summary, which reads every output on the host
+    // (a device-to-host copy each on CUDA). Timing loops that drop the report turn it off, so a
+    // profiler around their runs sees the graph's work only.
+    bool summarizeOutputs = true;
     ConvLayout convLayout = ConvLayout::Recorded; // also for forwardGraph
     // ChannelsLast: where the weights' channels_last copies are kept, for a caller that runs
     // the graph several times (same weights: converted once). Null: a cache of this call's

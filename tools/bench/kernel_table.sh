@@ -4,7 +4,9 @@
 # backward (from its forward) with `run --compiled --auto --cuda-graph --kernel-time` and keeps
 # the JSON (regions with their states and kernels, top_kernels), plus each region's schedule
 # (--dump of `compile`, same cache). Build with TOP=400 to list every kernel rather than the
-# longest 15 (the build then widens kernel_profile.h's table; the repository keeps 15).
+# longest 15 (the build then widens kernel_profile.h's table; the repository keeps 15); GRAPHS=0
+# runs the steps without CUDA graphs (each kernel issued by the host, as torch.compile's default
+# mode issues its own).
 # Usage, from the repository root: OUT=dir MODELS=gpt12_train,llama24_train tools/bench/kernel_table.sh
 set -u
 OUT=${OUT:-${1:-/tmp/kernel_table}}
@@ -19,7 +21,8 @@ python3 tools/bench/model_inductor.py --record-only --cli /bin/true --out "$OUT/
 CACHE=$(mktemp -d)
 chmod 700 "$CACHE"
 common=(--compiled --auto --device cuda --json --cache "$CACHE/cache.db" --repeat 10
-        --cuda-graph --kernel-time)
+        --kernel-time)
+[ "${GRAPHS:-1}" = 0 ] || common+=(--cuda-graph)
 for m in ${MODELS//,/ }; do
   fw=$OUT/graphs/${m}_graph0.txt
   bw=$OUT/graphs/${m}_graph1.txt

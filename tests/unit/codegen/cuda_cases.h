@@ -160,6 +160,26 @@ inline const std::vector<CudaCase>& cudaCases()
     add: "f32[1003][1]cuda:0" = torch.ops.aten.add.Tensor(where, arange)
     return (add,)
 )"},
+        // LLaMA's repeat_kv backward into the rotary embedding's backward: a sum over the
+        // middle dim (2 elements) of a strided input unrolled, two slices of a computed value
+        // (guarded, shifted loads), their placed gradients, a transposed contiguous store.
+        {"repeatkv", R"(def forward(self, k: "f32[2, 4, 8, 16][512, 16, 64, 1]cuda:0", cos: "f32[1, 1, 8, 16][128, 128, 16, 1]cuda:0", sin: "f32[1, 1, 8, 16][128, 128, 16, 1]cuda:0"):
+    view: "f32[2, 2, 2, 8, 16][512, 32, 16, 64, 1]cuda:0" = torch.ops.aten.view.default(k, [2, 2, 2, 8, 16])
+    sum_1: "f32[2, 2, 1, 8, 16][256, 128, 128, 16, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(view, [2], True)
+    squeeze: "f32[2, 2, 8, 16][256, 128, 16, 1]cuda:0" = torch.ops.aten.squeeze.dim(sum_1, 2)
+    mul: "f32[2, 2, 8, 16][256, 128, 16, 1]cuda:0" = torch.ops.aten.mul.Tensor(squeeze, cos)
+    slice_1: "f32[2, 2, 8, 8][256, 128, 16, 1]cuda:0" = torch.ops.aten.slice.Tensor(mul, 3, 0, 8)
+    slice_2: "f32[2, 2, 8, 8][256, 128, 16, 1]cuda:0" = torch.ops.aten.slice.Tensor(mul, 3, 8, 16)
+    neg: "f32[2, 2, 8, 8][128, 64, 8, 1]cuda:0" = torch.ops.aten.neg.default(slice_1)
+    slice_backward: "f32[2, 2, 8, 16][256, 128, 16, 1]cuda:0" = torch.ops.aten.slice_backward.default(neg, [2, 2, 8, 16], 3, 8, 9223372036854775807, 1)
+    slice_backward_1: "f32[2, 2, 8, 16][256, 128, 16, 1]cuda:0" = torch.ops.aten.slice_backward.default(slice_2, [2, 2, 8, 16], 3, 0, 8, 1)
+    add: "f32[2, 2, 8, 16][256, 128, 16, 1]cuda:0" = torch.ops.aten.add.Tensor(slice_backward, slice_backward_1)
+    mul_1: "f32[2, 2, 8, 16][256, 128, 16, 1]cuda:0" = torch.ops.aten.mul.Tensor(squeeze, sin)
+    add_1: "f32[2, 2, 8, 16][256, 128, 16, 1]cuda:0" = torch.ops.aten.add.Tensor(add, mul_1)
+    transpose: "f32[2, 8, 2, 16][256, 16, 128, 1]cuda:0" = torch.ops.aten.transpose.int(add_1, 1, 2)
+    clone: "f32[2, 8, 2, 16][256, 32, 16, 1]cuda:0" = torch.ops.aten.clone.default(transpose, memory_format = torch.contiguous_format)
+    return (clone,)
+)"},
         // Column reductions (loop_ir.h: Kernel::columns). 37 rows x 300 columns: a pointwise
         // output and the column sum of the same values from one kernel, then a view.
         {"colsum", R"(def forward(self, x: "f32[37, 300][300, 1]cuda:0", y: "f32[37, 300][300, 1]cuda:0"):
@@ -183,6 +203,13 @@ inline const std::vector<CudaCase>& cudaCases()
     sum_1: "bf16[3, 40][40, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(mul, [0])
     mul_1: "bf16[3, 40][40, 1]cuda:0" = torch.ops.aten.mul.Tensor(sum_1, w)
     return (mul_1,)
+)"},
+        // Two middle dims, 40 x 2 = 80 rows (too many to unroll): F permuted so that they
+        // lead, the kept 3 x 16 columns after them in order; an epilogue product.
+        {"colmiddle", R"(def forward(self, x: "f32[3, 40, 2, 16][1280, 32, 16, 1]cuda:0", w: "f32[16][1]cuda:0"):
+    sum_1: "f32[3, 1, 1, 16][16, 16, 16, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(x, [1, 2], True)
+    mul: "f32[3, 1, 1, 16][16, 16, 16, 1]cuda:0" = torch.ops.aten.mul.Tensor(sum_1, w)
+    return (mul,)
 )"},
         // native_layer_norm_backward with every output read: grad_input in a row kernel, then
         // grad_weight and grad_bias from one column kernel of the same program (600 rows: split

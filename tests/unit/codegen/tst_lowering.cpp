@@ -1,5 +1,6 @@
 // Region lowering: fusion into one kernel, loop shape, loads/stores for broadcasts and views,
-// reductions as phases, type promotion, and the ops it refuses.
+// reductions as phases, small middle-dim reductions unrolled, type promotion, and the ops it
+// refuses.
 #include "core/codegen/lowering.h"
 #include "core/graph/graph_builder.h"
 #include "tests/test_file.h"
@@ -263,6 +264,80 @@ private Q_SLOTS:
         QVERIFY(!q.ok());
         QCOMPARE(q.error().where, std::string("r0:sub"));
         QVERIFY(q.error().message.find("second pass") != std::string::npos);
+    }
+
+    void middleDimReductionsUnrollOrPermuteColumns()
+    {
+        // sum over dim 1 (2 elements) of a contiguous [3, 2, 5]: no reduction loop; the kernel
+        // iterates the kept [3, 5] and adds x[:, 0, :] (offset 0) and x[:, 1, :] (offset 5),
+        // both with strides (10, 1).
+        GraphBuilder b;
+        const NodeId x = b.placeholder("x", meta({3, 2, 5}));
+        const auto dim1 = Argument::list({Argument::integer(1)});
+        const NodeId s =
+            b.call("sum", "aten::sum.dim_IntList", {ref(x), dim1}, {}, meta({3, 5}));
+        b.output({ref(s)});
+        auto g = b.build();
+        auto p = lower({*g, {s}, {x}, {s}});
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        QCOMPARE(p->kernels.size(), std::size_t(1));
+        const Kernel& k = p->kernels[0];
+        QVERIFY(k.reductions.empty());
+        QCOMPARE(k.shape, (std::vector<std::int64_t>{3, 5}));
+        QCOMPARE(k.loads.size(), std::size_t(2));
+        QCOMPARE(k.loads[0].access.offset, std::int64_t(0));
+        QCOMPARE(k.loads[1].access.offset, std::int64_t(5));
+        QCOMPARE(k.loads[1].access.strides, (std::vector<std::int64_t>{10, 1}));
+        QVERIFY(!nodeRefusal(**g, s).has_value());
+
+        // exp of [4, 3, 6], summed over dim 1 keepdim: exp pinned at each index of F dim 1
+        // (loads at offsets 0, 6, 12 with stride 0 along it), a dim nothing reads along after,
+        // iterated once (then merged away: F [4, 6]); the transposed clone of the squeezed sum
+        // stores [6, 4] contiguous (strides 1 along F dim 0, 4 along F dim 1).
+        GraphBuilder b2;
+        const NodeId x2 = b2.placeholder("x", meta({4, 3, 6}));
+        const NodeId e = b2.call("exp", "aten::exp.default", {ref(x2)}, {}, meta({4, 3, 6}));
+        const NodeId s2 = b2.call("sum", "aten::sum.dim_IntList",
+                                  {ref(e), dim1, Argument::boolean(true)}, {}, meta({4, 1, 6}));
+        const NodeId q = b2.call("squeeze", "aten::squeeze.dim", {ref(s2), Argument::integer(1)},
+                                 {}, meta({4, 6}));
+        const NodeId t = b2.call("t", "aten::t.default", {ref(q)}, {}, meta({6, 4}));
+        const NodeId c = b2.call("clone", "aten::clone.default", {ref(t)}, {}, meta({6, 4}));
+        b2.output({ref(c)});
+        auto g2 = b2.build();
+        auto p2 = lower({*g2, {e, s2, q, t, c}, {x2}, {c}});
+        QVERIFY2(p2.ok(), p2.ok() ? "" : p2.error().toString().c_str());
+        QCOMPARE(p2->kernels.size(), std::size_t(1));
+        const Kernel& k2 = p2->kernels[0];
+        QCOMPARE(k2.shape, (std::vector<std::int64_t>{4, 6}));
+        QCOMPARE(k2.loads.size(), std::size_t(3));
+        QCOMPARE(k2.loads[2].access.offset, std::int64_t(12));
+        QCOMPARE(k2.loads[2].access.strides, (std::vector<std::int64_t>{18, 1}));
+        QCOMPARE(k2.stores[0].access.strides, (std::vector<std::int64_t>{1, 4}));
+
+        // Over 9 elements: a column kernel with F permuted so that the reduced dim leads,
+        // [9, 3, 5] (9 rows of 15 columns), the input read with strides (5, 45, 1),
+        // the sum stored once per column with strides (0, 5, 1).
+        GraphBuilder b3;
+        const NodeId x3 = b3.placeholder("x", meta({3, 9, 5}));
+        const NodeId s3 =
+            b3.call("sum", "aten::sum.dim_IntList", {ref(x3), dim1}, {}, meta({3, 5}));
+        const NodeId v3 =
+            b3.call("var", "aten::var.dim", {ref(x3), dim1}, {}, meta({3, 5}));
+        b3.output({ref(s3), ref(v3)});
+        auto g3 = b3.build();
+        auto p3 = lower({*g3, {s3}, {x3}, {s3}});
+        QVERIFY2(p3.ok(), p3.ok() ? "" : p3.error().toString().c_str());
+        const Kernel& k3 = p3->kernels[0];
+        QVERIFY(k3.columns);
+        QCOMPARE(k3.shape, (std::vector<std::int64_t>{9, 3, 5}));
+        QCOMPARE(k3.innerDims, 2);
+        QCOMPARE(k3.loads[0].access.strides, (std::vector<std::int64_t>{5, 45, 1}));
+        QCOMPARE(k3.stores[0].access.strides, (std::vector<std::int64_t>{0, 5, 1}));
+        // A variance (two passes) over them is not: refused, saying what is lowered.
+        auto q3 = lower({*g3, {v3}, {x3}, {v3}});
+        QVERIFY(!q3.ok());
+        QVERIFY(q3.error().message.find("unroll up to 8") != std::string::npos);
     }
 
     void refusesWhatItCannotLower()
