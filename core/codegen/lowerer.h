@@ -236,6 +236,9 @@ void applyOutputLayout(Lowerer& lw, RegionProgram& prog,
 // loads becomes [N, C, H*W], so the inner range is H*W, not W (fewer rows, less index
 // arithmetic, longer vector loops). The buffers' layouts do not change.
 void coalesceDims(Kernel& k);
+// The index space iterated in `order` (new dim i is old dim order[i]): F, every access's
+// strides and guards and the index expressions follow; stores' perRow is recomputed.
+void permuteIndexSpace(Kernel& k, const std::vector<int>& order);
 // A kernel without reductions iterates once each dim of F that nothing reads along (no access
 // moves or is guarded along it, no index arithmetic on it): a pinned producer of an unrolled
 // reduction leaves the reduced dims so, which would compute every element once per index.
@@ -250,6 +253,13 @@ std::optional<Val> materialized(Lowerer& lw, const Val& v);
 // the product of consecutive sub-dims of size > 1); empty when they do not split F so or F
 // stays the same.
 std::vector<std::int64_t> refinedSpace(const Lowerer& lw, const Val& v);
+// Before any reduction: F permuted (permuteIndexSpace, every lowered value's F dims moved along)
+// so that the F dims of x's dims follow x's dim order, the F dims x does not run along first —
+// a view merging dims of a permuted computed value can then merge them (GPT-12's qkv gradient
+// [T, B, 3, C], permuted from [3, T, B, C], viewed [T, B, 3*C]). False (nothing done) when a
+// reduction fixed the kernel's ranges, a dim of x is a broadcast or merged, a merged value would
+// no longer run along consecutive F dims, or F is in that order already.
+bool permuteToOrderOf(Lowerer& lw, const Val& x);
 // Strides for viewing (sizes, strides) as newSizes without copying (ATen's computeStride);
 // nullopt when the view would need a copy.
 std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& sizes,

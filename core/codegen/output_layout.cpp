@@ -56,28 +56,6 @@ void permuteAccess(Access& a, const std::vector<int>& order, const std::vector<i
     }
 }
 
-// The index space is iterated in `order`: F, accesses, guards and index expressions follow.
-void permuteIndexSpace(Kernel& k, const std::vector<int>& order)
-{
-    const std::vector<int> inv = inverse(order);
-    std::vector<std::int64_t> shape(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        shape[i] = k.shape[std::size_t(order[i])];
-    }
-    k.shape = std::move(shape);
-    for (Load& l : k.loads) {
-        permuteAccess(l.access, order, inv);
-    }
-    for (Store& s : k.stores) {
-        permuteAccess(s.access, order, inv);
-        s.perRow = s.access.strides.back() == 0;
-    }
-    for (Expr& e : k.exprs) {
-        if (e.kind == ExprKind::Index) {
-            e.index = inv[std::size_t(e.index)];
-        }
-    }
-}
 
 // True when output i runs along the index space dim for dim (its dim j along F dim j).
 bool spansF(const Lowerer& lw, const RegionProgram& prog, std::size_t i)
@@ -280,6 +258,28 @@ void dropUnreadDims(Kernel& k)
     }
     for (std::size_t d = 0; d < k.shape.size(); ++d) {
         k.shape[d] = read[d] ? k.shape[d] : 1;
+    }
+}
+
+void permuteIndexSpace(Kernel& k, const std::vector<int>& order)
+{
+    const std::vector<int> inv = inverse(order);
+    std::vector<std::int64_t> shape(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        shape[i] = k.shape[std::size_t(order[i])];
+    }
+    k.shape = std::move(shape);
+    for (Load& l : k.loads) {
+        permuteAccess(l.access, order, inv);
+    }
+    for (Store& s : k.stores) {
+        permuteAccess(s.access, order, inv);
+        s.perRow = s.access.strides.back() == 0;
+    }
+    for (Expr& e : k.exprs) {
+        if (e.kind == ExprKind::Index) {
+            e.index = inv[std::size_t(e.index)];
+        }
     }
 }
 

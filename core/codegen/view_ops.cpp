@@ -518,11 +518,85 @@ Status lowerView(Lowerer& lw, const graph::Node& n)
         if (Status s = sliceComputed(lw, n, *x, meta->second, out); !s) {
             return s;
         }
-    } else if (!relabel(*x, meta->second, out) && !mergeDims(lw, *x, meta->second, out)) {
+    } else if (!relabel(*x, meta->second, out) && !mergeDims(lw, *x, meta->second, out) &&
+               !(permuteToOrderOf(lw, *x) &&
+                 mergeDims(lw, lw.values.at(n.args[0].node), meta->second, out))) {
         return lw.unsupported(n, "a view of a computed value that moves elements");
     }
     lw.values[n.id] = std::move(out);
     return {};
+}
+
+namespace {
+
+// Every value's F dims (tuple items' too) mapped by inv (old F dim -> new).
+void moveFdims(Val& v, const std::vector<int>& inv)
+{
+    for (int& d : v.fdim) {
+        d = d >= 0 ? inv[std::size_t(d)] : d;
+    }
+    for (Val& item : v.items) {
+        moveFdims(item, inv);
+    }
+}
+
+// True when v's merged dims still run along consecutive F dims in order under inv.
+bool mergedStayConsecutive(const Val& v, const std::vector<int>& inv)
+{
+    for (std::size_t j = 0; j < v.fspan.size() && j < v.fdim.size(); ++j) {
+        for (int i = 1; i < v.fspan[j] && v.fdim[j] >= 0; ++i) {
+            if (inv[std::size_t(v.fdim[j] + i)] != inv[std::size_t(v.fdim[j])] + i) {
+                return false;
+            }
+        }
+    }
+    return std::all_of(v.items.begin(), v.items.end(),
+                       [&](const Val& item) { return mergedStayConsecutive(item, inv); });
+}
+
+} // namespace
+
+bool permuteToOrderOf(Lowerer& lw, const Val& x)
+{
+    if (x.kind != Val::Kind::Computed || lw.reducedDims >= 0 || lw.columnDims >= 0 ||
+        !lw.kernel.reductions.empty()) {
+        return false;
+    }
+    std::vector<int> own;
+    for (std::size_t j = 0; j < x.shape.size(); ++j) {
+        if (x.shape[j] == 1) {
+            continue;
+        }
+        const bool merged = j < x.fspan.size() && x.fspan[j] > 1;
+        if (x.fdim[j] < 0 || merged || x.shape[j] != lw.F[std::size_t(x.fdim[j])]) {
+            return false;
+        }
+        own.push_back(x.fdim[j]);
+    }
+    std::vector<int> order;
+    for (int d = 0; d < int(lw.F.size()); ++d) {
+        if (std::find(own.begin(), own.end(), d) == own.end()) {
+            order.push_back(d);
+        }
+    }
+    order.insert(order.end(), own.begin(), own.end());
+    std::vector<int> inv(order.size());
+    bool identity = true;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        inv[std::size_t(order[i])] = int(i);
+        identity = identity && order[i] == int(i);
+    }
+    if (identity || std::any_of(lw.values.begin(), lw.values.end(), [&](const auto& kv) {
+            return !mergedStayConsecutive(kv.second, inv);
+        })) {
+        return false;
+    }
+    permuteIndexSpace(lw.kernel, order);
+    lw.F = lw.kernel.shape;
+    for (auto& kv : lw.values) {
+        moveFdims(kv.second, inv);
+    }
+    return true;
 }
 
 std::vector<std::int64_t> refinedSpace(const Lowerer& lw, const Val& v)

@@ -125,10 +125,10 @@ private Q_SLOTS:
 )"))
             << 1;
         // GPT-12 r4 whole: q, k and v placed and added, the [3, T, B, H*D] sum permuted to
-        // [T, B, 3, H*D] and viewed [T, B, 3*H*D] (sub-dims of strides 120 and 1), its column sum
-        // over [T, B] for the bias gradient and a view of that. Generated: the placement kernel,
-        // and one column kernel that reads its result through the permuted view, stores the
-        // view and the sum (2; main: 11 and the sum's view left to LibTorch).
+        // [T, B, 3, H*D], cloned and viewed [T, B, 3*H*D] (merging dims that run along F dims 0
+        // and 3: F is permuted to [T, B, 3, H*D] first), its column sum over [T, B] for the
+        // bias gradient and a view of that. Generated: one column kernel storing the view and
+        // the sum (main: 11, and the sum's view left to LibTorch; Inductor: 3).
         QTest::newRow("GPT-12 r4, the qkv gradient and its bias gradient")
             << QString::fromStdString(graphOf(
                    std::string("q: ") + kAttnOut + ", k: " + kAttnOut + ", v: " + kAttnOut,
@@ -147,7 +147,41 @@ private Q_SLOTS:
     view_169: "f32[36][1]cpu" = torch.ops.aten.view.default(sum_5, [36])
     return (_unsafe_view_31, view_169)
 )"))
-            << 2;
+            << 1;
+        // The same tail over a region input: the permuted view [T, B, 3*C] of the input has a
+        // dim of sub-dims (strides 120 and 1); its column sum reads it with the index space split
+        // to [T, B, 3, C] (refinedSpace). Generated: 1 (main: 1, and the merged view of the
+        // copy left to LibTorch).
+        QTest::newRow("permuted view of an input merged, then its column sum")
+            << QString::fromStdString(graphOf(R"(a: "f32[3, 5, 2, 12][120, 24, 12, 1]cpu")", R"(    unsqueeze_12: "f32[3, 5, 2, 1, 12][120, 24, 12, 12, 1]cpu" = torch.ops.aten.unsqueeze.default(a, 3)
+    transpose_76: "f32[1, 5, 2, 3, 12][12, 24, 12, 120, 1]cpu" = torch.ops.aten.transpose.int(unsqueeze_12, 0, -2)
+    squeeze_12: "f32[5, 2, 3, 12][24, 12, 120, 1]cpu" = torch.ops.aten.squeeze.dim(transpose_76, 0)
+    clone_43: "f32[5, 2, 3, 12][72, 36, 12, 1]cpu" = torch.ops.aten.clone.default(squeeze_12, memory_format = torch.contiguous_format)
+    _unsafe_view_31: "f32[5, 2, 36][72, 36, 1]cpu" = torch.ops.aten._unsafe_view.default(clone_43, [5, 2, 36])
+    sum_5: "f32[1, 1, 36][36, 36, 1]cpu" = torch.ops.aten.sum.dim_IntList(_unsafe_view_31, [0, 1], True)
+    view_169: "f32[36][1]cpu" = torch.ops.aten.view.default(sum_5, [36])
+    return (_unsafe_view_31, view_169)
+)"))
+            << 1;
+        // LLaMA's rotary embedding backward for q (llama24_train_graph1, mul_240 .. add_156, then
+        // the transpose and clone of the attention's input gradient; B 2, H 4, S 6, D 8): slices
+        // of a computed value (its halves) feeding neg, placed back by slice_backward, a
+        // permuted store after them. Generated: 1 (main at 6ea7b29: 3; Inductor: 1).
+        QTest::newRow("LLaMA rotary backward, then transpose and clone")
+            << QString::fromStdString(graphOf(R"(x: "f32[2, 4, 6, 8][192, 8, 32, 1]cpu", cos: "f32[1, 1, 6, 8][48, 48, 8, 1]cpu", sin: "f32[1, 1, 6, 8][48, 48, 8, 1]cpu")", R"(    mul_240: "f32[2, 4, 6, 8][192, 8, 32, 1]cpu" = torch.ops.aten.mul.Tensor(x, sin)
+    slice_103: "f32[2, 4, 6, 4][192, 8, 32, 1]cpu" = torch.ops.aten.slice.Tensor(mul_240, 3, 0, 4)
+    slice_104: "f32[2, 4, 6, 4][192, 8, 32, 1]cpu" = torch.ops.aten.slice.Tensor(mul_240, 3, 4, 8)
+    neg_49: "f32[2, 4, 6, 4][96, 4, 16, 1]cpu" = torch.ops.aten.neg.default(slice_103)
+    slice_backward_2: "f32[2, 4, 6, 8][192, 48, 8, 1]cpu" = torch.ops.aten.slice_backward.default(neg_49, [2, 4, 6, 8], 3, 4, 9223372036854775807, 1)
+    slice_backward_3: "f32[2, 4, 6, 8][192, 48, 8, 1]cpu" = torch.ops.aten.slice_backward.default(slice_104, [2, 4, 6, 8], 3, 0, 4, 1)
+    add_155: "f32[2, 4, 6, 8][192, 48, 8, 1]cpu" = torch.ops.aten.add.Tensor(slice_backward_2, slice_backward_3)
+    mul_241: "f32[2, 4, 6, 8][192, 8, 32, 1]cpu" = torch.ops.aten.mul.Tensor(x, cos)
+    add_156: "f32[2, 4, 6, 8][192, 48, 8, 1]cpu" = torch.ops.aten.add.Tensor(add_155, mul_241)
+    transpose_99: "f32[2, 6, 4, 8][192, 8, 48, 1]cpu" = torch.ops.aten.transpose.int(add_156, 1, 2)
+    clone_50: "f32[2, 6, 4, 8][192, 32, 8, 1]cpu" = torch.ops.aten.clone.default(transpose_99, memory_format = torch.contiguous_format)
+    return (clone_50,)
+)"))
+            << 1;
     }
 
     void viewChainsMatchEager()
