@@ -1,6 +1,8 @@
 // nodeRefusal: whether the code generator takes one node, asked by the automatic proposal so
-// that it proposes only what region schedules generate.
+// that it proposes only what region schedules generate; opRefusal, its first question.
 #include "core/codegen/lowering.h"
+
+#include "core/codegen/lowerer.h"
 
 #include <algorithm>
 
@@ -61,6 +63,32 @@ std::optional<Refusal> nodeRefusal(const graph::Graph& g, graph::NodeId id)
     auto program = lowerRegion(req);
     if (!program && program.error().code == ErrorCode::Unsupported) {
         return Refusal{RefusalKind::Shape, program.error().message};
+    }
+    return std::nullopt;
+}
+
+bool isViewNode(const graph::Node& node)
+{
+    return node.op == graph::OpKind::CallFunction &&
+           detail::isViewOp(graph::opBaseName(node.target));
+}
+
+std::optional<Refusal> opRefusal(const graph::Node& node)
+{
+    if (node.op != graph::OpKind::CallFunction) {
+        return Refusal{RefusalKind::Op, "only call_function nodes are lowered"};
+    }
+    const std::string_view base = graph::opBaseName(node.target);
+    if (base != "getitem" && !detail::isPointwiseOp(base) && !detail::isReductionOp(base) &&
+        !detail::isViewOp(base) && !detail::isCatOp(base) && !detail::isConstructorOp(base) &&
+        !detail::isBatchNormOp(base) && !detail::isPoolOp(base)) {
+        return Refusal{RefusalKind::Op, "op " + node.target +
+                                            " is not lowered by the code generator (it stays a "
+                                            "LibTorch call)"};
+    }
+    if (const graph::TensorMeta* m = node.tensorMeta(); m && !scalarTypeOf(m->dtype)) {
+        return Refusal{RefusalKind::Dtype, "dtype " + std::string(graph::dtypeTorchName(m->dtype)) +
+                                               " is not supported by the code generator"};
     }
     return std::nullopt;
 }

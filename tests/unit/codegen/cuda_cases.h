@@ -211,6 +211,40 @@ inline const std::vector<CudaCase>& cudaCases()
     mul: "f32[3, 1, 1, 16][16, 16, 16, 1]cuda:0" = torch.ops.aten.mul.Tensor(sum_1, w)
     return (mul,)
 )"},
+        // GPT-12's qkv gradient (tst_view_fusion): clone/_unsafe_view/transpose chains over
+        // strided inputs (sub-dims), placed by select_backward, summed, permuted, viewed with
+        // the index space permuted to the view's order, and a column sum of it: one column
+        // kernel whose rows are the permuted F's leading dims.
+        {"qkvgrad", R"(def forward(self, q: "f32[2, 3, 5, 4][60, 4, 12, 1]cuda:0", k: "f32[2, 3, 5, 4][60, 4, 12, 1]cuda:0", v: "f32[2, 3, 5, 4][60, 4, 12, 1]cuda:0"):
+    clone_a0: "f32[2, 3, 5, 4][60, 20, 4, 1]cuda:0" = torch.ops.aten.clone.default(v, memory_format = torch.contiguous_format)
+    _unsafe_view_a0: "f32[6, 5, 4][20, 4, 1]cuda:0" = torch.ops.aten._unsafe_view.default(clone_a0, [6, 5, 4])
+    transpose_a0: "f32[5, 6, 4][4, 20, 1]cuda:0" = torch.ops.aten.transpose.int(_unsafe_view_a0, 0, 1)
+    clone_b0: "f32[5, 6, 4][24, 4, 1]cuda:0" = torch.ops.aten.clone.default(transpose_a0, memory_format = torch.contiguous_format)
+    _unsafe_view_b0: "f32[5, 2, 12][24, 12, 1]cuda:0" = torch.ops.aten._unsafe_view.default(clone_b0, [5, 2, 12])
+    clone_a1: "f32[2, 3, 5, 4][60, 20, 4, 1]cuda:0" = torch.ops.aten.clone.default(k, memory_format = torch.contiguous_format)
+    _unsafe_view_a1: "f32[6, 5, 4][20, 4, 1]cuda:0" = torch.ops.aten._unsafe_view.default(clone_a1, [6, 5, 4])
+    transpose_a1: "f32[5, 6, 4][4, 20, 1]cuda:0" = torch.ops.aten.transpose.int(_unsafe_view_a1, 0, 1)
+    clone_b1: "f32[5, 6, 4][24, 4, 1]cuda:0" = torch.ops.aten.clone.default(transpose_a1, memory_format = torch.contiguous_format)
+    _unsafe_view_b1: "f32[5, 2, 12][24, 12, 1]cuda:0" = torch.ops.aten._unsafe_view.default(clone_b1, [5, 2, 12])
+    clone_a2: "f32[2, 3, 5, 4][60, 20, 4, 1]cuda:0" = torch.ops.aten.clone.default(q, memory_format = torch.contiguous_format)
+    _unsafe_view_a2: "f32[6, 5, 4][20, 4, 1]cuda:0" = torch.ops.aten._unsafe_view.default(clone_a2, [6, 5, 4])
+    transpose_a2: "f32[5, 6, 4][4, 20, 1]cuda:0" = torch.ops.aten.transpose.int(_unsafe_view_a2, 0, 1)
+    clone_b2: "f32[5, 6, 4][24, 4, 1]cuda:0" = torch.ops.aten.clone.default(transpose_a2, memory_format = torch.contiguous_format)
+    _unsafe_view_b2: "f32[5, 2, 12][24, 12, 1]cuda:0" = torch.ops.aten._unsafe_view.default(clone_b2, [5, 2, 12])
+    select_backward: "f32[3, 5, 2, 12][120, 24, 12, 1]cuda:0" = torch.ops.aten.select_backward.default(_unsafe_view_b0, [3, 5, 2, 12], 0, 2)
+    select_backward_1: "f32[3, 5, 2, 12][120, 24, 12, 1]cuda:0" = torch.ops.aten.select_backward.default(_unsafe_view_b1, [3, 5, 2, 12], 0, 1)
+    add_37: "f32[3, 5, 2, 12][120, 24, 12, 1]cuda:0" = torch.ops.aten.add.Tensor(select_backward, select_backward_1)
+    select_backward_2: "f32[3, 5, 2, 12][120, 24, 12, 1]cuda:0" = torch.ops.aten.select_backward.default(_unsafe_view_b2, [3, 5, 2, 12], 0, 0)
+    add_38: "f32[3, 5, 2, 12][120, 24, 12, 1]cuda:0" = torch.ops.aten.add.Tensor(add_37, select_backward_2)
+    unsqueeze_12: "f32[3, 5, 2, 1, 12][120, 24, 12, 12, 1]cuda:0" = torch.ops.aten.unsqueeze.default(add_38, 3)
+    transpose_76: "f32[1, 5, 2, 3, 12][12, 24, 12, 120, 1]cuda:0" = torch.ops.aten.transpose.int(unsqueeze_12, 0, -2)
+    squeeze_12: "f32[5, 2, 3, 12][24, 12, 120, 1]cuda:0" = torch.ops.aten.squeeze.dim(transpose_76, 0)
+    clone_43: "f32[5, 2, 3, 12][72, 36, 12, 1]cuda:0" = torch.ops.aten.clone.default(squeeze_12, memory_format = torch.contiguous_format)
+    _unsafe_view_31: "f32[5, 2, 36][72, 36, 1]cuda:0" = torch.ops.aten._unsafe_view.default(clone_43, [5, 2, 36])
+    sum_5: "f32[1, 1, 36][36, 36, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(_unsafe_view_31, [0, 1], True)
+    view_169: "f32[36][1]cuda:0" = torch.ops.aten.view.default(sum_5, [36])
+    return (_unsafe_view_31, view_169)
+)"},
         // native_layer_norm_backward with every output read: grad_input in a row kernel, then
         // grad_weight and grad_bias from one column kernel of the same program (600 rows: split
         // over blocks).

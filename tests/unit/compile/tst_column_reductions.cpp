@@ -8,16 +8,12 @@
 // the rotary embedding's backward), over strided inputs as the attention backward gives them.
 // Each region is built with g++, run, and compared with the LibTorch eager interpreter; the
 // kernel counts are checked by hand against eager's launches.
-#include "core/exec/interpreter.h"
 #include "core/io/graph_code_parser.h"
 #include "tests/test_file.h"
-#include "tests/unit/compile/compile_test_support.h"
-#include "tests/unit/compile/whole_graph_case.h"
+#include "tests/unit/compile/eager_compare.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
-
-#include <cmath>
 
 FXSCOPE_TEST_BEGIN
 
@@ -30,31 +26,6 @@ using Case = test::WholeGraphCase;
 
 Case parse(const std::string& code) { return test::parseWholeGraphCase(code); }
 
-// Largest |a - b| / (1 + |b|) over finite values; infinity where NaN/Inf positions or sizes
-// differ.
-double maxDiff(const exec::TensorHandle& a, const exec::TensorHandle& b)
-{
-    if (a.sizes() != b.sizes()) {
-        return INFINITY;
-    }
-    const auto x = a.toDoubles();
-    const auto y = b.toDoubles();
-    double m = 0;
-    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
-        if (std::isfinite(x[i]) && std::isfinite(y[i])) {
-            m = std::max(m, std::abs(x[i] - y[i]) / (1 + std::abs(y[i])));
-        } else if (!(std::isnan(x[i]) && std::isnan(y[i])) && x[i] != y[i]) {
-            return INFINITY;
-        }
-    }
-    return m;
-}
-
-std::string graphOf(const std::string& params, const std::string& body)
-{
-    return "def forward(self, " + params + "):\n" + body;
-}
-
 } // namespace
 
 class TestColumnReductions : public QObject {
@@ -62,34 +33,6 @@ class TestColumnReductions : public QObject {
 
     QTemporaryDir m_dir;
     std::unique_ptr<cache::CacheStore> m_store;
-
-    // Compiles the case's region and runs it; diff: its outputs' largest relative difference
-    // from the eager run's.
-    compile::RegionOutcome compileAndCompare(const Case& c, double& diff)
-    {
-        exec::RunOptions o;
-        o.seed = 11;
-        o.keep = c.keep;
-        o.perNodeTiming = false;
-        auto run = exec::Interpreter::run(*c.graph, o);
-        if (!run || !run->ok) {
-            qFatal("eager run failed: %s", run ? "unsupported" : run.error().toString().c_str());
-        }
-        compile::RegionCompiler rc(test::compileOptions(m_store.get(), 1));
-        auto out = rc.compileAndRun(*c.graph, {"r0", c.region, ""}, run->kept);
-        // Region outputs by name against the graph's returned values (their order may differ).
-        const std::vector<NodeId> returned = c.graph->returnedNodes();
-        diff = out.outputs.empty() || out.outputs.size() != returned.size() ? INFINITY : 0.0;
-        for (std::size_t i = 0; i < out.outputs.size() && i < out.outputNames.size(); ++i) {
-            std::size_t k = 0;
-            while (k < returned.size() && c.graph->node(returned[k]).name != out.outputNames[i]) {
-                ++k;
-            }
-            const exec::TensorHandle* want = run->kept.find("output." + std::to_string(k));
-            diff = want ? std::max(diff, maxDiff(out.outputs[i], *want)) : INFINITY;
-        }
-        return out;
-    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -107,12 +50,12 @@ private Q_SLOTS:
         QTest::addColumn<bool>("unrolled"); // a pointwise kernel, not a column kernel
         // Eager: one reduce kernel each; generated: one column kernel.
         QTest::newRow("sum [0] keepdim, 37 x 300")
-            << QString::fromStdString(graphOf(R"(x: "f32[37, 300][300, 1]cpu")",
+            << QString::fromStdString(test::graphCode(R"(x: "f32[37, 300][300, 1]cpu")",
                                               R"(    sum_1: "f32[1, 300][300, 1]cpu" = torch.ops.aten.sum.dim_IntList(x, [0], True)
     return (sum_1,)
 )")) << 1 << 1e-5 << 0 << false;
         QTest::newRow("sum [0] not keepdim, then a view")
-            << QString::fromStdString(graphOf(R"(x: "f32[37, 300][300, 1]cpu")",
+            << QString::fromStdString(test::graphCode(R"(x: "f32[37, 300][300, 1]cpu")",
                                               R"(    sum_1: "f32[300][1]cpu" = torch.ops.aten.sum.dim_IntList(x, [0])
     view: "f32[1, 300][300, 1]cpu" = torch.ops.aten.view.default(sum_1, [1, 300])
     return (view,)
@@ -120,7 +63,7 @@ private Q_SLOTS:
         // The LLaMA-24 backward's RMSNorm weight gradients: sum.dim_IntList(mul(grad, normed),
         // [0, 1], True), then a view. Eager: mul, sum (2 kernels); generated: 1.
         QTest::newRow("sum [0, 1] keepdim of a product, 3-D (LLaMA RMSNorm weight gradient)")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(g: "f32[3, 50, 70][3500, 70, 1]cpu", h: "f32[3, 50, 70][3500, 70, 1]cpu")",
                    R"(    mul: "f32[3, 50, 70][3500, 70, 1]cpu" = torch.ops.aten.mul.Tensor(g, h)
     sum_1: "f32[1, 1, 70][70, 70, 1]cpu" = torch.ops.aten.sum.dim_IntList(mul, [0, 1], True)
@@ -129,7 +72,7 @@ private Q_SLOTS:
 )")) << 1 << 1e-5 << 0 << false;
         // Eager: gelu_backward, sum (2 kernels); generated: 1 storing both.
         QTest::newRow("pointwise output and its column sum from one kernel")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(g: "f32[37, 300][300, 1]cpu", x: "f32[37, 300][300, 1]cpu")",
                    R"(    gelu_backward: "f32[37, 300][300, 1]cpu" = torch.ops.aten.gelu_backward.default(g, x)
     sum_1: "f32[1, 300][300, 1]cpu" = torch.ops.aten.sum.dim_IntList(gelu_backward, [0], True)
@@ -138,7 +81,7 @@ private Q_SLOTS:
 )")) << 1 << 1e-5 << 0 << false;
         // Eager: mean, amax, amin (3 kernels); generated: 1.
         QTest::newRow("mean, amax and amin over [0, 1], 600 rows x 20 columns")
-            << QString::fromStdString(graphOf(R"(x: "f32[2, 300, 20][6000, 20, 1]cpu")",
+            << QString::fromStdString(test::graphCode(R"(x: "f32[2, 300, 20][6000, 20, 1]cpu")",
                                               R"(    mean: "f32[20][1]cpu" = torch.ops.aten.mean.dim(x, [0, 1])
     amax: "f32[1, 1, 20][20, 20, 1]cpu" = torch.ops.aten.amax.default(x, [0, 1], True)
     amin: "f32[20][1]cpu" = torch.ops.aten.amin.default(x, [0, 1])
@@ -146,7 +89,7 @@ private Q_SLOTS:
 )")) << 1 << 1e-5 << 0 << false;
         // Eager: mul, sum, mul (3 kernels); generated: 1, the weight read per column.
         QTest::newRow("bfloat16, two kept dims, an epilogue product")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(x: "bf16[64, 3, 40][120, 40, 1]cpu", y: "bf16[64, 3, 40][120, 40, 1]cpu", w: "bf16[40][1]cpu")",
                    R"(    mul: "bf16[64, 3, 40][120, 40, 1]cpu" = torch.ops.aten.mul.Tensor(x, y)
     sum_1: "bf16[3, 40][40, 1]cpu" = torch.ops.aten.sum.dim_IntList(mul, [0])
@@ -160,7 +103,7 @@ private Q_SLOTS:
         // between gelu_backward and the sum (which it would cut into two kernels).
         // Eager: gelu_backward, sum (2 kernels, the views free); generated: 1.
         QTest::newRow("GPT-12 bias gradient: gelu_backward, merged view, sum [0]")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(mm_14: "f32[12, 96][96, 1]cpu", view_153: "f32[3, 4, 96][384, 96, 1]cpu")",
                    R"(    view_163: "f32[3, 4, 96][384, 96, 1]cpu" = torch.ops.aten.view.default(mm_14, [3, 4, 96])
     gelu_backward: "f32[3, 4, 96][384, 96, 1]cpu" = torch.ops.aten.gelu_backward.default(view_163, view_153)
@@ -174,7 +117,7 @@ private Q_SLOTS:
         // reduced rows lead, the kept [3, 7, 9] the columns; a consumer broadcasting a [7, 9]
         // input in the epilogue. Eager: sum, mul (2 kernels); generated: 1.
         QTest::newRow("sum [1] of a contiguous 3 x 50 x 7 x 9, then a broadcast product")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(x: "f32[3, 50, 7, 9][3150, 63, 9, 1]cpu", w: "f32[7, 9][9, 1]cpu")",
                    R"(    sum_1: "f32[3, 7, 9][63, 9, 1]cpu" = torch.ops.aten.sum.dim_IntList(x, [1])
     mul: "f32[3, 7, 9][63, 9, 1]cpu" = torch.ops.aten.mul.Tensor(sum_1, w)
@@ -183,7 +126,7 @@ private Q_SLOTS:
         // Two non-adjacent dims, 4 x 6 = 24 rows, keepdim; amin too, of an exp fused into the
         // pass over the rows. Eager: exp, amax, amin (3 kernels); generated: 1.
         QTest::newRow("amax and amin [0, 2] of exp, 4 x 5 x 6 x 7")
-            << QString::fromStdString(graphOf(R"(x: "f32[4, 5, 6, 7][210, 42, 7, 1]cpu")",
+            << QString::fromStdString(test::graphCode(R"(x: "f32[4, 5, 6, 7][210, 42, 7, 1]cpu")",
                                               R"(    exp: "f32[4, 5, 6, 7][210, 42, 7, 1]cpu" = torch.ops.aten.exp.default(x)
     amax: "f32[1, 5, 1, 7][35, 7, 7, 1]cpu" = torch.ops.aten.amax.default(exp, [0, 2], True)
     amin: "f32[5, 7][7, 1]cpu" = torch.ops.aten.amin.default(exp, [0, 2])
@@ -192,7 +135,7 @@ private Q_SLOTS:
         // mean without keepdim over 11 elements of a strided (transposed) odd-sized input.
         // Eager: mean (1 kernel); generated: 1.
         QTest::newRow("mean [2] not keepdim, 3 x 5 x 11 x 9 transposed input")
-            << QString::fromStdString(graphOf(R"(x: "f32[3, 5, 9, 11][495, 99, 11, 1]cpu")",
+            << QString::fromStdString(test::graphCode(R"(x: "f32[3, 5, 9, 11][495, 99, 11, 1]cpu")",
                                               R"(    transpose: "f32[3, 5, 11, 9][495, 99, 1, 11]cpu" = torch.ops.aten.transpose.int(x, 2, 3)
     mean: "f32[3, 5, 9][45, 9, 1]cpu" = torch.ops.aten.mean.dim(transpose, [2])
     return (mean,)
@@ -201,7 +144,7 @@ private Q_SLOTS:
         // kernel, grad_weight and grad_bias from one column kernel (2 kernels; eager on CUDA: the
         // grad_input kernel and the gamma/beta kernel(s), at least 2).
         QTest::newRow("layer_norm_backward with gamma/beta, 3 x 5 rows of 40")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(g: "f32[3, 5, 40][200, 40, 1]cpu", x: "f32[3, 5, 40][200, 40, 1]cpu", mean: "f32[3, 5, 1][5, 1, 1]cpu", rstd: "f32[3, 5, 1][5, 1, 1]cpu", w: "f32[40][1]cpu", b: "f32[40][1]cpu")",
                    R"(    native_layer_norm_backward = torch.ops.aten.native_layer_norm_backward.default(g, x, [40], mean, rstd, w, b, [True, True, True])
     getitem: "f32[3, 5, 40][200, 40, 1]cpu" = native_layer_norm_backward[0]
@@ -212,7 +155,7 @@ private Q_SLOTS:
         // Only the weight and bias gradients read, of a grad_out computed in the region (37 rows of
         // 300): the column kernel alone, recomputing the product.
         QTest::newRow("layer_norm_backward, gamma/beta only, a fused producer")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(g: "f32[37, 300][300, 1]cpu", h: "f32[37, 300][300, 1]cpu", x: "f32[37, 300][300, 1]cpu", mean: "f32[37, 1][1, 1]cpu", rstd: "f32[37, 1][1, 1]cpu", w: "f32[300][1]cpu", b: "f32[300][1]cpu")",
                    R"(    mul: "f32[37, 300][300, 1]cpu" = torch.ops.aten.mul.Tensor(g, h)
     native_layer_norm_backward = torch.ops.aten.native_layer_norm_backward.default(mul, x, [300], mean, rstd, w, b, [True, True, True])
@@ -226,7 +169,7 @@ private Q_SLOTS:
         // kept [2, 2, 32, 32], the transposed store of the _unsafe_view itself (the index space
         // permuted to the clone's order so that its dims merge: permuteToOrderOf).
         QTest::newRow("LLaMA repeat_kv backward: sum [2] keepdim, squeeze, transpose, clone")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(getitem_100: "f32[2, 4, 32, 32][4096, 32, 128, 1]cpu")",
                    R"(    view_284: "f32[2, 2, 2, 32, 32][4096, 64, 32, 128, 1]cpu" = torch.ops.aten.view.default(getitem_100, [2, 2, 2, 32, 32])
     sum_5: "f32[2, 2, 1, 32, 32][2048, 1024, 1024, 32, 1]cpu" = torch.ops.aten.sum.dim_IntList(view_284, [2], True)
@@ -242,7 +185,7 @@ private Q_SLOTS:
         // two slice_backward (a zero fill and a copy each), add, mul, add, clone (at least
         // 10 kernels); generated: 1.
         QTest::newRow("LLaMA repeat_kv backward into the rotary embedding's backward")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(getitem_99: "f32[2, 4, 32, 32][4096, 32, 128, 1]cpu", unsqueeze_106: "f32[1, 1, 32, 32][1024, 1024, 32, 1]cpu", unsqueeze_105: "f32[1, 1, 32, 32][1024, 1024, 32, 1]cpu")",
                    R"(    view_285: "f32[2, 2, 2, 32, 32][4096, 64, 32, 128, 1]cpu" = torch.ops.aten.view.default(getitem_99, [2, 2, 2, 32, 32])
     sum_6: "f32[2, 2, 1, 32, 32][2048, 1024, 1024, 32, 1]cpu" = torch.ops.aten.sum.dim_IntList(view_285, [2], True)
@@ -264,7 +207,7 @@ private Q_SLOTS:
         // A pointwise producer pinned at each of the 5 indices of the middle dim, a consumer
         // broadcasting a [7, 9] input. Eager: mul, sum, add (3 kernels); generated: 1.
         QTest::newRow("sum [1] of a product, 3 x 5 x 7 x 9, then a broadcast add")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    R"(x: "f32[3, 5, 7, 9][315, 63, 9, 1]cpu", y: "f32[3, 5, 7, 9][315, 63, 9, 1]cpu", z: "f32[7, 9][9, 1]cpu")",
                    R"(    mul: "f32[3, 5, 7, 9][315, 63, 9, 1]cpu" = torch.ops.aten.mul.Tensor(x, y)
     sum_1: "f32[3, 7, 9][63, 9, 1]cpu" = torch.ops.aten.sum.dim_IntList(mul, [1])
@@ -273,7 +216,7 @@ private Q_SLOTS:
 )")) << 1 << 1e-5 << 0 << true;
         // Two non-adjacent dims (2 x 3 = 6 elements), keepdim. Eager: amax, mul (2 kernels).
         QTest::newRow("amax [0, 2] keepdim, 2 x 5 x 3 x 4, then a product")
-            << QString::fromStdString(graphOf(R"(x: "f32[2, 5, 3, 4][60, 12, 4, 1]cpu")",
+            << QString::fromStdString(test::graphCode(R"(x: "f32[2, 5, 3, 4][60, 12, 4, 1]cpu")",
                                               R"(    amax: "f32[1, 5, 1, 4][4, 4, 4, 1]cpu" = torch.ops.aten.amax.default(x, [0, 2], True)
     mul: "f32[1, 5, 1, 4][4, 4, 4, 1]cpu" = torch.ops.aten.mul.Tensor(amax, 2.0)
     return (mul,)
@@ -281,7 +224,7 @@ private Q_SLOTS:
         // mean without keepdim over 7 elements of an odd shape, read through a transposed view
         // of the input, with a consumer. Eager: mean, exp (2 kernels).
         QTest::newRow("mean [2] not keepdim, 3 x 5 x 7 x 9 transposed input, then exp")
-            << QString::fromStdString(graphOf(R"(x: "f32[3, 5, 9, 7][315, 63, 7, 1]cpu")",
+            << QString::fromStdString(test::graphCode(R"(x: "f32[3, 5, 9, 7][315, 63, 7, 1]cpu")",
                                               R"(    transpose: "f32[3, 5, 7, 9][315, 63, 1, 7]cpu" = torch.ops.aten.transpose.int(x, 2, 3)
     mean: "f32[3, 5, 9][45, 9, 1]cpu" = torch.ops.aten.mean.dim(transpose, [2])
     exp: "f32[3, 5, 9][45, 9, 1]cpu" = torch.ops.aten.exp.default(mean)
@@ -298,7 +241,7 @@ private Q_SLOTS:
         QFETCH(bool, unrolled);
         const Case c = parse(code.toStdString());
         double diff = 0;
-        const auto out = compileAndCompare(c, diff);
+        const auto out = test::compileAgainstEager(c, m_store.get(), 11, diff);
         QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
                  out.headline.c_str());
         QCOMPARE(out.kernels, kernels);

@@ -4,16 +4,12 @@
 // view of the column sum's result. The cases are cut from gpt12_train_bw.txt (its attention's
 // qkv gradient, region r4), sizes made smaller. Each region is built with g++, run, and compared
 // with the LibTorch eager interpreter; kernel counts are counted by hand.
-#include "core/exec/interpreter.h"
 #include "core/io/graph_code_parser.h"
 #include "tests/test_file.h"
-#include "tests/unit/compile/compile_test_support.h"
-#include "tests/unit/compile/whole_graph_case.h"
+#include "tests/unit/compile/eager_compare.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
-
-#include <cmath>
 
 FXSCOPE_TEST_BEGIN
 
@@ -21,25 +17,6 @@ using namespace fxs;
 using namespace fxs::graph;
 
 namespace {
-
-// Largest |a - b| / (1 + |b|); infinity where sizes or non-finite positions differ.
-double maxDiff(const exec::TensorHandle& a, const exec::TensorHandle& b)
-{
-    if (a.sizes() != b.sizes()) {
-        return INFINITY;
-    }
-    const auto x = a.toDoubles();
-    const auto y = b.toDoubles();
-    double m = 0;
-    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
-        if (std::isfinite(x[i]) && std::isfinite(y[i])) {
-            m = std::max(m, std::abs(x[i] - y[i]) / (1 + std::abs(y[i])));
-        } else if (!(std::isnan(x[i]) && std::isnan(y[i])) && x[i] != y[i]) {
-            return INFINITY;
-        }
-    }
-    return m;
-}
 
 // One q/k/v gradient of GPT's attention backward (B 2, H 3, T 5, D 4): the attention's output
 // [B, H, T, D] with strides [H*T*D, D, H*D, 1] (getitem_131), cloned, viewed [B*H, T, D] (not
@@ -55,12 +32,24 @@ std::string qkvChain(const std::string& in, const std::string& s)
 )";
 }
 
-const char* kAttnOut = R"("f32[2, 3, 5, 4][60, 4, 12, 1]cpu")";
-
-std::string graphOf(const std::string& params, const std::string& body)
+// The qkv gradient's tail: the [3, T, B, H*D] sum `src` permuted to [T, B, 3, H*D], cloned,
+// viewed [T, B, 3*H*D] (returned, as the mm's operand), its column sum over [T, B] (the bias
+// gradient) viewed [3*H*D].
+std::string qkvTail(const std::string& src)
 {
-    return "def forward(self, " + params + "):\n" + body;
+    return R"(    unsqueeze_12: "f32[3, 5, 2, 1, 12][120, 24, 12, 12, 1]cpu" = torch.ops.aten.unsqueeze.default()" +
+           src + R"(, 3)
+    transpose_76: "f32[1, 5, 2, 3, 12][12, 24, 12, 120, 1]cpu" = torch.ops.aten.transpose.int(unsqueeze_12, 0, -2)
+    squeeze_12: "f32[5, 2, 3, 12][24, 12, 120, 1]cpu" = torch.ops.aten.squeeze.dim(transpose_76, 0)
+    clone_43: "f32[5, 2, 3, 12][72, 36, 12, 1]cpu" = torch.ops.aten.clone.default(squeeze_12, memory_format = torch.contiguous_format)
+    _unsafe_view_31: "f32[5, 2, 36][72, 36, 1]cpu" = torch.ops.aten._unsafe_view.default(clone_43, [5, 2, 36])
+    sum_5: "f32[1, 1, 36][36, 36, 1]cpu" = torch.ops.aten.sum.dim_IntList(_unsafe_view_31, [0, 1], True)
+    view_169: "f32[36][1]cpu" = torch.ops.aten.view.default(sum_5, [36])
+    return (_unsafe_view_31, view_169)
+)";
 }
+
+const char* kAttnOut = R"("f32[2, 3, 5, 4][60, 4, 12, 1]cpu")";
 
 } // namespace
 
@@ -69,33 +58,6 @@ class TestViewFusion : public QObject {
 
     QTemporaryDir m_dir;
     std::unique_ptr<cache::CacheStore> m_store;
-
-    // Compiles the case's region and runs it; diff: its outputs' largest relative difference
-    // from the eager run's (matched by name).
-    compile::RegionOutcome compileAndCompare(const test::WholeGraphCase& c, double& diff)
-    {
-        exec::RunOptions o;
-        o.seed = 5;
-        o.keep = c.keep;
-        o.perNodeTiming = false;
-        auto run = exec::Interpreter::run(*c.graph, o);
-        if (!run || !run->ok) {
-            qFatal("eager run failed: %s", run ? "unsupported" : run.error().toString().c_str());
-        }
-        compile::RegionCompiler rc(test::compileOptions(m_store.get(), 1));
-        auto out = rc.compileAndRun(*c.graph, {"r0", c.region, ""}, run->kept);
-        const std::vector<NodeId> returned = c.graph->returnedNodes();
-        diff = out.outputs.empty() || out.outputs.size() != returned.size() ? INFINITY : 0.0;
-        for (std::size_t i = 0; i < out.outputs.size() && i < out.outputNames.size(); ++i) {
-            std::size_t k = 0;
-            while (k < returned.size() && c.graph->node(returned[k]).name != out.outputNames[i]) {
-                ++k;
-            }
-            const exec::TensorHandle* want = run->kept.find("output." + std::to_string(k));
-            diff = want ? std::max(diff, maxDiff(out.outputs[i], *want)) : INFINITY;
-        }
-        return out;
-    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -112,7 +74,7 @@ private Q_SLOTS:
         // a pointwise op. Eager: 2 copies and the add; generated: 1 (main: 3, a kernel per clone).
         QTest::newRow("reshape of a transposed clone of a strided input, then add")
             << QString::fromStdString(
-                   graphOf(std::string("g: ") + kAttnOut + R"(, y: "f32[5, 2, 12][24, 12, 1]cpu")",
+                   test::graphCode(std::string("g: ") + kAttnOut + R"(, y: "f32[5, 2, 12][24, 12, 1]cpu")",
                            qkvChain("g", "") + R"(    add: "f32[5, 2, 12][24, 12, 1]cpu" = torch.ops.aten.add.Tensor(_unsafe_view_b, y)
     return (add,)
 )"))
@@ -120,7 +82,7 @@ private Q_SLOTS:
         // GPT-12 r4, one of q/k/v: the chain, then select_backward into the [3, T, B, H*D]
         // gradient. Eager: 2 copies and the placement; generated: 1 (main: 3).
         QTest::newRow("GPT-12 r4, one q/k/v gradient with select_backward")
-            << QString::fromStdString(graphOf(std::string("g: ") + kAttnOut, qkvChain("g", "") + R"(    select_backward: "f32[3, 5, 2, 12][120, 24, 12, 1]cpu" = torch.ops.aten.select_backward.default(_unsafe_view_b, [3, 5, 2, 12], 0, 2)
+            << QString::fromStdString(test::graphCode(std::string("g: ") + kAttnOut, qkvChain("g", "") + R"(    select_backward: "f32[3, 5, 2, 12][120, 24, 12, 1]cpu" = torch.ops.aten.select_backward.default(_unsafe_view_b, [3, 5, 2, 12], 0, 2)
     return (select_backward,)
 )"))
             << 1;
@@ -130,7 +92,7 @@ private Q_SLOTS:
         // bias gradient and a view of that. Generated: one column kernel storing the view and
         // the sum (main: 11, and the sum's view left to LibTorch; Inductor: 3).
         QTest::newRow("GPT-12 r4, the qkv gradient and its bias gradient")
-            << QString::fromStdString(graphOf(
+            << QString::fromStdString(test::graphCode(
                    std::string("q: ") + kAttnOut + ", k: " + kAttnOut + ", v: " + kAttnOut,
                    qkvChain("v", "0") + qkvChain("k", "1") + qkvChain("q", "2") +
                        R"(    select_backward: "f32[3, 5, 2, 12][120, 24, 12, 1]cpu" = torch.ops.aten.select_backward.default(_unsafe_view_b0, [3, 5, 2, 12], 0, 2)
@@ -138,37 +100,21 @@ private Q_SLOTS:
     add_37: "f32[3, 5, 2, 12][120, 24, 12, 1]cpu" = torch.ops.aten.add.Tensor(select_backward, select_backward_1)
     select_backward_2: "f32[3, 5, 2, 12][120, 24, 12, 1]cpu" = torch.ops.aten.select_backward.default(_unsafe_view_b2, [3, 5, 2, 12], 0, 0)
     add_38: "f32[3, 5, 2, 12][120, 24, 12, 1]cpu" = torch.ops.aten.add.Tensor(add_37, select_backward_2)
-    unsqueeze_12: "f32[3, 5, 2, 1, 12][120, 24, 12, 12, 1]cpu" = torch.ops.aten.unsqueeze.default(add_38, 3)
-    transpose_76: "f32[1, 5, 2, 3, 12][12, 24, 12, 120, 1]cpu" = torch.ops.aten.transpose.int(unsqueeze_12, 0, -2)
-    squeeze_12: "f32[5, 2, 3, 12][24, 12, 120, 1]cpu" = torch.ops.aten.squeeze.dim(transpose_76, 0)
-    clone_43: "f32[5, 2, 3, 12][72, 36, 12, 1]cpu" = torch.ops.aten.clone.default(squeeze_12, memory_format = torch.contiguous_format)
-    _unsafe_view_31: "f32[5, 2, 36][72, 36, 1]cpu" = torch.ops.aten._unsafe_view.default(clone_43, [5, 2, 36])
-    sum_5: "f32[1, 1, 36][36, 36, 1]cpu" = torch.ops.aten.sum.dim_IntList(_unsafe_view_31, [0, 1], True)
-    view_169: "f32[36][1]cpu" = torch.ops.aten.view.default(sum_5, [36])
-    return (_unsafe_view_31, view_169)
-)"))
+)" + qkvTail("add_38")))
             << 1;
         // The same tail over a region input: the permuted view [T, B, 3*C] of the input has a
         // dim of sub-dims (strides 120 and 1); its column sum reads it with the index space split
         // to [T, B, 3, C] (refinedSpace). Generated: 1 (main: 1, and the merged view of the
         // copy left to LibTorch).
         QTest::newRow("permuted view of an input merged, then its column sum")
-            << QString::fromStdString(graphOf(R"(a: "f32[3, 5, 2, 12][120, 24, 12, 1]cpu")", R"(    unsqueeze_12: "f32[3, 5, 2, 1, 12][120, 24, 12, 12, 1]cpu" = torch.ops.aten.unsqueeze.default(a, 3)
-    transpose_76: "f32[1, 5, 2, 3, 12][12, 24, 12, 120, 1]cpu" = torch.ops.aten.transpose.int(unsqueeze_12, 0, -2)
-    squeeze_12: "f32[5, 2, 3, 12][24, 12, 120, 1]cpu" = torch.ops.aten.squeeze.dim(transpose_76, 0)
-    clone_43: "f32[5, 2, 3, 12][72, 36, 12, 1]cpu" = torch.ops.aten.clone.default(squeeze_12, memory_format = torch.contiguous_format)
-    _unsafe_view_31: "f32[5, 2, 36][72, 36, 1]cpu" = torch.ops.aten._unsafe_view.default(clone_43, [5, 2, 36])
-    sum_5: "f32[1, 1, 36][36, 36, 1]cpu" = torch.ops.aten.sum.dim_IntList(_unsafe_view_31, [0, 1], True)
-    view_169: "f32[36][1]cpu" = torch.ops.aten.view.default(sum_5, [36])
-    return (_unsafe_view_31, view_169)
-)"))
+            << QString::fromStdString(test::graphCode(R"(a: "f32[3, 5, 2, 12][120, 24, 12, 1]cpu")", qkvTail("a")))
             << 1;
         // LLaMA's rotary embedding backward for q (llama24_train_graph1, mul_240 .. add_156, then
         // the transpose and clone of the attention's input gradient; B 2, H 4, S 6, D 8): slices
         // of a computed value (its halves) feeding neg, placed back by slice_backward, a
         // permuted store after them. Generated: 1 (main at 6ea7b29: 3; Inductor: 1).
         QTest::newRow("LLaMA rotary backward, then transpose and clone")
-            << QString::fromStdString(graphOf(R"(x: "f32[2, 4, 6, 8][192, 8, 32, 1]cpu", cos: "f32[1, 1, 6, 8][48, 48, 8, 1]cpu", sin: "f32[1, 1, 6, 8][48, 48, 8, 1]cpu")", R"(    mul_240: "f32[2, 4, 6, 8][192, 8, 32, 1]cpu" = torch.ops.aten.mul.Tensor(x, sin)
+            << QString::fromStdString(test::graphCode(R"(x: "f32[2, 4, 6, 8][192, 8, 32, 1]cpu", cos: "f32[1, 1, 6, 8][48, 48, 8, 1]cpu", sin: "f32[1, 1, 6, 8][48, 48, 8, 1]cpu")", R"(    mul_240: "f32[2, 4, 6, 8][192, 8, 32, 1]cpu" = torch.ops.aten.mul.Tensor(x, sin)
     slice_103: "f32[2, 4, 6, 4][192, 8, 32, 1]cpu" = torch.ops.aten.slice.Tensor(mul_240, 3, 0, 4)
     slice_104: "f32[2, 4, 6, 4][192, 8, 32, 1]cpu" = torch.ops.aten.slice.Tensor(mul_240, 3, 4, 8)
     neg_49: "f32[2, 4, 6, 4][96, 4, 16, 1]cpu" = torch.ops.aten.neg.default(slice_103)
@@ -190,7 +136,7 @@ private Q_SLOTS:
         QFETCH(int, kernels);
         const test::WholeGraphCase c = test::parseWholeGraphCase(code.toStdString());
         double diff = 0;
-        const auto out = compileAndCompare(c, diff);
+        const auto out = test::compileAgainstEager(c, m_store.get(), 5, diff);
         QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
                  out.headline.c_str());
         QCOMPARE(out.kernels, kernels);

@@ -1,6 +1,6 @@
 // A graph-code snippet parsed as one region of every call it makes, with its placeholders as the
 // values an eager run keeps (the region's inputs): the cases of the fusion tests
-// (tst_cat_fusion, tst_column_reductions). Test code only.
+// (tst_cat_fusion, tst_column_reductions, tst_view_fusion). Test code only.
 #pragma once
 
 #include "core/graph/graph.h"
@@ -18,6 +18,12 @@ struct WholeGraphCase {
     std::vector<graph::NodeId> region; // every call of the graph
     std::vector<std::string> keep;     // its inputs, by name
 };
+
+// The graph code of a forward taking `params` and running `body` (indented lines, a return).
+inline std::string graphCode(const std::string& params, const std::string& body)
+{
+    return "def forward(self, " + params + "):\n" + body;
+}
 
 inline WholeGraphCase parseWholeGraphCase(const std::string& code)
 {
