@@ -110,7 +110,8 @@ public:
     Result<Val> computed(const graph::Node& n, int expr,
                          const std::vector<Val>& operands = {}) const;
     // The F dims of a broadcast of `operands` to `shape` (right-aligned, as PyTorch broadcasts):
-    // nullopt when two disagree, one does not fit F or a dim of size > 1 gets none.
+    // nullopt when two disagree, one does not fit F, a dim of size > 1 gets none or two get the
+    // same one (unsqueezes of one computed [32] as [32, 1] and [1, 32] compared).
     std::optional<std::vector<int>> fdimsFromOperands(const std::vector<std::int64_t>& shape,
                                                       const std::vector<Val>& operands) const;
 };

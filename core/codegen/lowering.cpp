@@ -267,6 +267,12 @@ std::optional<std::vector<int>> Lowerer::fdimsFromOperands(
         if (shape[i] != 1 && !given[i]) {
             return std::nullopt;
         }
+        // Two dims of the result along one F dim would read only its diagonal.
+        for (std::size_t j = 0; j < i; ++j) {
+            if (shape[i] != 1 && shape[j] != 1 && fd[i] == fd[j]) {
+                return std::nullopt;
+            }
+        }
     }
     return fd;
 }

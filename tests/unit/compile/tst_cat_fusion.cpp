@@ -307,6 +307,38 @@ private Q_SLOTS:
         QVERIFY(out.source.find("(0.25f)") != std::string::npos);
     }
 
+    // The LLaMA forward's causal mask (llama24_train_graph0 r1, no inputs): two aranges made
+    // computed values by `add 0`, unsqueezed as [1, 1, 32, 1] and [1, 1, 1, 32] and compared.
+    // Both 32s came from one F dim: taking the comparison's F dims from its operands put two
+    // of its dims on that one (its diagonal: wrong values). Now refused there: the comparison
+    // starts a kernel of its own. Eager: arange, add, arange, add, le, bitwise_and (at least 5
+    // kernels); generated: 2.
+    void maskOfTwoUnsqueezedAranges()
+    {
+        const Case c = parse(graphOf(R"(x: "f32[2, 3][3, 1]cpu")", R"(    arange_3: "i64[32][1]cpu" = torch.ops.aten.arange.default(32, device = device(type='cpu'), pin_memory = False)
+    add_1: "i64[32][1]cpu" = torch.ops.aten.add.Tensor(arange_3, 0)
+    arange_4: "i64[32][1]cpu" = torch.ops.aten.arange.default(32, device = device(type='cpu'), pin_memory = False)
+    add_2: "i64[32][1]cpu" = torch.ops.aten.add.Tensor(arange_4, 0)
+    unsqueeze_4: "i64[1, 32][32, 1]cpu" = torch.ops.aten.unsqueeze.default(add_1, 0)
+    unsqueeze_5: "i64[1, 1, 32][32, 32, 1]cpu" = torch.ops.aten.unsqueeze.default(unsqueeze_4, 1)
+    unsqueeze_6: "i64[1, 1, 32, 1][32, 32, 1, 1]cpu" = torch.ops.aten.unsqueeze.default(unsqueeze_5, 3)
+    unsqueeze_7: "i64[1, 32][32, 1]cpu" = torch.ops.aten.unsqueeze.default(add_2, 0)
+    unsqueeze_8: "i64[1, 1, 32][32, 32, 1]cpu" = torch.ops.aten.unsqueeze.default(unsqueeze_7, 1)
+    unsqueeze_9: "i64[1, 1, 1, 32][32, 32, 32, 1]cpu" = torch.ops.aten.unsqueeze.default(unsqueeze_8, 2)
+    new_ones: "b8[][]cpu" = torch.ops.aten.new_ones.default(unsqueeze_6, [], dtype = torch.bool, pin_memory = False)
+    le: "b8[1, 1, 32, 32][1024, 1024, 32, 1]cpu" = torch.ops.aten.le.Tensor(unsqueeze_9, unsqueeze_6)
+    bitwise_and: "b8[1, 1, 32, 32][1024, 1024, 32, 1]cpu" = torch.ops.aten.bitwise_and.Tensor(new_ones, le)
+    return (bitwise_and,)
+)"));
+        double diff = 0;
+        const auto out = compileAndCompare(c, diff);
+        QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
+                 out.headline.c_str());
+        QCOMPARE(out.kernels, 2);
+        QCOMPARE(out.externNodes, 0);
+        QCOMPARE(diff, 0.0);
+    }
+
     // Two masks made from one comparison, each expanded for a reader outside the region (the
     // LLaMA forward's per-layer attention masks): one kernel stores both unexpanded, LibTorch
     // expands them after it for free (stored expansions took a kernel each).
