@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 namespace fxs::codegen::detail {
 
@@ -70,6 +71,10 @@ public:
     // Set where a view with sub-dims (Val::parts) could not be read along F: the F that splits
     // F's dims into those sub-dims (refinedSpace), which lowerRegion tries next.
     std::vector<std::int64_t> refinedF;
+    // The F dims an expand of a computed value added (expand_ops.cpp) and the first such expand:
+    // a value stored that does not run along them would be written once per index there.
+    std::vector<int> grownDims;
+    graph::NodeId grownBy = graph::kNoNode;
 
     // Errors.
     Error unsupported(const graph::Node& n, const std::string& why) const;
@@ -119,7 +124,8 @@ public:
     Result<Val> computed(const graph::Node& n, int expr,
                          const std::vector<Val>& operands = {}) const;
     // The F dims of a broadcast of `operands` to `shape` (right-aligned, as PyTorch broadcasts):
-    // nullopt when two disagree, one does not fit F or a dim of size > 1 gets none.
+    // nullopt when two disagree, one does not fit F, a dim of size > 1 gets none or two get the
+    // same one (unsqueezes of one computed [32] as [32, 1] and [1, 32] compared).
     std::optional<std::vector<int>> fdimsFromOperands(const std::vector<std::int64_t>& shape,
                                                       const std::vector<Val>& operands) const;
 };
@@ -243,6 +249,22 @@ void permuteIndexSpace(Kernel& k, const std::vector<int>& order);
 // moves or is guarded along it, no index arithmetic on it): a pinned producer of an unrolled
 // reduction leaves the reduced dims so, which would compute every element once per index.
 void dropUnreadDims(Kernel& k);
+
+// Expands of computed values along new dims (expand_ops.cpp). True when the expand n broadcasts
+// a size-1 dim after one of size > 1 of a value the region computes with fewer dims (F cannot
+// place it by right alignment): indexSpace leaves what depends on it out, and expandComputed
+// inserts the dim into F when lowering it.
+bool growsIndexSpace(const LoweringRequest& req, const std::set<graph::NodeId>& region,
+                     const graph::Node& n);
+// The expand of a computed value to `shape` with its broadcast dims as new dims of F (inserted
+// after the F dim of the dim before each; every value, access, guard and index arithmetic so
+// far moves with its dims); refuses when x's dims are not in F's order or a new dim would split
+// a merged or reduced dim, and in column kernels.
+Status expandComputed(Lowerer& lw, const graph::Node& n, const std::vector<std::int64_t>& shape,
+                      Val& out);
+// Refuses (naming the first growing expand, where the schedule cuts) a store of n that does not
+// run along a dim of F an expand added: it would be written once per index there.
+Status checkGrownStore(const Lowerer& lw, const graph::Node& n, const Store& st);
 
 // Strided view arithmetic on input views (view_ops.cpp).
 // An input view with sub-dims (Val::parts) as the Computed value of its load: each dim's

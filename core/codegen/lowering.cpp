@@ -271,6 +271,12 @@ std::optional<std::vector<int>> Lowerer::fdimsFromOperands(
         if (shape[i] != 1 && !given[i]) {
             return std::nullopt;
         }
+        // Two dims of the result along one F dim would read only its diagonal.
+        for (std::size_t j = 0; j < i; ++j) {
+            if (shape[i] != 1 && shape[j] != 1 && fd[i] == fd[j]) {
+                return std::nullopt;
+            }
+        }
     }
     return fd;
 }
@@ -349,24 +355,31 @@ std::vector<std::int64_t> indexSpace(const LoweringRequest& req,
     // Computed values decide, and what reductions read (the kernel iterates their operand; an
     // unrolled reduction's kept dims only); inputs may be larger than what the region reads of
     // them (slices). Copies of views of inputs are views too (copyOfInputView), unless nothing
-    // else is computed.
+    // else is computed. What depends on an expand that adds dims to F (expand_ops.cpp) gets them
+    // when lowered.
     const std::set<graph::NodeId> region(req.order.begin(), req.order.end());
+    std::set<graph::NodeId> grown;
     std::set<graph::NodeId> viewsOfInputs;
     std::vector<const graph::TensorMeta*> copies;
     for (graph::NodeId id : req.order) {
         const graph::Node& n = req.graph->node(id);
         const std::string_view base = graph::opBaseName(n.target);
+        if (detail::growsIndexSpace(req, region, n) ||
+            std::any_of(n.inputs.begin(), n.inputs.end(), [&](auto i) { return grown.count(i); })) {
+            grown.insert(id);
+        }
         const graph::Node* src = !n.args.empty() && n.args[0].isNode()
                                      ? &req.graph->node(n.args[0].node)
                                      : nullptr;
         const bool ofInput = src && (!region.count(src->id) || viewsOfInputs.count(src->id));
         const bool sameType = src && src->tensorMeta() && n.tensorMeta() &&
                               src->tensorMeta()->dtype == n.tensorMeta()->dtype;
-        if (detail::isViewOp(base) || (detail::isCopyOp(base) && ofInput && sameType)) {
-            if (ofInput) {
+        const bool copyOfInput = detail::isCopyOp(base) && ofInput && sameType;
+        if (detail::isViewOp(base) || grown.count(id) || copyOfInput) {
+            if (ofInput && !grown.count(id)) {
                 viewsOfInputs.insert(id);
             }
-            if (!detail::isViewOp(base)) {
+            if (copyOfInput && !grown.count(id)) {
                 copies.push_back(n.tensorMeta());
             }
             continue;
@@ -509,6 +522,9 @@ Result<Store> makeStore(Lowerer& lw, const graph::Node& n, int slot)
     st.access.buffer = slot;
     const auto cs = contiguousStrides(v.shape);
     st.access.strides = detail::storeStrides(lw, v, cs);
+    if (Status s = detail::checkGrownStore(lw, n, st); !s) {
+        return s.error();
+    }
     const int firstInner = int(lw.F.size()) - lw.kernel.innerDims;
     st.perRow = std::all_of(st.access.strides.begin() + firstInner, st.access.strides.end(),
                             [](std::int64_t s) { return s == 0; });

@@ -506,9 +506,12 @@ Status lowerView(Lowerer& lw, const graph::Node& n)
         out = *x;
         out.shape = meta->second;
         if (!fd || !lw.consistent(*x, *fd, meta->second)) {
-            return lw.unsupported(n, "expand of a computed value along other dims than the kernel's");
+            if (Status s = expandComputed(lw, n, meta->second, out); !s) {
+                return s;
+            }
+        } else {
+            out.fdim = *fd;
         }
-        out.fdim = *fd;
     } else if (base == "permute" || base == "transpose" || base == "t") {
         if (!permuteComputed(n, base, *x, out) || out.shape != meta->second) {
             return lw.unsupported(n, "a permutation of a computed value that does not match "
@@ -595,6 +598,9 @@ bool permuteToOrderOf(Lowerer& lw, const Val& x)
     lw.F = lw.kernel.shape;
     for (auto& kv : lw.values) {
         moveFdims(kv.second, inv);
+    }
+    for (int& d : lw.grownDims) {
+        d = inv[std::size_t(d)];
     }
     return true;
 }

@@ -4,7 +4,8 @@
 // and the constant/arange constructors of an attention mask, select_backward, slice_backward
 // (gradients placed at an index or range, 0 elsewhere) and silu_backward are built with g++, run,
 // and compared with the LibTorch eager interpreter; each is one kernel with no LibTorch step
-// left.
+// left. Expands of computed values along dims the kernel did not have (LLaMA's repeat_kv after
+// the rotary embedding's cat): the index space gains the dims, one kernel.
 #include "core/exec/interpreter.h"
 #include "core/io/graph_code_parser.h"
 #include "tests/test_file.h"
@@ -275,6 +276,78 @@ private Q_SLOTS:
         QVERIFY2(diff <= 1e-5, std::to_string(diff).c_str());
     }
 
+    void expandsAlongNewDims_data()
+    {
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<int>("kernels");
+        // llama24_train_graph0 (mul_150 .. _unsafe_view_147): k after the rotary embedding, its
+        // input a transposed view, repeated n_rep = 2 times by repeat_kv (unsqueeze, expand,
+        // clone, view). Eager: mul, neg, cat, mul, add, clone (6 kernels); generated: 1 over
+        // [2, 2, 2, 32, 32] (2 before: a copy kernel from the expand on).
+        QTest::newRow("LLaMA rotary k, repeat_kv: unsqueeze, expand, clone, view")
+            << QString::fromStdString(graphOf(
+                   R"(transpose_66: "f32[2, 2, 32, 32][2048, 32, 64, 1]cpu", unsqueeze_77: "f32[1, 1, 32, 32][1024, 1024, 32, 1]cpu", unsqueeze_78: "f32[1, 1, 32, 32][1024, 1024, 32, 1]cpu")",
+                   R"(    mul_150: "f32[2, 2, 32, 32][2048, 32, 64, 1]cpu" = torch.ops.aten.mul.Tensor(transpose_66, unsqueeze_77)
+    slice_70: "f32[2, 2, 32, 16][2048, 32, 64, 1]cpu" = torch.ops.aten.slice.Tensor(transpose_66, 3, 0, 16)
+    slice_71: "f32[2, 2, 32, 16][2048, 32, 64, 1]cpu" = torch.ops.aten.slice.Tensor(transpose_66, 3, 16, 9223372036854775807)
+    neg_33: "f32[2, 2, 32, 16][1024, 16, 32, 1]cpu" = torch.ops.aten.neg.default(slice_71)
+    cat_35: "f32[2, 2, 32, 32][2048, 1024, 32, 1]cpu" = torch.ops.aten.cat.default([neg_33, slice_70], -1)
+    mul_151: "f32[2, 2, 32, 32][2048, 1024, 32, 1]cpu" = torch.ops.aten.mul.Tensor(cat_35, unsqueeze_78)
+    add_101: "f32[2, 2, 32, 32][2048, 32, 64, 1]cpu" = torch.ops.aten.add.Tensor(mul_150, mul_151)
+    unsqueeze_79: "f32[2, 2, 1, 32, 32][2048, 32, 2048, 64, 1]cpu" = torch.ops.aten.unsqueeze.default(add_101, 2)
+    expand_53: "f32[2, 2, 2, 32, 32][2048, 32, 0, 64, 1]cpu" = torch.ops.aten.expand.default(unsqueeze_79, [2, 2, 2, 32, 32])
+    clone_32: "f32[2, 2, 2, 32, 32][4096, 2048, 1024, 32, 1]cpu" = torch.ops.aten.clone.default(expand_53, memory_format = torch.contiguous_format)
+    _unsafe_view_147: "f32[2, 4, 32, 32][4096, 1024, 32, 1]cpu" = torch.ops.aten._unsafe_view.default(clone_32, [2, 4, 32, 32])
+    return (_unsafe_view_147,)
+)")) << 1;
+        // A row reduction before the expansion: the new dim is an outer one (the sums computed
+        // once per index of it). Eager: sum, div, clone (3 kernels); generated: 1.
+        QTest::newRow("sum [-1] keepdim, div, a new middle dim of 4, 3 x 5 x 7")
+            << QString::fromStdString(graphOf(R"(x: "f32[3, 5, 7][35, 7, 1]cpu")",
+                                              R"(    sum_1: "f32[3, 5, 1][5, 1, 1]cpu" = torch.ops.aten.sum.dim_IntList(x, [-1], True)
+    div: "f32[3, 5, 7][35, 7, 1]cpu" = torch.ops.aten.div.Tensor(x, sum_1)
+    unsqueeze: "f32[3, 1, 5, 7][35, 35, 7, 1]cpu" = torch.ops.aten.unsqueeze.default(div, 1)
+    expand: "f32[3, 4, 5, 7][35, 0, 7, 1]cpu" = torch.ops.aten.expand.default(unsqueeze, [3, 4, 5, 7])
+    clone: "f32[3, 4, 5, 7][140, 35, 7, 1]cpu" = torch.ops.aten.clone.default(expand, memory_format = torch.contiguous_format)
+    _unsafe_view: "f32[12, 5, 7][35, 7, 1]cpu" = torch.ops.aten._unsafe_view.default(clone, [12, 5, 7])
+    return (_unsafe_view,)
+)")) << 1;
+        // The new dim innermost. Eager: exp, clone (2 kernels); generated: 1.
+        QTest::newRow("exp, a new last dim of 2, 3 x 5 x 7")
+            << QString::fromStdString(graphOf(R"(x: "f32[3, 5, 7][35, 7, 1]cpu")",
+                                              R"(    exp: "f32[3, 5, 7][35, 7, 1]cpu" = torch.ops.aten.exp.default(x)
+    unsqueeze: "f32[3, 5, 7, 1][35, 7, 1, 1]cpu" = torch.ops.aten.unsqueeze.default(exp, 3)
+    expand: "f32[3, 5, 7, 2][35, 7, 1, 0]cpu" = torch.ops.aten.expand.default(unsqueeze, [3, 5, 7, 2])
+    clone: "f32[3, 5, 7, 2][70, 14, 2, 1]cpu" = torch.ops.aten.clone.default(expand, memory_format = torch.contiguous_format)
+    view: "f32[3, 5, 14][70, 14, 1]cpu" = torch.ops.aten.view.default(clone, [3, 5, 14])
+    return (view,)
+)")) << 1;
+        // Two new dims at once, around a kept one. Eager: neg, clone (2 kernels); generated: 1.
+        QTest::newRow("neg, new dims of 2 and 3 around 5, 3 x 5")
+            << QString::fromStdString(graphOf(R"(x: "f32[3, 5][5, 1]cpu")",
+                                              R"(    neg: "f32[3, 5][5, 1]cpu" = torch.ops.aten.neg.default(x)
+    view: "f32[3, 1, 5, 1][5, 5, 1, 1]cpu" = torch.ops.aten.view.default(neg, [3, 1, 5, 1])
+    expand: "f32[3, 2, 5, 3][5, 0, 1, 0]cpu" = torch.ops.aten.expand.default(view, [3, 2, 5, 3])
+    clone: "f32[3, 2, 5, 3][30, 15, 3, 1]cpu" = torch.ops.aten.clone.default(expand, memory_format = torch.contiguous_format)
+    _unsafe_view: "f32[6, 15][15, 1]cpu" = torch.ops.aten._unsafe_view.default(clone, [6, 15])
+    return (_unsafe_view,)
+)")) << 1;
+        // The computed value is also returned unexpanded: stored from the expanded kernel it
+        // would be written once per index of the new dim, so the kernel is cut at the expand
+        // (its value stored by the first, copied by the second). Eager: exp, clone (2 kernels).
+        QTest::newRow("exp also returned, a new middle dim of 3, 2 x 4 x 6")
+            << QString::fromStdString(graphOf(R"(x: "f32[2, 4, 6][24, 6, 1]cpu")",
+                                              R"(    exp: "f32[2, 4, 6][24, 6, 1]cpu" = torch.ops.aten.exp.default(x)
+    unsqueeze: "f32[2, 1, 4, 6][24, 24, 6, 1]cpu" = torch.ops.aten.unsqueeze.default(exp, 1)
+    expand: "f32[2, 3, 4, 6][24, 0, 6, 1]cpu" = torch.ops.aten.expand.default(unsqueeze, [2, 3, 4, 6])
+    clone: "f32[2, 3, 4, 6][72, 24, 6, 1]cpu" = torch.ops.aten.clone.default(expand, memory_format = torch.contiguous_format)
+    _unsafe_view: "f32[6, 4, 6][24, 6, 1]cpu" = torch.ops.aten._unsafe_view.default(clone, [6, 4, 6])
+    return (exp, _unsafe_view)
+)")) << 2;
+    }
+
+    void expandsAlongNewDims() { catMatchesEager(); }
+
     // The attention mask of the LLaMA forward: aranges compared, new_ones, two scalar_tensors
     // chosen by where, a full: every constructor folds into the one kernel that reads them.
     void constructorsFoldIntoTheKernel()
@@ -305,6 +378,38 @@ private Q_SLOTS:
         // The constants reach the source as numbers the printer spells itself.
         QVERIFY(out.source.find("__builtin_inff()") != std::string::npos);
         QVERIFY(out.source.find("(0.25f)") != std::string::npos);
+    }
+
+    // The LLaMA forward's causal mask (llama24_train_graph0 r1, no inputs): two aranges made
+    // computed values by `add 0`, unsqueezed as [1, 1, 32, 1] and [1, 1, 1, 32] and compared.
+    // Both 32s came from one F dim: taking the comparison's F dims from its operands put two
+    // of its dims on that one (its diagonal: wrong values). Now refused there: the comparison
+    // starts a kernel of its own. Eager: arange, add, arange, add, le, bitwise_and (at least 5
+    // kernels); generated: 2.
+    void maskOfTwoUnsqueezedAranges()
+    {
+        const Case c = parse(graphOf(R"(x: "f32[2, 3][3, 1]cpu")", R"(    arange_3: "i64[32][1]cpu" = torch.ops.aten.arange.default(32, device = device(type='cpu'), pin_memory = False)
+    add_1: "i64[32][1]cpu" = torch.ops.aten.add.Tensor(arange_3, 0)
+    arange_4: "i64[32][1]cpu" = torch.ops.aten.arange.default(32, device = device(type='cpu'), pin_memory = False)
+    add_2: "i64[32][1]cpu" = torch.ops.aten.add.Tensor(arange_4, 0)
+    unsqueeze_4: "i64[1, 32][32, 1]cpu" = torch.ops.aten.unsqueeze.default(add_1, 0)
+    unsqueeze_5: "i64[1, 1, 32][32, 32, 1]cpu" = torch.ops.aten.unsqueeze.default(unsqueeze_4, 1)
+    unsqueeze_6: "i64[1, 1, 32, 1][32, 32, 1, 1]cpu" = torch.ops.aten.unsqueeze.default(unsqueeze_5, 3)
+    unsqueeze_7: "i64[1, 32][32, 1]cpu" = torch.ops.aten.unsqueeze.default(add_2, 0)
+    unsqueeze_8: "i64[1, 1, 32][32, 32, 1]cpu" = torch.ops.aten.unsqueeze.default(unsqueeze_7, 1)
+    unsqueeze_9: "i64[1, 1, 1, 32][32, 32, 32, 1]cpu" = torch.ops.aten.unsqueeze.default(unsqueeze_8, 2)
+    new_ones: "b8[][]cpu" = torch.ops.aten.new_ones.default(unsqueeze_6, [], dtype = torch.bool, pin_memory = False)
+    le: "b8[1, 1, 32, 32][1024, 1024, 32, 1]cpu" = torch.ops.aten.le.Tensor(unsqueeze_9, unsqueeze_6)
+    bitwise_and: "b8[1, 1, 32, 32][1024, 1024, 32, 1]cpu" = torch.ops.aten.bitwise_and.Tensor(new_ones, le)
+    return (bitwise_and,)
+)"));
+        double diff = 0;
+        const auto out = compileAndCompare(c, diff);
+        QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
+                 out.headline.c_str());
+        QCOMPARE(out.kernels, 2);
+        QCOMPARE(out.externNodes, 0);
+        QCOMPARE(diff, 0.0);
     }
 
     // Two masks made from one comparison, each expanded for a reader outside the region (the
