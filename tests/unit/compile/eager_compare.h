@@ -1,6 +1,7 @@
 // The fusion tests' check of a compiled region against the LibTorch eager interpreter
-// (tst_column_reductions, tst_view_fusion): the whole graph of a case as one region, its outputs
-// matched with the graph's returned values by name. Test code only.
+// (tst_column_reductions, tst_view_fusion; tst_cat_fusion takes maxDifference): the whole graph
+// of a case as one region, its outputs matched with the graph's returned values by name. Test
+// code only.
 #pragma once
 
 #include "core/exec/interpreter.h"
@@ -16,9 +17,10 @@
 
 namespace fxs::test {
 
-// Largest |a - b| / (1 + |b|) over finite values; infinity where NaN/Inf positions or sizes
-// differ.
-inline double maxRelativeDiff(const exec::TensorHandle& a, const exec::TensorHandle& b)
+// Largest |a - b| / (1 + |b|) (relative) or |a - b| over finite values; infinity where NaN/Inf
+// positions or sizes differ.
+inline double maxDifference(const exec::TensorHandle& a, const exec::TensorHandle& b,
+                            bool relative = true)
 {
     if (a.sizes() != b.sizes()) {
         return INFINITY;
@@ -28,7 +30,7 @@ inline double maxRelativeDiff(const exec::TensorHandle& a, const exec::TensorHan
     double m = 0;
     for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
         if (std::isfinite(x[i]) && std::isfinite(y[i])) {
-            m = std::max(m, std::abs(x[i] - y[i]) / (1 + std::abs(y[i])));
+            m = std::max(m, std::abs(x[i] - y[i]) / (relative ? 1 + std::abs(y[i]) : 1.0));
         } else if (!(std::isnan(x[i]) && std::isnan(y[i])) && x[i] != y[i]) {
             return INFINITY;
         }
@@ -37,8 +39,8 @@ inline double maxRelativeDiff(const exec::TensorHandle& a, const exec::TensorHan
 }
 
 // Runs the case eagerly on inputs synthesised from `seed`, compiles its region (cached in
-// `store`) and runs it on the same inputs; diff: its outputs' largest maxRelativeDiff from the
-// eager run's (infinity when an output is missing). A failing eager run is fatal.
+// `store`) and runs it on the same inputs; diff: its outputs' largest relative maxDifference
+// from the eager run's (infinity when an output is missing). A failing eager run is fatal.
 inline compile::RegionOutcome compileAgainstEager(const WholeGraphCase& c,
                                                   cache::CacheStore* store, std::uint64_t seed,
                                                   double& diff)
@@ -61,7 +63,7 @@ inline compile::RegionOutcome compileAgainstEager(const WholeGraphCase& c,
             ++k;
         }
         const exec::TensorHandle* want = run->kept.find("output." + std::to_string(k));
-        diff = want ? std::max(diff, maxRelativeDiff(out.outputs[i], *want)) : INFINITY;
+        diff = want ? std::max(diff, maxDifference(out.outputs[i], *want)) : INFINITY;
     }
     return out;
 }

@@ -9,8 +9,7 @@
 #include "core/exec/interpreter.h"
 #include "core/io/graph_code_parser.h"
 #include "tests/test_file.h"
-#include "tests/unit/compile/compile_test_support.h"
-#include "tests/unit/compile/whole_graph_case.h"
+#include "tests/unit/compile/eager_compare.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -27,25 +26,6 @@ namespace {
 using Case = test::WholeGraphCase;
 
 Case parse(const std::string& code) { return test::parseWholeGraphCase(code); }
-
-// Largest |a - b| over finite values; infinity where NaN/Inf positions or sizes differ.
-double maxDiff(const exec::TensorHandle& a, const exec::TensorHandle& b)
-{
-    if (a.sizes() != b.sizes()) {
-        return INFINITY;
-    }
-    const auto x = a.toDoubles();
-    const auto y = b.toDoubles();
-    double m = 0;
-    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
-        if (std::isfinite(x[i]) && std::isfinite(y[i])) {
-            m = std::max(m, std::abs(x[i] - y[i]));
-        } else if (!(std::isnan(x[i]) && std::isnan(y[i])) && x[i] != y[i]) {
-            return INFINITY;
-        }
-    }
-    return m;
-}
 
 const char* kHeader = "def forward(self, ";
 
@@ -80,7 +60,8 @@ private:
         diff = out.outputs.empty() ? INFINITY : 0.0;
         for (std::size_t i = 0; i < out.outputs.size(); ++i) {
             const exec::TensorHandle* want = run->kept.find("output." + std::to_string(i));
-            diff = want ? std::max(diff, maxDiff(out.outputs[i], *want)) : INFINITY;
+            diff = want ? std::max(diff, test::maxDifference(out.outputs[i], *want, false))
+                        : INFINITY;
         }
         return out;
     }
