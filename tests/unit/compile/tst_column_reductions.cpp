@@ -333,6 +333,34 @@ private Q_SLOTS:
                  !unrolled);
         QCOMPARE(out.source.find(" 0 row reduction(s)") != std::string::npos, unrolled);
     }
+
+    // grad_input repeated along a new middle dim (an expand that adds a dim to the index space,
+    // expand_ops.cpp) while the weight and bias gradients are read: their column kernel
+    // re-lowers the producers against the row kernel's index space, so the expand starts a
+    // kernel of its own (a guard: the column part refuses it too). Eager: layer_norm_backward (2),
+    // clone (3 kernels); generated: the row kernel, its column kernel, the copy (3).
+    void layerNormBackwardThenExpandAlongNewDim()
+    {
+        const Case c = parse(graphOf(
+            R"(g: "f32[2, 5, 40][200, 40, 1]cpu", x: "f32[2, 5, 40][200, 40, 1]cpu", mean: "f32[2, 5, 1][5, 1, 1]cpu", rstd: "f32[2, 5, 1][5, 1, 1]cpu", w: "f32[40][1]cpu", b: "f32[40][1]cpu")",
+            R"(    native_layer_norm_backward = torch.ops.aten.native_layer_norm_backward.default(g, x, [40], mean, rstd, w, b, [True, True, True])
+    getitem: "f32[2, 5, 40][200, 40, 1]cpu" = native_layer_norm_backward[0]
+    getitem_1: "f32[40][1]cpu" = native_layer_norm_backward[1]
+    getitem_2: "f32[40][1]cpu" = native_layer_norm_backward[2]
+    unsqueeze: "f32[2, 1, 5, 40][200, 200, 40, 1]cpu" = torch.ops.aten.unsqueeze.default(getitem, 1)
+    expand: "f32[2, 3, 5, 40][200, 0, 40, 1]cpu" = torch.ops.aten.expand.default(unsqueeze, [2, 3, 5, 40])
+    clone: "f32[2, 3, 5, 40][600, 200, 40, 1]cpu" = torch.ops.aten.clone.default(expand, memory_format = torch.contiguous_format)
+    _unsafe_view: "f32[6, 5, 40][200, 40, 1]cpu" = torch.ops.aten._unsafe_view.default(clone, [6, 5, 40])
+    return (getitem_1, getitem_2, _unsafe_view)
+)"));
+        double diff = 0;
+        const auto out = compileAndCompare(c, diff);
+        QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
+                 out.headline.c_str());
+        QCOMPARE(out.kernels, 3);
+        QCOMPARE(out.externNodes, 0);
+        QVERIFY2(diff <= 1e-5, std::to_string(diff).c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestColumnReductions)
