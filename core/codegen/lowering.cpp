@@ -719,6 +719,11 @@ Result<RegionProgram> lowerInSpace(const LoweringRequest& req, const std::vector
     if (deferred.empty() || !lw.kernel.stores.empty()) {
         prog.kernels.push_back(std::move(lw.kernel));
     }
+    if (!deferred.empty() && !lw.grownDims.empty()) {
+        // The column part re-lowers its producers against F: not with dims an expand added.
+        return lw.unsupported(req.graph->node(lw.grownBy), "an expand along new dims in a region "
+                                                           "whose column kernel follows");
+    }
     if (!deferred.empty()) {
         auto columns = lowerColumnPart(req, specs, lw.F, deferred);
         if (!columns) {

@@ -57,6 +57,7 @@ private:
     // planned again.
     Result<bool> lowerSegment(ScheduleStep& step, RegionSchedule& s);
     void failAt(const std::vector<NodeId>& seg, NodeId at, const codegen::Refusal& why);
+    void freeViewAtCut(const std::vector<NodeId>& seg, NodeId at);
     NodeId nodeNamed(const std::vector<NodeId>& seg, const std::string& where) const;
     int canonicalPosition(NodeId id) const;
 
@@ -242,6 +243,7 @@ void Planner::failAt(const std::vector<NodeId>& seg, NodeId at, const codegen::R
     if (at != seg.front()) {
         m_cuts.insert(at);
         m_cutWhy.emplace_back(at, why.message);
+        freeViewAtCut(seg, at);
         return;
     }
     auto next = std::find_if(seg.begin() + 1, seg.end(), [&](NodeId id) {
@@ -252,6 +254,29 @@ void Planner::failAt(const std::vector<NodeId>& seg, NodeId at, const codegen::R
         m_cutWhy.emplace_back(*next, "after a node that needs a kernel of its own: " + why.message);
     } else {
         makeExtern(at, why);
+    }
+}
+
+// A view the kernel could not take of a value made before it in the same run: after the cut
+// that value is stored by the kernel before, contiguous as eager lays it out, and a view the
+// region returns or LibTorch reads would be stored again by the kernel after (a copy: GPT-12's
+// layer norm backward storing its transposed clone, then a column sum re-storing its view).
+// It stays a free LibTorch view; the kernel after reads it as a strided input.
+void Planner::freeViewAtCut(const std::vector<NodeId>& seg, NodeId at)
+{
+    const graph::Node& n = m_g.node(at);
+    const NodeId src = !n.args.empty() && n.args[0].isNode() ? n.args[0].node : graph::kNoNode;
+    const auto before = std::find(seg.begin(), seg.end(), at);
+    if (!codegen::isViewNode(n) || std::find(seg.begin(), before, src) == before) {
+        return;
+    }
+    const auto spec = codegen::bufferSpecFromMeta(m_g.node(src));
+    const bool stored = std::any_of(n.users.begin(), n.users.end(), [&](NodeId u) {
+        return !m_inRegion.count(u) || m_extern.count(u);
+    });
+    if (spec && spec->strides == codegen::contiguousStrides(spec->sizes) &&
+        (stored || m_outputs.count(at))) {
+        m_extern.insert(at);
     }
 }
 

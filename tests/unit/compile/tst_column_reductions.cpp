@@ -6,6 +6,8 @@
 // weight and bias gradients read. Reductions of a few elements along middle dims (unrolled into
 // pointwise kernels): LLaMA's repeat_kv backward with both its consumer chains (transpose + clone,
 // the rotary embedding's backward), over strided inputs as the attention backward gives them.
+// A view the row kernel cannot take of its stored output stays a free LibTorch view that the
+// next kernel reads (GPT-12's layer norm backward, transposed clone, merged view, bias sum).
 // Each region is built with g++, run, and compared with the LibTorch eager interpreter; the
 // kernel counts are checked by hand against eager's launches.
 #include "core/io/graph_code_parser.h"
@@ -152,6 +154,30 @@ private Q_SLOTS:
     getitem_2: "f32[40][1]cpu" = native_layer_norm_backward[2]
     return (getitem, getitem_1, getitem_2)
 )")) << 2 << 1e-5 << 0 << false;
+        // gpt12_train_bw (view_166 .. view_167, sizes made smaller): the layer norm backward's
+        // grad_input plus a residual, transposed and made contiguous by the row kernel; its
+        // merged view (which that kernel cannot take) is returned and summed over its rows for
+        // a bias gradient. The view stays a free LibTorch view of the stored clone and the sum
+        // reads it: the column kernel stores only the sums (it re-stored the whole view as a
+        // copy before). Eager: layer_norm_backward (2), add, clone, sum (5 kernels); generated:
+        // the row kernel, its column kernel, the sum's column kernel (3); the view and t extern.
+        QTest::newRow("GPT-12 layer_norm_backward, transposed clone, its view summed [0]")
+            << QString::fromStdString(test::graphCode(
+                   R"(mm_16: "f32[12, 40][40, 1]cpu", add_34: "f32[3, 4, 40][160, 40, 1]cpu", mean: "f32[3, 4, 1][4, 1, 1]cpu", rstd: "f32[3, 4, 1][4, 1, 1]cpu", w: "f32[40][1]cpu", b: "f32[40][1]cpu", getitem_123: "f32[3, 4, 40][160, 40, 1]cpu")",
+                   R"(    view_166: "f32[3, 4, 40][160, 40, 1]cpu" = torch.ops.aten.view.default(mm_16, [3, 4, 40])
+    native_layer_norm_backward_1 = torch.ops.aten.native_layer_norm_backward.default(view_166, add_34, [40], mean, rstd, w, b, [True, True, True])
+    getitem_126: "f32[3, 4, 40][160, 40, 1]cpu" = native_layer_norm_backward_1[0]
+    getitem_127: "f32[40][1]cpu" = native_layer_norm_backward_1[1]
+    getitem_128: "f32[40][1]cpu" = native_layer_norm_backward_1[2]
+    add_36: "f32[3, 4, 40][160, 40, 1]cpu" = torch.ops.aten.add.Tensor(getitem_123, getitem_126)
+    transpose_72: "f32[4, 3, 40][40, 160, 1]cpu" = torch.ops.aten.transpose.int(add_36, 1, 0)
+    clone_36: "f32[4, 3, 40][120, 40, 1]cpu" = torch.ops.aten.clone.default(transpose_72, memory_format = torch.contiguous_format)
+    _unsafe_view_24: "f32[12, 40][40, 1]cpu" = torch.ops.aten._unsafe_view.default(clone_36, [12, 40])
+    t_62: "f32[40, 12][1, 40]cpu" = torch.ops.aten.t.default(_unsafe_view_24)
+    sum_4: "f32[1, 40][40, 1]cpu" = torch.ops.aten.sum.dim_IntList(_unsafe_view_24, [0], True)
+    view_167: "f32[40][1]cpu" = torch.ops.aten.view.default(sum_4, [40])
+    return (getitem_127, getitem_128, add_36, _unsafe_view_24, t_62, view_167)
+)")) << 3 << 1e-5 << 2 << false;
         // Only the weight and bias gradients read, of a grad_out computed in the region (37 rows of
         // 300): the column kernel alone, recomputing the product.
         QTest::newRow("layer_norm_backward, gamma/beta only, a fused producer")
@@ -250,6 +276,34 @@ private Q_SLOTS:
         QCOMPARE(out.source.find("column reduction(s) over the rows") != std::string::npos,
                  !unrolled);
         QCOMPARE(out.source.find(" 0 row reduction(s)") != std::string::npos, unrolled);
+    }
+
+    // grad_input repeated along a new middle dim (an expand that adds a dim to the index space,
+    // expand_ops.cpp) while the weight and bias gradients are read: their column kernel
+    // re-lowers the producers against the row kernel's index space, so the expand starts a
+    // kernel of its own (a guard: the column part refuses it too). Eager: layer_norm_backward (2),
+    // clone (3 kernels); generated: the row kernel, its column kernel, the copy (3).
+    void layerNormBackwardThenExpandAlongNewDim()
+    {
+        const Case c = parse(test::graphCode(
+            R"(g: "f32[2, 5, 40][200, 40, 1]cpu", x: "f32[2, 5, 40][200, 40, 1]cpu", mean: "f32[2, 5, 1][5, 1, 1]cpu", rstd: "f32[2, 5, 1][5, 1, 1]cpu", w: "f32[40][1]cpu", b: "f32[40][1]cpu")",
+            R"(    native_layer_norm_backward = torch.ops.aten.native_layer_norm_backward.default(g, x, [40], mean, rstd, w, b, [True, True, True])
+    getitem: "f32[2, 5, 40][200, 40, 1]cpu" = native_layer_norm_backward[0]
+    getitem_1: "f32[40][1]cpu" = native_layer_norm_backward[1]
+    getitem_2: "f32[40][1]cpu" = native_layer_norm_backward[2]
+    unsqueeze: "f32[2, 1, 5, 40][200, 200, 40, 1]cpu" = torch.ops.aten.unsqueeze.default(getitem, 1)
+    expand: "f32[2, 3, 5, 40][200, 0, 40, 1]cpu" = torch.ops.aten.expand.default(unsqueeze, [2, 3, 5, 40])
+    clone: "f32[2, 3, 5, 40][600, 200, 40, 1]cpu" = torch.ops.aten.clone.default(expand, memory_format = torch.contiguous_format)
+    _unsafe_view: "f32[6, 5, 40][200, 40, 1]cpu" = torch.ops.aten._unsafe_view.default(clone, [6, 5, 40])
+    return (getitem_1, getitem_2, _unsafe_view)
+)"));
+        double diff = 0;
+        const auto out = test::compileAgainstEager(c, m_store.get(), 11, diff);
+        QVERIFY2(out.state == compile::RegionState::Miss || out.state == compile::RegionState::Hit,
+                 out.headline.c_str());
+        QCOMPARE(out.kernels, 3);
+        QCOMPARE(out.externNodes, 0);
+        QVERIFY2(diff <= 1e-5, std::to_string(diff).c_str());
     }
 };
 
