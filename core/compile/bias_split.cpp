@@ -5,7 +5,9 @@
 #include "core/graph/node_remap.h"
 #include "core/graph/op_category.h"
 
+#include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -32,51 +34,52 @@ bool keepsLastSize(const Node& n, const graph::SymInt& last)
     return reshape && n.isCallFunction() && m && m->rank() > 0 && m->sizes.back() == last;
 }
 
-// Every reader of `id`, through reshapes that keep the last size, is a pointwise op the code
-// generator lowers: the add lands in a kernel that runs anyway.
-bool onlyFusedReaders(const Graph& g, NodeId id, const graph::SymInt& last)
+// A pointwise op the code generator lowers: an add before it lands in its kernel.
+bool fusedReader(const Node& user)
 {
-    for (NodeId u : g.node(id).users) {
-        const Node& user = g.node(u);
-        if (keepsLastSize(user, last)) {
-            if (!onlyFusedReaders(g, u, last)) {
-                return false;
-            }
-            continue;
-        }
-        if (graph::categorize(user) != graph::OpCategory::Pointwise ||
-            codegen::opRefusal(user)) {
-            return false;
-        }
-    }
-    return !g.node(id).users.empty();
+    return graph::categorize(user) == graph::OpCategory::Pointwise && !codegen::opRefusal(user);
 }
 
-bool splits(const Graph& g, const Node& n)
+bool onlyFusedReaders(const Graph& g, NodeId id)
+{
+    const auto& users = g.node(id).users;
+    return !users.empty() && std::all_of(users.begin(), users.end(), [&](NodeId u) {
+        return fusedReader(g.node(u));
+    });
+}
+
+// Where the add goes: after the addmm, when pointwise ops read it; after each of its views,
+// when only reshapes that keep the last size read it and only pointwise ops read those (an add
+// on the matmul's 2-D shape would not fuse into a kernel that iterates the view's shape).
+enum class SplitAt : std::uint8_t { None, Addmm, Views };
+
+SplitAt splitAt(const Graph& g, const Node& n)
 {
     if (!n.isCallFunction() || n.target != "aten::addmm.default" || n.args.size() != 3) {
-        return false;
+        return SplitAt::None;
     }
     for (const auto& [key, value] : n.kwargs) {
         if ((key != "beta" && key != "alpha") || !isOne(value)) {
-            return false;
+            return SplitAt::None;
         }
     }
     const graph::TensorMeta* out = n.tensorMeta();
     if (!out || out->rank() == 0 || !graph::isFloatingPoint(out->dtype) || !n.args[0].isNode()) {
-        return false;
+        return SplitAt::None;
     }
     const graph::TensorMeta* bias = g.node(n.args[0].node).tensorMeta();
     if (!bias || bias->rank() != 1 || bias->sizes[0] != out->sizes.back() ||
         bias->dtype != out->dtype) {
-        return false;
+        return SplitAt::None;
     }
-    for (NodeId r : g.returnedNodes()) {
-        if (r == n.id) {
-            return false;
-        }
+    if (onlyFusedReaders(g, n.id)) { // the output node is no pointwise op: not when returned
+        return SplitAt::Addmm;
     }
-    return onlyFusedReaders(g, n.id, out->sizes.back());
+    const auto& users = n.users;
+    const bool views = !users.empty() && std::all_of(users.begin(), users.end(), [&](NodeId u) {
+        return keepsLastSize(g.node(u), out->sizes.back()) && onlyFusedReaders(g, u);
+    });
+    return views ? SplitAt::Views : SplitAt::None;
 }
 
 // `<name>_mm`, or `<name>_mm_<k>` for the first k that no node has.
@@ -88,6 +91,16 @@ std::string freshName(const std::string& name, std::unordered_set<std::string>& 
     }
     taken.insert(candidate);
     return candidate;
+}
+
+// `value + bias` as node n (its name, meta, source), in the graph being built.
+NodeId addAfter(graph::GraphBuilder& b, Node n, NodeId value, NodeId bias)
+{
+    n.target = "aten::add.Tensor";
+    n.args = {Argument::ref(value), Argument::ref(bias)};
+    n.kwargs.clear();
+    n.statement.clear();
+    return b.add(std::move(n));
 }
 
 } // namespace
@@ -109,11 +122,19 @@ Result<graph::GraphPtr> splitBiasEpilogues(const Graph& g, BiasSplitCounts* coun
     }
     std::vector<NodeId> ids(g.size(), graph::kNoNode);
     const auto newId = [&](NodeId r) { return ids.at(r); };
+    std::unordered_map<NodeId, NodeId> biasAfter; // a view of a split addmm -> its bias
     for (const Node& old : g.nodes()) {
         Node n = graph::remappedNode(old, newId);
-        const bool addmm = n.isCallFunction() && n.target == "aten::addmm.default";
-        c.addmms += addmm ? 1 : 0;
-        if (!addmm || !splits(g, old)) {
+        if (auto it = biasAfter.find(old.id); it != biasAfter.end()) {
+            Node view = n; // the view of the mm, under a fresh name; the add takes the view's
+            view.name = freshName(old.name, taken);
+            view.statement.clear();
+            ids[old.id] = addAfter(b, std::move(n), b.add(std::move(view)), ids[it->second]);
+            continue;
+        }
+        const SplitAt at = splitAt(g, old);
+        c.addmms += n.isCallFunction() && n.target == "aten::addmm.default" ? 1 : 0;
+        if (at == SplitAt::None) {
             ids[old.id] = b.add(std::move(n));
             continue;
         }
@@ -125,11 +146,15 @@ Result<graph::GraphPtr> splitBiasEpilogues(const Graph& g, BiasSplitCounts* coun
         mm.kwargs.clear();
         mm.statement.clear();
         const NodeId mmId = b.add(std::move(mm));
-        n.target = "aten::add.Tensor";
-        n.args = {Argument::ref(mmId), n.args[0]};
-        n.kwargs.clear();
-        n.statement.clear();
-        ids[old.id] = b.add(std::move(n));
+        if (at == SplitAt::Views) {
+            ids[old.id] = mmId; // only the views read it: they read the mm now
+            for (NodeId u : old.users) {
+                biasAfter[u] = old.args[0].node;
+            }
+            continue;
+        }
+        const NodeId bias = n.args[0].node;
+        ids[old.id] = addAfter(b, std::move(n), mmId, bias);
     }
     return b.build();
 }

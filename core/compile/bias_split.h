@@ -15,14 +15,16 @@ struct BiasSplitCounts {
 };
 
 // The graph with each qualifying `addmm(bias, mat1, mat2)` replaced by `mm(mat1, mat2)` (a new
-// node named `<name>_mm`, a numeric suffix when taken; the addmm's meta) and
-// `add.Tensor(mm, bias)` under the addmm's own name, so its users, the outputs and a backward
-// fed by name keep working. It qualifies when beta and alpha are absent or 1, the bias is 1-D of
-// the output's last size with the output's floating dtype, the addmm is not returned, and every
-// user — followed through view/_unsafe_view/reshape that keep the last size — is a pointwise op
-// the code generator lowers (codegen::opRefusal). Every other node is kept as it is (meta,
-// source, module stack, annotation), its references renumbered. counts, when given, says how
-// many addmms there were and how many were split. Errors: the builder's (a malformed graph).
+// node named `<name>_mm`, a numeric suffix when taken; the addmm's meta) and `add.Tensor(.,
+// bias)`. It qualifies when beta and alpha are absent or 1, the bias is 1-D of the output's last
+// size with the output's floating dtype, the addmm is not returned, and either every reader is a
+// pointwise op the code generator lowers (codegen::opRefusal) — then the add takes the addmm's
+// name, so its users keep working — or every reader is a view/_unsafe_view/reshape that keeps
+// the last size and read only by such ops — then each view reads the mm under a fresh name
+// (`<view>_mm`) and the add after it takes the view's name, since the code generator does not
+// fuse an add on the matmul's 2-D shape into a kernel over the view's. Every other node is kept
+// as it is (meta, source, module stack, annotation), its references renumbered. counts, when
+// given, says how many addmms there were and how many were split. Errors: the builder's.
 Result<graph::GraphPtr> splitBiasEpilogues(const graph::Graph& graph,
                                            BiasSplitCounts* counts = nullptr);
 

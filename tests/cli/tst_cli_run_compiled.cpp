@@ -261,6 +261,40 @@ private Q_SLOTS:
         QVERIFY(j["outputs"][0]["max_abs_err"].get<double>() < 1e-4);
     }
 
+    // --auto splits the addmm whose bias add can ride in the gelu kernel after it (mm, then the
+    // add in that kernel): a note says so, the kernels stay 5 (2 regions of one kernel, mm and
+    // the two addmms kept), and the outputs equal eager.
+    void biasSplitIntoNextKernel()
+    {
+        const QString graph = QStringLiteral(FXSCOPE_TEST_DATA "/compile/bias_split_fw.txt");
+        auto r = runCli({"run", graph, "--compiled", "--auto", "--device", "cpu", "--json",
+                         "--cache", cache()});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = parse(r);
+        QVERIFY(!j.is_discarded());
+        QCOMPARE(checkContract(j), 2);
+        const auto& notes = j["notes"];
+        QVERIFY2(std::find(notes.begin(), notes.end(),
+                           "addmm: 1 of 3 bias adds moved into the next kernel (mm + add)") !=
+                     notes.end(),
+                 notes.dump().c_str());
+        std::multiset<std::string> eager;
+        for (const auto& n : j["per_node"]) {
+            eager.insert(n["target"].get<std::string>());
+        }
+        QCOMPARE(eager.count("aten::mm.default"), std::size_t(1));
+        QCOMPARE(eager.count("aten::addmm.default"), std::size_t(2));
+        QCOMPARE(eager.count("aten::add.Tensor"), std::size_t(0));
+        QCOMPARE(j["kernels"].get<int>(), 5);
+        for (const auto& region : j["regions"]) {
+            QCOMPARE(region["kernels"].get<int>(), 1);
+        }
+        QCOMPARE(j["outputs"].size(), std::size_t(3));
+        for (const auto& out : j["outputs"]) {
+            QVERIFY2(out["max_abs_err"].get<double>() < 1e-5, out.dump().c_str());
+        }
+    }
+
     // CUDA graphs time a graph on the GPU: on the CPU a clear error, whatever else is asked;
     // a CPU run says it used none and has no host figures.
     void cudaGraphNeedsCuda()

@@ -1,6 +1,7 @@
 // compile::splitBiasEpilogues (issue 27): of three addmms (tests/data/compile/bias_split_fw.txt)
-// the one read by gelu through a view that keeps the last size becomes mm + add under its own
-// name, the one read through a transpose and the returned one stay; the new graph keeps every
+// the one read by gelu through a view that keeps the last size becomes mm, a view of it and the
+// add under the view's name (an addmm read by a pointwise op: the add under the addmm's name),
+// the one read through a transpose and the returned one stay; the new graph keeps every
 // other node's meta and source, and runs on the eager engine to the original's outputs. An
 // alpha other than 1, a bias along another dim and a reader the code generator does not lower
 // keep the addmm.
@@ -73,19 +74,25 @@ private Q_SLOTS:
         QCOMPARE(counts.split, 1);
         QCOMPARE(s.size(), g->size() + 1);
 
-        // The split one: mm under a fresh name (addmm_mm is a placeholder), add under its own.
+        // The split one: mm under a fresh name (addmm_mm is a placeholder), the view of it
+        // under a fresh name, the add after it under the view's name (gelu reads it).
+        QVERIFY(!s.find("addmm"));
         const Node& mm = named(s, "addmm_mm_1");
         QCOMPARE(QString::fromStdString(mm.target), QStringLiteral("aten::mm.default"));
         QCOMPARE(argNames(s, mm), (std::vector<std::string>{"x", "t"}));
         QVERIFY(mm.kwargs.empty());
         QCOMPARE(mm.meta.tensor.toString(), std::string("f32[8, 32][32, 1]cpu"));
         QCOMPARE(mm.source.line, 5);
-        const Node& add = named(s, "addmm");
+        const Node& view = named(s, "view_mm");
+        QCOMPARE(QString::fromStdString(view.target), QStringLiteral("aten::view.default"));
+        QCOMPARE(argNames(s, view), (std::vector<std::string>{"addmm_mm_1"}));
+        QCOMPARE(view.args[1].items.size(), std::size_t(3));
+        const Node& add = named(s, "view");
         QCOMPARE(QString::fromStdString(add.target), QStringLiteral("aten::add.Tensor"));
-        QCOMPARE(argNames(s, add), (std::vector<std::string>{"addmm_mm_1", "b1"}));
-        QCOMPARE(add.id, mm.id + 1);
-        QCOMPARE(add.meta.tensor.toString(), std::string("f32[8, 32][32, 1]cpu"));
-        QCOMPARE(argNames(s, named(s, "view")), (std::vector<std::string>{"addmm"}));
+        QCOMPARE(argNames(s, add), (std::vector<std::string>{"view_mm", "b1"}));
+        QCOMPARE(add.id, view.id + 1);
+        QCOMPARE(add.meta.tensor.toString(), std::string("f32[2, 4, 32][128, 32, 1]cpu"));
+        QCOMPARE(argNames(s, named(s, "gelu")), (std::vector<std::string>{"view"}));
         QCOMPARE(named(s, "gelu").source.line, 5);
 
         // Kept: the transposed one and the returned one, their arguments renumbered.
@@ -101,6 +108,28 @@ private Q_SLOTS:
         }
         QCOMPARE(returned, (std::vector<std::string>{"gelu", "relu", "addmm_2"}));
         QCOMPARE(named(s, "relu").users, std::vector<NodeId>{s.outputNode()});
+    }
+
+    // A pointwise reader of the addmm itself: the add takes the addmm's name.
+    void splitsBeforeADirectReader()
+    {
+        GraphPtr g = parseCode(kParams, R"(    t: "f32[16, 32][1, 16]cpu" = torch.ops.aten.t.default(w)
+    addmm: "f32[8, 32][32, 1]cpu" = torch.ops.aten.addmm.default(b, x, t)
+    relu: "f32[8, 32][32, 1]cpu" = torch.ops.aten.relu.default(addmm)
+    return (relu,)
+)");
+        QVERIFY(g);
+        compile::BiasSplitCounts counts;
+        auto split = compile::splitBiasEpilogues(*g, &counts);
+        QVERIFY(split.ok());
+        QCOMPARE(counts.split, 1);
+        const Graph& s = **split;
+        QCOMPARE(QString::fromStdString(named(s, "addmm_mm").target),
+                 QStringLiteral("aten::mm.default"));
+        const Node& add = named(s, "addmm");
+        QCOMPARE(QString::fromStdString(add.target), QStringLiteral("aten::add.Tensor"));
+        QCOMPARE(argNames(s, add), (std::vector<std::string>{"addmm_mm", "b"}));
+        QCOMPARE(argNames(s, named(s, "relu")), (std::vector<std::string>{"addmm"}));
     }
 
     void splitGraphRunsToTheSameOutputs()
