@@ -40,12 +40,16 @@ bool fusedReader(const Node& user)
     return graph::categorize(user) == graph::OpCategory::Pointwise && !codegen::opRefusal(user);
 }
 
-bool onlyFusedReaders(const Graph& g, NodeId id)
+// Pointwise ops that are lowered read `id` (and, with returned, the output node may too: the
+// kernel then stores the value besides, as a training forward saves a gelu's input).
+bool onlyFusedReaders(const Graph& g, NodeId id, bool returned = false)
 {
     const auto& users = g.node(id).users;
-    return !users.empty() && std::all_of(users.begin(), users.end(), [&](NodeId u) {
-        return fusedReader(g.node(u));
-    });
+    const auto fused = [&](NodeId u) { return fusedReader(g.node(u)); };
+    return std::any_of(users.begin(), users.end(), fused) &&
+           std::all_of(users.begin(), users.end(), [&](NodeId u) {
+               return fused(u) || (returned && g.node(u).isOutput());
+           });
 }
 
 // Where the add goes: after the addmm, when pointwise ops read it; after each of its views,
@@ -77,7 +81,7 @@ SplitAt splitAt(const Graph& g, const Node& n)
     }
     const auto& users = n.users;
     const bool views = !users.empty() && std::all_of(users.begin(), users.end(), [&](NodeId u) {
-        return keepsLastSize(g.node(u), out->sizes.back()) && onlyFusedReaders(g, u);
+        return keepsLastSize(g.node(u), out->sizes.back()) && onlyFusedReaders(g, u, true);
     });
     return views ? SplitAt::Views : SplitAt::None;
 }

@@ -20,9 +20,9 @@ struct BiasSplitCounts {
 // size with the output's floating dtype, the addmm is not returned, and either every reader is a
 // pointwise op the code generator lowers (codegen::opRefusal) — then the add takes the addmm's
 // name, so its users keep working — or every reader is a view/_unsafe_view/reshape that keeps
-// the last size and read only by such ops — then each view reads the mm under a fresh name
-// (`<view>_mm`) and the add after it takes the view's name, since the code generator does not
-// fuse an add on the matmul's 2-D shape into a kernel over the view's. Every other node is kept
+// the last size and read by such ops (and perhaps returned) — then each view reads the mm under a
+// fresh name (`<view>_mm`) and the add after it takes the view's name, since the code
+// generator does not fuse an add on the matmul's 2-D shape into a kernel over the view's. Every other node is kept
 // as it is (meta, source, module stack, annotation), its references renumbered. counts, when
 // given, says how many addmms there were and how many were split. Errors: the builder's.
 Result<graph::GraphPtr> splitBiasEpilogues(const graph::Graph& graph,

@@ -132,6 +132,31 @@ private Q_SLOTS:
         QCOMPARE(argNames(s, named(s, "relu")), (std::vector<std::string>{"addmm"}));
     }
 
+    // A view that is returned besides (a training forward saves gelu's input): still split,
+    // the add under the view's name is what the output returns.
+    void splitsBeforeAReturnedView()
+    {
+        GraphPtr g = parseCode(kParams, R"(    t: "f32[16, 32][1, 16]cpu" = torch.ops.aten.t.default(w)
+    addmm: "f32[8, 32][32, 1]cpu" = torch.ops.aten.addmm.default(b, x, t)
+    view: "f32[2, 4, 32][128, 32, 1]cpu" = torch.ops.aten.view.default(addmm, [2, 4, 32])
+    gelu: "f32[2, 4, 32][128, 32, 1]cpu" = torch.ops.aten.gelu.default(view)
+    return (gelu, view)
+)");
+        QVERIFY(g);
+        compile::BiasSplitCounts counts;
+        auto split = compile::splitBiasEpilogues(*g, &counts);
+        QVERIFY(split.ok());
+        QCOMPARE(counts.split, 1);
+        const Graph& s = **split;
+        QCOMPARE(QString::fromStdString(named(s, "view").target),
+                 QStringLiteral("aten::add.Tensor"));
+        std::vector<std::string> returned;
+        for (NodeId id : s.returnedNodes()) {
+            returned.push_back(s.node(id).name);
+        }
+        QCOMPARE(returned, (std::vector<std::string>{"gelu", "view"}));
+    }
+
     void splitGraphRunsToTheSameOutputs()
     {
         GraphPtr g = parseFile(FXSCOPE_TEST_DATA "/compile/bias_split_fw.txt");
