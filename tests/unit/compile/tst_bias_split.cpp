@@ -56,6 +56,28 @@ const Node& named(const Graph& g, const char* name)
 
 const char* kParams = R"(x: "f32[8, 16][16, 1]cpu", w: "f32[32, 16][16, 1]cpu", b: "f32[32][1]cpu")";
 
+std::vector<std::string> returnedNames(const Graph& g)
+{
+    std::vector<std::string> names;
+    for (NodeId id : g.returnedNodes()) {
+        names.push_back(g.node(id).name);
+    }
+    return names;
+}
+
+// The graph of `body` split, with `expected` of its addmms split.
+GraphPtr splitCode(const std::string& body, int expected)
+{
+    GraphPtr g = parseCode(kParams, body);
+    compile::BiasSplitCounts counts;
+    auto split = g ? compile::splitBiasEpilogues(*g, &counts) : Result<GraphPtr>(nullptr);
+    if (!g || !split || counts.split != expected || counts.addmms != 1) {
+        return nullptr;
+    }
+    return *split;
+}
+
+
 } // namespace
 
 class TestBiasSplit : public QObject {
@@ -102,28 +124,20 @@ private Q_SLOTS:
         }
         QCOMPARE(argNames(s, named(s, "addmm_1")), (std::vector<std::string>{"b2", "x", "t_1"}));
         QCOMPARE(argNames(s, named(s, "addmm_2")), (std::vector<std::string>{"b3", "x", "t_2"}));
-        std::vector<std::string> returned;
-        for (NodeId id : s.returnedNodes()) {
-            returned.push_back(s.node(id).name);
-        }
-        QCOMPARE(returned, (std::vector<std::string>{"gelu", "relu", "addmm_2"}));
+        QCOMPARE(returnedNames(s), (std::vector<std::string>{"gelu", "relu", "addmm_2"}));
         QCOMPARE(named(s, "relu").users, std::vector<NodeId>{s.outputNode()});
     }
 
     // A pointwise reader of the addmm itself: the add takes the addmm's name.
     void splitsBeforeADirectReader()
     {
-        GraphPtr g = parseCode(kParams, R"(    t: "f32[16, 32][1, 16]cpu" = torch.ops.aten.t.default(w)
+        GraphPtr split = splitCode(R"(    t: "f32[16, 32][1, 16]cpu" = torch.ops.aten.t.default(w)
     addmm: "f32[8, 32][32, 1]cpu" = torch.ops.aten.addmm.default(b, x, t)
     relu: "f32[8, 32][32, 1]cpu" = torch.ops.aten.relu.default(addmm)
     return (relu,)
-)");
-        QVERIFY(g);
-        compile::BiasSplitCounts counts;
-        auto split = compile::splitBiasEpilogues(*g, &counts);
-        QVERIFY(split.ok());
-        QCOMPARE(counts.split, 1);
-        const Graph& s = **split;
+)", 1);
+        QVERIFY(split);
+        const Graph& s = *split;
         QCOMPARE(QString::fromStdString(named(s, "addmm_mm").target),
                  QStringLiteral("aten::mm.default"));
         const Node& add = named(s, "addmm");
@@ -136,25 +150,17 @@ private Q_SLOTS:
     // the add under the view's name is what the output returns.
     void splitsBeforeAReturnedView()
     {
-        GraphPtr g = parseCode(kParams, R"(    t: "f32[16, 32][1, 16]cpu" = torch.ops.aten.t.default(w)
+        GraphPtr split = splitCode(R"(    t: "f32[16, 32][1, 16]cpu" = torch.ops.aten.t.default(w)
     addmm: "f32[8, 32][32, 1]cpu" = torch.ops.aten.addmm.default(b, x, t)
     view: "f32[2, 4, 32][128, 32, 1]cpu" = torch.ops.aten.view.default(addmm, [2, 4, 32])
     gelu: "f32[2, 4, 32][128, 32, 1]cpu" = torch.ops.aten.gelu.default(view)
     return (gelu, view)
-)");
-        QVERIFY(g);
-        compile::BiasSplitCounts counts;
-        auto split = compile::splitBiasEpilogues(*g, &counts);
-        QVERIFY(split.ok());
-        QCOMPARE(counts.split, 1);
-        const Graph& s = **split;
+)", 1);
+        QVERIFY(split);
+        const Graph& s = *split;
         QCOMPARE(QString::fromStdString(named(s, "view").target),
                  QStringLiteral("aten::add.Tensor"));
-        std::vector<std::string> returned;
-        for (NodeId id : s.returnedNodes()) {
-            returned.push_back(s.node(id).name);
-        }
-        QCOMPARE(returned, (std::vector<std::string>{"gelu", "view"}));
+        QCOMPARE(returnedNames(s), (std::vector<std::string>{"gelu", "view"}));
     }
 
     void splitGraphRunsToTheSameOutputs()
@@ -208,15 +214,9 @@ private Q_SLOTS:
     void keepsAddmmsThatDoNotQualify()
     {
         QFETCH(QString, body);
-        GraphPtr g = parseCode(kParams, body.toStdString());
-        QVERIFY(g);
-        compile::BiasSplitCounts counts;
-        auto split = compile::splitBiasEpilogues(*g, &counts);
-        QVERIFY(split.ok());
-        QCOMPARE(counts.addmms, 1);
-        QCOMPARE(counts.split, 0);
-        QCOMPARE((*split)->size(), g->size());
-        QCOMPARE(QString::fromStdString(named(**split, "addmm").target),
+        GraphPtr split = splitCode(body.toStdString(), 0);
+        QVERIFY(split);
+        QCOMPARE(QString::fromStdString(named(*split, "addmm").target),
                  QStringLiteral("aten::addmm.default"));
     }
 };
