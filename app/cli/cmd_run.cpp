@@ -8,6 +8,7 @@
 #include "app/cli/graph_input.h"
 #include "app/cli/region_source.h"
 #include "app/cli/store_option.h"
+#include "core/compile/bias_split.h"
 #include "core/compile/compiled_graph.h"
 #include "core/exec/interpreter.h"
 #include "core/util/int_expr.h"
@@ -266,11 +267,54 @@ int fail(const RunCliOptions& o, const Error& e, int code)
     return code;
 }
 
+// --compiled --auto: each addmm whose bias add can ride in the generated kernel after it runs as
+// mm + add (compile::splitBiasEpilogues) and *note says how many; the graph itself otherwise.
+// --project regions name the original graph's nodes, so it is left as it is.
+Result<graph::GraphPtr> graphToCompile(const RunCliOptions& o, const LoadedGraph& g,
+                                       std::string* note)
+{
+    if (!o.autoRegions) {
+        return g.graph;
+    }
+    compile::BiasSplitCounts counts;
+    auto split = compile::splitBiasEpilogues(*g.graph, &counts);
+    if (!split) {
+        return split;
+    }
+    if (counts.split == 0) {
+        return g.graph;
+    }
+    *note = "addmm: " + std::to_string(counts.split) + " of " + std::to_string(counts.addmms) +
+            " bias adds moved into the next kernel (mm + add)";
+    return split;
+}
+
+// The region's module in the loaded graph's tree, whose ids are the original graph's (a split
+// addmm's mm node has none there and is skipped).
+std::string loadedModule(const structure::ModuleTree* tree, const graph::Graph& original,
+                         const graph::Graph& run, partition::Region r)
+{
+    std::vector<graph::NodeId> ids;
+    for (graph::NodeId id : r.nodes) {
+        if (auto o = original.find(run.node(id).name)) {
+            ids.push_back(*o);
+        }
+    }
+    r.nodes = std::move(ids);
+    return regionModule(tree, r);
+}
+
 // --compiled: the regions compiled as `compile` does, then the graph with them in place.
 int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOptions& ro,
                 const std::string& note)
 {
-    auto regions = regionsFromSource(*g.graph, g.sourceBytes, o.project, o.autoRegions, "run");
+    std::string splitNote;
+    auto toRun = graphToCompile(o, g, &splitNote);
+    if (!toRun) {
+        return fail(o, toRun.error(), 1);
+    }
+    const graph::Graph& gr = **toRun;
+    auto regions = regionsFromSource(gr, g.sourceBytes, o.project, o.autoRegions, "run");
     if (!regions) {
         return fail(o, regions.error(), 2);
     }
@@ -280,9 +324,9 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     }
     compile::GraphCompileOptions co;
     co.compile.device = compile::resolveDevice(
-        *g.graph, o.device == "cuda"  ? compile::DeviceChoice::Cuda
-                  : o.device == "cpu" ? compile::DeviceChoice::Cpu
-                                      : compile::DeviceChoice::Auto);
+        gr, o.device == "cuda"  ? compile::DeviceChoice::Cuda
+            : o.device == "cpu" ? compile::DeviceChoice::Cpu
+                                : compile::DeviceChoice::Auto);
     co.compile.store = store->get();
     co.compile.jobs = o.jobs;
     co.compile.timingRepeats = std::max(5, o.repeat); // as compile's default: enough to judge
@@ -292,7 +336,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     co.run.chooseAddmm = co.compile.device == compile::TargetDevice::Cuda;
     co.cudaGraph = o.cudaGraph;
     co.kernelTime = o.kernelTime;
-    auto report = compile::runCompiledGraph(*g.graph, *regions, co);
+    auto report = compile::runCompiledGraph(gr, *regions, co);
     if (!report) {
         return fail(o, report.error(), 1);
     }
@@ -304,8 +348,10 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
         }
         return 1;
     }
-    if (!note.empty()) {
-        report->compiled.notes.push_back(note);
+    for (const std::string& n : {note, splitNote}) {
+        if (!n.empty()) {
+            report->compiled.notes.push_back(n);
+        }
     }
     if (o.hostTimes) {
         report->compiled.notes.push_back(kHostTimesNote);
@@ -313,7 +359,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     auto tree = structureOf(g);
     std::vector<std::string> modules;
     for (const auto& r : *regions) {
-        modules.push_back(regionModule(tree ? &*tree : nullptr, r));
+        modules.push_back(loadedModule(tree ? &*tree : nullptr, *g.graph, gr, r));
     }
     if (o.json) {
         json j = compiledJson(*report, modules);

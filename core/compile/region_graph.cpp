@@ -1,26 +1,11 @@
 #include "core/compile/region_graph.h"
 
 #include "core/graph/graph_builder.h"
+#include "core/graph/node_remap.h"
 
 #include <unordered_map>
 
 namespace fxs::compile {
-namespace {
-
-graph::Argument remap(const graph::Argument& a,
-                      const std::unordered_map<graph::NodeId, graph::NodeId>& ids)
-{
-    graph::Argument out = a;
-    if (a.kind == graph::ArgKind::Node) {
-        out.node = ids.at(a.node);
-    }
-    for (auto& item : out.items) {
-        item = remap(item, ids);
-    }
-    return out;
-}
-
-} // namespace
 
 Result<graph::GraphPtr> extractRegionGraph(const graph::Graph& g,
                                            const std::vector<graph::NodeId>& order,
@@ -35,35 +20,26 @@ Result<graph::GraphPtr> extractRegionGraph(const graph::Graph& g,
                                                        : std::nullopt);
     }
     for (graph::NodeId id : order) {
-        graph::Node n = g.node(id);
+        const graph::Node& old = g.node(id);
         bool known = true;
         auto check = [&](const graph::Argument& a) {
             a.forEachNode([&](graph::NodeId r) { known = known && ids.count(r) != 0; });
         };
-        for (const auto& a : n.args) {
+        for (const auto& a : old.args) {
             check(a);
         }
-        for (const auto& kv : n.kwargs) {
+        for (const auto& kv : old.kwargs) {
             check(kv.second);
         }
         {
             if (!known) {
                 return makeError(ErrorCode::Invalid, "region node reads a value from outside "
                                                      "the region that is not an input",
-                                 n.name);
+                                 old.name);
             }
         }
-        for (auto& a : n.args) {
-            a = remap(a, ids);
-        }
-        for (auto& [k, a] : n.kwargs) {
-            a = remap(a, ids);
-        }
-        n.inputs.clear();
-        n.users.clear();
-        n.getitemOf = graph::kNoNode;
-        n.getitemIndex = -1;
-        n.multiOutput = false;
+        graph::Node n =
+            graph::remappedNode(old, [&](graph::NodeId r) { return ids.at(r); });
         if (graph::opBaseName(n.target) == "getitem" && n.args.size() == 2 &&
             n.args[0].isNode() && n.args[1].kind == graph::ArgKind::Int) {
             ids[id] = b.getitem(n.name, n.args[0].node, int(n.args[1].i),

@@ -50,6 +50,17 @@ bool closeToEager(const json& out)
     return out["max_abs_err"].get<double>() <= 1e-3 * scale;
 }
 
+// The targets of a compiled run's eager steps (a region that ran compiled is one
+// fxscope.substitute step).
+std::multiset<std::string> stepTargets(const json& j)
+{
+    std::multiset<std::string> targets;
+    for (const auto& n : j["per_node"]) {
+        targets.insert(n["target"].get<std::string>());
+    }
+    return targets;
+}
+
 std::set<std::string> proposedRegionIds(const QString& graph)
 {
     auto r = runCli({"partition", graph, "--auto", "--json"});
@@ -72,6 +83,13 @@ class TestCliRunCompiled : public QObject {
 private:
     QTemporaryDir m_dir;
     QString cache() const { return m_dir.filePath("cache.db"); }
+
+    // `run GRAPH --compiled --auto --device cpu --json` with this test's cache.
+    CliRun runAutoOnCpu(const QString& graph) const
+    {
+        return runCli({"run", graph, "--compiled", "--auto", "--device", "cpu", "--json",
+                       "--cache", cache()});
+    }
 
     // The fields of the contract on a compiled run; returns the regions used.
     static int checkContract(const json& j)
@@ -238,19 +256,14 @@ private Q_SLOTS:
     // step of theirs left), plus the two mm; the t view launches nothing.
     void kernelsCountsLaunches()
     {
-        const QString graph = QStringLiteral(FXSCOPE_TEST_DATA "/compile/cat_fusion_fw.txt");
-        auto r = runCli({"run", graph, "--compiled", "--auto", "--device", "cpu", "--json",
-                         "--cache", cache()});
+        auto r = runAutoOnCpu(QStringLiteral(FXSCOPE_TEST_DATA "/compile/cat_fusion_fw.txt"));
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const json j = parse(r);
         QVERIFY(!j.is_discarded());
         QCOMPARE(checkContract(j), 1);
         QCOMPARE(j["regions"].size(), std::size_t(1));
         QCOMPARE(j["regions"][0]["kernels"].get<int>(), 1);
-        std::multiset<std::string> eager;
-        for (const auto& n : j["per_node"]) {
-            eager.insert(n["target"].get<std::string>());
-        }
+        const std::multiset<std::string> eager = stepTargets(j);
         QCOMPARE(eager.count("aten::cat.default"), std::size_t(0));
         QCOMPARE(eager.count("aten::scalar_tensor.default"), std::size_t(0));
         QCOMPARE(eager.count("aten::mm.default"), std::size_t(2));
@@ -259,6 +272,35 @@ private Q_SLOTS:
         QCOMPARE(j["outputs"].size(), std::size_t(1));
         QVERIFY2(closeToEager(j["outputs"][0]), j["outputs"][0].dump().c_str());
         QVERIFY(j["outputs"][0]["max_abs_err"].get<double>() < 1e-4);
+    }
+
+    // --auto splits the addmm whose bias add can ride in the gelu kernel after it (mm, then the
+    // add in that kernel): a note says so, the kernels stay 5 (2 regions of one kernel, mm and
+    // the two addmms kept), and the outputs equal eager.
+    void biasSplitIntoNextKernel()
+    {
+        auto r = runAutoOnCpu(QStringLiteral(FXSCOPE_TEST_DATA "/compile/bias_split_fw.txt"));
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = parse(r);
+        QVERIFY(!j.is_discarded());
+        QCOMPARE(checkContract(j), 2);
+        const auto& notes = j["notes"];
+        QVERIFY2(std::find(notes.begin(), notes.end(),
+                           "addmm: 1 of 3 bias adds moved into the next kernel (mm + add)") !=
+                     notes.end(),
+                 notes.dump().c_str());
+        const std::multiset<std::string> eager = stepTargets(j);
+        QCOMPARE(eager.count("aten::mm.default"), std::size_t(1));
+        QCOMPARE(eager.count("aten::addmm.default"), std::size_t(2));
+        QCOMPARE(eager.count("aten::add.Tensor"), std::size_t(0));
+        QCOMPARE(j["kernels"].get<int>(), 5);
+        for (const auto& region : j["regions"]) {
+            QCOMPARE(region["kernels"].get<int>(), 1);
+        }
+        QCOMPARE(j["outputs"].size(), std::size_t(3));
+        for (const auto& out : j["outputs"]) {
+            QVERIFY2(out["max_abs_err"].get<double>() < 1e-5, out.dump().c_str());
+        }
     }
 
     // CUDA graphs time a graph on the GPU: on the CPU a clear error, whatever else is asked;
