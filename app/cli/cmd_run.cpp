@@ -294,6 +294,9 @@ Result<graph::GraphPtr> graphToCompile(const RunCliOptions& o, const LoadedGraph
 std::string loadedModule(const structure::ModuleTree* tree, const graph::Graph& original,
                          const graph::Graph& run, partition::Region r)
 {
+    if (&original == &run) {
+        return regionModule(tree, r); // not rewritten: the ids are the tree's already
+    }
     std::vector<graph::NodeId> ids;
     for (graph::NodeId id : r.nodes) {
         if (auto o = original.find(run.node(id).name)) {

@@ -17,12 +17,15 @@ bool isGetitem(const graph::Node& n)
     return n.getitemOf != graph::kNoNode || graph::opBaseName(n.target) == "getitem";
 }
 
+// The value a view (or any node) takes as its first argument, or kNoNode.
+NodeId firstArgNode(const graph::Node& n)
+{
+    return !n.args.empty() && n.args[0].isNode() ? n.args[0].node : graph::kNoNode;
+}
+
 NodeId getitemParent(const graph::Node& n)
 {
-    if (n.getitemOf != graph::kNoNode) {
-        return n.getitemOf;
-    }
-    return !n.args.empty() && n.args[0].isNode() ? n.args[0].node : graph::kNoNode;
+    return n.getitemOf != graph::kNoNode ? n.getitemOf : firstArgNode(n);
 }
 
 std::string shapeText(const std::vector<std::int64_t>& v)
@@ -160,7 +163,7 @@ bool Planner::attractViews()
                 allExtern = allExtern && m_extern.count(u) != 0;
             }
         }
-        const NodeId src = !n.args.empty() && n.args[0].isNode() ? n.args[0].node : graph::kNoNode;
+        const NodeId src = firstArgNode(n);
         const bool srcExtern = !m_inRegion.count(src) || m_extern.count(src);
         // A returned expand that only leaves the region: the kernel stores its source and
         // LibTorch expands that for free (a stored expansion writes it several times over and
@@ -265,7 +268,7 @@ void Planner::failAt(const std::vector<NodeId>& seg, NodeId at, const codegen::R
 void Planner::freeViewAtCut(const std::vector<NodeId>& seg, NodeId at)
 {
     const graph::Node& n = m_g.node(at);
-    const NodeId src = !n.args.empty() && n.args[0].isNode() ? n.args[0].node : graph::kNoNode;
+    const NodeId src = firstArgNode(n);
     const auto before = std::find(seg.begin(), seg.end(), at);
     if (!codegen::isViewNode(n) || std::find(seg.begin(), before, src) == before) {
         return;
