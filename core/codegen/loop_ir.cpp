@@ -1,5 +1,7 @@
 #include "core/codegen/loop_ir.h"
 
+#include <algorithm>
+
 namespace fxs::codegen {
 
 std::string_view scalarTypeName(ScalarType t)
@@ -61,6 +63,39 @@ std::int64_t Kernel::inner() const
         c *= shape[d];
     }
     return c;
+}
+
+std::string describeKernel(const Kernel& k)
+{
+    std::string s = k.columns ? "col" : k.reductions.empty() ? "pw" : "row";
+    std::vector<std::string_view> ops;
+    for (const Expr& e : k.exprs) {
+        if (e.kind != ExprKind::Op || e.op == "cast" || ops.size() == 4 ||
+            std::find(ops.begin(), ops.end(), e.op) != ops.end()) {
+            continue;
+        }
+        ops.push_back(e.op);
+    }
+    for (const Reduction& r : k.reductions) {
+        const std::string_view name = r.kind == ReduceKind::Sum ? "sum"
+                                      : r.kind == ReduceKind::Max ? "max"
+                                                                  : "min";
+        if (std::find(ops.begin(), ops.end(), name) == ops.end()) {
+            ops.push_back(name);
+        }
+    }
+    for (std::string_view op : ops) {
+        s += '_';
+        for (char c : op) { // the table's names are [a-z0-9_] already; anything else is dropped
+            if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') {
+                s += c;
+            }
+        }
+    }
+    s += '_' + (k.reductions.empty() && !k.columns
+                    ? std::to_string(k.rows() * k.inner())
+                    : std::to_string(k.rows()) + "x" + std::to_string(k.inner()));
+    return s;
 }
 
 bool isColumnResult(const Kernel& k, const Store& s)

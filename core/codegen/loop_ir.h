@@ -85,6 +85,12 @@ bool isColumnResult(const Kernel& k, const Store& s);
 // Column kernels: the expressions the pass over the rows computes (the reductions' operands,
 // then the stores that move along the rows), what both printers emit inside that pass.
 std::vector<int> columnPassRoots(const Kernel& k);
+// What a kernel computes, for its name in profiles (as Inductor names its kernels after the ops
+// they fuse): its form ("pw" pointwise, "row" row reductions, "col" column reductions), then up
+// to four of its primitives in order of first use (casts left out), then its reductions, then
+// its index space ("4096x256": outer x inner). Only fxscope's own tokens: the primitives are
+// the printers' table, never input text. "row_mul_rsqrt_sum_4096x256".
+std::string describeKernel(const Kernel& k);
 
 struct Kernel {
     std::string name;                // "kernel0"

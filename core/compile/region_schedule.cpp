@@ -365,11 +365,15 @@ Result<RegionSchedule> Planner::run()
         if (!done) {
             continue;
         }
-        for (std::size_t i = 0; s.programs.size() > 1 && i < s.programs.size(); ++i) {
+        for (std::size_t i = 0; i < s.programs.size(); ++i) {
             auto& kernels = s.programs[i].kernels;
             for (std::size_t j = 0; j < kernels.size(); ++j) {
-                // A program's second kernel (a column part, codegen/lowering.cpp): "_1".
-                kernels[j].name = "kernel" + std::to_string(i) + (j ? "_" + std::to_string(j) : "");
+                // Program i's kernels: "fx3_row_mul_rsqrt_sum_4096x256", a second one (a column
+                // part, codegen/lowering.cpp) "fx3_1_col_...": named after what they compute, so
+                // a profile's kernel list says what each is (identical regions share the names
+                // with their code).
+                kernels[j].name = "fx" + std::to_string(i) + (j ? "_" + std::to_string(j) : "") +
+                                  "_" + codegen::describeKernel(kernels[j]);
             }
         }
         s.externReason = m_firstReason;

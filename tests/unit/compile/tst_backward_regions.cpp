@@ -113,8 +113,8 @@ private Q_SLOTS:
         QVERIFY2(out.state == compile::RegionState::Miss, out.headline.c_str());
         QCOMPARE(out.externNodes, 0);
         // By hand: the canonical order is the backward (v0), its getitem (v1), the mul (v2); the
-        // source names them so, never by name.
-        QVERIFY(out.source.find("// kernel0: covers FX nodes v0, v1, v2\n") != std::string::npos);
+        // source names them so, never by name; the kernel is a row kernel over the 24 x 96 input.
+        QVERIFY(out.source.find("// fx0_row_sub_mul_sum_24x96: covers FX nodes v0, v1, v2\n") != std::string::npos);
         QVERIFY(out.source.find("native_layer_norm_backward") == std::string::npos);
         const double d = maxDiff(out.outputs.at(0), *run.kept.find("output.0"));
         QVERIFY2(d < 1e-4, std::to_string(d).c_str());
@@ -188,8 +188,13 @@ private Q_SLOTS:
         b.output({ref(bw)});
         const auto [run, out] = compileAgainstEager(*b.build(), {bw}, {"go", fw});
         QVERIFY2(out.state == compile::RegionState::Miss, out.headline.c_str());
-        // One node, generated: canonical position v0; its name never reaches the source.
-        QVERIFY(out.source.find("// kernel0: covers FX nodes v0\n") != std::string::npos);
+        // One node, generated: canonical position v0; its name never reaches the source. The
+        // kernel is named after what it computes: softmax's y * (g - sum(g * y)), log_softmax's
+        // g - exp(y) * sum(g), rows of 96.
+        const std::string kernel = fw == "_softmax" ? "fx0_row_mul_sub_sum_24x96"
+                                                    : "fx0_row_exp_mul_sub_sum_24x96";
+        QVERIFY2(out.source.find("// " + kernel + ": covers FX nodes v0\n") != std::string::npos,
+                 out.source.c_str());
         QVERIFY(out.source.find(bwName) == std::string::npos);
         QVERIFY(maxDiff(out.outputs.at(0), *run.kept.find("output.0")) < 1e-5);
         if (rowSumsToZero) {

@@ -60,7 +60,7 @@ private Q_SLOTS:
         QVERIFY(r.transcript.find("] nvrtc_version: " + (*cuda::Nvrtc::get())->version()) !=
                 std::string::npos);
         // 4099 floats: 1024 chunks of 4 (+3 elements) in 4 blocks of 256 threads.
-        QVERIFY(r.transcript.find("kernel0 grid=4 block=256 vector=4") != std::string::npos);
+        QVERIFY(r.transcript.find("fx0_pw_sin_mul_add_relu_4099 grid=4 block=256 vector=4") != std::string::npos);
         QVERIFY(r.transcript.find("device=cuda:0") != std::string::npos); // the inputs' meta
         QVERIFY(r.transcript.find("compiler:") == std::string::npos);    // no host compiler
         auto entry = m_store->info(r.key);

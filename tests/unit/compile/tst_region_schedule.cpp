@@ -116,11 +116,13 @@ private Q_SLOTS:
             QVERIFY2(out.transcript.find("schedule: gen v0 v1 v2 v3;ext v4 v5 v6 v7;gen v8 |") !=
                          std::string::npos,
                      out.transcript.c_str());
-            // Kernels name their nodes by these canonical positions, never by name.
-            QVERIFY2(out.source.find("// kernel0: covers FX nodes v0, v1, v2, v3\n") !=
+            // Kernels name their nodes by these canonical positions, never by name, and are named
+            // after what they compute: layer norm is a row kernel (256 rows of 256), gelu a
+            // pointwise one over 256 x 1024.
+            QVERIFY2(out.source.find("// fx0_row_mul_sub_div_add_sum_256x256: covers FX nodes v0, v1, v2, v3\n") !=
                          std::string::npos,
                      out.source.c_str());
-            QVERIFY(out.source.find("// kernel1: covers FX nodes v8\n") != std::string::npos);
+            QVERIFY(out.source.find("// fx1_pw_gelu_262144: covers FX nodes v8\n") != std::string::npos);
             QVERIFY(out.source.find("native_layer_norm_1") == std::string::npos);
             QVERIFY2(out.maxAbsErr < 1e-4, std::to_string(out.maxAbsErr).c_str());
             QVERIFY(out.compiledMs > 0);
