@@ -196,6 +196,18 @@ inline const std::vector<CudaCase>& cudaCases()
     amax: "f32[1, 1, 20][20, 20, 1]cuda:0" = torch.ops.aten.amax.default(mul, [0, 1], True)
     return (mean, amax)
 )"},
+        // 128 rows x 256 columns (LLaMA's RMSNorm weight gradient): too few rows to split over
+        // blocks well, so one block of 32 columns x 32 rows of threads per tile takes them all
+        // (4 rows a thread, the 32 partials halved in a tree to 8, then in order); a pointwise
+        // output stored along the rows.
+        {"colrows", R"(def forward(self, x: "f32[2, 64, 256][16384, 256, 1]cuda:0", y: "f32[2, 64, 256][16384, 256, 1]cuda:0", w: "f32[256][1]cuda:0"):
+    add: "f32[2, 64, 256][16384, 256, 1]cuda:0" = torch.ops.aten.add.Tensor(x, y)
+    mul: "f32[2, 64, 256][16384, 256, 1]cuda:0" = torch.ops.aten.mul.Tensor(add, w)
+    mul_1: "f32[2, 64, 256][16384, 256, 1]cuda:0" = torch.ops.aten.mul.Tensor(mul, y)
+    sum_1: "f32[1, 1, 256][256, 256, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(mul_1, [0, 1], True)
+    view: "f32[256][1]cuda:0" = torch.ops.aten.view.default(sum_1, [256])
+    return (mul, view)
+)"},
         // bfloat16 in and out, accumulated in float; two kept dims (3 x 40 columns) and a
         // per-column weight read in the epilogue.
         {"colhalf", R"(def forward(self, x: "bf16[64, 3, 40][120, 40, 1]cuda:0", y: "bf16[64, 3, 40][120, 40, 1]cuda:0", w: "bf16[40][1]cuda:0"):

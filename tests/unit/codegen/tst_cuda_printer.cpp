@@ -343,6 +343,20 @@ private Q_SLOTS:
                 std::string::npos);
         QVERIFY(split.source.find("for (int p = 0; p < 18; ++p)") != std::string::npos);
         QVERIFY(split.source.find("atomicAdd(float") == std::string::npos);
+        // 128 rows x 256 columns: 8 tiles; with 8 rows of threads the rows would split over
+        // 4 blocks (128 / (8 x 4)), but one block of 32 x 32 threads takes them all, 4 rows a
+        // thread: grid 8, no scratch, no counter; the 32 rows of partials are halved (16, 8)
+        // before the first row of threads combines the last 8 in order.
+        const CudaSchedule rows = printCudaSchedule({lowered("colrows")});
+        const CudaLaunch& r = rows.launches[0][0];
+        QCOMPARE(r.block, 1024);
+        QCOMPARE(r.grid, std::int64_t(8));
+        QVERIFY(rows.source.find("_done[") == std::string::npos);
+        QVERIFY(rows.source.find("atomicAdd") == std::string::npos);
+        QVERIFY2(rows.source.find("for (int h = 16; h >= 8; h /= 2) {") != std::string::npos,
+                 rows.source.c_str());
+        QVERIFY(rows.source.find("for (int y = 1; y < 8; ++y) {") != std::string::npos);
+        QVERIFY(rows.source.find("#pragma unroll 4\n") != std::string::npos);
         // Small blocks (64 threads): 32 columns x 2 rows of threads, 600 / 8 = 75 splits.
         CudaTuning t;
         t.block = 64;

@@ -151,6 +151,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("kernels");
         QTest::newRow("colsum") << QStringLiteral("colsum") << 1;
         QTest::newRow("colsplit") << QStringLiteral("colsplit") << 1;
+        QTest::newRow("colrows") << QStringLiteral("colrows") << 1;
         QTest::newRow("colhalf") << QStringLiteral("colhalf") << 1;
         QTest::newRow("lnbackward") << QStringLiteral("lnbackward") << 2;
     }

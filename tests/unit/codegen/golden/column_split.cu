@@ -15,6 +15,7 @@ extern "C" __global__ void __launch_bounds__(256) r0_kernel0(const float* __rest
     float acc0 = 0.0f;
     if (live) {
         const int r1 = (split + 1) * 34 < 600 ? (split + 1) * 34 : 600;
+        #pragma unroll 4
         for (int r = split * 34 + ty; r < r1; r += 8) {
             const int b0 = 0 + (r / 300) * 6000 + (r % 300) * 20;
             (void)b0;
