@@ -25,6 +25,8 @@ constexpr std::int64_t kMinRowsPerThread = 4;
 constexpr std::int64_t kMaxColumnBlock = 1024;
 // Rows of threads a block combines in order by its first row; more are halved in a tree first.
 constexpr int kSerialCombineRows = 8;
+// Blocks an unsplit column kernel's narrowed tiles aim for: about one a multiprocessor.
+constexpr std::int64_t kBlocksUnsplit = 128;
 
 std::string combineOf(const Reduction& r)
 {
@@ -285,14 +287,29 @@ ColumnPlan planColumns(const Kernel& k, int block)
     p.rowsPerSplit = std::max<std::int64_t>(1, colCeilDiv(rows, p.splits));
     p.splits = std::max<std::int64_t>(1, colCeilDiv(rows, p.rowsPerSplit));
     // Rows that would be split but fit one block of up to kMaxColumnBlock threads (at most
-    // kMinRowsPerThread each): that block takes them all, no split.
-    const std::int64_t tyAll = pow2(colCeilDiv(rows, kMinRowsPerThread), kMaxColumnBlock / p.tx);
-    if (p.splits > 1 && tyAll * kMinRowsPerThread >= rows) {
-        p.ty = int(tyAll);
-        p.splits = 1;
-        p.rowsPerSplit = rows;
+    // kMinRowsPerThread each): that block takes them all, no split. Its tiles are narrowed (down
+    // to 8 columns: a warp then reads 4 rows of 32 bytes, whole sectors) while that gives more
+    // blocks up to one a multiprocessor, so that more of them share the loads.
+    if (p.splits == 1) {
+        return p;
     }
-    return p;
+    ColumnPlan best = p;
+    for (std::int64_t tx = p.tx; tx >= std::min<std::int64_t>(8, p.tx); tx /= 2) {
+        const std::int64_t ty = pow2(colCeilDiv(rows, kMinRowsPerThread), kMaxColumnBlock / tx);
+        if (ty * kMinRowsPerThread < rows) {
+            continue;
+        }
+        const std::int64_t tiles = colCeilDiv(cols, tx);
+        if (best.splits == 1 && (best.tiles >= kBlocksUnsplit || tiles == best.tiles)) {
+            break;
+        }
+        best.tx = int(tx);
+        best.ty = int(ty);
+        best.tiles = tiles;
+        best.splits = 1;
+        best.rowsPerSplit = rows;
+    }
+    return best;
 }
 
 std::string printCudaColumnKernel(const Kernel& k, const std::string& params,

@@ -10,7 +10,8 @@
 // module, so two launches of one kernel must not run at the same time (one stream does that).
 // Rows that would be split but fit one block of up to 1024 threads (4 rows a thread) are not
 // split: that block takes them all, its partials halved in a tree before the last 8 rows of
-// threads are combined in order (the split's combine costs more than it saves there).
+// threads are combined in order (the split's combine costs more than it saves there), its
+// tiles narrowed down to 8 columns for more blocks.
 #pragma once
 
 #include "core/codegen/cuda_printer.h"

@@ -133,14 +133,53 @@ void Planner::classify()
     }
     while (attractViews()) {
     }
-    // LibTorch views no region node reads run last: between generated nodes they would cut one
-    // kernel into several.
-    std::stable_partition(m_order.begin(), m_order.end(), [&](NodeId id) {
-        const auto& users = m_g.node(id).users;
-        const bool read = std::any_of(users.begin(), users.end(),
-                                      [&](NodeId u) { return m_inRegion.count(u) != 0; });
-        return !(m_extern.count(id) && codegen::isViewNode(m_g.node(id)) && !read);
-    });
+    // LibTorch views (free: no kernel) between generated nodes would cut one kernel into
+    // several. Those of a region input (or of such a view) that sit between generated nodes run
+    // first; those no region node reads but such views run last (LLaMA's SwiGLU: the returned
+    // views of the two matrix products around silu, forward and backward, each made silu and
+    // its product two kernels). Views next to other LibTorch steps stay with them.
+    std::unordered_set<NodeId> early;
+    for (NodeId id : m_order) {
+        const NodeId src = firstArgNode(m_g.node(id));
+        if (m_extern.count(id) && codegen::isViewNode(m_g.node(id)) &&
+            src != graph::kNoNode && (!m_inRegion.count(src) || early.count(src))) {
+            early.insert(id);
+        }
+    }
+    const auto generatedAround = [&](std::size_t i, int step) {
+        for (auto j = std::ptrdiff_t(i) + step; j >= 0 && j < std::ptrdiff_t(m_order.size());
+             j += step) {
+            if (!early.count(m_order[std::size_t(j)])) {
+                return !m_extern.count(m_order[std::size_t(j)]);
+            }
+        }
+        return false;
+    };
+    std::unordered_set<NodeId> first;
+    for (std::size_t i = 0; i < m_order.size(); ++i) {
+        if (early.count(m_order[i]) && generatedAround(i, -1) && generatedAround(i, 1)) {
+            first.insert(m_order[i]);
+        }
+    }
+    for (auto it = m_order.rbegin(); it != m_order.rend(); ++it) { // and the views they read
+        const NodeId src = firstArgNode(m_g.node(*it));
+        if (first.count(*it) && early.count(src)) {
+            first.insert(src);
+        }
+    }
+    std::unordered_set<NodeId> last;
+    for (auto it = m_order.rbegin(); it != m_order.rend(); ++it) {
+        const auto& users = m_g.node(*it).users;
+        if (m_extern.count(*it) && codegen::isViewNode(m_g.node(*it)) && !first.count(*it) &&
+            std::all_of(users.begin(), users.end(),
+                        [&](NodeId u) { return !m_inRegion.count(u) || last.count(u); })) {
+            last.insert(*it);
+        }
+    }
+    std::stable_partition(m_order.begin(), m_order.end(),
+                          [&](NodeId id) { return first.count(id) != 0; });
+    std::stable_partition(m_order.begin(), m_order.end(),
+                          [&](NodeId id) { return !last.count(id); });
 }
 
 // A view whose region users are all extern, a returned view of an extern value or a region

@@ -198,6 +198,86 @@ private Q_SLOTS:
                  s->cuts[0].second.c_str());
     }
 
+    void freeViewsDoNotCutAKernel_data()
+    {
+        QTest::addColumn<bool>("backward");
+        QTest::newRow("forward") << false;
+        QTest::newRow("backward") << true;
+    }
+
+    // LLaMA's SwiGLU. Forward: the returned views of the two matrix products (LibTorch: views
+    // of region inputs) run first, so silu and the product are one kernel, not two. Backward:
+    // the returned views (and their transposes) of the product and of silu_backward run last.
+    void freeViewsDoNotCutAKernel()
+    {
+        QFETCH(bool, backward);
+        const auto list = [](std::initializer_list<std::int64_t> v) {
+            std::vector<Argument> a;
+            for (auto x : v) {
+                a.push_back(Argument::integer(x));
+            }
+            return Argument::list(a);
+        };
+        GraphBuilder b;
+        std::vector<NodeId> region;
+        std::size_t views = 0;
+        if (!backward) {
+            const NodeId x1 = b.placeholder("mm_1", meta({64, 16}));
+            const NodeId x3 = b.placeholder("mm_3", meta({64, 16}));
+            const NodeId v1 = b.call("_unsafe_view_1", "aten::_unsafe_view.default",
+                                     {ref(x1), list({2, 32, 16})}, {}, meta({2, 32, 16}));
+            const NodeId s = b.call("silu", "aten::silu.default", {ref(v1)}, {}, meta({2, 32, 16}));
+            const NodeId v3 = b.call("_unsafe_view_3", "aten::_unsafe_view.default",
+                                     {ref(x3), list({2, 32, 16})}, {}, meta({2, 32, 16}));
+            const NodeId m = b.call("mul", "aten::mul.Tensor", {ref(s), ref(v3)}, {},
+                                    meta({2, 32, 16}));
+            const NodeId o = b.call("view", "aten::view.default", {ref(m), list({64, 16})}, {},
+                                    meta({64, 16}));
+            b.output({ref(v1), ref(s), ref(v3), ref(o)});
+            region = {v1, s, v3, m, o};
+            views = 2; // the two _unsafe_views; the returned view of the product is generated
+        } else {
+            const NodeId mm = b.placeholder("mm", meta({64, 16}));
+            const NodeId si = b.placeholder("silu", meta({2, 32, 16}));
+            const NodeId a = b.placeholder("a", meta({2, 32, 16}));
+            const NodeId x = b.placeholder("x", meta({2, 32, 16}));
+            const NodeId v = b.call("view", "aten::view.default", {ref(mm), list({2, 32, 16})}, {},
+                                    meta({2, 32, 16}));
+            const NodeId m1 = b.call("mul", "aten::mul.Tensor", {ref(v), ref(si)}, {},
+                                     meta({2, 32, 16}));
+            const NodeId v1 = b.call("view_1", "aten::view.default", {ref(m1), list({64, 16})},
+                                     {}, meta({64, 16}));
+            const NodeId m2 = b.call("mul_1", "aten::mul.Tensor", {ref(v), ref(a)}, {},
+                                     meta({2, 32, 16}));
+            const NodeId sb = b.call("silu_backward", "aten::silu_backward.default",
+                                     {ref(m2), ref(x)}, {}, meta({2, 32, 16}));
+            const NodeId v2 = b.call("view_2", "aten::view.default", {ref(sb), list({64, 16})},
+                                     {}, meta({64, 16}));
+            const NodeId t1 = b.call("t", "aten::t.default", {ref(v2)}, {}, meta({16, 64}));
+            const NodeId t2 = b.call("t_1", "aten::t.default", {ref(v1)}, {}, meta({16, 64}));
+            b.output({ref(v1), ref(t1), ref(v2), ref(t2)});
+            region = {v, m1, v1, m2, sb, v2, t1, t2};
+            views = 4; // the returned views of the two results and their transposes
+        }
+        auto g = *b.build();
+        auto s = scheduleFromMeta(*g, "r0", region);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().toString().c_str());
+        QCOMPARE(s->externNodes, int(views));
+        QCOMPARE(s->programs.size(), std::size_t(1));
+        QCOMPARE(s->programs[0].kernels.size(), std::size_t(1));
+        // And the reordered schedule computes what eager does (verified against it).
+        exec::RunOptions ro;
+        ro.keep = backward ? std::vector<std::string>{"mm", "silu", "a", "x"}
+                           : std::vector<std::string>{"mm_1", "mm_3"};
+        ro.perNodeTiming = false;
+        auto run = exec::Interpreter::run(*g, ro);
+        QVERIFY(run.ok() && run->ok);
+        compile::RegionCompiler rc(options());
+        const auto out = rc.compileAndRun(*g, {"r0", region, ""}, run->kept);
+        QVERIFY2(out.state == compile::RegionState::Miss, out.headline.c_str());
+        QCOMPARE(out.kernels, 1);
+    }
+
     void reductionsThatCannotShareAKernelAreCut()
     {
         // s = sum(x, -1) reduces x's trailing dim; softmax(s, 0) reduces s's only dim, which is
