@@ -289,13 +289,15 @@ ColumnPlan planColumns(const Kernel& k, int block)
     // Rows that would be split but fit one block of up to kMaxColumnBlock threads (at most
     // kMinRowsPerThread each): that block takes them all, no split. Its tiles are narrowed (down
     // to 8 columns: a warp then reads 4 rows of 32 bytes, whole sectors) while that gives more
-    // blocks up to one a multiprocessor, so that more of them share the loads.
+    // blocks up to one a multiprocessor and more rows of threads.
     if (p.splits == 1) {
         return p;
     }
     ColumnPlan best = p;
     for (std::int64_t tx = p.tx; tx >= std::min<std::int64_t>(8, p.tx); tx /= 2) {
-        const std::int64_t ty = pow2(colCeilDiv(rows, kMinRowsPerThread), kMaxColumnBlock / tx);
+        // As many rows of threads as rows, up to the block: one row a thread when they fit
+        // (the loads of a thread's rows are not all in flight at once: each is a trip).
+        const std::int64_t ty = pow2(rows, kMaxColumnBlock / tx);
         if (ty * kMinRowsPerThread < rows) {
             continue;
         }

@@ -197,8 +197,8 @@ inline const std::vector<CudaCase>& cudaCases()
     return (mean, amax)
 )"},
         // 128 rows x 256 columns (LLaMA's RMSNorm weight gradient): too few rows to split over
-        // blocks well, so one block of 8 columns x 32 rows of threads per tile takes them all
-        // (4 rows a thread, the 32 partials halved in a tree to 8, then in order); a pointwise
+        // blocks well, so one block of 8 columns x 128 rows of threads per tile takes them all
+        // (a row a thread, the 128 partials halved in a tree to 8, then in order); a pointwise
         // output stored along the rows.
         {"colrows", R"(def forward(self, x: "f32[2, 64, 256][16384, 256, 1]cuda:0", y: "f32[2, 64, 256][16384, 256, 1]cuda:0", w: "f32[256][1]cuda:0"):
     add: "f32[2, 64, 256][16384, 256, 1]cuda:0" = torch.ops.aten.add.Tensor(x, y)

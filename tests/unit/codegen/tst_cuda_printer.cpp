@@ -344,18 +344,18 @@ private Q_SLOTS:
         QVERIFY(split.source.find("for (int p = 0; p < 18; ++p)") != std::string::npos);
         QVERIFY(split.source.find("atomicAdd(float") == std::string::npos);
         // 128 rows x 256 columns: 8 tiles of 32 columns; with 8 rows of threads the rows would
-        // split over 4 blocks (128 / (8 x 4)), but one block of 32 rows of threads takes them
-        // all, 4 rows a thread, its tiles narrowed to 8 columns for 32 blocks: block 8 x 32,
-        // grid 32, no scratch, no counter; the 32 rows of partials are halved (16, 8) before
-        // the first row of threads combines the last 8 in order.
+        // split over 4 blocks (128 / (8 x 4)), but one block takes them all, its tiles narrowed
+        // to 8 columns for 32 blocks and 128 rows of threads, one row a thread: block 8 x 128,
+        // grid 32, no scratch, no counter; the 128 rows of partials are halved (64, 32, 16, 8)
+        // before the first row of threads combines the last 8 in order.
         const CudaSchedule rows = printCudaSchedule({lowered("colrows")});
         const CudaLaunch& r = rows.launches[0][0];
-        QCOMPARE(r.block, 256);
+        QCOMPARE(r.block, 1024);
         QCOMPARE(r.grid, std::int64_t(32));
         QVERIFY(rows.source.find("const int tx = threadIdx.x % 8;") != std::string::npos);
         QVERIFY(rows.source.find("_done[") == std::string::npos);
         QVERIFY(rows.source.find("atomicAdd") == std::string::npos);
-        QVERIFY2(rows.source.find("for (int h = 16; h >= 8; h /= 2) {") != std::string::npos,
+        QVERIFY2(rows.source.find("for (int h = 64; h >= 8; h /= 2) {") != std::string::npos,
                  rows.source.c_str());
         QVERIFY(rows.source.find("for (int y = 1; y < 8; ++y) {") != std::string::npos);
         QVERIFY(rows.source.find("#pragma unroll 4\n") != std::string::npos);
