@@ -31,6 +31,18 @@ std::string names(const graph::Graph& g, const std::vector<graph::NodeId>& ids)
     return s.empty() ? "-" : s;
 }
 
+// fxscope's messages (which may quote a node name) as one line of the dump: printable ASCII as
+// it is ("the kernel's index space"), every other byte escaped, so nothing forges a line.
+std::string readable(std::string_view text)
+{
+    std::string s;
+    for (char c : text) {
+        const bool printable = c >= 0x20 && c < 0x7f;
+        s += printable ? std::string(1, c) : codegen::source::escapeText(std::string_view(&c, 1));
+    }
+    return s;
+}
+
 std::string scheduleReport(const PreparedRegion& p, const RegionOutcome& out)
 {
     const graph::Graph& g = *p.graph;
@@ -48,11 +60,11 @@ std::string scheduleReport(const PreparedRegion& p, const RegionOutcome& out)
                 "\n  makes: " + names(g, step.outputs) + "\n";
     }
     if (!s.externReason.empty()) {
-        text += "\nfirst LibTorch node: " + s.externReason + "\n";
+        text += "\nfirst LibTorch node: " + readable(s.externReason) + "\n";
     }
     text += s.cuts.empty() ? "" : "\n";
     for (const auto& [id, why] : s.cuts) {
-        text += "new kernel at " + names(g, {id}) + ": " + codegen::source::escapeText(why) + "\n";
+        text += "new kernel at " + names(g, {id}) + ": " + readable(why) + "\n";
     }
     text += "\ncanonical (cache key component 'schedule'): " + scheduleText(s, p.sig.order) + "\n";
     return text;

@@ -4,6 +4,7 @@
 // waited on.
 #include "core/compile/prepared_region.h"
 #include "core/compile/region_dump.h"
+#include "core/graph/graph_builder.h"
 #include "tests/test_file.h"
 
 #include <sys/stat.h>
@@ -53,6 +54,38 @@ class TestRegionDump : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // The schedule's reasons read as written ("the kernel's index space", not "kernel\047s"),
+    // while a control character from a node name quoted in one is still escaped.
+    void reasonsAreReadableAndStayOnOneLine()
+    {
+        graph::GraphBuilder b;
+        const graph::NodeId x = b.placeholder("x");
+        const graph::NodeId n = b.call("neg", "aten::neg.default", {graph::Argument::ref(x)});
+        b.output({graph::Argument::ref(n)});
+        auto g = *b.build();
+        compile::detail::PreparedRegion p;
+        p.graph = g.get();
+        p.sig.order = {n};
+        p.sig.inputs = {x};
+        p.sig.outputs = {n};
+        p.schedule.steps.push_back({true, {n}, {x}, {n}, 0});
+        p.schedule.programs.emplace_back();
+        p.schedule.cuts.push_back({n, "its shape does not fit the kernel's index space"});
+        p.schedule.externReason = "no lowering (r0:bad\nname)";
+        compile::RegionOutcome out;
+        out.id = "r0";
+        QTemporaryDir dir;
+        QVERIFY(dumpRegion(dir.path().toStdString(), p, out));
+        QFile f(dir.path() + "/r0.schedule.txt");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        QVERIFY2(text.contains("new kernel at neg: its shape does not fit the kernel's index "
+                               "space\n"),
+                 text.constData());
+        QVERIFY2(text.contains("first LibTorch node: no lowering (r0:bad\\012name)\n"),
+                 text.constData());
+    }
+
     void plainIdsKeepTheirName()
     {
         QCOMPARE(dumpStem("r0"), std::string("r0"));
