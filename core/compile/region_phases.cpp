@@ -355,11 +355,29 @@ Status RegionCompiler::Impl::verifyAndTime(RegionTask& t, const Loaded& loaded)
                                   "verification against eager failed: " + c.problem));
     }
     if (lostToEager(options, out)) {
-        const std::string numbers =
-            "compiled " + msText(out.compiledMs) + " ms (spread " + msText(out.compiledSpreadMs) +
-            ") vs eager " + msText(out.eagerMs) + " ms (spread " + msText(out.eagerSpreadMs) + ")";
-        t.provider->rejectSlower(out, numbers);
-        return failWith(out, Reason::SlowerThanEager, makeError(ErrorCode::Runtime, numbers));
+        const auto numbers = [&out] {
+            return "compiled " + msText(out.compiledMs) + " ms (spread " +
+                   msText(out.compiledSpreadMs) + ") vs eager " + msText(out.eagerMs) +
+                   " ms (spread " + msText(out.eagerSpreadMs) + ")";
+        };
+        std::string verdict = numbers();
+        // One timing can lose to a noisy moment, and the cache keeps the verdict for this
+        // device: a loss measured now is measured again, and only a second loss drops it.
+        if (!out.timingsFromEntry) {
+            std::vector<at::Tensor> eagerAgain;
+            std::vector<at::Tensor> compiledAgain;
+            if (Status s = timeEager(p, out, eagerAgain); !s) {
+                return s;
+            }
+            if (Status s = timeCompiled(p, *loaded.code, out, compiledAgain); !s) {
+                return s;
+            }
+            verdict = numbers() + "; first timed " + verdict;
+        }
+        if (out.timingsFromEntry || lostToEager(options, out)) {
+            t.provider->rejectSlower(out, verdict);
+            return failWith(out, Reason::SlowerThanEager, makeError(ErrorCode::Runtime, verdict));
+        }
     }
     out.outputs.clear();
     for (auto& x : got) {

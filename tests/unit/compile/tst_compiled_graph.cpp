@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <memory>
+
 FXSCOPE_TEST_BEGIN
 
 using namespace fxs;
@@ -111,6 +113,36 @@ private Q_SLOTS:
         QVERIFY(r.ok());
         for (const auto& region : r->regions) {
             QCOMPARE(region.state, compile::RegionState::Miss);
+        }
+    }
+
+    // A loss in one timing is timed again: a region that then wins is kept (one noisy moment
+    // does not drop it for good); the verdict is asked twice per region, no more.
+    void aLossIsTimedAgainBeforeTheRegionIsDropped()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        auto o = options(store.get());
+        auto calls = std::make_shared<int>(0);
+        o.compile.slower = [calls](double, double, double, double) { return (*calls)++ % 2 == 0; };
+        auto r = compile::compileGraphRegions(*m_graph, m_regions, o);
+        QVERIFY(r.ok());
+        QVERIFY(!r->regions.empty());
+        for (const auto& region : r->regions) {
+            QVERIFY2(region.state == compile::RegionState::Miss, region.headline.c_str());
+        }
+        QCOMPARE(*calls, int(2 * r->regions.size()));
+        // Losing both timings drops it, with both timings in the headline.
+        auto other = freshStore();
+        QVERIFY(other);
+        auto lose = options(other.get());
+        lose.compile.slower = [](double, double, double, double) { return true; };
+        auto l = compile::compileGraphRegions(*m_graph, m_regions, lose);
+        QVERIFY(l.ok());
+        for (const auto& region : l->regions) {
+            QCOMPARE(region.reason, cache::Reason::SlowerThanEager);
+            QVERIFY2(region.headline.find("; first timed compiled ") != std::string::npos,
+                     region.headline.c_str());
         }
     }
 
