@@ -217,8 +217,13 @@ QString ProfilePanel::wholeGraphText(const profile::RuntimeProfile& p)
     if (c.total.medianMs > 0 && c.eager.medianMs > 0) {
         const double ratio = c.eager.medianMs / c.total.medianMs;
         const QString times = QString::number(ratio, 'f', 2) + QStringLiteral("\u00d7");
-        text += ratio >= 1.0 ? tr(" \u00b7 %1 faster").arg(times)
-                             : tr(" \u00b7 %1 (slower)").arg(times);
+        // Faster or slower only beyond the spread of both (the rule that drops a region,
+        // compile_types.h: slowerThanEager); a difference inside it is noise.
+        const double band = c.eager.spreadMs + c.total.spreadMs;
+        const double diff = c.total.medianMs - c.eager.medianMs;
+        text += diff < -band  ? tr(" \u00b7 %1 faster").arg(times)
+                : diff > band ? tr(" \u00b7 %1 (slower)").arg(times)
+                              : tr(" \u00b7 %1, within the spread").arg(times);
     }
     text += tr(" \u00b7 %1 of %2 regions used").arg(c.regionsUsed).arg(c.regionsTotal);
     if (c.deviceMs && c.eagerDeviceMs) {

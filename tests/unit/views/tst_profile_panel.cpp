@@ -355,6 +355,14 @@ private Q_SLOTS:
                      "compiled 1.10 ms (\u00b10.0000) \u00b7 0.91\u00d7 (slower) \u00b7 "
                      "40 of 61 regions used")),
                  qPrintable(line->text()));
+        // Within the spread of both (1.02 - 1.00 < 0.08 + 0.08): neither faster nor slower;
+        // 1.00 / 1.02 = 0.980 -> "0.98×".
+        p.compiledGraph = profile::CompiledGraphProfile{
+            {1.0, 0.08, 0.96, 1.04}, {1.02, 0.08, 0.98, 1.06}, 61, 61, {}, {}};
+        panel.setProfile(p);
+        QVERIFY2(line->text().contains(QString::fromUtf8(
+                     "\u00b7 0.98\u00d7, within the spread \u00b7 61 of 61 regions used")),
+                 qPrintable(line->text()));
         // CUDA: the GPU times of both graphs follow.
         p.compiledGraph->deviceMs = 2.0;
         p.compiledGraph->eagerDeviceMs = 3.0;
