@@ -114,7 +114,8 @@ private Q_SLOTS:
         QCOMPARE(out.externNodes, 0);
         // By hand: the canonical order is the backward (v0), its getitem (v1), the mul (v2); the
         // source names them so, never by name; the kernel is a row kernel over the 24 x 96 input.
-        QVERIFY(out.source.find("// fx0_row_sub_mul_sum_24x96: covers FX nodes v0, v1, v2\n") != std::string::npos);
+        QVERIFY(out.source.find("// fx0_row_sub_mul_sum_24x96: covers FX nodes v0, v1, v2\n") !=
+                std::string::npos);
         QVERIFY(out.source.find("native_layer_norm_backward") == std::string::npos);
         const double d = maxDiff(out.outputs.at(0), *run.kept.find("output.0"));
         QVERIFY2(d < 1e-4, std::to_string(d).c_str());

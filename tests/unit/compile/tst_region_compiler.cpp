@@ -352,12 +352,14 @@ private Q_SLOTS:
         // Nodes by canonical position (the schedule's v1 v2 below), never by name; the kernel by
         // what it computes: pointwise add and relu over 8 x 12 elements.
         const std::string kernel = "fx0_pw_add_relu_96";
-        QVERIFY(out.source.find("// " + kernel + ": covers FX nodes v1, v2\n") != std::string::npos);
+        QVERIFY(out.source.find("// " + kernel + ": covers FX nodes v1, v2\n") !=
+                std::string::npos);
         // The node named "relu" is not in it: the word occurs only in the kernel's name (the
         // primitive's, fxscope's own table).
         const auto count = [&](const std::string& w) {
             int n = 0;
-            for (auto p = out.source.find(w); p != std::string::npos; p = out.source.find(w, p + 1)) {
+            for (auto p = out.source.find(w); p != std::string::npos;
+                 p = out.source.find(w, p + 1)) {
                 ++n;
             }
             return n;

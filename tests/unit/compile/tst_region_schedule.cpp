@@ -119,10 +119,12 @@ private Q_SLOTS:
             // Kernels name their nodes by these canonical positions, never by name, and are named
             // after what they compute: layer norm is a row kernel (256 rows of 256), gelu a
             // pointwise one over 256 x 1024.
-            QVERIFY2(out.source.find("// fx0_row_mul_sub_div_add_sum_256x256: covers FX nodes v0, v1, v2, v3\n") !=
+            QVERIFY2(out.source.find("// fx0_row_mul_sub_div_add_sum_256x256: covers FX nodes "
+                                     "v0, v1, v2, v3\n") !=
                          std::string::npos,
                      out.source.c_str());
-            QVERIFY(out.source.find("// fx1_pw_gelu_262144: covers FX nodes v8\n") != std::string::npos);
+            QVERIFY(out.source.find("// fx1_pw_gelu_262144: covers FX nodes v8\n") !=
+                    std::string::npos);
             QVERIFY(out.source.find("native_layer_norm_1") == std::string::npos);
             QVERIFY2(out.maxAbsErr < 1e-4, std::to_string(out.maxAbsErr).c_str());
             QVERIFY(out.compiledMs > 0);
