@@ -2,9 +2,10 @@
 # Where a compiled step's GPU time goes, kernel by kernel, on the GPU machine: records the
 # GPT-12 and LLaMA-24 training graphs (model_inductor.py --record-only), runs each forward and
 # backward (from its forward) with `run --compiled --auto --cuda-graph --kernel-time` and keeps
-# the JSON (regions with their states and kernels, top_kernels), plus each region's schedule
-# (--dump of `compile`, same cache). Build with TOP=400 to list every kernel rather than the
-# longest 15 (the build then widens kernel_profile.h's table; the repository keeps 15); GRAPHS=0
+# the JSON (regions with their states and kernels, top_kernels), plus each region's schedule,
+# IR and source (--dump of `compile`, same cache: <model>_dump.tgz, fw/ and bw/). Build with
+# TOP=400 to list every kernel rather than the longest 15 (the build then widens
+# kernel_profile.h's table; the repository keeps 15); GRAPHS=0
 # runs the steps without CUDA graphs (each kernel issued by the host, as torch.compile's default
 # mode issues its own).
 # Usage, from the repository root: OUT=dir MODELS=gpt12_train,llama24_train tools/bench/kernel_table.sh
@@ -31,8 +32,10 @@ for m in ${MODELS//,/ }; do
   "$FXSCOPE_CLI" run "$bw" --from-forward "$fw" "${common[@]}" > "$OUT/${m}_bw.json" \
     2> "$OUT/${m}_bw.err"
   echo "$m backward exit $?"
+  "$FXSCOPE_CLI" compile "$fw" --auto --device cuda --json --repeat 1 \
+    --cache "$CACHE/cache.db" --dump "$OUT/${m}_dump/fw" > /dev/null 2>&1
   "$FXSCOPE_CLI" compile "$bw" --from-forward "$fw" --auto --device cuda --json --repeat 1 \
-    --cache "$CACHE/cache.db" --dump "$OUT/${m}_dump" > /dev/null 2>&1
+    --cache "$CACHE/cache.db" --dump "$OUT/${m}_dump/bw" > /dev/null 2>&1
   tar czf "$OUT/${m}_dump.tgz" -C "$OUT" "${m}_dump" && rm -rf "$OUT/${m}_dump"
   python3 - "$OUT/${m}_fw.json" "$OUT/${m}_bw.json" <<'PY'
 import collections, json, sys
