@@ -1,6 +1,7 @@
 // Interpreter overhead per node: a chain of 1,000 `aten::add.Tensor` on 1-element tensors run
 // by the executor (plan built once) vs the same at::add calls made directly from C++. The
-// difference divided by 1,000 is the interpreter's cost per node above the op itself.
+// difference divided by 1,000 is the interpreter's cost per node above the op itself; the same
+// for a chain of views (BM_*Views).
 // BM_Fixture*: whole recorded forward graphs (LLaMA-24 with d=128, GPT-12) through the executor
 // with per-node timing off, as `run --compiled` runs its eager parts; ns_per_node is the whole
 // step (operator work included, wall time) over the graph's call nodes.
@@ -65,6 +66,64 @@ void BM_DirectAtenAdds(benchmark::State& state)
         at::Tensor prev = x;
         for (int i = 0; i < kNodes; ++i) {
             prev = at::add(prev, x);
+        }
+        benchmark::DoNotOptimize(prev);
+    }
+    state.counters["ns_per_node"] = benchmark::Counter(
+        static_cast<double>(kNodes), benchmark::Counter::kIsIterationInvariantRate |
+                                         benchmark::Counter::kInvert);
+}
+
+// Views: a chain of 1,000 `aten::view.default` alternating [32] and [4, 8] of a 4 x 8 tensor,
+// through the executor and directly: a view does no work, so the executor's share of a view
+// node's host cost shows (a LLaMA-24 training step has about 2,400 view nodes outside kernels).
+graph::GraphPtr chainOfViews()
+{
+    graph::GraphBuilder b;
+    const auto x = b.placeholder("x");
+    auto prev = x;
+    for (int i = 0; i < kNodes; ++i) {
+        const auto shape = i % 2 == 0 ? graph::Argument::list({graph::Argument::integer(32)})
+                                      : graph::Argument::list({graph::Argument::integer(4),
+                                                               graph::Argument::integer(8)});
+        prev = b.call("view_" + std::to_string(i), "aten::view.default",
+                      {graph::Argument::ref(prev), shape});
+    }
+    b.output({graph::Argument::ref(prev)});
+    return b.build().value();
+}
+
+void BM_InterpreterViews(benchmark::State& state)
+{
+    c10::InferenceMode inference;
+    auto g = chainOfViews();
+    auto plan = exec::detail::buildPlan(*g, c10::Device(c10::kCPU));
+    std::vector<c10::IValue> inputs(g->size());
+    inputs[0] = at::ones({4, 8});
+    exec::detail::ExecOptions options{false, false, nullptr};
+    exec::detail::ExecResult result;
+    for (auto _ : state) {
+        if (!exec::detail::executePlan(plan, *g, inputs, options, result).ok()) {
+            state.SkipWithError("run failed");
+            break;
+        }
+        benchmark::DoNotOptimize(result.outputs);
+    }
+    state.counters["ns_per_node"] = benchmark::Counter(
+        static_cast<double>(kNodes), benchmark::Counter::kIsIterationInvariantRate |
+                                         benchmark::Counter::kInvert);
+}
+
+void BM_DirectAtenViews(benchmark::State& state)
+{
+    c10::InferenceMode inference;
+    const at::Tensor x = at::ones({4, 8});
+    const std::vector<std::int64_t> flat{32};
+    const std::vector<std::int64_t> square{4, 8};
+    for (auto _ : state) {
+        at::Tensor prev = x;
+        for (int i = 0; i < kNodes; ++i) {
+            prev = prev.view(i % 2 == 0 ? flat : square);
         }
         benchmark::DoNotOptimize(prev);
     }
@@ -142,6 +201,8 @@ void BM_FixtureGpt12Forward(benchmark::State& state)
 BENCHMARK(BM_DirectAtenAdds)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InterpreterAdds)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InterpreterAddsTimed)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DirectAtenViews)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InterpreterViews)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FixtureLlama24Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FixtureGpt12Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
