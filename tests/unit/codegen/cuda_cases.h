@@ -196,16 +196,16 @@ inline const std::vector<CudaCase>& cudaCases()
     amax: "f32[1, 1, 20][20, 20, 1]cuda:0" = torch.ops.aten.amax.default(mul, [0, 1], True)
     return (mean, amax)
 )"},
-        // 128 rows x 256 columns (LLaMA's RMSNorm weight gradient): too few rows to split over
-        // blocks well, so one block of 8 columns x 128 rows of threads per tile takes them all
-        // (a row a thread, the 128 partials halved in a tree to 8, then in order); a pointwise
-        // output stored along the rows.
-        {"colrows", R"(def forward(self, x: "f32[2, 64, 256][16384, 256, 1]cuda:0", y: "f32[2, 64, 256][16384, 256, 1]cuda:0", w: "f32[256][1]cuda:0"):
-    add: "f32[2, 64, 256][16384, 256, 1]cuda:0" = torch.ops.aten.add.Tensor(x, y)
-    mul: "f32[2, 64, 256][16384, 256, 1]cuda:0" = torch.ops.aten.mul.Tensor(add, w)
-    mul_1: "f32[2, 64, 256][16384, 256, 1]cuda:0" = torch.ops.aten.mul.Tensor(mul, y)
-    sum_1: "f32[1, 1, 256][256, 256, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(mul_1, [0, 1], True)
-    view: "f32[256][1]cuda:0" = torch.ops.aten.view.default(sum_1, [256])
+        // 64 rows x 64 columns: too few rows to split over blocks well, so one block of 8
+        // columns x 64 rows of threads per tile takes them all (a row a thread, the 64 partials
+        // halved in a tree to 8, then in order); a pointwise output stored along the rows.
+        // (tst_cuda_printer checks the plan of LLaMA's 128 x 256 RMSNorm weight gradient.)
+        {"colrows", R"(def forward(self, x: "f32[2, 32, 64][2048, 64, 1]cuda:0", y: "f32[2, 32, 64][2048, 64, 1]cuda:0", w: "f32[64][1]cuda:0"):
+    add: "f32[2, 32, 64][2048, 64, 1]cuda:0" = torch.ops.aten.add.Tensor(x, y)
+    mul: "f32[2, 32, 64][2048, 64, 1]cuda:0" = torch.ops.aten.mul.Tensor(add, w)
+    mul_1: "f32[2, 32, 64][2048, 64, 1]cuda:0" = torch.ops.aten.mul.Tensor(mul, y)
+    sum_1: "f32[1, 1, 64][64, 64, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(mul_1, [0, 1], True)
+    view: "f32[64][1]cuda:0" = torch.ops.aten.view.default(sum_1, [64])
     return (mul, view)
 )"},
         // bfloat16 in and out, accumulated in float; two kept dims (3 x 40 columns) and a

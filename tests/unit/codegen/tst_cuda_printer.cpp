@@ -348,7 +348,15 @@ private Q_SLOTS:
         // to 8 columns for 32 blocks and 128 rows of threads, one row a thread: block 8 x 128,
         // grid 32, no scratch, no counter; the 128 rows of partials are halved (64, 32, 16, 8)
         // before the first row of threads combines the last 8 in order.
-        const CudaSchedule rows = printCudaSchedule({lowered("colrows")});
+        graph::GraphPtr keep;
+        const auto rmsWeightGrad = testing::lowerCase({"r0", R"(def forward(self, x: "f32[2, 64, 256][16384, 256, 1]cuda:0", y: "f32[2, 64, 256][16384, 256, 1]cuda:0"):
+    mul: "f32[2, 64, 256][16384, 256, 1]cuda:0" = torch.ops.aten.mul.Tensor(x, y)
+    sum_1: "f32[1, 1, 256][256, 256, 1]cuda:0" = torch.ops.aten.sum.dim_IntList(mul, [0, 1], True)
+    return (sum_1,)
+)"},
+                                                      keep);
+        QVERIFY(rmsWeightGrad.ok());
+        const CudaSchedule rows = printCudaSchedule({*rmsWeightGrad});
         const CudaLaunch& r = rows.launches[0][0];
         QCOMPARE(r.block, 1024);
         QCOMPARE(r.grid, std::int64_t(32));
@@ -359,6 +367,10 @@ private Q_SLOTS:
                  rows.source.c_str());
         QVERIFY(rows.source.find("for (int y = 1; y < 8; ++y) {") != std::string::npos);
         QVERIFY(rows.source.find("#pragma unroll 4\n") != std::string::npos);
+        // The emulated case (64 x 64): tiles of 8 columns, 64 rows of threads, grid 8.
+        const CudaLaunch& e = printCudaSchedule({lowered("colrows")}).launches[0][0];
+        QCOMPARE(e.block, 512);
+        QCOMPARE(e.grid, std::int64_t(8));
         // Small blocks (64 threads): 32 columns x 2 rows of threads, 600 / 8 = 75 splits.
         CudaTuning t;
         t.block = 64;
