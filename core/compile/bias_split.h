@@ -22,8 +22,9 @@ struct BiasSplitCounts {
 // name, so its users keep working — or every reader is a view/_unsafe_view/reshape that keeps
 // the last size and read by such ops (and perhaps returned) — then each view reads the mm under a
 // fresh name (`<view>_mm`) and the add after it takes the view's name, since the code
-// generator does not fuse an add on the matmul's 2-D shape into a kernel over the view's. Every other node is kept
-// as it is (meta, source, module stack, annotation), its references renumbered. counts, when
+// generator does not fuse an add on the matmul's 2-D shape into a kernel over the view's.
+// Every other node is kept as it is (meta, source, module stack, annotation), its references
+// renumbered. counts, when
 // given, says how many addmms there were and how many were split. Errors: the builder's.
 Result<graph::GraphPtr> splitBiasEpilogues(const graph::Graph& graph,
                                            BiasSplitCounts* counts = nullptr);

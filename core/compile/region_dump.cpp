@@ -36,9 +36,12 @@ std::string names(const graph::Graph& g, const std::vector<graph::NodeId>& ids)
 std::string readable(std::string_view text)
 {
     std::string s;
-    for (char c : text) {
-        const bool printable = c >= 0x20 && c < 0x7f;
-        s += printable ? std::string(1, c) : codegen::source::escapeText(std::string_view(&c, 1));
+    for (const char& c : text) {
+        if (c >= 0x20 && c < 0x7f) {
+            s += c;
+        } else {
+            s += codegen::source::escapeText(std::string_view(&c, 1));
+        }
     }
     return s;
 }

@@ -31,12 +31,10 @@ Result<graph::GraphPtr> extractRegionGraph(const graph::Graph& g,
         for (const auto& kv : old.kwargs) {
             check(kv.second);
         }
-        {
-            if (!known) {
-                return makeError(ErrorCode::Invalid, "region node reads a value from outside "
-                                                     "the region that is not an input",
-                                 old.name);
-            }
+        if (!known) {
+            return makeError(ErrorCode::Invalid, "region node reads a value from outside "
+                                                 "the region that is not an input",
+                             old.name);
         }
         graph::Node n =
             graph::remappedNode(old, [&](graph::NodeId r) { return ids.at(r); });

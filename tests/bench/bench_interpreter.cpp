@@ -34,13 +34,22 @@ graph::GraphPtr chainOfAdds()
     return b.build().value();
 }
 
-void runInterpreter(benchmark::State& state, bool timing)
+// ns_per_node: the time of one chain over its kNodes nodes.
+void countPerNode(benchmark::State& state)
+{
+    state.counters["ns_per_node"] = benchmark::Counter(
+        static_cast<double>(kNodes), benchmark::Counter::kIsIterationInvariantRate |
+                                         benchmark::Counter::kInvert);
+}
+
+// The chain g through the executor, its placeholder ones of `sizes` (made in inference mode).
+void runInterpreter(benchmark::State& state, const graph::GraphPtr& g,
+                    std::vector<std::int64_t> sizes, bool timing)
 {
     c10::InferenceMode inference;
-    auto g = chainOfAdds();
     auto plan = exec::detail::buildPlan(*g, c10::Device(c10::kCPU));
     std::vector<c10::IValue> inputs(g->size());
-    inputs[0] = at::ones({1});
+    inputs[0] = at::ones(sizes);
     exec::detail::ExecOptions options{timing, false, nullptr};
     exec::detail::ExecResult result;
     for (auto _ : state) {
@@ -50,13 +59,17 @@ void runInterpreter(benchmark::State& state, bool timing)
         }
         benchmark::DoNotOptimize(result.outputs);
     }
-    state.counters["ns_per_node"] = benchmark::Counter(
-        static_cast<double>(kNodes), benchmark::Counter::kIsIterationInvariantRate |
-                                         benchmark::Counter::kInvert);
+    countPerNode(state);
 }
 
-void BM_InterpreterAdds(benchmark::State& state) { runInterpreter(state, false); }
-void BM_InterpreterAddsTimed(benchmark::State& state) { runInterpreter(state, true); }
+void BM_InterpreterAdds(benchmark::State& state)
+{
+    runInterpreter(state, chainOfAdds(), {1}, false);
+}
+void BM_InterpreterAddsTimed(benchmark::State& state)
+{
+    runInterpreter(state, chainOfAdds(), {1}, true);
+}
 
 void BM_DirectAtenAdds(benchmark::State& state)
 {
@@ -69,9 +82,7 @@ void BM_DirectAtenAdds(benchmark::State& state)
         }
         benchmark::DoNotOptimize(prev);
     }
-    state.counters["ns_per_node"] = benchmark::Counter(
-        static_cast<double>(kNodes), benchmark::Counter::kIsIterationInvariantRate |
-                                         benchmark::Counter::kInvert);
+    countPerNode(state);
 }
 
 // Views: a chain of 1,000 `aten::view.default` alternating [32] and [4, 8] of a 4 x 8 tensor,
@@ -95,23 +106,7 @@ graph::GraphPtr chainOfViews()
 
 void BM_InterpreterViews(benchmark::State& state)
 {
-    c10::InferenceMode inference;
-    auto g = chainOfViews();
-    auto plan = exec::detail::buildPlan(*g, c10::Device(c10::kCPU));
-    std::vector<c10::IValue> inputs(g->size());
-    inputs[0] = at::ones({4, 8});
-    exec::detail::ExecOptions options{false, false, nullptr};
-    exec::detail::ExecResult result;
-    for (auto _ : state) {
-        if (!exec::detail::executePlan(plan, *g, inputs, options, result).ok()) {
-            state.SkipWithError("run failed");
-            break;
-        }
-        benchmark::DoNotOptimize(result.outputs);
-    }
-    state.counters["ns_per_node"] = benchmark::Counter(
-        static_cast<double>(kNodes), benchmark::Counter::kIsIterationInvariantRate |
-                                         benchmark::Counter::kInvert);
+    runInterpreter(state, chainOfViews(), {4, 8}, false);
 }
 
 void BM_DirectAtenViews(benchmark::State& state)
@@ -127,9 +122,7 @@ void BM_DirectAtenViews(benchmark::State& state)
         }
         benchmark::DoNotOptimize(prev);
     }
-    state.counters["ns_per_node"] = benchmark::Counter(
-        static_cast<double>(kNodes), benchmark::Counter::kIsIterationInvariantRate |
-                                         benchmark::Counter::kInvert);
+    countPerNode(state);
 }
 
 // The graph at FXSCOPE_TEST_DATA/`rel`, its plan and inputs (those the interpreter synthesises).
