@@ -45,6 +45,7 @@ struct RunCliOptions {
     std::string cache;
     int jobs = 0; // --jobs: builds at once (0: automatic)
     std::string convLayout = "auto"; // --conv-layout (compile::resolveConvLayout)
+    std::string tuning;              // --cuda-tuning (codegen::CudaTuning::parse)
 };
 
 constexpr const char* kHostTimesNote =
@@ -330,6 +331,17 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
         gr, o.device == "cuda"  ? compile::DeviceChoice::Cuda
             : o.device == "cpu" ? compile::DeviceChoice::Cpu
                                 : compile::DeviceChoice::Auto);
+    if (!o.tuning.empty()) {
+        auto t = codegen::CudaTuning::parse(o.tuning);
+        if (!t) {
+            return fail(o,
+                        makeError(ErrorCode::Invalid,
+                                  "--cuda-tuning: expected e.g. 'block=256 unroll=1 "
+                                  "row_elements=8', found '" + o.tuning + "'"),
+                        2);
+        }
+        co.compile.cudaTuning = *t;
+    }
     co.compile.store = store->get();
     co.compile.jobs = o.jobs;
     co.compile.timingRepeats = std::max(5, o.repeat); // as compile's default: enough to judge
@@ -495,6 +507,10 @@ void addRunCommand(CLI::App& app, int& exitCode)
                     "--compiled: regions built at once (default 0: the hardware threads, at "
                     "most 8)")
         ->check(CLI::Range(0, 256))
+        ->needs(compiled);
+    cmd->add_option("--cuda-tuning", options->tuning,
+                    "--compiled on CUDA: launch parameters of the generated kernels, as for "
+                    "compile ('block=256 unroll=1 row_elements=8')")
         ->needs(compiled);
     cmd->callback([options, &exitCode] {
         try {

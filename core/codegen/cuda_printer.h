@@ -30,7 +30,12 @@ struct CudaTuning {
     // value moving along the row is 16-bit (measured on H100: softmax+layer_norm over rows of
     // 1024 bfloat16 runs 1.2x faster with 64 threads a row than with 128).
     int rowElements = 8;
-    std::string text() const; // "block=256 unroll=1 row_elements=8"
+    // Threads per block of row reductions whose rows are short enough to share a block (rows
+    // of up to rowBlock / 2 threads): more blocks of fewer rows for small reductions.
+    int rowBlock = 128;
+    // "block=256 unroll=1 row_elements=8", then " row_block=N" where rowBlock is not 128 (the
+    // keys of entries built with the default stay as they were).
+    std::string text() const;
     // Reads text() back; fields may be left out (defaults) and separated by spaces or commas.
     // nullopt for an unknown field or a value out of range.
     static std::optional<CudaTuning> parse(std::string_view text);

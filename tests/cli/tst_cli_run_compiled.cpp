@@ -333,6 +333,26 @@ private Q_SLOTS:
                 std::string::npos);
     }
 
+    // --cuda-tuning: read as compile reads it; a value out of range is a usage error naming
+    // the option and what it found (before anything runs); it needs --compiled.
+    void cudaTuningIsChecked()
+    {
+        QVERIFY(runCli({"run", kForward, "--cuda-tuning", "block=128"}).exitCode != 0);
+        auto r = runCli({"run", kForward, "--compiled", "--auto", "--cuda-tuning", "block=7",
+                         "--device", "cpu", "--json", "--cache", cache()});
+        QCOMPARE(r.exitCode, 2);
+        const json j = parse(r);
+        QCOMPARE(j["error"]["code"].get<std::string>(), std::string("invalid"));
+        const std::string message = j["error"]["message"].get<std::string>();
+        QVERIFY2(message.find("--cuda-tuning") != std::string::npos &&
+                     message.find("'block=7'") != std::string::npos,
+                 message.c_str());
+        auto ok = runCli({"run", kForward, "--compiled", "--auto", "--cuda-tuning",
+                          "block=128 row_elements=4", "--device", "cpu", "--json", "--cache",
+                          cache()});
+        QVERIFY2(ok.exitCode == 0, ok.err.constData());
+    }
+
     // --conv-layout: auto is the recorded layout on the CPU; channels-last makes the
     // convolutions NHWC, so the region between them (add, relu) gets NHWC inputs: another key
     // than the recorded run's entry (a miss, not a hit on it), and the same values.

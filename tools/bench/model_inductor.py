@@ -37,6 +37,9 @@ p.add_argument("--record-only", action="store_true")
 # Only list Inductor's (default mode) kernels per model: the N longest by name with their counts
 # per step, as fxscope's --kernel-time lists its own (kernel_table.sh), then stop.
 p.add_argument("--inductor-kernels", type=int, default=0)
+# Print "phase NAME begin|end UNIX_TIME" around each timed part (for lining up a log of the
+# GPU's clocks, such as nvidia-smi --query-gpu=timestamp,clocks.sm -lms 100, with them).
+p.add_argument("--phases", action="store_true")
 # fxscope refuses a cache under a folder others may write (such as /tmp): its own folder.
 p.add_argument("--cache-root", default=os.path.expanduser("~/.cache/fxscope-model-bench"))
 args = p.parse_args()
@@ -122,6 +125,11 @@ def record(name, m, step):
     print(name, "recorded graphs (call_function ops):", [t.count("torch.ops.") for t in dumps],
           flush=True)
     return paths
+
+
+def phase(name, edge):
+    if args.phases:
+        print("phase %s %s %.3f" % (name.replace(" ", "_"), edge, time.time()), flush=True)
 
 
 def zero(m):
@@ -291,18 +299,24 @@ for name in args.models.split(","):
     cold = None
     for r in range(args.rounds):
         for k, (f, mark) in variants.items():
+            phase("%s %s steps" % (name, k), "begin")
             wall, gpu = time_steps(m, f, step, args.steps, mark)
+            phase("%s %s steps" % (name, k), "end")
             rows[k]["wall"].append(wall)
             rows[k]["gpu"].append(gpu)
         for mode, cg in (("graphs", True), ("sync-free", False)):
+            phase("%s fxscope %s" % (name, mode), "begin")
             res = fxscope(graphs, training, cg, cache, "%s round %d %s" % (name, r, mode))
+            phase("%s fxscope %s" % (name, mode), "end")
             fx[mode].append(res)
             if r == 0 and mode == "graphs" and res:
                 cold = res["process_s"]
     kern = {}
     for k, (f, mark) in variants.items():
+        phase("%s %s kernels" % (name, k), "begin")
         kern[k] = kernel_ms(m, f, step, mark, top=("%s %s" % (name, k)) if k == "inductor"
                             else None)
+        phase("%s %s kernels" % (name, k), "end")
     print("\n## %s (%s)" % (name, torch.cuda.get_device_name(0)))
     print("| variant | GPU ms/step (events) | wall ms/step | kernel ms/step (profiler) "
           "| kernels/step |")

@@ -6,7 +6,8 @@
 # gpu_vs_inductor.sh does. Cold compiles are truly cold: CUDA_CACHE_DISABLE=1, an empty fxscope
 # cache, empty Inductor and Triton caches.
 # Usage, from the repository root: tools/bench/model_vs_inductor.sh [OUTDIR]
-#   MODELS=gpt12_train,llama24_train,resnet18_infer ROUNDS=3 STEPS=20 tune the runs;
+#   MODELS=gpt12_train,llama24_train,resnet18_infer ROUNDS=3 STEPS=20 tune the runs; PHASES=1
+#   prints when each timed part begins and ends (model_inductor.py --phases);
 #   FXSCOPE_CLI=path (fxscope-cli-torch) skips the build.
 set -u
 OUT=${OUT:-${1:-/tmp/model_vs_inductor}}
@@ -20,4 +21,4 @@ mkdir -p -m 700 "$W" "$CACHE_ROOT"
 nvidia-smi -L
 python3 tools/bench/model_inductor.py --cli "$FXSCOPE_CLI" --out "$OUT" --cache-root "$CACHE_ROOT" \
   --models "${MODELS:-gpt12_train,llama24_train,resnet18_infer}" --rounds "${ROUNDS:-3}" \
-  --steps "${STEPS:-20}"
+  --steps "${STEPS:-20}" ${PHASES:+--phases}

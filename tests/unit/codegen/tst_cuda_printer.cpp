@@ -275,32 +275,35 @@ private Q_SLOTS:
 
     void launchesFollowTheShape()
     {
-        // 1003 floats: 250 chunks of 4 (+3 elements by the first threads), 256 chunks a block
-        // per grid step.
+        // 1003 floats: 250 chunks of 4 (+3 elements by the first threads). A block of 256
+        // would make a grid of 1: small index spaces are spread (blocks halved down to 64
+        // while the grid is under 128 blocks): 64 chunks a block, 4 blocks.
         const CudaLaunch flat = printCudaSchedule({lowered("chain")}).launches[0][0];
-        QCOMPARE(flat.block, 256);
-        QCOMPARE(flat.grid, std::int64_t(1));
+        QCOMPARE(flat.block, 64);
+        QCOMPARE(flat.grid, std::int64_t(4));
         QCOMPARE(flat.vector, 4);
         QCOMPARE(flat.kernel, std::string("chain_kernel0"));
-        QCOMPARE(flat.text(), std::string("chain_kernel0 grid=1 block=256 vector=4"));
+        QCOMPARE(flat.text(), std::string("chain_kernel0 grid=4 block=64 vector=4"));
         // Rows of 1000 floats: 128 threads a row (8 elements each), one row a block.
         const CudaLaunch rows = printCudaSchedule({lowered("softmax_ln")}).launches[0][0];
         QCOMPARE(rows.block, 128);
         QCOMPARE(rows.grid, std::int64_t(5));
         QCOMPARE(rows.vector, 4);
-        // Rows of 256 halves: 16 elements a thread (twice the 32-bit figure), 16 threads a row.
+        // Rows of 256 halves: 16 elements a thread (twice the 32-bit figure), 16 threads a row;
+        // 4 rows: 4 rows a block of 64 (8 rows a block of 128 before spreading).
         const CudaSchedule halfRows = printCudaSchedule({lowered("halfrows")});
         QVERIFY(halfRows.source.find("16 thread(s) per row") != std::string::npos);
-        QCOMPARE(halfRows.launches[0][0].block, 128);
+        QCOMPARE(halfRows.launches[0][0].block, 64);
         QCOMPARE(halfRows.launches[0][0].grid, std::int64_t(1));
         // Rows of 33 cannot be read in aligned vectors.
         const CudaLaunch odd = printCudaSchedule({lowered("rowbias")}).launches[0][0];
         QCOMPARE(odd.vector, 1);
         QVERIFY(odd.text().find("vector") == std::string::npos);
-        // Rows of 8: one thread a row, 128 rows a block.
+        // Rows of 8: one thread a row; 300 rows: 64 rows a block, 5 blocks (128 rows a block
+        // would make 3).
         const CudaLaunch small = printCudaSchedule({lowered("smallrows")}).launches[0][0];
-        QCOMPARE(small.block, 128);
-        QCOMPARE(small.grid, std::int64_t(3));
+        QCOMPARE(small.block, 64);
+        QCOMPARE(small.grid, std::int64_t(5));
         // The tuning is part of the launch.
         CudaTuning t;
         t.block = 128;
@@ -315,6 +318,25 @@ private Q_SLOTS:
                  std::string("block=64 unroll=2 row_elements=8"));
         QVERIFY(!CudaTuning::parse("block=100"));
         QVERIFY(!CudaTuning::parse("warps=4"));
+        // row_block: threads a block where rows share one. Rows of 8 (one thread a row) in
+        // blocks of 64: 64 rows a block, 300 rows in 5 blocks; rows of 1000 (128 threads a row)
+        // keep one row a block. Written only when not the default (keys stay as they were).
+        // 32: under the spreading floor, so taken as given: 32 rows a block, 10 blocks.
+        t = CudaTuning();
+        t.rowBlock = 32;
+        const CudaLaunch small32 = printCudaSchedule({lowered("smallrows")}, t).launches[0][0];
+        QCOMPARE(small32.block, 32);
+        QCOMPARE(small32.grid, std::int64_t(10));
+        const CudaLaunch rows32 = printCudaSchedule({lowered("softmax_ln")}, t).launches[0][0];
+        QCOMPARE(rows32.block, 128);
+        QCOMPARE(rows32.grid, std::int64_t(5));
+        t.rowBlock = 64;
+        QCOMPARE(t.text(), std::string("block=256 unroll=1 row_elements=8 row_block=64"));
+        QCOMPARE(CudaTuning::parse(t.text())->rowBlock, 64);
+        QCOMPARE(CudaTuning::parse("row_block=128")->text(),
+                 std::string("block=256 unroll=1 row_elements=8"));
+        QVERIFY(!CudaTuning::parse("row_block=48"));
+        QVERIFY(!CudaTuning::parse("row_block=2048"));
     }
 
     void columnKernelsSplitRowsWhenColumnsAreFew()
@@ -386,9 +408,11 @@ private Q_SLOTS:
         // and unaligned buffers (the fetch packs single elements into the same words).
         const CudaSchedule s = printCudaSchedule({lowered("bf16rows")});
         const CudaLaunch& l = s.launches[0][0];
-        QCOMPARE(l.block, 128); // 4 threads a row, 32 rows a block
+        // 4 threads a row, 16 rows a block: 32 (a block of 128) would make a grid of 3,
+        // spread down to blocks of 64.
+        QCOMPARE(l.block, 64);
         QCOMPARE(l.vector, 8);
-        QCOMPARE(l.grid, std::int64_t(3)); // 300 rows / (32 rows a block x 4 rows a group)
+        QCOMPARE(l.grid, std::int64_t(5)); // 300 rows / (16 rows a block x 4 rows a group)
         const std::string& src = s.source;
         QVERIFY(src.find("4 rows per group, each fetched during the previous one") !=
                 std::string::npos);

@@ -59,8 +59,10 @@ private Q_SLOTS:
         QVERIFY(r.transcript.find("] device: cuda") != std::string::npos);
         QVERIFY(r.transcript.find("] nvrtc_version: " + (*cuda::Nvrtc::get())->version()) !=
                 std::string::npos);
-        // 4099 floats: 1024 chunks of 4 (+3 elements) in 4 blocks of 256 threads.
-        QVERIFY(r.transcript.find("fx0_pw_sin_mul_add_relu_4099 grid=4 block=256 vector=4") != std::string::npos);
+        // 4099 floats: 1024 chunks of 4 (+3 elements); 4 blocks of 256 threads spread to 16
+        // blocks of 64 (a small index space).
+        QVERIFY(r.transcript.find("fx0_pw_sin_mul_add_relu_4099 grid=16 block=64 vector=4") !=
+                std::string::npos);
         QVERIFY(r.transcript.find("device=cuda:0") != std::string::npos); // the inputs' meta
         QVERIFY(r.transcript.find("compiler:") == std::string::npos);    // no host compiler
         auto entry = m_store->info(r.key);

@@ -251,7 +251,7 @@ static __device__ __forceinline__ void r0_kernel0_row4(const float* __restrict__
     }
 }
 
-extern "C" __global__ void __launch_bounds__(128) r0_kernel0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0)
+extern "C" __global__ void __launch_bounds__(64) r0_kernel0(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0)
 {
     float* smf = nullptr;
     double* smd = nullptr;
@@ -259,7 +259,7 @@ extern "C" __global__ void __launch_bounds__(128) r0_kernel0(const float* __rest
     const bool aligned = (((uint64_t)in0 | (uint64_t)in1 | (uint64_t)out0) % 16) == 0;
     const int t = threadIdx.x % 1;
     const int g = threadIdx.x / 1;
-    for (int r0 = (int)blockIdx.x * 128; r0 < 3; r0 += (int)gridDim.x * 128) {
+    for (int r0 = (int)blockIdx.x * 64; r0 < 3; r0 += (int)gridDim.x * 64) {
         const bool live = r0 + g < 3;
         // Every thread of a group takes part in its shuffles: spare groups redo the last row and store nothing.
         const int r = live ? r0 + g : 2;

@@ -1,0 +1,87 @@
+#!/bin/bash
+# The generated kernels' launch parameters against their GPU time on the GPU machine: records
+# the models' training graphs (model_inductor.py --record-only), then for each tuning in
+# TUNINGS (';'-separated `--cuda-tuning` values; the first is the default) runs each forward and
+# backward (from its forward) with `run --compiled --auto --cuda-graph --kernel-time`, ROUNDS
+# interleaved rounds, one cache (the tuning is part of every key). Prints per tuning the
+# median over rounds of the step's kernel time, and of the generated kernels' time by form
+# (pw, row, col: the kernel names, codegen::describeKernel), with min-max.
+# Builds with every kernel listed (kernel_profile.h's table widened to 400, as kernel_table.sh).
+# Usage, from the repository root: OUT=dir MODELS=llama24_train tools/bench/tuning_sweep.sh
+set -u
+OUT=${OUT:-${1:-/tmp/tuning_sweep}}
+mkdir -p "$OUT"
+sed -i "s/kTopKernels = [0-9]*/kTopKernels = 400/" core/compile/kernel_profile.h
+. tools/bench/torch_cli_env.sh # FXSCOPE_CLI, LD_LIBRARY_PATH, CUDA_CACHE_DISABLE=1
+MODELS=${MODELS:-llama24_train}
+TUNINGS=${TUNINGS:-block=256 unroll=1 row_elements=8;block=128;block=64;row_block=64;block=64 row_block=64}
+ROUNDS=${ROUNDS:-2}
+python3 tools/bench/model_inductor.py --record-only --cli /bin/true --out "$OUT/graphs" \
+  --models "$MODELS" > "$OUT/record.log" 2>&1 || { tail -20 "$OUT/record.log"; exit 1; }
+W=$(mktemp -d)
+chmod 700 "$W"
+IFS=';' read -r -a tunings <<< "$TUNINGS"
+for r in $(seq "$ROUNDS"); do
+  for i in "${!tunings[@]}"; do
+    for m in ${MODELS//,/ }; do
+      fw=$OUT/graphs/${m}_graph0.txt
+      bw=$OUT/graphs/${m}_graph1.txt
+      common=(--compiled --auto --device cuda --json --cache "$W/cache/cache.db" --repeat 10
+              --kernel-time --cuda-graph --cuda-tuning "${tunings[$i]}")
+      "$FXSCOPE_CLI" run "$fw" "${common[@]}" > "$W/$m.$i.$r.fw.json" 2> /dev/null
+      "$FXSCOPE_CLI" run "$bw" --from-forward "$fw" "${common[@]}" > "$W/$m.$i.$r.bw.json" \
+        2> /dev/null
+    done
+  done
+done
+python3 - "$W" "$MODELS" "$ROUNDS" "$TUNINGS" <<'PY'
+import json, re, statistics, sys
+w, models, rounds, tunings = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), \
+    sys.argv[4].split(";")
+def med(xs):
+    return "%.4f (%.4f-%.4f)" % (statistics.median(xs), min(xs), max(xs)) if xs else "n/a"
+for m in models:
+    print("\n## %s: ms a step (fw + bw), median (min-max) over %d rounds" % (m, rounds))
+    print("| tuning | kernel ms | generated ms | pw | row | col | generated launches | max abs err |")
+    print("|---|---|---|---|---|---|---|---|")
+    for i, t in enumerate(tunings):
+        tot, gen, launches, err = [], [], [], []
+        form = {"pw": [], "row": [], "col": []}
+        for r in range(1, rounds + 1):
+            s, g, n, e = 0.0, 0.0, 0.0, 0.0
+            f = {k: 0.0 for k in form}
+            ok = True
+            for part in ("fw", "bw"):
+                try:
+                    j = json.load(open("%s/%s.%d.%d.%s.json" % (w, m, i, r, part)))
+                except (OSError, ValueError):
+                    ok = False
+                    continue
+                if j.get("kernel_ms") is None:
+                    ok = False
+                    continue
+                s += j["kernel_ms"]
+                for o in j.get("outputs", []):
+                    if o.get("max_abs_err") is not None:
+                        e = max(e, o["max_abs_err"])
+                for k in j.get("top_kernels") or []:
+                    mm = re.match(r"fx\d+(?:_\d+)?_(pw|row|col)_", k["name"])
+                    if mm:
+                        g += k["ms"]
+                        n += k["count"]
+                        f[mm.group(1)] += k["ms"]
+            if ok:
+                tot.append(s); gen.append(g); launches.append(n); err.append(e)
+                for k in form:
+                    form[k].append(f[k])
+        print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            t, med(tot), med(gen), med(form["pw"]), med(form["row"]), med(form["col"]),
+            "%.0f" % statistics.median(launches) if launches else "n/a",
+            "%.3g" % max(err) if err else "n/a"))
+PY
+for m in ${MODELS//,/ }; do # the default tuning's kernel lists, for a look kernel by kernel
+  gzip -c "$W/$m.0.$ROUNDS.fw.json" > "$OUT/$m.fw.json.gz" 2> /dev/null
+  gzip -c "$W/$m.0.$ROUNDS.bw.json" > "$OUT/$m.bw.json.gz" 2> /dev/null
+done
+rm -rf "$W" "$OUT/graphs"
+git checkout -- core/compile/kernel_profile.h 2> /dev/null || true
