@@ -24,17 +24,19 @@ namespace fxs::codegen {
 
 // Launch parameters the printer chooses from (part of the cache key through CudaLaunch::text).
 struct CudaTuning {
-    int block = 256;       // threads per block of pointwise kernels (a multiple of 32, ≤ 1024)
+    // Threads per block of pointwise kernels (a multiple of 32, ≤ 1024): the most; a small
+    // index space takes fewer, down to 64, so that its grid has 128 blocks (cuda_printer.cpp).
+    int block = 256;
     int unroll = 1;        // chunks each thread of a pointwise kernel takes per grid step
     // Elements of a row each thread of a row reduction aims to hold; twice as many when every
     // value moving along the row is 16-bit (measured on H100: softmax+layer_norm over rows of
     // 1024 bfloat16 runs 1.2x faster with 64 threads a row than with 128).
     int rowElements = 8;
     // Threads per block of row reductions whose rows are short enough to share a block (rows
-    // of up to rowBlock / 2 threads): more blocks of fewer rows for small reductions.
+    // of up to rowBlock / 2 threads); as for `block`, few rows take fewer, down to 64.
     int rowBlock = 128;
     // "block=256 unroll=1 row_elements=8", then " row_block=N" where rowBlock is not 128 (the
-    // keys of entries built with the default stay as they were).
+    // default tuning's text, a part of every CUDA key, stays as it was).
     std::string text() const;
     // Reads text() back; fields may be left out (defaults) and separated by spaces or commas.
     // nullopt for an unknown field or a value out of range.
