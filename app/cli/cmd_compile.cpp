@@ -133,10 +133,9 @@ int runCompile(const CompileCliOptions& o)
         }
     }
     if (!o.tuning.empty()) {
-        auto t = codegen::CudaTuning::parse(o.tuning);
+        auto t = codegen::CudaTuning::read(o.tuning);
         if (!t) {
-            return usage("--cuda-tuning: expected e.g. 'block=256 unroll=1 row_elements=8', found '" +
-                         o.tuning + "'");
+            return usage("--cuda-tuning: " + t.error().message);
         }
         co.compile.cudaTuning = *t;
     }

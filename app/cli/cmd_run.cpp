@@ -332,13 +332,11 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
             : o.device == "cpu" ? compile::DeviceChoice::Cpu
                                 : compile::DeviceChoice::Auto);
     if (!o.tuning.empty()) {
-        auto t = codegen::CudaTuning::parse(o.tuning);
+        auto t = codegen::CudaTuning::read(o.tuning);
         if (!t) {
-            return fail(o,
-                        makeError(ErrorCode::Invalid,
-                                  "--cuda-tuning: expected e.g. 'block=256 unroll=1 "
-                                  "row_elements=8', found '" + o.tuning + "'"),
-                        2);
+            Error e = t.error();
+            e.message = "--cuda-tuning: " + e.message;
+            return fail(o, e, 2);
         }
         co.compile.cudaTuning = *t;
     }

@@ -626,6 +626,19 @@ std::optional<CudaTuning> CudaTuning::parse(std::string_view text)
     return t;
 }
 
+Result<CudaTuning> CudaTuning::read(std::string_view text)
+{
+    if (auto t = parse(text)) {
+        return *t;
+    }
+    Error e = makeError(ErrorCode::Invalid, "expected launch parameters such as '" +
+                                                CudaTuning().text() + "', found '" +
+                                                std::string(text) + "'");
+    e.expected = CudaTuning().text();
+    e.found = std::string(text);
+    return e;
+}
+
 std::string CudaLaunch::text() const
 {
     std::string s = kernel + " grid=" + str(grid) + " block=" + str(block);

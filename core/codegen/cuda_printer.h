@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/codegen/loop_ir.h"
+#include "core/util/result.h"
 
 #include <cstdint>
 #include <optional>
@@ -41,6 +42,9 @@ struct CudaTuning {
     // Reads text() back; fields may be left out (defaults) and separated by spaces or commas.
     // nullopt for an unknown field or a value out of range.
     static std::optional<CudaTuning> parse(std::string_view text);
+    // parse() for a value a user gave: Error::Invalid saying what was expected (the default's
+    // text as the example) and what was found.
+    static Result<CudaTuning> read(std::string_view text);
 };
 
 // How the host launches one kernel (x dimensions only; no dynamic shared memory).

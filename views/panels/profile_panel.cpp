@@ -1,6 +1,7 @@
 // ProfilePanel: table + proxy sorting, Qt Charts bar charts, legend swatches, progress/cancel.
 #include "views/panels/profile_panel.h"
 
+#include "core/compile/compile_types.h"
 #include "views/panels/bar_list.h"
 #include "views/panels/phase_timeline.h"
 #include "views/panels/table_selection.h"
@@ -217,13 +218,15 @@ QString ProfilePanel::wholeGraphText(const profile::RuntimeProfile& p)
     if (c.total.medianMs > 0 && c.eager.medianMs > 0) {
         const double ratio = c.eager.medianMs / c.total.medianMs;
         const QString times = QString::number(ratio, 'f', 2) + QStringLiteral("\u00d7");
-        // Faster or slower only beyond the spread of both (the rule that drops a region,
-        // compile_types.h: slowerThanEager); a difference inside it is noise.
-        const double band = c.eager.spreadMs + c.total.spreadMs;
-        const double diff = c.total.medianMs - c.eager.medianMs;
-        text += diff < -band  ? tr(" \u00b7 %1 faster").arg(times)
-                : diff > band ? tr(" \u00b7 %1 (slower)").arg(times)
-                              : tr(" \u00b7 %1, within the spread").arg(times);
+        // Faster or slower only beyond the spread of both, by the rule that drops a region
+        // (either way round); a difference inside it is noise.
+        const auto& e = c.eager;
+        const auto& t = c.total;
+        text += compile::slowerThanEager(t.medianMs, t.spreadMs, e.medianMs, e.spreadMs)
+                    ? tr(" \u00b7 %1 faster").arg(times)
+                : compile::slowerThanEager(e.medianMs, e.spreadMs, t.medianMs, t.spreadMs)
+                    ? tr(" \u00b7 %1 (slower)").arg(times)
+                    : tr(" \u00b7 %1, within the spread").arg(times);
     }
     text += tr(" \u00b7 %1 of %2 regions used").arg(c.regionsUsed).arg(c.regionsTotal);
     if (c.deviceMs && c.eagerDeviceMs) {

@@ -43,6 +43,14 @@ private:
         return o;
     }
 
+    // options() with every region judged the same way: slower than eager or not.
+    static compile::GraphCompileOptions judged(cache::CacheStore* store, bool slower)
+    {
+        compile::GraphCompileOptions o = options(store);
+        o.compile.slower = [slower](double, double, double, double) { return slower; };
+        return o;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -59,8 +67,7 @@ private Q_SLOTS:
     {
         auto store = freshStore();
         QVERIFY(store);
-        auto o = options(store.get());
-        o.compile.slower = [](double, double, double, double) { return false; };
+        auto o = judged(store.get(), false);
         auto r = compile::runCompiledGraph(*m_graph, m_regions, o);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
         QVERIFY(r->eager.ok);
@@ -106,9 +113,8 @@ private Q_SLOTS:
     {
         auto store = freshStore();
         QVERIFY(store);
-        auto o = options(store.get());
+        auto o = judged(store.get(), true);
         o.compile.timingRepeats = 2;
-        o.compile.slower = [](double, double, double, double) { return true; };
         auto r = compile::compileGraphRegions(*m_graph, m_regions, o);
         QVERIFY(r.ok());
         for (const auto& region : r->regions) {
@@ -135,8 +141,7 @@ private Q_SLOTS:
         // Losing both timings drops it, with both timings in the headline.
         auto other = freshStore();
         QVERIFY(other);
-        auto lose = options(other.get());
-        lose.compile.slower = [](double, double, double, double) { return true; };
+        auto lose = judged(other.get(), true);
         auto l = compile::compileGraphRegions(*m_graph, m_regions, lose);
         QVERIFY(l.ok());
         for (const auto& region : l->regions) {
@@ -150,8 +155,7 @@ private Q_SLOTS:
     {
         auto store = freshStore();
         QVERIFY(store);
-        auto lose = options(store.get());
-        lose.compile.slower = [](double, double, double, double) { return true; };
+        auto lose = judged(store.get(), true);
         auto first = compile::compileGraphRegions(*m_graph, m_regions, lose);
         QVERIFY(first.ok());
         for (const auto& r : first->regions) {
@@ -166,8 +170,7 @@ private Q_SLOTS:
             QCOMPARE((*info)->statusCode, cache::Reason::SlowerThanEager);
         }
         // Later runs on this device do not use the entry, whatever they measure.
-        auto win = options(store.get());
-        win.compile.slower = [](double, double, double, double) { return false; };
+        auto win = judged(store.get(), false);
         auto second = compile::compileGraphRegions(*m_graph, m_regions, win);
         QVERIFY(second.ok());
         for (const auto& r : second->regions) {
