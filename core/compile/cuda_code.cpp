@@ -4,6 +4,12 @@
 #include "core/compile/kernel_call.h"
 #include "core/exec/torch_bridge.h"
 
+#include <c10/util/SmallVector.h>
+
+#if defined(FXSCOPE_TORCH_CUDA)
+#include <ATen/cuda/EmptyTensor.h>
+#endif
+
 #include <cstdint>
 
 namespace fxs::compile::detail {
@@ -22,6 +28,19 @@ Status checkInput(const at::Tensor& t, const codegen::BufferSpec& spec, const st
                          region);
     }
     return {};
+}
+
+// An output as the program lays it out, from LibTorch's CUDA allocator directly (no dispatch:
+// this runs for every output of every call).
+at::Tensor newOutput(const codegen::BufferSpec& spec, c10::Device device)
+{
+#if defined(FXSCOPE_TORCH_CUDA)
+    if (spec.strides.size() == spec.sizes.size()) {
+        return at::Tensor(at::detail::empty_strided_cuda(spec.sizes, spec.strides,
+                                                         atScalarType(spec.type), device));
+    }
+#endif
+    return allocateOutput(spec, at::TensorOptions().device(device));
 }
 
 } // namespace
@@ -54,7 +73,9 @@ Result<std::vector<at::Tensor>> CudaCode::run(int program, const codegen::Region
     if (inputs.size() != prog.inputs.size()) {
         return makeError(ErrorCode::Internal, "input count differs from the program", prog.region);
     }
-    std::vector<void*> pointers;
+    // Small vectors: a call passes a few pointers, and the host's time per call is what a
+    // model without CUDA graphs pays for every region.
+    c10::SmallVector<void*, 16> pointers;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         if (Status s = checkInput(inputs[i], prog.inputs[i], prog.region); !s) {
             return s.error();
@@ -63,11 +84,12 @@ Result<std::vector<at::Tensor>> CudaCode::run(int program, const codegen::Region
     }
     const auto device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(m_module->device()));
     std::vector<at::Tensor> outs;
+    outs.reserve(prog.outputs.size());
     for (const auto& spec : prog.outputs) {
-        outs.push_back(allocateOutput(spec, at::TensorOptions().device(device)));
+        outs.push_back(newOutput(spec, device));
         pointers.push_back(outs.back().data_ptr());
     }
-    std::vector<void*> args;
+    c10::SmallVector<void*, 16> args;
     for (void*& p : pointers) {
         args.push_back(&p);
     }

@@ -21,6 +21,7 @@ Status bindAll(const RuntimeLibrary& lib, DriverApi& a)
         lib.bind(a.deviceGetAttribute, {"cuDeviceGetAttribute"}),
         lib.bind(a.primaryCtxRetain, {"cuDevicePrimaryCtxRetain"}),
         lib.bind(a.ctxSetCurrent, {"cuCtxSetCurrent"}),
+        lib.bind(a.ctxGetCurrent, {"cuCtxGetCurrent"}),
         lib.bind(a.moduleLoadData, {"cuModuleLoadData"}),
         lib.bind(a.moduleUnload, {"cuModuleUnload"}),
         lib.bind(a.moduleGetFunction, {"cuModuleGetFunction"}),
@@ -93,6 +94,16 @@ Status check(const DriverApi& api, CUresult r, const std::string& what)
 
 Status useDevice(const DriverApi& api, int ordinal)
 {
+    // The context this thread made current last, and for which device: LibTorch may make
+    // another current on this thread between two launches, so it is checked, not assumed.
+    thread_local int lastOrdinal = -1;
+    thread_local CUcontext lastContext = nullptr;
+    if (ordinal == lastOrdinal) {
+        CUcontext current = nullptr;
+        if (api.ctxGetCurrent(&current) == kSuccess && current == lastContext) {
+            return {};
+        }
+    }
     static std::mutex mutex;
     static std::map<int, CUcontext> contexts;
     CUcontext ctx = nullptr;
@@ -114,7 +125,12 @@ Status useDevice(const DriverApi& api, int ordinal)
             ctx = it->second;
         }
     }
-    return check(api, api.ctxSetCurrent(ctx), "cuCtxSetCurrent");
+    Status s = check(api, api.ctxSetCurrent(ctx), "cuCtxSetCurrent");
+    if (s) {
+        lastOrdinal = ordinal;
+        lastContext = ctx;
+    }
+    return s;
 }
 
 } // namespace fxs::cuda::detail

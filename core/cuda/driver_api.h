@@ -45,6 +45,7 @@ struct DriverApi {
     CUresult (*deviceGetAttribute)(int*, int, CUdevice);
     CUresult (*primaryCtxRetain)(CUcontext*, CUdevice);
     CUresult (*ctxSetCurrent)(CUcontext);
+    CUresult (*ctxGetCurrent)(CUcontext*);
     CUresult (*moduleLoadData)(CUmodule*, const void*);
     CUresult (*moduleUnload)(CUmodule);
     CUresult (*moduleGetFunction)(CUfunction*, CUmodule, const char*);
@@ -73,6 +74,8 @@ Result<const DriverApi*> driverApi();
 Status check(const DriverApi& api, CUresult r, const std::string& what);
 
 // Makes the device's primary context (the one LibTorch's runtime uses) current on this thread.
+// Called before every launch: when this thread made that context current last and it still is
+// (one cuCtxGetCurrent), nothing else is done.
 Status useDevice(const DriverApi& api, int ordinal);
 
 } // namespace fxs::cuda::detail

@@ -98,10 +98,11 @@ Status Module::launch(int kernel, std::int64_t grid, int block, void* stream, vo
                                                   " and block " + std::to_string(block));
     }
     auto f = static_cast<CUfunction>(m_functions.at(std::size_t(kernel)));
-    return check(**api,
-                 (*api)->launchKernel(f, unsigned(grid), 1, 1, unsigned(block), 1, 1, 0,
-                                      static_cast<CUstream>(stream), args, nullptr),
-                 "launching " + m_names.at(std::size_t(kernel)));
+    const CUresult r = (*api)->launchKernel(f, unsigned(grid), 1, 1, unsigned(block), 1, 1, 0,
+                                            static_cast<CUstream>(stream), args, nullptr);
+    // The message is made on failure only: this runs once per kernel a region launches.
+    return r == kSuccess ? Status()
+                         : check(**api, r, "launching " + m_names.at(std::size_t(kernel)));
 }
 
 Result<std::unique_ptr<EventTimer>> EventTimer::create(int device)

@@ -1,0 +1,118 @@
+#!/bin/bash
+# fxscope's compiled runs under several sets of `run` flags, side by side on the GPU machine:
+# records the models' training graphs (model_inductor.py --record-only), then for ROUNDS
+# interleaved rounds runs each variant of VARIANTS (';'-separated extra flags, after any
+# NAME=value environment settings for fxscope's process; "" is the default) on each forward
+# and backward (from its forward) with
+# `run --compiled --auto --kernel-time`, without CUDA graphs (GRAPHS=1: with them), one cache.
+# Prints per model and variant the medians (min-max) over rounds of a step's host time per node
+# (host_ms / nodes_run: the host's work issuing the step, nothing waited for), kernel time,
+# wall time and the floating outputs' largest error against fxscope's eager run, and the
+# engine's notes (which products ran how), and where a variant's kernels (names and counts, from
+# the first round) differ from the first variant's. Builds with every kernel listed
+# (kernel_profile.h's table widened to 400, as kernel_table.sh).
+# Usage, from the repository root: OUT=dir MODELS=llama24_train,gpt12_train GRAPHS=1 \
+#   VARIANTS=';PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True' tools/bench/run_variants.sh
+set -u
+OUT=${OUT:-${1:-/tmp/run_variants}}
+mkdir -p "$OUT"
+sed -i "s/kTopKernels = [0-9]*/kTopKernels = 400/" core/compile/kernel_profile.h
+. tools/bench/torch_cli_env.sh # FXSCOPE_CLI, LD_LIBRARY_PATH, CUDA_CACHE_DISABLE=1
+MODELS=${MODELS:-llama24_train,gpt12_train}
+VARIANTS=${VARIANTS:-;--cuda-tuning block=128}
+ROUNDS=${ROUNDS:-3}
+python3 tools/bench/model_inductor.py --record-only --cli /bin/true --out "$OUT/graphs" \
+  --models "$MODELS" > "$OUT/record.log" 2>&1 || { tail -20 "$OUT/record.log"; exit 1; }
+W=$(mktemp -d)
+chmod 700 "$W"
+IFS=';' read -r -a variants <<< "$VARIANTS"
+[ "${#variants[@]}" -eq 0 ] && variants=("")
+[[ "$VARIANTS" == *";" ]] && variants+=("")
+for r in $(seq "$ROUNDS"); do
+  for i in "${!variants[@]}"; do
+    for m in ${MODELS//,/ }; do
+      fw=$OUT/graphs/${m}_graph0.txt
+      bw=$OUT/graphs/${m}_graph1.txt
+      common=(--compiled --auto --device cuda --json --cache "$W/cache/cache.db" --repeat 10
+              --kernel-time)
+      [ "${GRAPHS:-0}" = 1 ] && common+=(--cuda-graph)
+      envs=()
+      flags=()
+      for word in ${variants[$i]}; do
+        if [[ "$word" =~ ^[A-Z_][A-Z0-9_]*= ]]; then envs+=("$word"); else flags+=("$word"); fi
+      done
+      env "${envs[@]}" "$FXSCOPE_CLI" run "$fw" "${common[@]}" "${flags[@]}" \
+        > "$W/$m.$i.$r.fw.json" 2> "$W/$m.$i.$r.fw.err"
+      env "${envs[@]}" "$FXSCOPE_CLI" run "$bw" --from-forward "$fw" "${common[@]}" "${flags[@]}" \
+        > "$W/$m.$i.$r.bw.json" 2> "$W/$m.$i.$r.bw.err"
+    done
+  done
+done
+python3 - "$W" "$MODELS" "$ROUNDS" "${variants[@]}" <<'PY'
+import json, re, statistics, sys
+w, models, rounds, variants = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), sys.argv[4:]
+def med(xs, f="%.4f"):
+    return (f + " (" + f + "-" + f + ")") % (statistics.median(xs), min(xs), max(xs)) \
+        if xs else "n/a"
+for m in models:
+    print("\n## %s: a step (fw + bw), median (min-max) over %d rounds" % (m, rounds))
+    print("| variant | host us a node | host ms | kernel ms | generated | library | wall ms | "
+          "nodes | max abs err |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    notes = {}
+    kernels = {}
+    for i, v in enumerate(variants):
+        per, host, kern, wall, nodes, err, gen, lib = [], [], [], [], [], [], [], []
+        for r in range(1, rounds + 1):
+            h = k = t = g = 0.0
+            n = 0
+            e = 0.0
+            ok = True
+            for part in ("fw", "bw"):
+                try:
+                    j = json.load(open("%s/%s.%d.%d.%s.json" % (w, m, i, r, part)))
+                except (OSError, ValueError):
+                    ok = False
+                    print("%s %r round %d %s: no result: %s" % (m, v, r, part, open(
+                        "%s/%s.%d.%d.%s.err" % (w, m, i, r, part)).read()[-600:]))
+                    continue
+                if not j.get("ok") or j.get("host_ms") is None:
+                    ok = False
+                    print("%s %r round %d %s failed: %s" % (m, v, r, part,
+                                                            json.dumps(j.get("error"))[:600]))
+                    continue
+                h += j["host_ms"]
+                k += j.get("kernel_ms") or 0.0
+                t += j["total_ms"]
+                n += j["nodes_run"]
+                for o in j.get("outputs", []):
+                    if o.get("max_abs_err") is not None:
+                        e = max(e, o["max_abs_err"])
+                for x in j.get("top_kernels") or []:
+                    g += x["ms"] if re.match(r"fx\d+(?:_\d+)?_(pw|row|col)_", x["name"]) else 0.0
+                if r == 1:
+                    for x in j.get("top_kernels") or []:
+                        kernels.setdefault(i, {})[(part, x["name"])] = x["count"]
+                notes[(v, part)] = [x for x in j.get("notes", []) if x.startswith("addmm:")]
+            if ok:
+                per.append(h * 1000 / max(1, n)); host.append(h); kern.append(k); wall.append(t)
+                nodes.append(n); err.append(e); gen.append(g); lib.append(k - g)
+        print("| %r | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            v, med(per, "%.3f"), med(host, "%.2f"), med(kern), med(gen), med(lib),
+            med(wall, "%.3f"),
+            "%d" % statistics.median(nodes) if nodes else "n/a",
+            "%.3g" % max(err) if err else "n/a"))
+    for i in range(1, len(variants)):
+        a, b = kernels.get(0, {}), kernels.get(i, {})
+        diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        print("kernels of %r against %r: %s" % (variants[i], variants[0],
+                                                "the same %d (names, counts)" % len(a)
+                                                if not diff else "%d differ" % len(diff)))
+        for part, name in diff[:12]:
+            print("  %s %s: %s against %s" % (part, name[:100], b.get((part, name)),
+                                             a.get((part, name))))
+    for (v, part), ns in sorted(notes.items()):
+        print("notes %r %s: %s" % (v, part, " | ".join(ns)))
+PY
+rm -rf "$W" "$OUT/graphs"
+git checkout -- core/compile/kernel_profile.h 2> /dev/null || true
