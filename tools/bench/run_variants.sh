@@ -93,7 +93,7 @@ for m in models:
                 if r == 1:
                     for x in j.get("top_kernels") or []:
                         kernels.setdefault(i, {})[(part, x["name"])] = x["count"]
-                notes[(v, part)] = [x for x in j.get("notes", []) if x.startswith("addmm:")]
+                notes[(v, part)] = j.get("notes", [])
             if ok:
                 per.append(h * 1000 / max(1, n)); host.append(h); kern.append(k); wall.append(t)
                 nodes.append(n); err.append(e); gen.append(g); lib.append(k - g)
