@@ -16,15 +16,10 @@
 set -u
 OUT=${OUT:-${1:-/tmp/run_variants}}
 mkdir -p "$OUT"
-sed -i "s/kTopKernels = [0-9]*/kTopKernels = 400/" core/compile/kernel_profile.h
-. tools/bench/torch_cli_env.sh # FXSCOPE_CLI, LD_LIBRARY_PATH, CUDA_CACHE_DISABLE=1
 MODELS=${MODELS:-llama24_train,gpt12_train}
 VARIANTS=${VARIANTS:-;--cuda-tuning block=128}
 ROUNDS=${ROUNDS:-3}
-python3 tools/bench/model_inductor.py --record-only --cli /bin/true --out "$OUT/graphs" \
-  --models "$MODELS" > "$OUT/record.log" 2>&1 || { tail -20 "$OUT/record.log"; exit 1; }
-W=$(mktemp -d)
-chmod 700 "$W"
+. tools/bench/record_graphs.sh # FXSCOPE_CLI, $OUT/graphs, W
 IFS=';' read -r -a variants <<< "$VARIANTS"
 [ "${#variants[@]}" -eq 0 ] && variants=("")
 [[ "$VARIANTS" == *";" ]] && variants+=("")

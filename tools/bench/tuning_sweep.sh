@@ -11,15 +11,10 @@
 set -u
 OUT=${OUT:-${1:-/tmp/tuning_sweep}}
 mkdir -p "$OUT"
-sed -i "s/kTopKernels = [0-9]*/kTopKernels = 400/" core/compile/kernel_profile.h
-. tools/bench/torch_cli_env.sh # FXSCOPE_CLI, LD_LIBRARY_PATH, CUDA_CACHE_DISABLE=1
 MODELS=${MODELS:-llama24_train}
 TUNINGS=${TUNINGS:-block=256 unroll=1 row_elements=8;block=128;block=64;row_block=64;block=64 row_block=64}
 ROUNDS=${ROUNDS:-2}
-python3 tools/bench/model_inductor.py --record-only --cli /bin/true --out "$OUT/graphs" \
-  --models "$MODELS" > "$OUT/record.log" 2>&1 || { tail -20 "$OUT/record.log"; exit 1; }
-W=$(mktemp -d)
-chmod 700 "$W"
+. tools/bench/record_graphs.sh # FXSCOPE_CLI, $OUT/graphs, W
 IFS=';' read -r -a tunings <<< "$TUNINGS"
 for r in $(seq "$ROUNDS"); do
   for i in "${!tunings[@]}"; do
