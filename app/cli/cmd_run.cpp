@@ -45,7 +45,7 @@ struct RunCliOptions {
     std::string cache;
     int jobs = 0; // --jobs: builds at once (0: automatic)
     std::string convLayout = "auto"; // --conv-layout (compile::resolveConvLayout)
-    std::string tuning;              // --cuda-tuning (codegen::CudaTuning::parse)
+    std::string tuning;              // --cuda-tuning (codegen::CudaTuning::read)
 };
 
 constexpr const char* kHostTimesNote =

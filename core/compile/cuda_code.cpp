@@ -6,10 +6,6 @@
 
 #include <c10/util/SmallVector.h>
 
-#if defined(FXSCOPE_TORCH_CUDA)
-#include <ATen/cuda/EmptyTensor.h>
-#endif
-
 #include <cstdint>
 
 namespace fxs::compile::detail {
@@ -28,19 +24,6 @@ Status checkInput(const at::Tensor& t, const codegen::BufferSpec& spec, const st
                          region);
     }
     return {};
-}
-
-// An output as the program lays it out, from LibTorch's CUDA allocator directly (no dispatch:
-// this runs for every output of every call).
-at::Tensor newOutput(const codegen::BufferSpec& spec, c10::Device device)
-{
-#if defined(FXSCOPE_TORCH_CUDA)
-    if (spec.strides.size() == spec.sizes.size()) {
-        return at::Tensor(at::detail::empty_strided_cuda(spec.sizes, spec.strides,
-                                                         atScalarType(spec.type), device));
-    }
-#endif
-    return allocateOutput(spec, at::TensorOptions().device(device));
 }
 
 } // namespace
@@ -86,7 +69,7 @@ Result<std::vector<at::Tensor>> CudaCode::run(int program, const codegen::Region
     std::vector<at::Tensor> outs;
     outs.reserve(prog.outputs.size());
     for (const auto& spec : prog.outputs) {
-        outs.push_back(newOutput(spec, device));
+        outs.push_back(allocateOutput(spec, at::TensorOptions().device(device)));
         pointers.push_back(outs.back().data_ptr());
     }
     c10::SmallVector<void*, 16> args;

@@ -3,6 +3,10 @@
 #include "core/codegen/cpp_printer.h"
 #include "core/exec/torch_bridge.h"
 
+#if defined(FXSCOPE_TORCH_CUDA)
+#include <ATen/cuda/EmptyTensor.h>
+#endif
+
 namespace fxs::compile::detail {
 namespace {
 
@@ -98,6 +102,14 @@ Comparison compareOne(const at::Tensor& got, const at::Tensor& want, std::size_t
 
 at::Tensor allocateOutput(const codegen::BufferSpec& spec, const at::TensorOptions& options)
 {
+#if defined(FXSCOPE_TORCH_CUDA)
+    // From LibTorch's CUDA allocator directly, without the dispatcher: CUDA regions allocate
+    // every output of every call here.
+    if (options.device().is_cuda() && spec.strides.size() == spec.sizes.size()) {
+        return at::Tensor(at::detail::empty_strided_cuda(
+            spec.sizes, spec.strides, atScalarType(spec.type), options.device()));
+    }
+#endif
     const auto o = options.dtype(atScalarType(spec.type));
     return spec.strides.size() == spec.sizes.size() ? at::empty_strided(spec.sizes, spec.strides, o)
                                                     : at::empty(spec.sizes, o);

@@ -23,26 +23,7 @@ ROUNDS=${ROUNDS:-3}
 IFS=';' read -r -a variants <<< "$VARIANTS"
 [ "${#variants[@]}" -eq 0 ] && variants=("")
 [[ "$VARIANTS" == *";" ]] && variants+=("")
-for r in $(seq "$ROUNDS"); do
-  for i in "${!variants[@]}"; do
-    for m in ${MODELS//,/ }; do
-      fw=$OUT/graphs/${m}_graph0.txt
-      bw=$OUT/graphs/${m}_graph1.txt
-      common=(--compiled --auto --device cuda --json --cache "$W/cache/cache.db" --repeat 10
-              --kernel-time)
-      [ "${GRAPHS:-0}" = 1 ] && common+=(--cuda-graph)
-      envs=()
-      flags=()
-      for word in ${variants[$i]}; do
-        if [[ "$word" =~ ^[A-Z_][A-Z0-9_]*= ]]; then envs+=("$word"); else flags+=("$word"); fi
-      done
-      env "${envs[@]}" "$FXSCOPE_CLI" run "$fw" "${common[@]}" "${flags[@]}" \
-        > "$W/$m.$i.$r.fw.json" 2> "$W/$m.$i.$r.fw.err"
-      env "${envs[@]}" "$FXSCOPE_CLI" run "$bw" --from-forward "$fw" "${common[@]}" "${flags[@]}" \
-        > "$W/$m.$i.$r.bw.json" 2> "$W/$m.$i.$r.bw.err"
-    done
-  done
-done
+run_rounds "${variants[@]}"
 python3 - "$W" "$MODELS" "$ROUNDS" "${variants[@]}" <<'PY'
 import json, re, statistics, sys
 w, models, rounds, variants = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), sys.argv[4:]

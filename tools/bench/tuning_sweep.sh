@@ -16,19 +16,11 @@ TUNINGS=${TUNINGS:-block=256 unroll=1 row_elements=8;block=128;block=64;row_bloc
 ROUNDS=${ROUNDS:-2}
 . tools/bench/record_graphs.sh # FXSCOPE_CLI, $OUT/graphs, W
 IFS=';' read -r -a tunings <<< "$TUNINGS"
-for r in $(seq "$ROUNDS"); do
-  for i in "${!tunings[@]}"; do
-    for m in ${MODELS//,/ }; do
-      fw=$OUT/graphs/${m}_graph0.txt
-      bw=$OUT/graphs/${m}_graph1.txt
-      common=(--compiled --auto --device cuda --json --cache "$W/cache/cache.db" --repeat 10
-              --kernel-time --cuda-graph --cuda-tuning "${tunings[$i]}")
-      "$FXSCOPE_CLI" run "$fw" "${common[@]}" > "$W/$m.$i.$r.fw.json" 2> /dev/null
-      "$FXSCOPE_CLI" run "$bw" --from-forward "$fw" "${common[@]}" > "$W/$m.$i.$r.bw.json" \
-        2> /dev/null
-    done
-  done
+variants=()
+for t in "${tunings[@]}"; do
+  variants+=("--cuda-tuning=${t// /,}") # one word: CudaTuning reads commas as spaces
 done
+GRAPHS=1 run_rounds "${variants[@]}"
 python3 - "$W" "$MODELS" "$ROUNDS" "$TUNINGS" <<'PY'
 import json, re, statistics, sys
 w, models, rounds, tunings = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), \
