@@ -40,6 +40,7 @@ struct RunCliOptions {
     bool cudaGraph = false; // --cuda-graph: time both graphs as CUDA graph replays
     bool kernelTime = false; // --kernel-time: both graphs' GPU work from LibTorch's profiler
     bool hostTimes = false;  // --host-times: per_node times the host's work, no per-node sync
+    bool dispatchedViews = false; // --dispatched-views: RunOptions::directViews off
     bool autoRegions = false;
     std::string project;
     std::string cache;
@@ -396,6 +397,7 @@ int runRun(const RunCliOptions& o)
     ro.repeat = o.repeat;
     ro.inputsFile = o.inputs;
     ro.syncPerNode = !o.hostTimes;
+    ro.directViews = !o.dispatchedViews;
     ro.device = o.device == "cpu" ? exec::DevicePref::Cpu
                 : o.device == "cuda" ? exec::DevicePref::Cuda
                                      : exec::DevicePref::Auto;
@@ -497,6 +499,9 @@ void addRunCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--host-times", options->hostTimes,
                   "CUDA: per_node times are the host's work only (no synchronisation per node): "
                   "where the host's time goes when nothing waits on the GPU");
+    cmd->add_flag("--dispatched-views", options->dispatchedViews,
+                  "Run view operators (t, view, transpose, ...) through LibTorch's dispatcher "
+                  "instead of making their aliases directly (same results; for comparisons)");
     cmd->add_option("--conv-layout", options->convLayout,
                     "Convolutions' layout: auto (channels-last for --compiled on CUDA, else "
                     "recorded), recorded or channels-last")

@@ -5,7 +5,10 @@
 // would rebuild the plan and summarise outputs on every call, which the timing must not pay.
 #include "core/exec/executor.h"
 
+#include <c10/core/InferenceMode.h>
+
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace fxs::compile::detail {
@@ -32,6 +35,9 @@ struct ScheduleRunner::Impl {
     std::size_t slots = 0;
     std::vector<StepSlots> steps;     // one per schedule step
     std::vector<std::unique_ptr<ExternStep>> externs;
+    // One generated step reading the region's inputs and making its outputs, both in call
+    // order (most regions): run() hands the inputs to it and returns its outputs as they are.
+    bool single = false;
 
     void numberValues(const std::vector<graph::NodeId>& in, const std::vector<graph::NodeId>& out);
     Status runExtern(const StepSlots& step, std::vector<at::Tensor>& values) const;
@@ -93,6 +99,8 @@ Result<std::unique_ptr<ScheduleRunner>> ScheduleRunner::create(
     Impl& impl = *r->m_impl;
     impl.schedule = &schedule;
     impl.numberValues(inputs, outputs);
+    impl.single = schedule.steps.size() == 1 && schedule.steps[0].generated &&
+                  impl.steps[0].in == impl.inputs && impl.steps[0].out == impl.outputs;
     for (std::size_t i = 0; i < schedule.steps.size(); ++i) {
         const ScheduleStep& step = schedule.steps[i];
         if (step.generated) {
@@ -145,12 +153,27 @@ Status ScheduleRunner::Impl::runExtern(const StepSlots& step, std::vector<at::Te
 Result<std::vector<at::Tensor>> ScheduleRunner::run(const GeneratedCode& code,
                                                     const std::vector<at::Tensor>& inputs) const
 {
-    c10::InferenceMode inference;
+    std::optional<c10::InferenceMode> inference; // the engine's runs are in it already
+    if (!c10::InferenceMode::is_enabled()) {
+        inference.emplace();
+    }
     const Impl& impl = *m_impl;
     if (inputs.size() != impl.inputs.size()) {
         return makeError(ErrorCode::Internal, "the region was given " +
                                                   std::to_string(inputs.size()) + " inputs for " +
                                                   std::to_string(impl.inputs.size()));
+    }
+    if (impl.single) {
+        const ScheduleStep& step = impl.schedule->steps[0];
+        auto out = code.run(step.program,
+                            impl.schedule->programs.at(std::size_t(step.program)), inputs);
+        if (out && out->size() != impl.outputs.size()) {
+            return makeError(ErrorCode::Internal, "the region's program made " +
+                                                      std::to_string(out->size()) +
+                                                      " outputs for " +
+                                                      std::to_string(impl.outputs.size()));
+        }
+        return out;
     }
     std::vector<at::Tensor> values(impl.slots);
     for (std::size_t i = 0; i < inputs.size(); ++i) {

@@ -126,7 +126,7 @@ void convolutionChannelsLast(Stack& s, void* context)
 void preferChannelsLastConvolutions(Plan& plan, ConvWeightCache::Impl* weights)
 {
     // NHWC output: the point
-    runOperatorAs(plan, "aten::convolution", convolutionChannelsLast, weights);
+    runOperatorAs(plan, "aten::convolution", "", convolutionChannelsLast, weights);
 }
 
 } // namespace fxs::exec::detail

@@ -268,8 +268,9 @@ Plan buildPlan(const graph::Graph& graph, c10::Device device,
 
 namespace {
 
-// The steps that call the operator `name` (its .default overload), made function steps.
-std::vector<Step*> asFunctionSteps(Plan& plan, std::string_view name)
+// The steps that call the operator `name`.`overload` ("": .default), made function steps.
+std::vector<Step*> asFunctionSteps(Plan& plan, std::string_view name,
+                                   std::string_view overload = {})
 {
     std::vector<Step*> steps;
     for (Step& step : plan.steps) {
@@ -277,7 +278,7 @@ std::vector<Step*> asFunctionSteps(Plan& plan, std::string_view name)
             continue;
         }
         const c10::OperatorName& op = step.op->operator_name();
-        if (op.name != name || !op.overload_name.empty()) {
+        if (op.name != name || op.overload_name != overload) {
             continue;
         }
         step.kind = StepKind::Function;
@@ -297,9 +298,10 @@ void runOperatorAs(Plan& plan, std::string_view name, StackFn fn)
     }
 }
 
-void runOperatorAs(Plan& plan, std::string_view name, ContextFn fn, void* context)
+void runOperatorAs(Plan& plan, std::string_view name, std::string_view overload, ContextFn fn,
+                   void* context)
 {
-    for (Step* step : asFunctionSteps(plan, name)) {
+    for (Step* step : asFunctionSteps(plan, name, overload)) {
         step->withContext = fn;
         step->context = context;
     }

@@ -80,8 +80,10 @@ Plan buildPlan(const graph::Graph& graph, c10::Device device,
 // function step running `fn` on the same arguments (the plan's kernel choices below).
 void runOperatorAs(Plan& plan, std::string_view name, StackFn fn);
 
-// The same with a function that takes `context` (not owned; it must outlive the plan's runs).
-void runOperatorAs(Plan& plan, std::string_view name, ContextFn fn, void* context);
+// The same with a function that takes `context` (not owned; it must outlive the plan's runs),
+// for the operator's `overload` ("" for .default).
+void runOperatorAs(Plan& plan, std::string_view name, std::string_view overload, ContextFn fn,
+                   void* context);
 
 // RunOptions::chooseAddmm (interpreter.h): every step of aten::addmm.default becomes a function
 // step that runs a 1-D-bias addmm as LibTorch's addmm or as mm then an in-place bias add,

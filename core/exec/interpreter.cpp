@@ -3,6 +3,7 @@
 // exceptions stop here.
 #include "core/exec/interpreter.h"
 #include "core/exec/conv_layout.h"
+#include "core/exec/direct_views.h"
 #include "core/exec/executor.h"
 #include "core/exec/forward_feed.h"
 #include "core/exec/host_memory.h"
@@ -183,6 +184,9 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
     const ConvWeightCache::Counts before = weights ? weights->total() : ConvWeightCache::Counts();
     if (o.chooseAddmm) {
         chooseAddmmKernels(plan);
+    }
+    if (o.directViews) {
+        runViewsDirectly(plan);
     }
     // Inputs are made as normal tensors, not inference tensors: they carry version counters,
     // so a weight changed in place between runs is seen (ConvWeightCache).

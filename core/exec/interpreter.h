@@ -77,6 +77,11 @@ struct RunOptions {
     // its operands (timed once per process and shape; compiled runs on CUDA turn it on: cuBLASLt
     // picks slow kernels for some shapes). The values agree to rounding. Also for forwardGraph.
     bool chooseAddmm = false;
+    // View operators (t, transpose, permute, view, _unsafe_view, unsqueeze, squeeze, expand,
+    // slice, select, detach, alias) made as aliases directly, without LibTorch's dispatcher: the
+    // same sizes, strides, storage offset and storage, for a fraction of the host time. False:
+    // through the dispatcher (`run --dispatched-views`, for comparisons). Also for forwardGraph.
+    bool directViews = true;
     // Node groups run by the caller (the graph's own, not forwardGraph's); perNode lists each
     // as one entry (name, target "fxscope.substitute").
     std::vector<Substitute> substitutes;

@@ -5,51 +5,79 @@
 
 #include <torch/version.h>
 
+#include <new>
+
 namespace fxs::exec {
 
 using graph::DType;
 
-TensorHandle::TensorHandle() = default;
-TensorHandle::~TensorHandle() = default;
-TensorHandle::TensorHandle(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
-TensorHandle::TensorHandle(const TensorHandle& o)
-    : m_impl(o.m_impl ? std::make_unique<Impl>(*o.m_impl) : nullptr)
+namespace {
+
+static_assert(sizeof(at::Tensor) == sizeof(void*) && alignof(at::Tensor) <= alignof(void*),
+              "TensorHandle keeps an at::Tensor in one pointer's room");
+
+at::Tensor& held(unsigned char* room) { return *std::launder(reinterpret_cast<at::Tensor*>(room)); }
+const at::Tensor& held(const unsigned char* room)
 {
+    return *std::launder(reinterpret_cast<const at::Tensor*>(room));
 }
+
+} // namespace
+
+TensorHandle::TensorHandle() { new (m_tensor) at::Tensor(); }
+TensorHandle::~TensorHandle() { held(m_tensor).~Tensor(); }
+TensorHandle::TensorHandle(const TensorHandle& o) { new (m_tensor) at::Tensor(held(o.m_tensor)); }
 TensorHandle& TensorHandle::operator=(const TensorHandle& o)
 {
-    if (this != &o) {
-        m_impl = o.m_impl ? std::make_unique<Impl>(*o.m_impl) : nullptr;
-    }
+    held(m_tensor) = held(o.m_tensor);
     return *this;
 }
-TensorHandle::TensorHandle(TensorHandle&&) noexcept = default;
-TensorHandle& TensorHandle::operator=(TensorHandle&&) noexcept = default;
+TensorHandle::TensorHandle(TensorHandle&& o) noexcept
+{
+    new (m_tensor) at::Tensor(std::move(held(o.m_tensor)));
+}
+TensorHandle& TensorHandle::operator=(TensorHandle&& o) noexcept
+{
+    held(m_tensor) = std::move(held(o.m_tensor));
+    return *this;
+}
 
-bool TensorHandle::defined() const { return m_impl && m_impl->tensor.defined(); }
-void* TensorHandle::data() const { return defined() ? m_impl->tensor.data_ptr() : nullptr; }
+TensorHandle makeHandle(at::Tensor t)
+{
+    TensorHandle h;
+    held(h.m_tensor) = std::move(t);
+    return h;
+}
+
+const at::Tensor& tensorOf(const TensorHandle& h) { return held(h.m_tensor); }
+
+bool TensorHandle::defined() const { return held(m_tensor).defined(); }
+void* TensorHandle::data() const { return defined() ? held(m_tensor).data_ptr() : nullptr; }
 std::vector<std::int64_t> TensorHandle::sizes() const
 {
-    return defined() ? m_impl->tensor.sizes().vec() : std::vector<std::int64_t>{};
+    return defined() ? held(m_tensor).sizes().vec() : std::vector<std::int64_t>{};
 }
 std::vector<std::int64_t> TensorHandle::strides() const
 {
-    return defined() ? m_impl->tensor.strides().vec() : std::vector<std::int64_t>{};
+    return defined() ? held(m_tensor).strides().vec() : std::vector<std::int64_t>{};
 }
 DType TensorHandle::dtype() const
 {
-    return defined() ? fromScalarType(m_impl->tensor.scalar_type()) : DType::Unknown;
+    return defined() ? fromScalarType(held(m_tensor).scalar_type()) : DType::Unknown;
 }
-std::string TensorHandle::device() const { return defined() ? m_impl->tensor.device().str() : ""; }
-bool TensorHandle::isCuda() const { return defined() && m_impl->tensor.is_cuda(); }
-std::int64_t TensorHandle::numel() const { return defined() ? m_impl->tensor.numel() : 0; }
+std::string TensorHandle::device() const
+{
+    return defined() ? held(m_tensor).device().str() : "";
+}
+bool TensorHandle::isCuda() const { return defined() && held(m_tensor).is_cuda(); }
+std::int64_t TensorHandle::numel() const { return defined() ? held(m_tensor).numel() : 0; }
 
 std::vector<double> TensorHandle::toDoubles() const
 {
-    if (!defined() || m_impl->tensor.is_complex()) {
+    if (!defined() || held(m_tensor).is_complex()) {
         return {};
     }
-    at::Tensor t = m_impl->tensor.detach().to(at::kCPU).to(at::kDouble).contiguous();
+    at::Tensor t = held(m_tensor).detach().to(at::kCPU).to(at::kDouble).contiguous();
     const double* p = t.data_ptr<double>();
     return std::vector<double>(p, p + t.numel());
 }
@@ -60,11 +88,6 @@ const TensorHandle* ValueStore::find(const std::string& name) const
     return it == m_values.end() ? nullptr : &it->second;
 }
 
-const at::Tensor& tensorOf(const TensorHandle& h)
-{
-    static const at::Tensor undefined;
-    return h.impl() ? h.impl()->tensor : undefined;
-}
 
 namespace {
 struct DTypePair {

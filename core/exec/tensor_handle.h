@@ -11,10 +11,16 @@
 #include <string>
 #include <vector>
 
+namespace at {
+class Tensor;
+}
+
 namespace fxs::exec {
 
 // A reference-counted handle to one tensor (shares storage with the run that produced it).
-// Cheap to copy. Default-constructed handles are undefined (defined() == false).
+// Cheap to copy: it holds the tensor's own reference, no allocation of its own (the compiled
+// run passes every region's inputs and outputs through handles). Default-constructed handles
+// are undefined (defined() == false).
 class TensorHandle {
 public:
     TensorHandle();
@@ -36,12 +42,12 @@ public:
     // A contiguous CPU copy of the elements as float64 (for comparisons in tests and reports).
     std::vector<double> toDoubles() const;
 
-    struct Impl;
-    const Impl* impl() const { return m_impl.get(); }
-    explicit TensorHandle(std::unique_ptr<Impl> impl);
-
 private:
-    std::unique_ptr<Impl> m_impl;
+    friend TensorHandle makeHandle(at::Tensor t);
+    friend const at::Tensor& tensorOf(const TensorHandle& h);
+    // An at::Tensor (one reference-counted pointer) made in place by tensor_handle.cpp, which
+    // checks the size and alignment; this header stays free of LibTorch.
+    alignas(void*) unsigned char m_tensor[sizeof(void*)];
 };
 
 // Node name -> tensor handle. Values that are not tensors (ints, None) are not stored.

@@ -11,14 +11,8 @@
 
 namespace fxs::exec {
 
-struct TensorHandle::Impl {
-    at::Tensor tensor;
-};
-
-inline TensorHandle makeHandle(at::Tensor t)
-{
-    return TensorHandle(std::make_unique<TensorHandle::Impl>(TensorHandle::Impl{std::move(t)}));
-}
+// A handle sharing `t` (no copy of its elements).
+TensorHandle makeHandle(at::Tensor t);
 // The tensor behind a handle; an undefined tensor for an undefined handle.
 const at::Tensor& tensorOf(const TensorHandle& h);
 

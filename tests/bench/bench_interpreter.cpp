@@ -1,10 +1,11 @@
 // Interpreter overhead per node: a chain of 1,000 `aten::add.Tensor` on 1-element tensors run
 // by the executor (plan built once) vs the same at::add calls made directly from C++. The
 // difference divided by 1,000 is the interpreter's cost per node above the op itself; the same
-// for a chain of views (BM_*Views).
+// for a chain of views (BM_*Views; BM_InterpreterViewsDirect with RunOptions::directViews).
 // BM_Fixture*: whole recorded forward graphs (LLaMA-24 with d=128, GPT-12) through the executor
 // with per-node timing off, as `run --compiled` runs its eager parts; ns_per_node is the whole
 // step (operator work included, wall time) over the graph's call nodes.
+#include "core/exec/direct_views.h"
 #include "core/exec/executor.h"
 #include "core/exec/interpreter.h"
 #include "core/exec/torch_bridge.h"
@@ -42,12 +43,16 @@ void countPerNode(benchmark::State& state)
                                          benchmark::Counter::kInvert);
 }
 
-// The chain g through the executor, its placeholder ones of `sizes` (made in inference mode).
+// The chain g through the executor, its placeholder ones of `sizes` (made in inference mode);
+// directViews: as RunOptions::directViews.
 void runInterpreter(benchmark::State& state, const graph::GraphPtr& g,
-                    std::vector<std::int64_t> sizes, bool timing)
+                    std::vector<std::int64_t> sizes, bool timing, bool directViews = false)
 {
     c10::InferenceMode inference;
     auto plan = exec::detail::buildPlan(*g, c10::Device(c10::kCPU));
+    if (directViews) {
+        exec::detail::runViewsDirectly(plan);
+    }
     std::vector<c10::IValue> inputs(g->size());
     inputs[0] = at::ones(sizes);
     exec::detail::ExecOptions options{timing, false, nullptr};
@@ -107,6 +112,10 @@ graph::GraphPtr chainOfViews()
 void BM_InterpreterViews(benchmark::State& state)
 {
     runInterpreter(state, chainOfViews(), {4, 8}, false);
+}
+void BM_InterpreterViewsDirect(benchmark::State& state)
+{
+    runInterpreter(state, chainOfViews(), {4, 8}, false, true);
 }
 
 void BM_DirectAtenViews(benchmark::State& state)
@@ -196,6 +205,7 @@ BENCHMARK(BM_InterpreterAdds)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InterpreterAddsTimed)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DirectAtenViews)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InterpreterViews)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InterpreterViewsDirect)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FixtureLlama24Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FixtureGpt12Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
