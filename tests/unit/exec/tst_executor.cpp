@@ -1,9 +1,11 @@
 // The executor's internals: MemoryTracker's storage table (values sharing a storage counted
 // once, its bytes freed with the last of them) against a plain reference count, through growth
 // and deletions in every order; the host memory policy (a second round of tensor allocations
-// faults no page in anew).
+// faults no page in anew); TensorHandle, which holds its tensor in place: one reference a
+// handle, given back by every copy, move, assignment and destruction.
 #include "core/exec/executor.h"
 #include "core/exec/host_memory.h"
+#include "core/exec/torch_bridge.h"
 #include "tests/test_file.h"
 
 #include <QtTest>
@@ -138,6 +140,45 @@ private Q_SLOTS:
         }
         QCOMPARE(m.live(), std::int64_t(0));
         QCOMPARE(m.peak(), ref.peak);
+    }
+
+    void handlesHoldOneReferenceEach()
+    {
+        const at::Tensor t = at::arange(6, at::kFloat);
+        QCOMPARE(t.use_count(), std::size_t(1));
+        {
+            exec::TensorHandle a = exec::makeHandle(t);
+            QCOMPARE(t.use_count(), std::size_t(2));
+            QVERIFY(a.defined());
+            QCOMPARE(a.data(), t.data_ptr());
+            QCOMPARE(a.sizes(), std::vector<std::int64_t>{6});
+            QCOMPARE(a.numel(), std::int64_t(6));
+            exec::TensorHandle b = a; // a copy: one more reference to the same tensor
+            QCOMPARE(t.use_count(), std::size_t(3));
+            QVERIFY(exec::tensorOf(b).is_same(t));
+            exec::TensorHandle c = std::move(b); // a move: none more, the source emptied
+            QCOMPARE(t.use_count(), std::size_t(3));
+            QVERIFY(!b.defined());
+            b = c;
+            QCOMPARE(t.use_count(), std::size_t(4));
+            b = exec::TensorHandle();
+            QCOMPARE(t.use_count(), std::size_t(3));
+            exec::TensorHandle& same = c;
+            c = same; // self-assignment keeps the reference
+            c = std::move(same);
+            QCOMPARE(t.use_count(), std::size_t(3));
+            QVERIFY(c.defined());
+            std::vector<exec::TensorHandle> many(100, a);
+            QCOMPARE(t.use_count(), std::size_t(103));
+            many.resize(10);
+            QCOMPARE(t.use_count(), std::size_t(13));
+        }
+        QCOMPARE(t.use_count(), std::size_t(1)); // every handle gave its reference back
+        const exec::TensorHandle empty;
+        QVERIFY(!empty.defined());
+        QVERIFY(empty.data() == nullptr);
+        QCOMPARE(empty.numel(), std::int64_t(0));
+        QVERIFY(!exec::tensorOf(empty).defined());
     }
 
     void repeatedRunsFaultNoPagesIn()
