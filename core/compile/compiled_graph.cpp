@@ -204,15 +204,14 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
     exec::RunOptions eager = ro;
     eager.substitutes.clear();
     ro.substitutes = substitutesOf(regions);
-    // Both graphs' times before either is profiled: once LibTorch's profiler (CUPTI) has run in
-    // the process, every later launch costs the host more, which the host and wall figures of
-    // whichever graph came second would carry (the compiled one's: 5.1 against 2.4-3.2 us a node
-    // for LLaMA-24's training step on an H200's host).
-    auto e = time(graph, eager, device, repeats, false, cancel);
+    // Both graphs' times before either is profiled (detail::Measure): the compiled one's host
+    // figure read 5.1 against 2.4-3.2 us a node for LLaMA-24's training step on an H200's host
+    // when the eager graph's profile came first.
+    auto e = time(graph, eager, device, repeats, detail::Measure::Times, cancel);
     if (!e) {
         return e.error();
     }
-    auto c = time(graph, ro, device, repeats, false, cancel);
+    auto c = time(graph, ro, device, repeats, detail::Measure::Times, cancel);
     if (!c) {
         return c.error();
     }
@@ -220,11 +219,11 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
     if (!kernels) {
         return t;
     }
-    auto ek = time(graph, eager, device, repeats, true, cancel);
+    auto ek = time(graph, eager, device, repeats, detail::Measure::Kernels, cancel);
     if (!ek) {
         return ek.error();
     }
-    auto ck = time(graph, ro, device, repeats, true, cancel);
+    auto ck = time(graph, ro, device, repeats, detail::Measure::Kernels, cancel);
     if (!ck) {
         return ck.error();
     }

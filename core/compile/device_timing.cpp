@@ -40,10 +40,25 @@ Result<StreamTimes> mediansOf(int repeats, const std::function<Result<StreamTime
     return StreamTimes{medianOf(wall), medianOf(gpu), medianOf(host)};
 }
 
+// Measure::Kernels: `once` untimed, then `repeats` times under the profiler.
+Result<StreamTimes> kernelsOf(int device, int repeats, const std::function<Status()>& once)
+{
+    if (Status warm = once(); !warm) {
+        return warm.error();
+    }
+    auto k = profileKernels(device, repeats, once);
+    if (!k) {
+        return k.error();
+    }
+    StreamTimes t;
+    t.kernels = *k;
+    return t;
+}
+
 } // namespace
 
 Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions ro, int device,
-                                     int repeats, bool kernels, const CancelToken& cancel)
+                                     int repeats, Measure measure, const CancelToken& cancel)
 {
     auto timer = cuda::EventTimer::create(device);
     if (!timer) {
@@ -71,7 +86,13 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
         }
         wall = msSince(begun);
     };
-    auto times = mediansOf(repeats, [&]() -> Result<StreamTimes> {
+    if (measure == Measure::Kernels) {
+        return kernelsOf(device, repeats, [&]() -> Status {
+            auto run = exec::Interpreter::run(graph, ro, cancel);
+            return run ? Status() : Status(run.error());
+        });
+    }
+    return mediansOf(repeats, [&]() -> Result<StreamTimes> {
         auto run = exec::Interpreter::run(graph, ro, cancel);
         if (!run) {
             return run.error();
@@ -85,18 +106,6 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
         }
         return StreamTimes{wall, *ms, host, std::nullopt};
     });
-    if (!times || !kernels) {
-        return times;
-    }
-    auto k = profileKernels(device, repeats, [&]() -> Status {
-        auto run = exec::Interpreter::run(graph, ro, cancel);
-        return run ? Status() : Status(run.error());
-    });
-    if (!k) {
-        return k.error();
-    }
-    times->kernels = *k;
-    return times;
 }
 
 #if defined(FXSCOPE_TORCH_CUDA)
@@ -181,7 +190,7 @@ Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, exec::ConvWeightCache*
 } // namespace
 
 Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, int device,
-                                int repeats, bool kernels, const CancelToken& cancel)
+                                int repeats, Measure measure, const CancelToken& cancel)
 {
     // A capture needs a stream other than the default one; the warm-up run on it first makes
     // what a first run makes (cuBLAS workspaces, the allocator's blocks) outside the capture.
@@ -202,22 +211,16 @@ Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, 
         if (!run) {
             return run.error();
         }
-        auto times = replay(captured, ro.convWeights.get(), device, repeats);
-        if (!times || !kernels) {
-            return times;
+        if (measure == Measure::Times) {
+            return replay(captured, ro.convWeights.get(), device, repeats);
         }
-        auto k = profileKernels(device, repeats, [&]() -> Status {
+        return kernelsOf(device, repeats, [&]() -> Status {
             if (Status w = refreshWeights(ro.convWeights.get()); !w) {
                 return w;
             }
             captured.replay();
             return {};
         });
-        if (!k) {
-            return k.error();
-        }
-        times->kernels = *k;
-        return times;
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Runtime,
                          std::string("capturing the graph as a CUDA graph: ") + e.what());
@@ -226,7 +229,7 @@ Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, 
 
 #else
 
-Result<StreamTimes> timeReplays(const graph::Graph&, exec::RunOptions, int, int, bool,
+Result<StreamTimes> timeReplays(const graph::Graph&, exec::RunOptions, int, int, Measure,
                                 const CancelToken&)
 {
     return makeError(ErrorCode::Unsupported,

@@ -13,18 +13,23 @@
 
 namespace fxs::compile::detail {
 
+// What a call measures. Times: wall, GPU events and host, as medians. Kernels: in runs of
+// their own (one untimed first), `repeats` runs (or replays) under LibTorch's profiler, the GPU
+// work's durations summed per run (kernel_profile.h), the times left 0. Callers take every
+// graph's Times before any Kernels: once the profiler (CUPTI) has run in the process, every
+// later launch costs the host more.
+enum class Measure { Times, Kernels };
+
 struct StreamTimes {
     double wallMs = 0;   // host: the first step issued to the end of the GPU's work
     double deviceMs = 0; // between CUDA events recorded before the first step, after the last
     double hostMs = 0;   // host: issuing the steps (or the replay), without waiting for them
-    // With `kernels` asked: `repeats` more runs (or replays) under LibTorch's profiler, the GPU
-    // work's durations summed per run (kernel_profile.h).
-    std::optional<KernelTime> kernels;
+    std::optional<KernelTime> kernels; // Measure::Kernels
 };
 
 // The graph run `repeats` times after a warm-up, with no per-node synchronisation; medians.
 Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions ro, int device,
-                                     int repeats, bool kernels, const CancelToken& cancel);
+                                     int repeats, Measure measure, const CancelToken& cancel);
 
 // One run of the graph's steps captured as a CUDA graph (after an uncaptured warm-up on the
 // capturing stream) and replayed `repeats` times after a warm-up replay; medians. The inputs
@@ -32,6 +37,6 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
 // (Unsupported), a step that cannot be captured (a host read, a copy from pageable memory:
 // Runtime, with PyTorch's message).
 Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, int device,
-                                int repeats, bool kernels, const CancelToken& cancel);
+                                int repeats, Measure measure, const CancelToken& cancel);
 
 } // namespace fxs::compile::detail

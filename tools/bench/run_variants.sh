@@ -25,11 +25,10 @@ IFS=';' read -r -a variants <<< "$VARIANTS"
 [[ "$VARIANTS" == *";" ]] && variants+=("")
 run_rounds "${variants[@]}"
 python3 - "$W" "$MODELS" "$ROUNDS" "${variants[@]}" <<'PY'
-import json, re, statistics, sys
+import statistics, sys
+sys.path.insert(0, "tools/bench")
+from variant_rounds import GENERATED, max_abs_err, med, step
 w, models, rounds, variants = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), sys.argv[4:]
-def med(xs, f="%.4f"):
-    return (f + " (" + f + "-" + f + ")") % (statistics.median(xs), min(xs), max(xs)) \
-        if xs else "n/a"
 for m in models:
     print("\n## %s: a step (fw + bw), median (min-max) over %d rounds" % (m, rounds))
     print("| variant | host us a node | host ms | kernel ms | generated | library | wall ms | "
@@ -40,39 +39,24 @@ for m in models:
     for i, v in enumerate(variants):
         per, host, kern, wall, nodes, err, gen, lib = [], [], [], [], [], [], [], []
         for r in range(1, rounds + 1):
-            h = k = t = g = 0.0
+            parts = step(w, m, i, r, "host_ms", lambda why: print("%s %r %s" % (m, v, why)))
+            if parts is None:
+                continue
+            h = k = t = g = e = 0.0
             n = 0
-            e = 0.0
-            ok = True
-            for part in ("fw", "bw"):
-                try:
-                    j = json.load(open("%s/%s.%d.%d.%s.json" % (w, m, i, r, part)))
-                except (OSError, ValueError):
-                    ok = False
-                    print("%s %r round %d %s: no result: %s" % (m, v, r, part, open(
-                        "%s/%s.%d.%d.%s.err" % (w, m, i, r, part)).read()[-600:]))
-                    continue
-                if not j.get("ok") or j.get("host_ms") is None:
-                    ok = False
-                    print("%s %r round %d %s failed: %s" % (m, v, r, part,
-                                                            json.dumps(j.get("error"))[:600]))
-                    continue
+            for part, j in parts:
                 h += j["host_ms"]
                 k += j.get("kernel_ms") or 0.0
                 t += j["total_ms"]
                 n += j["nodes_run"]
-                for o in j.get("outputs", []):
-                    if o.get("max_abs_err") is not None:
-                        e = max(e, o["max_abs_err"])
+                e = max(e, max_abs_err(j))
                 for x in j.get("top_kernels") or []:
-                    g += x["ms"] if re.match(r"fx\d+(?:_\d+)?_(pw|row|col)_", x["name"]) else 0.0
-                if r == 1:
-                    for x in j.get("top_kernels") or []:
+                    g += x["ms"] if GENERATED.match(x["name"]) else 0.0
+                    if r == 1:
                         kernels.setdefault(i, {})[(part, x["name"])] = x["count"]
                 notes[(v, part)] = j.get("notes", [])
-            if ok:
-                per.append(h * 1000 / max(1, n)); host.append(h); kern.append(k); wall.append(t)
-                nodes.append(n); err.append(e); gen.append(g); lib.append(k - g)
+            per.append(h * 1000 / max(1, n)); host.append(h); kern.append(k); wall.append(t)
+            nodes.append(n); err.append(e); gen.append(g); lib.append(k - g)
         print("| %r | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             v, med(per, "%.3f"), med(host, "%.2f"), med(kern), med(gen), med(lib),
             med(wall, "%.3f"),

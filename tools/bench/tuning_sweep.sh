@@ -22,11 +22,11 @@ for t in "${tunings[@]}"; do
 done
 GRAPHS=1 run_rounds "${variants[@]}"
 python3 - "$W" "$MODELS" "$ROUNDS" "$TUNINGS" <<'PY'
-import json, re, statistics, sys
+import statistics, sys
+sys.path.insert(0, "tools/bench")
+from variant_rounds import GENERATED, max_abs_err, med, step
 w, models, rounds, tunings = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), \
     sys.argv[4].split(";")
-def med(xs):
-    return "%.4f (%.4f-%.4f)" % (statistics.median(xs), min(xs), max(xs)) if xs else "n/a"
 for m in models:
     print("\n## %s: ms a step (fw + bw), median (min-max) over %d rounds" % (m, rounds))
     print("| tuning | kernel ms | generated ms | pw | row | col | generated launches | max abs err |")
@@ -35,32 +35,23 @@ for m in models:
         tot, gen, launches, err = [], [], [], []
         form = {"pw": [], "row": [], "col": []}
         for r in range(1, rounds + 1):
+            parts = step(w, m, i, r, "kernel_ms")
+            if parts is None:
+                continue
             s, g, n, e = 0.0, 0.0, 0.0, 0.0
             f = {k: 0.0 for k in form}
-            ok = True
-            for part in ("fw", "bw"):
-                try:
-                    j = json.load(open("%s/%s.%d.%d.%s.json" % (w, m, i, r, part)))
-                except (OSError, ValueError):
-                    ok = False
-                    continue
-                if j.get("kernel_ms") is None:
-                    ok = False
-                    continue
+            for _, j in parts:
                 s += j["kernel_ms"]
-                for o in j.get("outputs", []):
-                    if o.get("max_abs_err") is not None:
-                        e = max(e, o["max_abs_err"])
+                e = max(e, max_abs_err(j))
                 for k in j.get("top_kernels") or []:
-                    mm = re.match(r"fx\d+(?:_\d+)?_(pw|row|col)_", k["name"])
+                    mm = GENERATED.match(k["name"])
                     if mm:
                         g += k["ms"]
                         n += k["count"]
                         f[mm.group(1)] += k["ms"]
-            if ok:
-                tot.append(s); gen.append(g); launches.append(n); err.append(e)
-                for k in form:
-                    form[k].append(f[k])
+            tot.append(s); gen.append(g); launches.append(n); err.append(e)
+            for k in form:
+                form[k].append(f[k])
         print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             t, med(tot), med(gen), med(form["pw"]), med(form["row"]), med(form["col"]),
             "%.0f" % statistics.median(launches) if launches else "n/a",
