@@ -37,6 +37,10 @@ constexpr std::int64_t kMaxRowThreads = 1024;
 // its RMSNorm rows (128 of 256 floats) 3 % less two rows a block than four.
 constexpr std::int64_t kSpreadBlocks = 128;
 constexpr std::int64_t kSpreadMinBlock = 64;
+// A pointwise grid of at least this many blocks is "wide" (CudaTuning::wide): H200, 132
+// multiprocessors of 8 such blocks each, two waves or more. Only kernels read in words of four
+// 32-bit elements: chain8 over 16M/64M bfloat16 (words of 8) ran 1-2 % slower that way.
+constexpr std::int64_t kWideBlocks = 2048;
 constexpr std::int64_t kMaxRegisterRow = 32; // elements per thread a row keeps in registers
 // Rows each group of a pipelined row kernel takes in turn (the grid is sized for it): measured on
 // H100, softmax+layer_norm over rows of 1024 bfloat16 ran 5 % faster with 4 rows a group than
@@ -202,6 +206,9 @@ std::string KernelPrinter::pointwiseEntry(const std::string& name, int v) const
     s += "        #pragma unroll\n        for (int u = 0; u < " + str(m_tune.unroll) +
          "; ++u) {\n";
     s += "            const " + m_idx + " q = i + u * " + str(block) + ";\n";
+    // Each chunk is tested against the end even where the step divides the chunks (where none
+    // could pass it): without the test, chain8 over 16M/64M float32 in two chunks a thread ran
+    // 3-5 % slower on H200.
     s += "            if (q < " + str(chunks) + ") {\n";
     s += "                " + m_name + "_chunk" + str(v) + "(" + args() + ", q * " + str(v) +
          (v > 1 ? ", aligned" : "") + ");\n            }\n        }\n    }\n";
@@ -509,6 +516,11 @@ std::string KernelPrinter::print()
     m_launch.kernel = m_name;
     if (!reduction) {
         const int v = detail::vectorWidth(m_k, m_total);
+        if (m_tune.wide && v == 4 && m_tune.unroll == 1 && m_tune.block >= 2 * kSpreadMinBlock &&
+            ceilDiv(m_total / v, m_tune.block) >= kWideBlocks) {
+            m_tune.block /= 2;
+            m_tune.unroll = 2;
+        }
         while (m_tune.block > kSpreadMinBlock &&
                ceilDiv(m_total / v, std::int64_t(m_tune.block) * m_tune.unroll) < kSpreadBlocks) {
             m_tune.block /= 2;
@@ -585,7 +597,8 @@ std::string CudaTuning::text() const
 {
     const std::string s =
         "block=" + str(block) + " unroll=" + str(unroll) + " row_elements=" + str(rowElements);
-    return rowBlock == CudaTuning().rowBlock ? s : s + " row_block=" + str(rowBlock);
+    return (rowBlock == CudaTuning().rowBlock ? s : s + " row_block=" + str(rowBlock)) +
+           (wide ? "" : " wide=0");
 }
 
 std::optional<CudaTuning> CudaTuning::parse(std::string_view text)
@@ -619,6 +632,8 @@ std::optional<CudaTuning> CudaTuning::parse(std::string_view text)
             t.rowElements = value;
         } else if (name == "row_block" && value >= 32 && value <= 1024 && value % 32 == 0) {
             t.rowBlock = value;
+        } else if (name == "wide" && value <= 1) {
+            t.wide = value == 1;
         } else {
             return std::nullopt;
         }

@@ -23,6 +23,7 @@ import sys
 import time
 
 import torch
+import torch._inductor.config as inductor_config
 import torch.nn as nn
 
 p = argparse.ArgumentParser()
@@ -37,6 +38,12 @@ p.add_argument("--record-only", action="store_true")
 # Only list Inductor's (default mode) kernels per model: the N longest by name with their counts
 # per step, as fxscope's --kernel-time lists its own (kernel_table.sh), then stop.
 p.add_argument("--inductor-kernels", type=int, default=0)
+# Inductor settings for every torch.compile here, e.g. "allow_buffer_reuse=False,inplace_buffers=
+# False" (names of torch._inductor.config; values True, False or integers).
+p.add_argument("--inductor-config", default="")
+# Weights for --inductor-kernels: "default" (the model's own initialisation), "fanin" (normal
+# over the square root of the fan-in, as fxscope synthesises weights) or "constant" (0.01).
+p.add_argument("--weights", default="default", choices=["default", "fanin", "constant"])
 # Print "phase NAME begin|end UNIX_TIME" around each timed part (for lining up a log of the
 # GPU's clocks, such as nvidia-smi --query-gpu=timestamp,clocks.sm -lms 100, with them).
 p.add_argument("--phases", action="store_true")
@@ -46,6 +53,10 @@ args = p.parse_args()
 os.makedirs(args.out, exist_ok=True)
 os.makedirs(args.cache_root, mode=0o700, exist_ok=True)
 dev = "cuda"
+for kv in filter(None, args.inductor_config.split(",")):
+    key, _, val = (x.strip() for x in kv.partition("="))
+    setattr(inductor_config, key, {"True": True, "False": False}[val]
+            if val in ("True", "False") else int(val))
 
 
 class Block(nn.Module):
@@ -266,6 +277,12 @@ for name in args.models.split(","):
     if args.record_only:
         continue
     if args.inductor_kernels:
+        with torch.no_grad():
+            for q in m.parameters():
+                if args.weights == "fanin" and q.dim() >= 2:
+                    q.copy_(torch.randn_like(q) / (q[0].numel() ** 0.5))
+                elif args.weights == "constant" and q.dim() >= 2:
+                    q.fill_(0.01)
         cm = torch.compile(m)
         step(cm)
         ms, launches = kernel_ms(m, cm, step, lambda: None, top=name + " inductor",

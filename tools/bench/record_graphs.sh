@@ -13,9 +13,10 @@ chmod 700 "$W"
 
 # run_rounds VARIANT...: ROUNDS interleaved rounds of every variant (extra `run` flags, after
 # any NAME=value environment settings for fxscope's process; words split at spaces) on every
-# model's forward and backward (from its forward), each `run --compiled --auto --kernel-time
+# model's forward and backward (from its forward; none for an inference model), each `run --compiled --auto --kernel-time
 # --repeat 10` with one cache in W, `--cuda-graph` too when GRAPHS=1. Writes
-# $W/MODEL.I.ROUND.fw.json and .bw.json (I: the variant's index; .err beside each: stderr).
+# $W/MODEL.I.ROUND.fw.json and .bw.json (I: the variant's index; .err beside each: stderr;
+# no .bw files for an inference model).
 run_rounds() {
   local variants=("$@") r i m word fw bw
   local common=(--compiled --auto --device cuda --json --cache "$W/cache/cache.db" --repeat 10
@@ -32,6 +33,7 @@ run_rounds() {
         bw=$OUT/graphs/${m}_graph1.txt
         env "${envs[@]}" "$FXSCOPE_CLI" run "$fw" "${common[@]}" "${flags[@]}" \
           > "$W/$m.$i.$r.fw.json" 2> "$W/$m.$i.$r.fw.err"
+        [ -f "$bw" ] || continue # an inference model: its forward only
         env "${envs[@]}" "$FXSCOPE_CLI" run "$bw" --from-forward "$fw" "${common[@]}" \
           "${flags[@]}" > "$W/$m.$i.$r.bw.json" 2> "$W/$m.$i.$r.bw.err"
       done

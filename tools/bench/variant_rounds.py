@@ -2,6 +2,7 @@
 # (run_variants.sh, tuning_sweep.sh): per model, variant and round, the forward's and the
 # backward's `run --json`.
 import json
+import os
 import re
 import statistics
 
@@ -16,12 +17,15 @@ def med(xs, f="%.4f"):
 
 
 def step(w, m, i, r, need, say=None):
-    """The forward's and backward's results of model m, variant i, round r under folder w, or
+    """The forward's and backward's results (the forward's alone for an inference model, which
+    has no backward run) of model m, variant i, round r under folder w, or
     None when one is missing, unreadable, failed or lacks the field `need`; `say` (if given) is
     told why."""
     parts = []
     for part in ("fw", "bw"):
         base = "%s/%s.%d.%d.%s" % (w, m, i, r, part)
+        if part == "bw" and parts and not os.path.exists(base + ".err"):
+            break  # an inference model: no backward was run
         try:
             j = json.load(open(base + ".json"))
         except (OSError, ValueError):

@@ -339,6 +339,61 @@ private Q_SLOTS:
         QVERIFY(!CudaTuning::parse("row_block=2048"));
     }
 
+    void wideGridsTakeTwoChunksAThread()
+    {
+        // A flat kernel over n floats: n / 4 chunks of 4.
+        auto flat = [](std::int64_t n, const CudaTuning& t) {
+            graph::GraphPtr keep;
+            const std::string dims = "f32[" + std::to_string(n) + "][1]cuda:0";
+            const std::string text = "def forward(self, x: \"" + dims + "\"):\n    sin: \"" + dims +
+                                     "\" = torch.ops.aten.sin.default(x)\n    return (sin,)\n";
+            auto p = testing::lowerCase({"r0", text.c_str()}, keep);
+            return p ? printCudaSchedule({*p}, t) : CudaSchedule{};
+        };
+        // 4M floats: 1M chunks, 4096 blocks of 256 (>= 2048): blocks of 128 taking two chunks
+        // each, the same grid, each chunk tested against the end.
+        const CudaSchedule wide = flat(4194304, CudaTuning());
+        QCOMPARE(wide.launches.at(0).at(0).block, 128);
+        QCOMPARE(wide.launches[0][0].grid, std::int64_t(4096));
+        QVERIFY(wide.source.find("for (int u = 0; u < 2; ++u) {") != std::string::npos);
+        QVERIFY(wide.source.find("const int q = i + u * 128;") != std::string::npos);
+        QVERIFY(wide.source.find("if (q < 1048576) {") != std::string::npos);
+        // Turned off: one chunk a thread in blocks of 256, as before (same grid).
+        CudaTuning off;
+        off.wide = false;
+        const CudaSchedule narrow = flat(4194304, off);
+        QCOMPARE(narrow.launches.at(0).at(0).block, 256);
+        QCOMPARE(narrow.launches[0][0].grid, std::int64_t(4096));
+        QVERIFY(narrow.source.find("u < 1;") != std::string::npos);
+        QCOMPARE(off.text(), std::string("block=256 unroll=1 row_elements=8 wide=0"));
+        QCOMPARE(CudaTuning::parse(off.text())->wide, false);
+        QCOMPARE(CudaTuning::parse("wide=1")->text(), CudaTuning().text());
+        QVERIFY(!CudaTuning::parse("wide=2"));
+        // At the edge: 2M floats (524,288 chunks) make 2048 blocks, wide; 2,096,128 floats
+        // (2047 blocks) and 2,000,004 stay one chunk a thread.
+        const CudaSchedule edge = flat(2097152, CudaTuning());
+        QCOMPARE(edge.launches.at(0).at(0).block, 128);
+        QCOMPARE(edge.launches[0][0].grid, std::int64_t(2048));
+        QCOMPARE(flat(2096128, CudaTuning()).launches.at(0).at(0).block, 256);
+        QCOMPARE(flat(2000004, CudaTuning()).launches.at(0).at(0).block, 256);
+        // An explicit unroll is kept as given.
+        CudaTuning two;
+        two.unroll = 2;
+        QCOMPARE(flat(4194304, two).launches.at(0).at(0).block, 256);
+        // 16-bit elements (words of 8) keep one chunk a thread.
+        graph::GraphPtr keep;
+        auto halves = testing::lowerCase({"r0", R"(def forward(self, x: "bf16[8388608][1]cuda:0"):
+    sin: "bf16[8388608][1]cuda:0" = torch.ops.aten.sin.default(x)
+    return (sin,)
+)"},
+                                         keep);
+        QVERIFY(halves.ok());
+        const CudaLaunch& h = printCudaSchedule({*halves}).launches.at(0).at(0);
+        QCOMPARE(h.vector, 8);
+        QCOMPARE(h.block, 256);
+        QCOMPARE(h.grid, std::int64_t(4096));
+    }
+
     void columnKernelsSplitRowsWhenColumnsAreFew()
     {
         // 37 rows x 300 columns: 32 columns x 8 rows of threads a block, 10 column tiles; 37
