@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 
 namespace fxs::compile {
 namespace compiled_graph_detail {
@@ -204,35 +205,42 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
     exec::RunOptions eager = ro;
     eager.substitutes.clear();
     ro.substitutes = substitutesOf(regions);
+    // The eager graph's and the compiled one's, in that order.
+    auto both = [&](detail::Measure measure)
+        -> Result<std::pair<detail::StreamTimes, detail::StreamTimes>> {
+        auto e = time(graph, eager, device, repeats, measure, cancel);
+        if (!e) {
+            return e.error();
+        }
+        auto c = time(graph, ro, device, repeats, measure, cancel);
+        if (!c) {
+            return c.error();
+        }
+        return std::pair{std::move(*e), std::move(*c)};
+    };
     // Both graphs' times before either is profiled (detail::Measure): the compiled one's host
     // figure read 5.1 against 2.4-3.2 us a node for LLaMA-24's training step on an H200's host
     // when the eager graph's profile came first.
-    auto e = time(graph, eager, device, repeats, detail::Measure::Times, cancel);
-    if (!e) {
-        return e.error();
+    auto times = both(detail::Measure::Times);
+    if (!times) {
+        return times.error();
     }
-    auto c = time(graph, ro, device, repeats, detail::Measure::Times, cancel);
-    if (!c) {
-        return c.error();
-    }
-    DeviceTotals t{e->wallMs, c->wallMs, e->deviceMs, c->deviceMs, e->hostMs, c->hostMs};
+    const auto& [e, c] = *times;
+    DeviceTotals t{e.wallMs, c.wallMs, e.deviceMs, c.deviceMs, e.hostMs, c.hostMs};
     if (!kernels) {
         return t;
     }
-    auto ek = time(graph, eager, device, repeats, detail::Measure::Kernels, cancel);
-    if (!ek) {
-        return ek.error();
+    auto profiled = both(detail::Measure::Kernels);
+    if (!profiled) {
+        return profiled.error();
     }
-    auto ck = time(graph, ro, device, repeats, detail::Measure::Kernels, cancel);
-    if (!ck) {
-        return ck.error();
-    }
-    if (ek->kernels && ck->kernels) {
-        t.eagerKernelMs = ek->kernels->ms;
-        t.compiledKernelMs = ck->kernels->ms;
-        t.eagerKernelEvents = ek->kernels->count;
-        t.compiledKernelEvents = ck->kernels->count;
-        for (const auto& k : ck->kernels->top) {
+    const auto& [ek, ck] = *profiled;
+    if (ek.kernels && ck.kernels) {
+        t.eagerKernelMs = ek.kernels->ms;
+        t.compiledKernelMs = ck.kernels->ms;
+        t.eagerKernelEvents = ek.kernels->count;
+        t.compiledKernelEvents = ck.kernels->count;
+        for (const auto& k : ck.kernels->top) {
             t.compiledTopKernels.emplace_back(k.name, k.ms, k.count);
         }
     }

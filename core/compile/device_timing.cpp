@@ -60,6 +60,15 @@ Result<StreamTimes> kernelsOf(int device, int repeats, const std::function<Statu
 Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions ro, int device,
                                      int repeats, Measure measure, const CancelToken& cancel)
 {
+    ro.perNodeTiming = false;
+    ro.summarizeOutputs = false; // the report is dropped; the profiler must not see its copies
+    ro.repeat = 1;
+    if (measure == Measure::Kernels) { // no events, no synchronisation: the profiler times
+        return kernelsOf(device, repeats, [&]() -> Status {
+            auto run = exec::Interpreter::run(graph, ro, cancel);
+            return run ? Status() : Status(run.error());
+        });
+    }
     auto timer = cuda::EventTimer::create(device);
     if (!timer) {
         return timer.error();
@@ -68,9 +77,6 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
     Clock::time_point begun;
     double wall = 0, host = 0;
     Status hook;
-    ro.perNodeTiming = false;
-    ro.summarizeOutputs = false; // the report is dropped; the profiler must not see its copies
-    ro.repeat = 1;
     ro.onSteps = [&](bool first) {
         if (first) {
             begun = Clock::now();
@@ -86,12 +92,6 @@ Result<StreamTimes> timeWithoutSyncs(const graph::Graph& graph, exec::RunOptions
         }
         wall = msSince(begun);
     };
-    if (measure == Measure::Kernels) {
-        return kernelsOf(device, repeats, [&]() -> Status {
-            auto run = exec::Interpreter::run(graph, ro, cancel);
-            return run ? Status() : Status(run.error());
-        });
-    }
     return mediansOf(repeats, [&]() -> Result<StreamTimes> {
         auto run = exec::Interpreter::run(graph, ro, cancel);
         if (!run) {

@@ -88,7 +88,6 @@ const TensorHandle* ValueStore::find(const std::string& name) const
     return it == m_values.end() ? nullptr : &it->second;
 }
 
-
 namespace {
 struct DTypePair {
     DType ours;
