@@ -41,6 +41,7 @@ struct RunCliOptions {
     bool kernelTime = false; // --kernel-time: both graphs' GPU work from LibTorch's profiler
     bool hostTimes = false;  // --host-times: per_node times the host's work, no per-node sync
     bool dispatchedViews = false; // --dispatched-views: RunOptions::directViews off
+    bool noMatmulFusion = false;  // --no-matmul-fusion: GraphCompileOptions::fuseMatmuls off
     bool autoRegions = false;
     std::string project;
     std::string cache;
@@ -180,6 +181,20 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
                            {"ms", i < c.regionMs.size() ? c.regionMs[i] : 0.0}});
     }
     j["regions"] = std::move(regions);
+    // Matrix products outside the regions run as one per group (shared operand: "left", the
+    // results column blocks of one product; "right", row blocks).
+    json groups = json::array();
+    for (const auto& g : c.matmulGroups) {
+        groups.push_back({{"id", g.id},
+                          {"nodes", g.nodes},
+                          {"shared", g.shared == 0 ? "left" : "right"},
+                          {"fused_runs", g.fusedRuns},
+                          {"separate_runs", g.separateRuns}});
+    }
+    j["matmul_groups"] = std::move(groups);
+    if (!c.matmulNote.empty()) {
+        j["notes"].push_back(c.matmulNote);
+    }
     for (std::size_t i = 0; i < j["outputs"].size(); ++i) {
         const auto& err = i < c.outputMaxAbsErr.size() ? c.outputMaxAbsErr[i] : std::nullopt;
         j["outputs"][i]["max_abs_err"] = err ? json(*err) : json(nullptr);
@@ -238,6 +253,17 @@ void printCompiledText(const compile::CompiledGraphReport& c)
         std::printf("GPU kernels (LibTorch's profiler): compiled %.3f ms in %.0f, eager %.3f ms "
                     "in %.0f\n",
                     *c.kernelMs, c.kernelEvents, *c.eagerKernelMs, c.eagerKernelEvents);
+    }
+    if (!c.matmulGroups.empty()) {
+        std::size_t nodes = 0;
+        for (const auto& g : c.matmulGroups) {
+            nodes += g.nodes.size();
+        }
+        std::printf("matrix products: %zu mm nodes in %zu groups, one product a group\n", nodes,
+                    c.matmulGroups.size());
+    }
+    if (!c.matmulNote.empty()) {
+        std::printf("note: %s\n", c.matmulNote.c_str());
     }
     for (std::size_t i = 0; i < c.regions.size(); ++i) {
         const auto& r = c.regions[i];
@@ -350,6 +376,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     co.run.chooseAddmm = co.compile.device == compile::TargetDevice::Cuda;
     co.cudaGraph = o.cudaGraph;
     co.kernelTime = o.kernelTime;
+    co.fuseMatmuls = !o.noMatmulFusion;
     auto report = compile::runCompiledGraph(gr, *regions, co);
     if (!report) {
         return fail(o, report.error(), 1);
@@ -495,6 +522,10 @@ void addRunCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--kernel-time", options->kernelTime,
                   "--compiled on CUDA: also sum both graphs' GPU work per run with LibTorch's "
                   "profiler (Kineto; a PyTorch wheel's LibTorch)")
+        ->needs(compiled);
+    cmd->add_flag("--no-matmul-fusion", options->noMatmulFusion,
+                  "--compiled: run every mm node on its own (by default mm nodes outside the "
+                  "regions that share an operand run as one product)")
         ->needs(compiled);
     cmd->add_flag("--host-times", options->hostTimes,
                   "CUDA: per_node times are the host's work only (no synchronisation per node): "

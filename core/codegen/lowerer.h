@@ -282,10 +282,5 @@ std::vector<std::int64_t> refinedSpace(const Lowerer& lw, const Val& v);
 // reduction fixed the kernel's ranges, a dim of x is a broadcast or merged, a merged value would
 // no longer run along consecutive F dims, or F is in that order already.
 bool permuteToOrderOf(Lowerer& lw, const Val& x);
-// Strides for viewing (sizes, strides) as newSizes without copying (ATen's computeStride);
-// nullopt when the view would need a copy.
-std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& sizes,
-                                                     const std::vector<std::int64_t>& strides,
-                                                     const std::vector<std::int64_t>& newSizes);
 
 } // namespace fxs::codegen::detail

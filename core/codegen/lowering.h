@@ -64,6 +64,12 @@ std::optional<Refusal> nodeRefusal(const graph::Graph& graph, graph::NodeId id);
 // eager, so a schedule leaves one that only feeds LibTorch calls to LibTorch.
 bool isViewNode(const graph::Node& node);
 
+// Strides for viewing (sizes, strides) as newSizes without copying (ATen's computeStride, the
+// rule of `view`); nullopt when the view would need a copy.
+std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& sizes,
+                                                     const std::vector<std::int64_t>& strides,
+                                                     const std::vector<std::int64_t>& newSizes);
+
 // The buffer a node's meta describes (dtype, concrete sizes, strides; contiguous when none are
 // printed), or nullopt when the node has no concrete tensor meta of a supported dtype.
 std::optional<BufferSpec> bufferSpecFromMeta(const graph::Node& node);

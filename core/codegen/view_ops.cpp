@@ -423,44 +423,6 @@ Status sliceComputed(Lowerer& lw, const graph::Node& n, const Val& x,
 
 bool isViewOp(std::string_view base) { return kViews.count(base) != 0; }
 
-// ATen's computeStride: strides that view (sizes, strides) as newSizes, or nullopt.
-std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& sizes,
-                                                     const std::vector<std::int64_t>& strides,
-                                                     const std::vector<std::int64_t>& newSizes)
-{
-    std::vector<std::int64_t> ns(newSizes.size(), 1);
-    if (sizes.empty()) {
-        return ns;
-    }
-    std::int64_t viewD = std::int64_t(newSizes.size()) - 1;
-    std::int64_t chunkBase = strides.back();
-    std::int64_t tensorNumel = 1;
-    std::int64_t viewNumel = 1;
-    for (std::int64_t d = std::int64_t(sizes.size()) - 1; d >= 0; --d) {
-        tensorNumel *= sizes[std::size_t(d)];
-        if (d == 0 || (sizes[std::size_t(d - 1)] != 1 &&
-                       strides[std::size_t(d - 1)] != tensorNumel * chunkBase)) {
-            while (viewD >= 0 && (viewNumel < tensorNumel || newSizes[std::size_t(viewD)] == 1)) {
-                ns[std::size_t(viewD)] = viewNumel * chunkBase;
-                viewNumel *= newSizes[std::size_t(viewD)];
-                --viewD;
-            }
-            if (viewNumel != tensorNumel) {
-                return std::nullopt;
-            }
-            if (d > 0) {
-                chunkBase = strides[std::size_t(d - 1)];
-                tensorNumel = 1;
-                viewNumel = 1;
-            }
-        }
-    }
-    if (viewD != -1) {
-        return std::nullopt;
-    }
-    return ns;
-}
-
 bool isCopyOp(std::string_view base) { return kCopies.count(base) != 0; }
 
 bool copyOfInputView(Lowerer& lw, const graph::Node& n)
@@ -683,6 +645,44 @@ std::optional<Val> materialized(Lowerer& lw, const Val& v)
 } // namespace fxs::codegen::detail
 
 namespace fxs::codegen {
+
+// ATen's computeStride: strides that view (sizes, strides) as newSizes, or nullopt.
+std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& sizes,
+                                                     const std::vector<std::int64_t>& strides,
+                                                     const std::vector<std::int64_t>& newSizes)
+{
+    std::vector<std::int64_t> ns(newSizes.size(), 1);
+    if (sizes.empty()) {
+        return ns;
+    }
+    std::int64_t viewD = std::int64_t(newSizes.size()) - 1;
+    std::int64_t chunkBase = strides.back();
+    std::int64_t tensorNumel = 1;
+    std::int64_t viewNumel = 1;
+    for (std::int64_t d = std::int64_t(sizes.size()) - 1; d >= 0; --d) {
+        tensorNumel *= sizes[std::size_t(d)];
+        if (d == 0 || (sizes[std::size_t(d - 1)] != 1 &&
+                       strides[std::size_t(d - 1)] != tensorNumel * chunkBase)) {
+            while (viewD >= 0 && (viewNumel < tensorNumel || newSizes[std::size_t(viewD)] == 1)) {
+                ns[std::size_t(viewD)] = viewNumel * chunkBase;
+                viewNumel *= newSizes[std::size_t(viewD)];
+                --viewD;
+            }
+            if (viewNumel != tensorNumel) {
+                return std::nullopt;
+            }
+            if (d > 0) {
+                chunkBase = strides[std::size_t(d - 1)];
+                tensorNumel = 1;
+                viewNumel = 1;
+            }
+        }
+    }
+    if (viewD != -1) {
+        return std::nullopt;
+    }
+    return ns;
+}
 
 std::vector<std::int64_t> contiguousStrides(const std::vector<std::int64_t>& sizes)
 {

@@ -3,8 +3,10 @@
 #include "core/compile/compiled_graph.h"
 
 #include "core/compile/device_timing.h"
+#include "core/compile/matmul_fusion.h"
 #include "core/compile/prepared_region.h"
 #include "core/cuda/module.h"
+#include "core/exec/substitute_order.h"
 #include "core/exec/torch_bridge.h"
 #include "core/graph/node_arguments.h"
 #include "core/graph/op_category.h"
@@ -16,6 +18,7 @@
 #include <exception>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -161,8 +164,17 @@ int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report
             used[r.id] = &r;
         }
     }
+    std::map<std::string, int> groups; // a fused group: one cat and one product
+    for (const auto& g : report.matmulGroups) {
+        groups[g.id] = g.separateRuns == 0 ? 2 : int(g.nodes.size());
+    }
     int n = 0;
     for (const auto& step : report.compiled.perNode) {
+        if (step.target == kMatmulGroupTarget) {
+            const auto g = groups.find(step.name);
+            n += g == groups.end() ? 0 : g->second;
+            continue;
+        }
         if (step.target == "fxscope.substitute") {
             const auto it = used.find(step.name);
             if (it == used.end()) {
@@ -185,7 +197,8 @@ int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report
 // CUDA: the totals of both graphs without per-node synchronisation (CompiledGraphReport).
 Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro,
                                   std::shared_ptr<const exec::ValueStore> inputs,
-                                  const std::vector<RegionOutcome>& regions, bool cudaGraph,
+                                  const std::vector<RegionOutcome>& regions,
+                                  const std::vector<exec::Substitute>& fused, bool cudaGraph,
                                   bool kernels, const CancelToken& cancel)
 {
     int device = 0;
@@ -205,6 +218,7 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
     exec::RunOptions eager = ro;
     eager.substitutes.clear();
     ro.substitutes = substitutesOf(regions);
+    ro.substitutes.insert(ro.substitutes.end(), fused.begin(), fused.end());
     // The eager graph's and the compiled one's, in that order.
     auto both = [&](detail::Measure measure)
         -> Result<std::pair<detail::StreamTimes, detail::StreamTimes>> {
@@ -248,11 +262,12 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
 }
 
 Status timeTotalsInto(const graph::Graph& graph, exec::RunOptions ro,
-                      std::shared_ptr<const exec::ValueStore> inputs, bool cudaGraph,
-                      bool kernels, const CancelToken& cancel, CompiledGraphReport& report)
+                      std::shared_ptr<const exec::ValueStore> inputs,
+                      const std::vector<exec::Substitute>& fused, bool cudaGraph, bool kernels,
+                      const CancelToken& cancel, CompiledGraphReport& report)
 {
-    auto t = timeOnDevice(graph, std::move(ro), std::move(inputs), report.regions, cudaGraph,
-                          kernels, cancel);
+    auto t = timeOnDevice(graph, std::move(ro), std::move(inputs), report.regions, fused,
+                          cudaGraph, kernels, cancel);
     if (!t) {
         return t.error();
     }
@@ -271,9 +286,18 @@ Status timeTotalsInto(const graph::Graph& graph, exec::RunOptions ro,
     return {};
 }
 
-// After the regions compiled: the graph with them in place, compared with the eager run.
+// The matrix-product groups of a compiled run (GraphCompileOptions::fuseMatmuls).
+struct Fusion {
+    std::vector<MatmulGroup> groups;
+    std::shared_ptr<MatmulGroupRuns> runs;
+    std::vector<exec::Substitute> subs;
+};
+
+// After the regions compiled: the graph with them (and the groups) in place, compared with the
+// eager run.
 Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Region>& regions,
-                      exec::RunOptions ro, const CancelToken& cancel, CompiledGraphReport& report)
+                      const Fusion& fusion, exec::RunOptions ro, const CancelToken& cancel,
+                      CompiledGraphReport& report)
 {
     exec::ValueStore outputs; // the region inputs and outputs need not stay alive any longer
     for (const auto& [name, h] : report.eager.kept.values()) {
@@ -287,6 +311,11 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
     }
     ro.keep.clear();
     ro.substitutes = substitutesOf(report.regions);
+    ro.substitutes.insert(ro.substitutes.end(), fusion.subs.begin(), fusion.subs.end());
+    for (std::size_t i = 0; fusion.runs && i < fusion.groups.size(); ++i) {
+        fusion.runs->fused[i] = 0;
+        fusion.runs->separate[i] = 0;
+    }
     at::manual_seed(ro.seed); // the eager run's random state (runAll)
     auto run = exec::Interpreter::run(graph, ro, cancel);
     if (!run && run.error().code == ErrorCode::Cancelled) {
@@ -299,6 +328,26 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
         return e;
     }
     report.compiled = std::move(*run);
+    std::set<std::string> groupIds;
+    for (const auto& g : fusion.groups) {
+        groupIds.insert(g.id);
+    }
+    for (auto& step : report.compiled.perNode) { // a group's step is no region
+        if (step.target == "fxscope.substitute" && groupIds.count(step.name) != 0) {
+            step.target = kMatmulGroupTarget;
+        }
+    }
+    for (std::size_t i = 0; i < fusion.groups.size(); ++i) {
+        MatmulGroupReport g{fusion.groups[i].id, {}, fusion.groups[i].shared, 0, 0};
+        for (graph::NodeId id : fusion.groups[i].nodes) {
+            g.nodes.push_back(graph.node(id).name);
+        }
+        if (fusion.runs) {
+            g.fusedRuns = fusion.runs->fused[i];
+            g.separateRuns = fusion.runs->separate[i];
+        }
+        report.matmulGroups.push_back(std::move(g));
+    }
     regionTimes(graph, regions, report);
     report.kernels = kernelsLaunched(graph, report);
     for (std::size_t i = 0; i < report.compiled.outputs.size(); ++i) {
@@ -311,6 +360,85 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
         report.outputNotCompared.push_back(why.value_or(""));
     }
     return {};
+}
+
+// The groups of mm nodes outside the regions (none when not asked for, or for a graph that
+// writes in place, whose inputs each run makes again). Each group must run as one step beside
+// the regions' steps: one whose operand a region makes from another member's product would
+// wait on itself, and is left out.
+Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>& regions,
+                 const GraphCompileOptions& options)
+{
+    Fusion f;
+    if (!options.fuseMatmuls || writesInPlace(graph)) {
+        return f;
+    }
+    std::vector<bool> excluded(graph.size(), false);
+    std::vector<exec::Substitute> units;
+    std::set<std::string> ids;
+    for (const auto& r : regions) {
+        for (graph::NodeId id : r.nodes) {
+            if (id < excluded.size()) {
+                excluded[id] = true;
+            }
+        }
+        units.push_back({r.id, r.nodes, r.inputs, r.outputs, {}});
+        ids.insert(r.id);
+    }
+    const auto orders = [&](const std::vector<MatmulGroup>& groups) {
+        std::vector<exec::Substitute> all = units;
+        for (const auto& g : groups) {
+            all.push_back({g.id, g.nodes, {}, g.nodes, {}});
+        }
+        return bool(exec::detail::orderWithSubstitutes(graph, all));
+    };
+    std::vector<MatmulGroup> kept;
+    for (auto& g : findMatmulGroups(graph, options.run.forwardGraph.get(), excluded)) {
+        while (ids.count(g.id) != 0) {
+            g.id += "_"; // a project's region of the same name
+        }
+        if (orders({g})) {
+            ids.insert(g.id);
+            kept.push_back(std::move(g));
+        }
+    }
+    if (!kept.empty() && !orders(kept)) {
+        kept.clear(); // groups that only together would wait on each other: none
+    }
+    f.groups = std::move(kept);
+    f.runs = std::make_shared<MatmulGroupRuns>(f.groups.size());
+    f.subs = matmulSubstitutes(graph, f.groups, f.runs);
+    return f;
+}
+
+// With groups, a product's column blocks are laid out otherwise than eager's own products, so
+// the regions compile on the values the compiled run gives them: the graph runs once more on
+// the eager run's inputs with the groups in place, keeping the region inputs. When that run
+// fails the products stay unfused (CompiledGraphReport::matmulNote says why).
+Result<exec::ValueStore> valuesWithGroups(const graph::Graph& graph, const exec::RunOptions& ro,
+                                          const exec::ValueStore& eagerKept, Fusion& fusion,
+                                          const CancelToken& cancel, std::string& note)
+{
+    exec::RunOptions fo = ro;
+    fo.inputs = graphInputsOf(graph, eagerKept);
+    fo.inputsFile.clear();
+    fo.forwardGraph = nullptr;
+    fo.repeat = 1;
+    fo.perNodeTiming = false;
+    fo.summarizeOutputs = false;
+    fo.substitutes = fusion.subs;
+    at::manual_seed(ro.seed);
+    auto run = exec::Interpreter::run(graph, fo, cancel);
+    if (!run && run.error().code == ErrorCode::Cancelled) {
+        return run.error();
+    }
+    if (run && run->ok) {
+        return std::move(run->kept);
+    }
+    note = "matrix products not fused: " +
+           (run ? std::string("the graph did not run with them") : run.error().message);
+    fusion = Fusion{};
+    return exec::ValueStore{};
 }
 
 Result<CompiledGraphReport> runAll(const graph::Graph& graph,
@@ -363,10 +491,23 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (!report.eager.ok) {
         return report;
     }
+    Fusion fusion = fusionFor(graph, regions, options);
+    exec::ValueStore fusedValues;
+    if (!fusion.subs.empty()) {
+        auto values = valuesWithGroups(graph, ro, report.eager.kept, fusion, cancel,
+                                       report.matmulNote);
+        if (!values) {
+            report.cancelled = true;
+            return report;
+        }
+        fusedValues = std::move(*values);
+    }
     CompileOptions co = options.compile;
     co.keepLoaded = true;
     GraphCompileReport compiled =
-        compileRegionsOn(graph, regions, report.eager.kept, co, cancel, progress);
+        compileRegionsOn(graph, regions, fusion.subs.empty() ? report.eager.kept : fusedValues,
+                         co, cancel, progress);
+    fusedValues = exec::ValueStore{};
     report.regions = std::move(compiled.regions);
     report.cancelled = compiled.cancelled;
     if (report.cancelled) {
@@ -377,13 +518,13 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (!writesInPlace(graph)) {
         withInputs.inputs = inputs; // else its inputs are made again, as the eager run's were
     }
-    if (Status s = runWithRegions(graph, regions, withInputs, cancel, report); !s) {
+    if (Status s = runWithRegions(graph, regions, fusion, withInputs, cancel, report); !s) {
         return s.error();
     }
     if (!report.cancelled && cuda) {
         reportProgress(progress, 1.0, options.cudaGraph ? "timing CUDA graph replays"
                                                         : "timing without per-node syncs");
-        if (Status s = timeTotalsInto(graph, ro, std::move(inputs), options.cudaGraph,
+        if (Status s = timeTotalsInto(graph, ro, std::move(inputs), fusion.subs, options.cudaGraph,
                                       options.kernelTime, cancel, report);
             !s) {
             return s.error();
@@ -455,7 +596,7 @@ Result<DeviceTotals> timeTotalsOnDevice(const graph::Graph& graph, exec::RunOpti
 {
     try {
         return compiled_graph_detail::timeOnDevice(graph, std::move(ro), std::move(inputs),
-                                                   regions, cudaGraph, kernels, cancel);
+                                                   regions, {}, cudaGraph, kernels, cancel);
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Internal, std::string("timing the graphs on the GPU: ") +
                                                   e.what());

@@ -18,6 +18,19 @@
 
 namespace fxs::compile {
 
+// The target of a matrix-product group's step in CompiledGraphReport::compiled.perNode (a
+// region's is "fxscope.substitute").
+inline constexpr const char* kMatmulGroupTarget = "fxscope.mm_group";
+
+// A group of matrix products the compiled run made as one (matmul_groups.h).
+struct MatmulGroupReport {
+    std::string id;                 // its step's name in compiled.perNode ("mm0")
+    std::vector<std::string> nodes; // the mm nodes
+    int shared = 0;                 // 0: the left operand (column blocks), 1: the right (rows)
+    long fusedRuns = 0;             // runs of the compiled run that made one product
+    long separateRuns = 0;          // runs whose shared operand was not one tensor
+};
+
 struct CompiledGraphReport {
     // The graph on the eager engine (the reference; its inputs are the compiled run's).
     exec::RunReport eager;
@@ -64,6 +77,10 @@ struct CompiledGraphReport {
     double kernelEvents = 0;
     double eagerKernelEvents = 0;
     std::vector<std::tuple<std::string, double, double>> topKernels; // DeviceTotals's
+    // The matrix products run as one per group (GraphCompileOptions::fuseMatmuls), and why
+    // none were when grouping was asked for but could not be used ("" otherwise).
+    std::vector<MatmulGroupReport> matmulGroups;
+    std::string matmulNote;
 };
 
 // Why the value of node `id` is undefined by PyTorch, or nullopt when it is defined: the philox

@@ -43,6 +43,9 @@ struct GraphCompileOptions {
     // runCompiledGraph on CUDA: also sum each graph's GPU work per run with LibTorch's profiler
     // (Kineto; CompiledGraphReport::kernelMs). Error::Unsupported without Kineto.
     bool kernelTime = false;
+    // runCompiledGraph: mm nodes outside the regions that share an operand run as one product
+    // per group (matmul_groups.h); the eager run stays as recorded.
+    bool fuseMatmuls = true;
 };
 
 struct GraphCompileReport {

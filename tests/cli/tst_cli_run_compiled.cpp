@@ -75,6 +75,30 @@ std::set<std::string> proposedRegionIds(const QString& graph)
     return ids;
 }
 
+// The matrix-product groups of a compiled run (matmul_groups), each made as one product in
+// the compiled run, with the shared operand asked for; their count, or -1.
+int fusedGroups(const json& j, const std::string& shared)
+{
+    int steps = 0;
+    for (const auto& n : j["per_node"]) {
+        steps += n["target"].get<std::string>() == "fxscope.mm_group" ? 1 : 0;
+    }
+    for (const auto& g : j["matmul_groups"]) {
+        for (const char* key : {"id", "nodes", "shared", "fused_runs", "separate_runs"}) {
+            if (!g.contains(key)) {
+                qWarning("group without %s", key);
+                return -1;
+            }
+        }
+        if (g["shared"].get<std::string>() != shared || g["nodes"].size() < 2 ||
+            g["fused_runs"].get<int>() != 1 || g["separate_runs"].get<int>() != 0) {
+            qWarning("%s", g.dump().c_str());
+            return -1;
+        }
+    }
+    return steps == int(j["matmul_groups"].size()) ? steps : -1;
+}
+
 } // namespace
 
 class TestCliRunCompiled : public QObject {
@@ -96,7 +120,8 @@ private:
     {
         for (const char* key : {"ok", "device", "nodes_run", "total_ms", "peak_bytes", "outputs",
                                 "per_node", "unsupported", "notes", "compiled", "eager_total_ms",
-                                "device_ms", "regions_used", "regions", "kernels"}) {
+                                "device_ms", "regions_used", "regions", "kernels",
+                                "matmul_groups"}) {
             if (!j.contains(key)) {
                 qWarning("missing %s", key);
                 return -1;
@@ -141,6 +166,10 @@ private Q_SLOTS:
         QCOMPARE(j["ok"].get<bool>(), true);
         const int used = checkContract(j);
         QVERIFY2(used > 0, r.out.left(4000).constData());
+        // Each layer's q/k/v and gate/up products: 24 layers, two groups each.
+        QCOMPARE(fusedGroups(j, "left"), 48);
+        QCOMPARE(j["matmul_groups"][0]["nodes"],
+                 json(std::vector<std::string>{"mm", "mm_1", "mm_2"}));
         // Every region of the proposal is listed, in its order.
         const auto ids = proposedRegionIds(kForward);
         QVERIFY(!ids.empty());
@@ -206,6 +235,8 @@ private Q_SLOTS:
         const json j = parse(r);
         QVERIFY(!j.is_discarded());
         QVERIFY(checkContract(j) > 0);
+        // The weight gradients of q/k/v and of gate/up read saved views of one forward value.
+        QCOMPARE(fusedGroups(j, "right"), 48);
         bool fed = false;
         for (const auto& n : j["notes"]) {
             fed = fed || n.get<std::string>().find("ran the forward graph first") !=
@@ -215,6 +246,19 @@ private Q_SLOTS:
         for (const auto& out : j["outputs"]) {
             QVERIFY2(closeToEager(out), out.dump().c_str());
         }
+    }
+
+    void matmulFusionCanBeTurnedOff()
+    {
+        auto r = runCli({"run", kForward, "--compiled", "--auto", "--json", "--device", "cpu",
+                         "--cache", cache(), "--no-matmul-fusion"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = parse(r);
+        QVERIFY(checkContract(j) > 0);
+        QVERIFY(j["matmul_groups"].empty());
+        QCOMPARE(fusedGroups(j, "left"), 0);
+        // Only with --compiled.
+        QVERIFY(runCli({"run", kForward, "--no-matmul-fusion"}).exitCode != 0);
     }
 
     void backwardOfATraceCompilesFromItsForward()

@@ -1,0 +1,144 @@
+// One cat and one product per matrix-product group (matmul_fusion.h).
+#include "core/compile/matmul_fusion.h"
+
+#include "core/exec/torch_bridge.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+
+namespace fxs::compile {
+namespace {
+
+bool sameTensor(const at::Tensor& a, const at::Tensor& b)
+{
+    return a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides() &&
+           a.scalar_type() == b.scalar_type() && a.device() == b.device();
+}
+
+// Whether every tensor is the transpose of a contiguous matrix (a weight's `t()`, a
+// gradient's `permute`): then they are laid side by side as their transposes, so the product
+// reads them as it read each before.
+bool allTransposed(const std::vector<at::Tensor>& ts)
+{
+    return std::all_of(ts.begin(), ts.end(), [](const at::Tensor& t) {
+        return t.dim() == 2 && t.t().is_contiguous() && !t.is_contiguous();
+    });
+}
+
+// Side by side along `dim` (1: columns, 0: rows).
+at::Tensor sideBySide(const std::vector<at::Tensor>& ts, int64_t dim)
+{
+    if (allTransposed(ts)) {
+        std::vector<at::Tensor> tr;
+        tr.reserve(ts.size());
+        for (const auto& t : ts) {
+            tr.push_back(t.t());
+        }
+        return at::cat(tr, 1 - dim).t();
+    }
+    return at::cat(ts, dim);
+}
+
+struct GroupCall {
+    int shared = 0;
+    bool sameByGraph = true; // the shared operands are one value: no comparison
+    std::vector<std::size_t> left;  // per member: index into the substitute's inputs
+    std::vector<std::size_t> right;
+};
+
+Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
+                                                 const std::vector<exec::TensorHandle>& in,
+                                                 std::atomic<long>* fused,
+                                                 std::atomic<long>* separate)
+{
+    const std::size_t n = call.left.size();
+    std::vector<at::Tensor> a;
+    std::vector<at::Tensor> b;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (call.left[i] >= in.size() || call.right[i] >= in.size() ||
+            !in[call.left[i]].defined() || !in[call.right[i]].defined()) {
+            return makeError(ErrorCode::Internal, "a matrix-product group lacks an operand");
+        }
+        a.push_back(exec::tensorOf(in[call.left[i]]));
+        b.push_back(exec::tensorOf(in[call.right[i]]));
+    }
+    const auto& shared = call.shared == 0 ? a : b;
+    const auto& others = call.shared == 0 ? b : a;
+    const bool one = (call.sameByGraph ||
+                      std::all_of(shared.begin(), shared.end(),
+                                  [&](const at::Tensor& t) { return sameTensor(t, shared[0]); })) &&
+                     std::all_of(others.begin(), others.end(), [&](const at::Tensor& t) {
+        return t.dim() == 2 && t.scalar_type() == others[0].scalar_type() &&
+               t.device() == others[0].device();
+    });
+    std::vector<exec::TensorHandle> out;
+    out.reserve(n);
+    if (!one) {
+        if (separate) {
+            ++*separate;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            out.push_back(exec::makeHandle(at::mm(a[i], b[i])));
+        }
+        return out;
+    }
+    if (fused) {
+        ++*fused;
+    }
+    // Shared left operand [M, K] times [K, N_i] side by side: column blocks of [M, sum N_i].
+    // Shared right operand [K, N] under [M_i, K] stacked: row blocks of [sum M_i, N].
+    const int64_t dim = call.shared == 0 ? 1 : 0;
+    const at::Tensor product = call.shared == 0 ? at::mm(a[0], sideBySide(b, 1))
+                                                : at::mm(sideBySide(a, 0), b[0]);
+    int64_t offset = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const int64_t width = others[i].size(call.shared == 0 ? 1 : 0);
+        out.push_back(exec::makeHandle(product.narrow(dim, offset, width)));
+        offset += width;
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
+                                                const std::vector<MatmulGroup>& groups,
+                                                std::shared_ptr<MatmulGroupRuns> runs)
+{
+    (void)graph;
+    std::vector<exec::Substitute> subs;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const MatmulGroup& grp = groups[g];
+        exec::Substitute s;
+        s.name = grp.id;
+        s.nodes = grp.nodes;
+        s.outputs = grp.nodes;
+        GroupCall call;
+        call.shared = grp.shared;
+        call.sameByGraph = grp.sameByGraph;
+        const auto slot = [&](graph::NodeId id) {
+            auto it = std::find(s.inputs.begin(), s.inputs.end(), id);
+            if (it == s.inputs.end()) {
+                s.inputs.push_back(id);
+                return s.inputs.size() - 1;
+            }
+            return std::size_t(it - s.inputs.begin());
+        };
+        for (std::size_t i = 0; i < grp.nodes.size(); ++i) {
+            // One value by the graph: every member reads the first member's operand (a region
+            // may have made each view of it as a buffer of its own).
+            const bool first = grp.sameByGraph;
+            call.left.push_back(slot(first && grp.shared == 0 ? grp.left[0] : grp.left[i]));
+            call.right.push_back(slot(first && grp.shared == 1 ? grp.right[0] : grp.right[i]));
+        }
+        s.run = [call, runs, g](const std::vector<exec::TensorHandle>& in) {
+            return runGroup(call, in, runs ? &runs->fused[g] : nullptr,
+                            runs ? &runs->separate[g] : nullptr);
+        };
+        subs.push_back(std::move(s));
+    }
+    return subs;
+}
+
+} // namespace fxs::compile

@@ -1,0 +1,29 @@
+// Runs the matrix-product groups of matmul_groups.h as engine steps (exec::Substitute): the
+// operands that differ are laid side by side (one cat), multiplied by the shared one in one
+// product, and each node's result is its block of that product. Where the shared operand is
+// not one tensor at run time (inputs given separately), the nodes' products are made one by
+// one, as eager makes them.
+#pragma once
+
+#include "core/compile/matmul_groups.h"
+#include "core/exec/interpreter.h"
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+namespace fxs::compile {
+
+// How often each group ran fused and separately (shared by the substitutes' copies).
+struct MatmulGroupRuns {
+    explicit MatmulGroupRuns(std::size_t groups) : fused(groups), separate(groups) {}
+    std::vector<std::atomic<long>> fused;
+    std::vector<std::atomic<long>> separate;
+};
+
+// One substitute per group, named by the group's id; `runs` (may be null) counts their runs.
+std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
+                                                const std::vector<MatmulGroup>& groups,
+                                                std::shared_ptr<MatmulGroupRuns> runs);
+
+} // namespace fxs::compile

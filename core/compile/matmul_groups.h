@@ -1,0 +1,47 @@
+// Horizontal fusion of matrix products (issue 27): `mm` nodes that multiply one operand by
+// several others become one product of the shared operand with the others laid side by side.
+// LLaMA's q/k/v and gate/up projections read one normalised activation (shared left operand:
+// one wider product, each result a column block of it); a training step's weight gradients
+// read one saved activation (shared right operand: one taller product, each gradient a row
+// block). At the small sizes of real layers each product is bound by its launch and ramp-up,
+// so one product of the combined size costs about what one of them did. Pure graph work here:
+// which nodes form groups; matmul_fusion.h runs them.
+#pragma once
+
+#include "core/graph/graph.h"
+
+#include <string>
+#include <vector>
+
+namespace fxs::compile {
+
+struct MatmulGroup {
+    std::string id;                    // "mm0", "mm1", ... (the compiled run's step name)
+    std::vector<graph::NodeId> nodes;  // the mm nodes, graph order (at least two)
+    std::vector<graph::NodeId> left;   // per node: its left operand
+    std::vector<graph::NodeId> right;  // per node: its right operand
+    // The operand the nodes share: 0, the left one (results are column blocks of one product
+    // and so not contiguous); 1, the right one (row blocks: contiguous).
+    int shared = 0;
+    // Whether the shared operands are one value by the graph alone (the same node, or the same
+    // views of it): the run then reads the first node's. Otherwise (backward placeholders
+    // the forward fills) the run compares the tensors and multiplies separately when they
+    // differ.
+    bool sameByGraph = true;
+};
+
+// Groups of `mm.default` nodes sharing an operand: the same node, views of one value with the
+// same arguments (LLaMA's `view(x, [64, 128])` once per projection), or backward placeholders
+// the forward graph fills with such views (`forward`, which may be null; the run checks at
+// run time that the tensors are the same, and multiplies separately when they are not; a
+// forward given for inputs read from a file is not one that fills them).
+// A node joins a group only when both operands are 2-D of one floating dtype as the others',
+// it is in none of `excluded` (nodes of regions, which run their own steps), no node of the
+// group reaches another (so the group runs as one step), and — for a shared left operand —
+// every view its column block passes through on the way to an operator can take its strides
+// (codegen::viewStrides: a `view` that would need a copy keeps the node out). Shared left
+// operands are grouped first. Deterministic; never throws.
+std::vector<MatmulGroup> findMatmulGroups(const graph::Graph& graph, const graph::Graph* forward,
+                                          const std::vector<bool>& excluded);
+
+} // namespace fxs::compile

@@ -1,0 +1,280 @@
+// Matrix products sharing an operand run as one product (issue 27; matmul_groups.h,
+// matmul_fusion.h). tests/data/compile/matmul_groups.txt, checked by hand: mm and mm_1 read
+// view(x, [4, 8]) twice (one left operand: a group, results column blocks of one [4, 8]
+// product); mm_2 reads it too but its right operand is made from mm's result (sum_1 -> mul ->
+// t_2), so it cannot run in the same step; mm_3 and mm_4 multiply t(g1) and t(g2) by x (one
+// right operand: row blocks of one [8, 8] product). view_3 splits mm's block's first dim,
+// which its strides (8, 1) allow. The recorded LLaMA-24 step (24 layers): q/k/v read one
+// normalised activation and gate/up another, in each layer (48 groups in the forward); in the
+// backward the gate and up weight gradients read saved views of one forward value
+// (mm_173, mm_175: view_265 and view_264, both view(mul_X, [64, 128]) in the forward).
+#include "core/codegen/lowering.h"
+#include "core/compile/compiled_graph.h"
+#include "core/compile/matmul_fusion.h"
+#include "core/compile/matmul_groups.h"
+#include "core/exec/torch_bridge.h"
+#include "core/io/graph_code_parser.h"
+#include "core/partition/auto_proposal.h"
+#include "core/util/file_reader.h"
+#include "tests/test_file.h"
+#include "tests/unit/compile/compile_test_support.h"
+
+#include <ATen/ATen.h>
+#include <QTemporaryDir>
+#include <QtTest>
+
+FXSCOPE_TEST_BEGIN
+
+using namespace fxs;
+
+namespace {
+
+graph::GraphPtr load(const std::string& path)
+{
+    auto text = readFile(path);
+    return text.ok() ? io::parseGraphCode(*text, path).graph : nullptr;
+}
+
+std::vector<std::string> names(const graph::Graph& g, const compile::MatmulGroup& grp)
+{
+    std::vector<std::string> out;
+    for (auto id : grp.nodes) {
+        out.push_back(g.node(id).name);
+    }
+    return out;
+}
+
+// The test graph with `line` in place of view_3's statement (the view of mm's block).
+graph::GraphPtr withView3(const std::string& line)
+{
+    auto text = readFile(FXSCOPE_TEST_DATA "/compile/matmul_groups.txt");
+    if (!text.ok()) {
+        return nullptr;
+    }
+    std::string s = *text;
+    const auto at = s.find("        view_3:");
+    const auto end = s.find('\n', at);
+    s.replace(at, end - at, line);
+    s.replace(s.find("relu: \"f32[2, 2, 6][12, 6, 1]cpu\""), 33, "relu: \"f32[24][1]cpu\"");
+    return io::parseGraphCode(s, "view3.txt").graph;
+}
+
+} // namespace
+
+class TestMatmulFusion : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void viewStridesFollowPyTorch()
+    {
+        using V = std::vector<std::int64_t>;
+        QCOMPARE(codegen::viewStrides({2, 3, 4}, {12, 4, 1}, {6, 4}), std::optional<V>(V{4, 1}));
+        // A column block of a [128, 512] product: its first dim splits, its dims do not merge.
+        QCOMPARE(codegen::viewStrides({128, 256}, {512, 1}, {2, 64, 256}),
+                 std::optional<V>(V{32768, 512, 1}));
+        QCOMPARE(codegen::viewStrides({2, 64, 256}, {32768, 512, 1}, {2, 64, 4, 64}),
+                 std::optional<V>(V{32768, 512, 64, 1}));
+        QCOMPARE(codegen::viewStrides({2, 64, 256}, {32768, 512, 1}, {128, 256}),
+                 std::optional<V>(V{512, 1}));
+        QVERIFY(!codegen::viewStrides({128, 256}, {512, 1}, {32768}));
+        // A transpose keeps its own shape, and cannot be flattened.
+        QCOMPARE(codegen::viewStrides({4, 3}, {1, 4}, {4, 3}), std::optional<V>(V{1, 4}));
+        QVERIFY(!codegen::viewStrides({4, 3}, {1, 4}, {12}));
+        QVERIFY(!codegen::viewStrides({4, 3}, {3, 1}, {5, 2})); // another element count
+        QCOMPARE(codegen::viewStrides({4, 1, 3}, {3, 7, 1}, {12}), std::optional<V>(V{1}));
+    }
+
+    void groupsOfTheHandCheckedGraph()
+    {
+        auto g = load(FXSCOPE_TEST_DATA "/compile/matmul_groups.txt");
+        QVERIFY(g);
+        auto groups = compile::findMatmulGroups(*g, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(2));
+        QCOMPARE(names(*g, groups[0]), (std::vector<std::string>{"mm", "mm_1"}));
+        QCOMPARE(groups[0].shared, 0);
+        QVERIFY(groups[0].sameByGraph);
+        QCOMPARE(groups[0].id, std::string("mm0"));
+        QCOMPARE(names(*g, groups[1]), (std::vector<std::string>{"mm_3", "mm_4"}));
+        QCOMPARE(groups[1].shared, 1);
+        // A node of a region is left to the region.
+        std::vector<bool> excluded(g->size(), false);
+        excluded[*g->find("mm_1")] = true;
+        groups = compile::findMatmulGroups(*g, nullptr, excluded);
+        QCOMPARE(groups.size(), std::size_t(1));
+        QCOMPARE(names(*g, groups[0]), (std::vector<std::string>{"mm_3", "mm_4"}));
+    }
+
+    void aViewThatWouldCopyKeepsTheNodeOut()
+    {
+        // mm's block [4, 6] has strides (8, 1): flattening it needs a copy, which `view` cannot
+        // make; `reshape` makes it and the group stays.
+        auto viewed = withView3("        view_3: \"f32[24][1]cpu\" = "
+                                "torch.ops.aten.view.default(mm, [24])");
+        QVERIFY(viewed);
+        auto groups = compile::findMatmulGroups(*viewed, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(1));
+        QCOMPARE(names(*viewed, groups[0]), (std::vector<std::string>{"mm_3", "mm_4"}));
+        auto reshaped = withView3("        view_3: \"f32[24][1]cpu\" = "
+                                  "torch.ops.aten.reshape.default(mm, [24])");
+        QVERIFY(reshaped);
+        groups = compile::findMatmulGroups(*reshaped, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(2));
+        QCOMPARE(names(*reshaped, groups[0]), (std::vector<std::string>{"mm", "mm_1"}));
+    }
+
+    void compiledRunEqualsEagerWithTheGroups()
+    {
+        auto g = load(FXSCOPE_TEST_DATA "/compile/matmul_groups.txt");
+        QVERIFY(g);
+        auto store = test::openStore(m_dir.path().toStdString() + "/store");
+        QVERIFY(store);
+        for (bool fuse : {true, false}) {
+            compile::GraphCompileOptions o;
+            o.compile.store = store.get();
+            o.fuseMatmuls = fuse;
+            auto r = compile::runCompiledGraph(*g, {}, o);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+            QVERIFY(r->compiled.ok);
+            QCOMPARE(r->matmulGroups.size(), std::size_t(fuse ? 2 : 0));
+            for (const auto& grp : r->matmulGroups) {
+                QCOMPARE(grp.fusedRuns, 1L);
+                QCOMPARE(grp.separateRuns, 0L);
+            }
+            QCOMPARE(r->outputMaxAbsErr.size(), std::size_t(5));
+            for (const auto& e : r->outputMaxAbsErr) {
+                QVERIFY(e && *e < 1e-5);
+            }
+            // Fused: two groups, a cat and a product each (for four mm nodes), and sum, mul,
+            // mm_2 and relu. Unfused: the five mm nodes, sum, mul and relu.
+            QCOMPARE(r->kernels, 8);
+            const bool stepNamed = std::any_of(
+                r->compiled.perNode.begin(), r->compiled.perNode.end(),
+                [](const auto& n) { return n.name == "mm0" && n.target == "fxscope.mm_group"; });
+            QCOMPARE(stepNamed, fuse);
+        }
+    }
+
+    void regionsCompileOnTheColumnBlocks()
+    {
+        // With the automatic regions, relu's region reads view_3 of mm's column block: it is
+        // compiled for the block's strides, so the compiled run copies nothing into it.
+        auto g = load(FXSCOPE_TEST_DATA "/compile/matmul_groups.txt");
+        QVERIFY(g);
+        auto store = test::openStore(m_dir.path().toStdString() + "/store2");
+        QVERIFY(store);
+        compile::GraphCompileOptions o;
+        o.compile.store = store.get();
+        auto regions = partition::proposeRegions(*g).regions;
+        QVERIFY(!regions.empty());
+        auto r = compile::runCompiledGraph(*g, regions, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+        QCOMPARE(r->matmulGroups.size(), std::size_t(2));
+        QVERIFY(r->regionsUsed >= 1);
+        for (const auto& e : r->outputMaxAbsErr) {
+            QVERIFY(e && *e < 1e-5);
+        }
+    }
+
+    void separateTensorsAreMultipliedSeparately()
+    {
+        auto g = load(FXSCOPE_TEST_DATA "/compile/matmul_groups.txt");
+        QVERIFY(g);
+        auto groups = compile::findMatmulGroups(*g, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(2));
+        compile::MatmulGroup cols = groups[0]; // mm, mm_1: view and view_1 of x, times t(w)
+        cols.sameByGraph = false;              // as for placeholders the forward fills
+        auto runs = std::make_shared<compile::MatmulGroupRuns>(1);
+        auto subs = compile::matmulSubstitutes(*g, {cols}, runs);
+        QCOMPARE(subs.size(), std::size_t(1));
+        // Inputs in first use: view, t (mm's operands), view_1, t_1.
+        QCOMPARE(subs[0].inputs.size(), std::size_t(4));
+        const at::Tensor x = at::randn({4, 8});
+        const at::Tensor x2 = x.clone(); // equal values, another tensor
+        const at::Tensor w1 = at::randn({6, 8});
+        const at::Tensor w2 = at::randn({2, 8});
+        const auto h = [](const at::Tensor& t) { return exec::makeHandle(t); };
+        auto same = subs[0].run({h(x), h(w1.t()), h(x), h(w2.t())});
+        QVERIFY(same.ok());
+        QCOMPARE(runs->fused[0].load(), 1L);
+        QCOMPARE(runs->separate[0].load(), 0L);
+        auto apart = subs[0].run({h(x), h(w1.t()), h(x2), h(w2.t())});
+        QVERIFY(apart.ok());
+        QCOMPARE(runs->separate[0].load(), 1L);
+        for (const auto* out : {&*same, &*apart}) {
+            QCOMPARE(out->size(), std::size_t(2));
+            QVERIFY(at::allclose(exec::tensorOf((*out)[0]), at::mm(x, w1.t())));
+            QVERIFY(at::allclose(exec::tensorOf((*out)[1]), at::mm(x, w2.t())));
+        }
+        // Fused: column blocks of one [4, 8] product; separately: products of their own.
+        QCOMPARE(exec::tensorOf((*same)[1]).strides().vec(), (std::vector<std::int64_t>{8, 1}));
+        QCOMPARE(exec::tensorOf((*same)[1]).data_ptr<float>(),
+                 exec::tensorOf((*same)[0]).data_ptr<float>() + 6);
+        QVERIFY(exec::tensorOf((*apart)[1]).is_contiguous());
+
+        // Row blocks (mm_3, mm_4: t(g) times x, one node) are contiguous.
+        auto rows = compile::matmulSubstitutes(*g, {groups[1]}, nullptr);
+        const at::Tensor g1 = at::randn({4, 6});
+        const at::Tensor g2 = at::randn({4, 2});
+        auto r = rows[0].run({h(g1.t()), h(x), h(g2.t())}); // t_3, x, t_4
+        QVERIFY(r.ok());
+        QVERIFY(at::allclose(exec::tensorOf((*r)[0]), at::mm(g1.t(), x)));
+        QVERIFY(at::allclose(exec::tensorOf((*r)[1]), at::mm(g2.t(), x)));
+        QVERIFY(exec::tensorOf((*r)[1]).is_contiguous());
+    }
+
+    void llamaStepGroups()
+    {
+        auto fw = load(FXSCOPE_TEST_DATA "/recorded/graphs/llama24_train_graph0.txt.gz");
+        auto bw = load(FXSCOPE_TEST_DATA "/recorded/graphs/llama24_train_graph1.txt.gz");
+        QVERIFY(fw && bw);
+        auto groups = compile::findMatmulGroups(*fw, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(48));
+        QCOMPARE(names(*fw, groups[0]), (std::vector<std::string>{"mm", "mm_1", "mm_2"}));
+        QCOMPARE(names(*fw, groups[1]), (std::vector<std::string>{"mm_4", "mm_5"}));
+        for (const auto& grp : groups) {
+            QCOMPARE(grp.shared, 0);
+        }
+        // The backward: the weight gradients' saved activations are views of one forward
+        // value only by the forward graph.
+        const auto pair = std::vector<std::string>{"mm_173", "mm_175"};
+        groups = compile::findMatmulGroups(*bw, fw.get(), {});
+        QCOMPARE(groups.size(), std::size_t(48));
+        QCOMPARE(names(*bw, groups[0]), pair);
+        QCOMPARE(groups[0].shared, 1);
+        QVERIFY(!groups[0].sameByGraph);
+        for (const auto& grp : compile::findMatmulGroups(*bw, nullptr, {})) {
+            QVERIFY(names(*bw, grp) != pair);
+        }
+    }
+
+    void llamaBackwardFromItsForwardRunsFused()
+    {
+        auto fw = load(FXSCOPE_TEST_DATA "/recorded/graphs/llama24_train_graph0.txt.gz");
+        auto bw = load(FXSCOPE_TEST_DATA "/recorded/graphs/llama24_train_graph1.txt.gz");
+        QVERIFY(fw && bw);
+        auto store = test::openStore(m_dir.path().toStdString() + "/store3");
+        QVERIFY(store);
+        compile::GraphCompileOptions o;
+        o.compile.store = store.get();
+        o.compile.device = compile::TargetDevice::Cpu;
+        o.run.forwardGraph = fw;
+        auto r = compile::runCompiledGraph(*bw, {}, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+        QVERIFY(r->compiled.ok);
+        QCOMPARE(r->matmulGroups.size(), std::size_t(48));
+        for (const auto& grp : r->matmulGroups) {
+            QCOMPARE(grp.fusedRuns, 1L); // the saved views are one tensor at run time
+            QCOMPARE(grp.separateRuns, 0L);
+        }
+        for (const auto& e : r->outputMaxAbsErr) {
+            QVERIFY(!e || *e < 1e-3);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMatmulFusion)
+#include "tst_matmul_fusion.moc"
+FXSCOPE_TEST_END
