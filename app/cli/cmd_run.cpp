@@ -10,6 +10,7 @@
 #include "app/cli/store_option.h"
 #include "core/compile/bias_split.h"
 #include "core/compile/compiled_graph.h"
+#include "core/compile/matmul_groups.h"
 #include "core/exec/interpreter.h"
 #include "core/util/int_expr.h"
 
@@ -187,7 +188,9 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     for (const auto& g : c.matmulGroups) {
         groups.push_back({{"id", g.id},
                           {"nodes", g.nodes},
-                          {"shared", g.shared == 0 ? "left" : "right"},
+                          {"shared", g.shared == 0   ? "left"
+                                     : g.shared == 1 ? "right"
+                                                     : "sum"},
                           {"fused_runs", g.fusedRuns},
                           {"separate_runs", g.separateRuns}});
     }
@@ -345,7 +348,10 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
         return fail(o, toRun.error(), 1);
     }
     const graph::Graph& gr = **toRun;
-    auto regions = regionsFromSource(gr, g.sourceBytes, o.project, o.autoRegions, "run");
+    // The adds of summed products stay out of the proposal, so the sums can form.
+    auto regions = regionsFromSource(gr, g.sourceBytes, o.project, o.autoRegions, "run",
+                                     o.noMatmulFusion ? std::vector<std::string>()
+                                                      : compile::matmulSumNodeNames(gr));
     if (!regions) {
         return fail(o, regions.error(), 2);
     }

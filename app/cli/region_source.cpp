@@ -12,7 +12,8 @@ Result<std::vector<partition::Region>> regionsFromSource(const graph::Graph& g,
                                                          const std::string& graphText,
                                                          const std::string& project,
                                                          bool autoRegions,
-                                                         std::string_view command)
+                                                         std::string_view command,
+                                                         std::vector<std::string> keepOut)
 {
     if (!project.empty()) {
         auto p = partition::loadProject(project);
@@ -27,7 +28,9 @@ Result<std::vector<partition::Region>> regionsFromSource(const graph::Graph& g,
         return m.regions;
     }
     if (autoRegions) {
-        return partition::proposeRegions(g).regions;
+        partition::ProposalOptions po;
+        po.excludedNodes = std::move(keepOut);
+        return partition::proposeRegions(g, po).regions;
     }
     return partition::partitionByAnnotation(g).regions;
 }

@@ -166,7 +166,8 @@ int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report
     }
     std::map<std::string, int> groups; // a fused group: one cat and one product
     for (const auto& g : report.matmulGroups) {
-        groups[g.id] = g.separateRuns == 0 ? 2 : int(g.nodes.size());
+        const int joined = g.shared == 2 ? 3 : 2; // a sum joins both operands
+        groups[g.id] = g.separateRuns == 0 ? joined : int(g.nodes.size());
     }
     int n = 0;
     for (const auto& step : report.compiled.perNode) {

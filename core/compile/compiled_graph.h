@@ -26,7 +26,8 @@ inline constexpr const char* kMatmulGroupTarget = "fxscope.mm_group";
 struct MatmulGroupReport {
     std::string id;                 // its step's name in compiled.perNode ("mm0")
     std::vector<std::string> nodes; // the mm nodes
-    int shared = 0;                 // 0: the left operand (column blocks), 1: the right (rows)
+    int shared = 0;                 // 0: the left operand (column blocks), 1: the right (rows),
+                                    // 2: none, the products summed (MatmulGroup::shared)
     long fusedRuns = 0;             // runs of the compiled run that made one product
     long separateRuns = 0;          // runs whose shared operand was not one tensor
 };

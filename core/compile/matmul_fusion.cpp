@@ -41,7 +41,8 @@ at::Tensor sideBySide(const std::vector<at::Tensor>& ts, int64_t dim)
 }
 
 struct GroupCall {
-    int shared = 0;
+    int shared = 0;                 // MatmulGroup::shared
+    std::vector<int64_t> rootSizes; // a sum's result
     bool sameByGraph = true; // the shared operands are one value: no comparison
     std::vector<std::size_t> left;  // per member: index into the substitute's inputs
     std::vector<std::size_t> right;
@@ -62,6 +63,14 @@ Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
         }
         a.push_back(exec::tensorOf(in[call.left[i]]));
         b.push_back(exec::tensorOf(in[call.right[i]]));
+    }
+    if (call.shared == 2) {
+        // [M, K_i] side by side times [K_i, N] stacked: the sum of the products.
+        if (fused) {
+            ++*fused;
+        }
+        const at::Tensor sum = at::mm(sideBySide(a, 1), sideBySide(b, 0));
+        return std::vector<exec::TensorHandle>{exec::makeHandle(sum.view(call.rootSizes))};
     }
     const auto& shared = call.shared == 0 ? a : b;
     const auto& others = call.shared == 0 ? b : a;
@@ -106,7 +115,6 @@ std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
                                                 const std::vector<MatmulGroup>& groups,
                                                 std::shared_ptr<MatmulGroupRuns> runs)
 {
-    (void)graph;
     std::vector<exec::Substitute> subs;
     for (std::size_t g = 0; g < groups.size(); ++g) {
         const MatmulGroup& grp = groups[g];
@@ -114,9 +122,21 @@ std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
         s.name = grp.id;
         s.nodes = grp.nodes;
         s.outputs = grp.nodes;
+        if (grp.shared == 2) {
+            s.nodes.insert(s.nodes.end(), grp.sumNodes.begin(), grp.sumNodes.end());
+            std::sort(s.nodes.begin(), s.nodes.end());
+            s.outputs = {grp.root};
+        }
         GroupCall call;
         call.shared = grp.shared;
         call.sameByGraph = grp.sameByGraph;
+        if (grp.shared == 2 && grp.root < graph.size()) {
+            if (const auto* m = graph.node(grp.root).tensorMeta()) {
+                for (const auto& d : m->sizes) {
+                    call.rootSizes.push_back(d.value);
+                }
+            }
+        }
         const auto slot = [&](graph::NodeId id) {
             auto it = std::find(s.inputs.begin(), s.inputs.end(), id);
             if (it == s.inputs.end()) {
@@ -128,7 +148,7 @@ std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
         for (std::size_t i = 0; i < grp.nodes.size(); ++i) {
             // One value by the graph: every member reads the first member's operand (a region
             // may have made each view of it as a buffer of its own).
-            const bool first = grp.sameByGraph;
+            const bool first = grp.sameByGraph && grp.shared != 2;
             call.left.push_back(slot(first && grp.shared == 0 ? grp.left[0] : grp.left[i]));
             call.right.push_back(slot(first && grp.shared == 1 ? grp.right[0] : grp.right[i]));
         }

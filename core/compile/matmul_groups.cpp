@@ -283,6 +283,123 @@ std::int64_t columnsOf(const Graph& g, const std::vector<NodeId>& members)
     return total;
 }
 
+// One leaf of a sum: an mm read only by the add (or by one view read only by the add).
+struct SumLeaf {
+    NodeId mm = graph::kNoNode;
+    NodeId view = graph::kNoNode;
+};
+
+bool soleUser(const Graph& g, NodeId v, NodeId user)
+{
+    return g.node(v).users.size() == 1 && g.node(v).users[0] == user;
+}
+
+bool isPlainAdd(const Node& n)
+{
+    if (!n.isCallFunction() || n.target != "aten::add.Tensor" || n.args.size() != 2 ||
+        !n.args[0].isNode() || !n.args[1].isNode() || n.args[0].node == n.args[1].node) {
+        return false;
+    }
+    const graph::Argument* alpha = n.kwarg("alpha");
+    return !alpha || (alpha->kind == graph::ArgKind::Int && alpha->i == 1);
+}
+
+// The leaves of the add tree under `add` (false when a branch is neither a plain add read
+// only by its parent nor an mm leaf); `inner` collects the tree's adds and views.
+bool sumLeaves(const Graph& g, NodeId add, const std::vector<bool>& off,
+               std::vector<SumLeaf>& leaves, std::vector<NodeId>& inner, int depth = 0)
+{
+    if (depth > 64) {
+        return false;
+    }
+    inner.push_back(add);
+    for (const auto& a : g.node(add).args) {
+        const NodeId v = a.node;
+        const Node& n = g.node(v);
+        if (off[v] || !soleUser(g, v, add)) {
+            return false;
+        }
+        if (isPlainAdd(n)) {
+            if (!sumLeaves(g, v, off, leaves, inner, depth + 1)) {
+                return false;
+            }
+            continue;
+        }
+        SumLeaf leaf;
+        if (n.isCallFunction() && (n.target == "aten::view.default" ||
+                                   n.target == "aten::_unsafe_view.default") &&
+            !n.args.empty() && n.args[0].isNode()) {
+            leaf.view = v;
+            leaf.mm = n.args[0].node;
+            if (off[leaf.mm] || !soleUser(g, leaf.mm, v)) {
+                return false;
+            }
+            inner.push_back(v);
+        } else {
+            leaf.mm = v;
+        }
+        if (!candidate(g, g.node(leaf.mm))) {
+            return false;
+        }
+        leaves.push_back(leaf);
+    }
+    return true;
+}
+
+// Sums of products (MatmulGroup::shared == 2), the latest root first; their nodes get `taken`.
+void findSums(const Graph& g, const std::vector<bool>& excluded, std::vector<bool>& taken,
+              std::vector<MatmulGroup>& groups)
+{
+    std::vector<bool> off(g.size(), false);
+    for (std::size_t i = 0; i < off.size(); ++i) {
+        off[i] = (i < excluded.size() && excluded[i]) || taken[i];
+    }
+    for (std::size_t i = g.size(); i-- > 0;) {
+        const Node& root = g.node(NodeId(i));
+        if (off[i] || !isPlainAdd(root) || !concreteSizes(root)) {
+            continue;
+        }
+        std::vector<SumLeaf> leaves;
+        std::vector<NodeId> inner;
+        if (!sumLeaves(g, root.id, off, leaves, inner) || leaves.size() < 2) {
+            continue;
+        }
+        const auto sizeOf = [&](NodeId id) { return *concreteSizes(g.node(id)); };
+        const auto shape = sizeOf(leaves[0].mm);
+        const auto dtype = g.node(leaves[0].mm).tensorMeta()->dtype;
+        const auto out = *concreteSizes(root);
+        std::int64_t numel = 1;
+        for (auto d : out) {
+            numel *= d;
+        }
+        const bool same = std::all_of(leaves.begin(), leaves.end(), [&](const SumLeaf& l) {
+            const auto viewed = l.view == graph::kNoNode ? sizeOf(l.mm) : sizeOf(l.view);
+            return sizeOf(l.mm) == shape && viewed == out &&
+                   g.node(l.mm).tensorMeta()->dtype == dtype;
+        });
+        if (!same || numel != shape[0] * shape[1]) {
+            continue;
+        }
+        MatmulGroup grp;
+        grp.shared = 2;
+        grp.root = root.id;
+        for (const auto& l : leaves) {
+            grp.nodes.push_back(l.mm);
+            grp.left.push_back(g.node(l.mm).args[0].node);
+            grp.right.push_back(g.node(l.mm).args[1].node);
+        }
+        std::sort(inner.begin(), inner.end());
+        grp.sumNodes = inner;
+        for (NodeId id : grp.nodes) {
+            taken[id] = off[id] = true;
+        }
+        for (NodeId id : inner) {
+            taken[id] = off[id] = true;
+        }
+        groups.push_back(std::move(grp));
+    }
+}
+
 } // namespace
 
 std::vector<MatmulGroup> findMatmulGroups(const Graph& g, const Graph* forward,
@@ -291,6 +408,7 @@ std::vector<MatmulGroup> findMatmulGroups(const Graph& g, const Graph* forward,
     OperandKeys keys(g, forward);
     std::vector<bool> taken(g.size(), false);
     std::vector<MatmulGroup> groups;
+    findSums(g, excluded, taken, groups);
     for (int shared : {0, 1}) {
         std::map<std::string, std::vector<NodeId>> buckets;
         std::vector<std::string> order; // keys by their first node, for a stable numbering
@@ -342,12 +460,38 @@ std::vector<MatmulGroup> findMatmulGroups(const Graph& g, const Graph* forward,
             groups.push_back(std::move(grp));
         }
     }
+    for (auto& grp : groups) {
+        std::sort(grp.nodes.begin(), grp.nodes.end()); // a sum's leaves came root first
+    }
+    for (auto& grp : groups) { // operands follow their nodes
+        grp.left.clear();
+        grp.right.clear();
+        for (NodeId m : grp.nodes) {
+            grp.left.push_back(g.node(m).args[0].node);
+            grp.right.push_back(g.node(m).args[1].node);
+        }
+    }
     std::sort(groups.begin(), groups.end(),
               [](const MatmulGroup& a, const MatmulGroup& b) { return a.nodes[0] < b.nodes[0]; });
     for (std::size_t i = 0; i < groups.size(); ++i) {
         groups[i].id = "mm" + std::to_string(i);
     }
     return groups;
+}
+
+} // namespace fxs::compile
+
+namespace fxs::compile {
+
+std::vector<std::string> matmulSumNodeNames(const Graph& g)
+{
+    std::vector<std::string> names;
+    for (const auto& grp : findMatmulGroups(g, nullptr, {})) {
+        for (NodeId id : grp.sumNodes) {
+            names.push_back(g.node(id).name);
+        }
+    }
+    return names;
 }
 
 } // namespace fxs::compile

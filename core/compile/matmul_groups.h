@@ -21,8 +21,14 @@ struct MatmulGroup {
     std::vector<graph::NodeId> left;   // per node: its left operand
     std::vector<graph::NodeId> right;  // per node: its right operand
     // The operand the nodes share: 0, the left one (results are column blocks of one product
-    // and so not contiguous); 1, the right one (row blocks: contiguous).
+    // and so not contiguous); 1, the right one (row blocks: contiguous). 2: none, the products
+    // are summed (a backward's input gradient, q/k/v's three products added): the left
+    // operands side by side times the right ones stacked is the sum, one product over the
+    // joined inner dim; `sumNodes` are the views and adds that summed them, `root` the last
+    // add, the only value the step makes.
     int shared = 0;
+    std::vector<graph::NodeId> sumNodes;
+    graph::NodeId root = graph::kNoNode;
     // Whether the shared operands are one value by the graph alone (the same node, or the same
     // views of it): the run then reads the first node's. Otherwise (backward placeholders
     // the forward fills) the run compares the tensors and multiplies separately when they
@@ -40,8 +46,15 @@ struct MatmulGroup {
 // group reaches another (so the group runs as one step), and — for a shared left operand —
 // every view its column block passes through on the way to an operator can take its strides
 // (codegen::viewStrides: a `view` that would need a copy keeps the node out). Shared left
-// operands are grouped first. Deterministic; never throws.
+// operands are grouped first. Sums come before both: an `add.Tensor` tree (each add read
+// only by the next) whose leaves are mm nodes of one [M, N] shape, each read only by the tree
+// (directly or through one view to the root's sizes), none of its nodes excluded.
+// Deterministic; never throws.
 std::vector<MatmulGroup> findMatmulGroups(const graph::Graph& graph, const graph::Graph* forward,
                                           const std::vector<bool>& excluded);
+
+// The views and adds of the graph's sums (groups with shared == 2), which regions must leave
+// out for the sums to form: `run --compiled --auto` keeps them out of its proposal.
+std::vector<std::string> matmulSumNodeNames(const graph::Graph& graph);
 
 } // namespace fxs::compile

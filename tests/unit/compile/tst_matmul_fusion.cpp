@@ -225,6 +225,51 @@ private Q_SLOTS:
         QVERIFY(exec::tensorOf((*r)[1]).is_contiguous());
     }
 
+    void sumsOfProducts()
+    {
+        // tests/data/compile/matmul_sums.txt, by hand: add_1 = (view(a @ w1) + view(b @ w2)) +
+        // view(c @ t(w3)), each product and view read only by the tree: one sum over the joined
+        // inner dim (6 + 2 + 3). add_2 adds a placeholder and add_3 has alpha 2: no sums; their
+        // products all multiply w1 (one right operand: a row group).
+        auto g = load(FXSCOPE_TEST_DATA "/compile/matmul_sums.txt");
+        QVERIFY(g);
+        auto groups = compile::findMatmulGroups(*g, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(2));
+        QCOMPARE(groups[0].shared, 2);
+        QCOMPARE(names(*g, groups[0]), (std::vector<std::string>{"mm", "mm_1", "mm_2"}));
+        QCOMPARE(g->node(groups[0].root).name, std::string("add_1"));
+        std::vector<std::string> inner;
+        for (auto id : groups[0].sumNodes) {
+            inner.push_back(g->node(id).name);
+        }
+        QCOMPARE(inner, (std::vector<std::string>{"view", "view_1", "add", "view_2", "add_1"}));
+        QCOMPARE(groups[1].shared, 1);
+        QCOMPARE(names(*g, groups[1]), (std::vector<std::string>{"mm_4", "mm_5", "mm_6"}));
+        QCOMPARE(compile::matmulSumNodeNames(*g),
+                 (std::vector<std::string>{"view", "view_1", "add", "view_2", "add_1"}));
+        // An inner add that is a region's node leaves the tree unsummed.
+        std::vector<bool> excluded(g->size(), false);
+        excluded[*g->find("add")] = true;
+        groups = compile::findMatmulGroups(*g, nullptr, excluded);
+        QVERIFY(std::none_of(groups.begin(), groups.end(),
+                             [](const auto& grp) { return grp.shared == 2; }));
+
+        auto store = test::openStore(m_dir.path().toStdString() + "/store4");
+        QVERIFY(store);
+        compile::GraphCompileOptions o;
+        o.compile.store = store.get();
+        auto r = compile::runCompiledGraph(*g, {}, o);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+        QCOMPARE(r->matmulGroups.size(), std::size_t(2));
+        QCOMPARE(r->matmulGroups[0].shared, 2);
+        QCOMPARE(r->matmulGroups[0].fusedRuns, 1L);
+        for (const auto& e : r->outputMaxAbsErr) {
+            QVERIFY(e && *e < 1e-5);
+        }
+        // The sum: two cats and a product; the rows: a cat and a product; mul, add_2, add_3.
+        QCOMPARE(r->kernels, 8);
+    }
+
     void llamaStepGroups()
     {
         auto fw = load(FXSCOPE_TEST_DATA "/recorded/graphs/llama24_train_graph0.txt.gz");
@@ -241,7 +286,11 @@ private Q_SLOTS:
         // value only by the forward graph.
         const auto pair = std::vector<std::string>{"mm_173", "mm_175"};
         groups = compile::findMatmulGroups(*bw, fw.get(), {});
-        QCOMPARE(groups.size(), std::size_t(48));
+        // 48 weight-gradient groups and 48 input-gradient sums (gate/up, q/k/v).
+        QCOMPARE(groups.size(), std::size_t(96));
+        QCOMPARE(std::count_if(groups.begin(), groups.end(),
+                               [](const auto& grp) { return grp.shared == 2; }),
+                 std::ptrdiff_t(48));
         QCOMPARE(names(*bw, groups[0]), pair);
         QCOMPARE(groups[0].shared, 1);
         QVERIFY(!groups[0].sameByGraph);
@@ -264,7 +313,7 @@ private Q_SLOTS:
         auto r = compile::runCompiledGraph(*bw, {}, o);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
         QVERIFY(r->compiled.ok);
-        QCOMPARE(r->matmulGroups.size(), std::size_t(48));
+        QCOMPARE(r->matmulGroups.size(), std::size_t(96));
         for (const auto& grp : r->matmulGroups) {
             QCOMPARE(grp.fusedRuns, 1L); // the saved views are one tensor at run time
             QCOMPARE(grp.separateRuns, 0L);
