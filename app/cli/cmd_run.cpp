@@ -350,8 +350,9 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     const graph::Graph& gr = **toRun;
     // The adds of summed products stay out of the proposal, so the sums can form.
     auto regions = regionsFromSource(gr, g.sourceBytes, o.project, o.autoRegions, "run",
-                                     o.noMatmulFusion ? std::vector<std::string>()
-                                                      : compile::matmulSumNodeNames(gr));
+                                     o.autoRegions && !o.noMatmulFusion
+                                         ? compile::matmulSumNodeNames(gr)
+                                         : std::vector<std::string>());
     if (!regions) {
         return fail(o, regions.error(), 2);
     }

@@ -287,7 +287,8 @@ Status timeTotalsInto(const graph::Graph& graph, exec::RunOptions ro,
     return {};
 }
 
-// The matrix-product groups of a compiled run (GraphCompileOptions::fuseMatmuls).
+// The matrix-product groups of a compiled run (GraphCompileOptions::fuseMatmuls); `runs` is
+// set whenever `groups` is not empty.
 struct Fusion {
     std::vector<MatmulGroup> groups;
     std::shared_ptr<MatmulGroupRuns> runs;
@@ -313,7 +314,7 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
     ro.keep.clear();
     ro.substitutes = substitutesOf(report.regions);
     ro.substitutes.insert(ro.substitutes.end(), fusion.subs.begin(), fusion.subs.end());
-    for (std::size_t i = 0; fusion.runs && i < fusion.groups.size(); ++i) {
+    for (std::size_t i = 0; i < fusion.groups.size(); ++i) { // counted from this run on
         fusion.runs->fused[i] = 0;
         fusion.runs->separate[i] = 0;
     }
@@ -339,13 +340,10 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
         }
     }
     for (std::size_t i = 0; i < fusion.groups.size(); ++i) {
-        MatmulGroupReport g{fusion.groups[i].id, {}, fusion.groups[i].shared, 0, 0};
+        MatmulGroupReport g{fusion.groups[i].id, {}, fusion.groups[i].shared,
+                            fusion.runs->fused[i], fusion.runs->separate[i]};
         for (graph::NodeId id : fusion.groups[i].nodes) {
             g.nodes.push_back(graph.node(id).name);
-        }
-        if (fusion.runs) {
-            g.fusedRuns = fusion.runs->fused[i];
-            g.separateRuns = fusion.runs->separate[i];
         }
         report.matmulGroups.push_back(std::move(g));
     }
@@ -379,9 +377,7 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
     std::set<std::string> ids;
     for (const auto& r : regions) {
         for (graph::NodeId id : r.nodes) {
-            if (id < excluded.size()) {
-                excluded[id] = true;
-            }
+            excluded[id] = true;
         }
         units.push_back({r.id, r.nodes, r.inputs, r.outputs, {}});
         ids.insert(r.id);

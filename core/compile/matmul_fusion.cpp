@@ -145,12 +145,16 @@ std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
             }
             return std::size_t(it - s.inputs.begin());
         };
+        // One value by the graph: every member reads the first member's shared operand (a
+        // region may have made each view of it as a buffer of its own).
+        const bool first = grp.sameByGraph && grp.shared != 2;
+        const auto operand = [&](std::size_t member, int side) {
+            const std::size_t m = first && grp.shared == side ? 0 : member;
+            return slot(graph.node(grp.nodes[m]).args[std::size_t(side)].node);
+        };
         for (std::size_t i = 0; i < grp.nodes.size(); ++i) {
-            // One value by the graph: every member reads the first member's operand (a region
-            // may have made each view of it as a buffer of its own).
-            const bool first = grp.sameByGraph && grp.shared != 2;
-            call.left.push_back(slot(first && grp.shared == 0 ? grp.left[0] : grp.left[i]));
-            call.right.push_back(slot(first && grp.shared == 1 ? grp.right[0] : grp.right[i]));
+            call.left.push_back(operand(i, 0));
+            call.right.push_back(operand(i, 1));
         }
         s.run = [call, runs, g](const std::vector<exec::TensorHandle>& in) {
             return runGroup(call, in, runs ? &runs->fused[g] : nullptr,

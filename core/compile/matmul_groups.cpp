@@ -9,10 +9,8 @@
 #include "core/graph/op_category.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <unordered_map>
 
 namespace fxs::compile {
@@ -24,17 +22,13 @@ using graph::NodeId;
 
 constexpr const char* kMm = "aten::mm.default";
 
-// Views whose result is a function of their input alone: two with the same input and
-// arguments are the same value.
+// Views whose result is a function of their input alone (the code generator's views, and
+// alias and detach, which eager makes as views): two with the same input and arguments are the
+// same value.
 bool isPureView(const Node& n)
 {
-    static const std::set<std::string, std::less<>> kViews = {
-        "aten::view.default",   "aten::_unsafe_view.default", "aten::reshape.default",
-        "aten::t.default",      "aten::transpose.int",        "aten::permute.default",
-        "aten::expand.default", "aten::unsqueeze.default",    "aten::squeeze.dim",
-        "aten::slice.Tensor",   "aten::select.int",           "aten::alias.default",
-        "aten::detach.default"};
-    return n.isCallFunction() && kViews.count(n.target) != 0;
+    const std::string_view base = graph::opBaseName(n.target);
+    return codegen::isViewNode(n) || (n.isCallFunction() && (base == "alias" || base == "detach"));
 }
 
 class OperandKeys {
@@ -385,9 +379,8 @@ void findSums(const Graph& g, const std::vector<bool>& excluded, std::vector<boo
         grp.root = root.id;
         for (const auto& l : leaves) {
             grp.nodes.push_back(l.mm);
-            grp.left.push_back(g.node(l.mm).args[0].node);
-            grp.right.push_back(g.node(l.mm).args[1].node);
         }
+        std::sort(grp.nodes.begin(), grp.nodes.end()); // the tree gave them root first
         std::sort(inner.begin(), inner.end());
         grp.sumNodes = inner;
         for (NodeId id : grp.nodes) {
@@ -448,27 +441,13 @@ std::vector<MatmulGroup> findMatmulGroups(const Graph& g, const Graph* forward,
                 continue;
             }
             MatmulGroup grp;
-            grp.id = "mm" + std::to_string(groups.size());
             grp.shared = shared;
             grp.sameByGraph = b.find("fw:") == std::string::npos;
+            grp.nodes = members; // graph order
             for (NodeId m : members) {
                 taken[m] = true;
-                grp.nodes.push_back(m);
-                grp.left.push_back(g.node(m).args[0].node);
-                grp.right.push_back(g.node(m).args[1].node);
             }
             groups.push_back(std::move(grp));
-        }
-    }
-    for (auto& grp : groups) {
-        std::sort(grp.nodes.begin(), grp.nodes.end()); // a sum's leaves came root first
-    }
-    for (auto& grp : groups) { // operands follow their nodes
-        grp.left.clear();
-        grp.right.clear();
-        for (NodeId m : grp.nodes) {
-            grp.left.push_back(g.node(m).args[0].node);
-            grp.right.push_back(g.node(m).args[1].node);
         }
     }
     std::sort(groups.begin(), groups.end(),
@@ -479,17 +458,19 @@ std::vector<MatmulGroup> findMatmulGroups(const Graph& g, const Graph* forward,
     return groups;
 }
 
-} // namespace fxs::compile
-
-namespace fxs::compile {
-
 std::vector<std::string> matmulSumNodeNames(const Graph& g)
 {
+    std::vector<bool> taken(g.size(), false);
+    std::vector<MatmulGroup> sums;
+    findSums(g, {}, taken, sums);
+    std::vector<NodeId> ids;
+    for (const auto& grp : sums) {
+        ids.insert(ids.end(), grp.sumNodes.begin(), grp.sumNodes.end());
+    }
+    std::sort(ids.begin(), ids.end());
     std::vector<std::string> names;
-    for (const auto& grp : findMatmulGroups(g, nullptr, {})) {
-        for (NodeId id : grp.sumNodes) {
-            names.push_back(g.node(id).name);
-        }
+    for (NodeId id : ids) {
+        names.push_back(g.node(id).name);
     }
     return names;
 }

@@ -18,8 +18,6 @@ namespace fxs::compile {
 struct MatmulGroup {
     std::string id;                    // "mm0", "mm1", ... (the compiled run's step name)
     std::vector<graph::NodeId> nodes;  // the mm nodes, graph order (at least two)
-    std::vector<graph::NodeId> left;   // per node: its left operand
-    std::vector<graph::NodeId> right;  // per node: its right operand
     // The operand the nodes share: 0, the left one (results are column blocks of one product
     // and so not contiguous); 1, the right one (row blocks: contiguous). 2: none, the products
     // are summed (a backward's input gradient, q/k/v's three products added): the left
