@@ -43,6 +43,7 @@ struct RunCliOptions {
     bool hostTimes = false;  // --host-times: per_node times the host's work, no per-node sync
     bool dispatchedViews = false; // --dispatched-views: RunOptions::directViews off
     bool noMatmulFusion = false;  // --no-matmul-fusion: GraphCompileOptions::fuseMatmuls off
+    bool noKeptOperands = false;  // --no-kept-operands: keepMatmulOperands off
     bool autoRegions = false;
     std::string project;
     std::string cache;
@@ -192,7 +193,8 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
                                      : g.shared == 1 ? "right"
                                                      : "sum"},
                           {"fused_runs", g.fusedRuns},
-                          {"separate_runs", g.separateRuns}});
+                          {"separate_runs", g.separateRuns},
+                          {"kept_operand_runs", g.keptRuns}});
     }
     j["matmul_groups"] = std::move(groups);
     if (!c.matmulNote.empty()) {
@@ -384,6 +386,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     co.cudaGraph = o.cudaGraph;
     co.kernelTime = o.kernelTime;
     co.fuseMatmuls = !o.noMatmulFusion;
+    co.keepMatmulOperands = !o.noKeptOperands;
     auto report = compile::runCompiledGraph(gr, *regions, co);
     if (!report) {
         return fail(o, report.error(), 1);
@@ -533,6 +536,10 @@ void addRunCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--no-matmul-fusion", options->noMatmulFusion,
                   "--compiled: run every mm node on its own (by default mm nodes outside the "
                   "regions that share an operand run as one product)")
+        ->needs(compiled);
+    cmd->add_flag("--no-kept-operands", options->noKeptOperands,
+                  "--compiled: lay a group's weights side by side every run (by default they are "
+                  "joined once and kept while unchanged: one copy of the grouped weights)")
         ->needs(compiled);
     cmd->add_flag("--host-times", options->hostTimes,
                   "CUDA: per_node times are the host's work only (no synchronisation per node): "

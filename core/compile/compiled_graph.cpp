@@ -20,6 +20,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace fxs::compile {
@@ -146,6 +147,21 @@ bool writesInPlace(const graph::Graph& graph)
     });
 }
 
+// Whether a node draws random numbers (dropout, rand*, bernoulli, normal, ...): a graph fed by
+// its forward then runs after it, as the eager run did, so that both draw the same numbers.
+bool drawsRandomNumbers(const graph::Graph& graph)
+{
+    static const std::set<std::string_view> random = {
+        "bernoulli", "bernoulli_", "dropout", "native_dropout", "rand", "rand_like", "randn",
+        "randn_like", "randint", "randint_like", "randperm", "normal", "normal_", "uniform_",
+        "multinomial", "exponential_", "geometric_", "cauchy_", "log_normal_", "random_",
+        "poisson", "philox_rand", "feature_dropout", "alpha_dropout"};
+    return std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const graph::Node& n) {
+        return n.op == graph::OpKind::CallFunction &&
+               random.count(graph::opBaseName(n.target)) != 0;
+    });
+}
+
 // Whether a LibTorch call of the node does device work (views and getitems do not).
 bool launches(const graph::Node& n)
 {
@@ -167,7 +183,8 @@ int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report
     std::map<std::string, int> groups; // a fused group: one cat and one product
     for (const auto& g : report.matmulGroups) {
         const int joined = g.shared == 2 ? 3 : 2; // a sum joins both operands
-        groups[g.id] = g.separateRuns == 0 ? joined : int(g.nodes.size());
+        const int kept = g.keptRuns > 0 ? g.keptSides : 0; // reused, not joined again
+        groups[g.id] = g.separateRuns == 0 ? joined - kept : int(g.nodes.size());
     }
     int n = 0;
     for (const auto& step : report.compiled.perNode) {
@@ -317,6 +334,7 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
     for (std::size_t i = 0; i < fusion.groups.size(); ++i) { // counted from this run on
         fusion.runs->fused[i] = 0;
         fusion.runs->separate[i] = 0;
+        fusion.runs->kept[i] = 0;
     }
     at::manual_seed(ro.seed); // the eager run's random state (runAll)
     auto run = exec::Interpreter::run(graph, ro, cancel);
@@ -340,9 +358,13 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
         }
     }
     for (std::size_t i = 0; i < fusion.groups.size(); ++i) {
-        MatmulGroupReport g{fusion.groups[i].id, {}, fusion.groups[i].shared,
-                            fusion.runs->fused[i], fusion.runs->separate[i]};
-        for (graph::NodeId id : fusion.groups[i].nodes) {
+        const MatmulGroup& grp = fusion.groups[i];
+        MatmulGroupReport g{grp.id, {}, grp.shared, fusion.runs->fused[i],
+                            fusion.runs->separate[i], fusion.runs->kept[i], 0};
+        for (int side : {0, 1}) { // the sides laid side by side: not the shared operand
+            g.keptSides += grp.shared != side && grp.inputOperands[std::size_t(side)] ? 1 : 0;
+        }
+        for (graph::NodeId id : grp.nodes) {
             g.nodes.push_back(graph.node(id).name);
         }
         report.matmulGroups.push_back(std::move(g));
@@ -403,6 +425,11 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
         kept.clear(); // groups that only together would wait on each other: none
     }
     f.groups = std::move(kept);
+    for (auto& g : f.groups) {
+        if (!options.keepMatmulOperands) {
+            g.inputOperands = {false, false}; // joined every run
+        }
+    }
     f.runs = std::make_shared<MatmulGroupRuns>(f.groups.size());
     f.subs = matmulSubstitutes(graph, f.groups, f.runs);
     return f;
@@ -514,9 +541,24 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     exec::RunOptions withInputs = ro;
     if (!writesInPlace(graph)) {
         withInputs.inputs = inputs; // else its inputs are made again, as the eager run's were
+        // The inputs the forward fed the eager run, not a new forward run's: the weights are
+        // the same tensors as in the run before and the timed runs after (a matrix-product
+        // group keeps its weights laid side by side while they are), as in a training loop.
+        if (!drawsRandomNumbers(graph)) {
+            withInputs.forwardGraph = nullptr;
+        }
     }
     if (Status s = runWithRegions(graph, regions, fusion, withInputs, cancel, report); !s) {
         return s.error();
+    }
+    if (!withInputs.forwardGraph && ro.forwardGraph) { // how the forward fed the inputs
+        std::vector<std::string> notes = report.eager.notes;
+        for (auto& n : report.compiled.notes) {
+            if (std::find(notes.begin(), notes.end(), n) == notes.end()) {
+                notes.push_back(std::move(n));
+            }
+        }
+        report.compiled.notes = std::move(notes);
     }
     if (!report.cancelled && cuda) {
         reportProgress(progress, 1.0, options.cudaGraph ? "timing CUDA graph replays"

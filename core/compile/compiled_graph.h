@@ -30,6 +30,8 @@ struct MatmulGroupReport {
                                     // 2: none, the products summed (MatmulGroup::shared)
     long fusedRuns = 0;             // runs of the compiled run that made one product
     long separateRuns = 0;          // runs whose shared operand was not one tensor
+    long keptRuns = 0; // fused runs that reused the operands laid side by side in an earlier one
+    int keptSides = 0; // the operand sides it keeps (their cats are not launched when reused)
 };
 
 struct CompiledGraphReport {

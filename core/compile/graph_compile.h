@@ -46,6 +46,10 @@ struct GraphCompileOptions {
     // runCompiledGraph: mm nodes outside the regions that share an operand run as one product
     // per group (matmul_groups.h); the eager run stays as recorded.
     bool fuseMatmuls = true;
+    // With fuseMatmuls: a group's operands that are the graph's inputs (weights) are laid side
+    // by side once and kept while unchanged (matmul_fusion.h); off, they are joined every run
+    // (no kept copy of the grouped weights).
+    bool keepMatmulOperands = true;
 };
 
 struct GraphCompileReport {

@@ -5,7 +5,14 @@
 
 #include <ATen/ATen.h>
 
+#if defined(FXSCOPE_TORCH_CUDA)
+#include <c10/cuda/CUDAGraphsC10Utils.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
 #include <algorithm>
+#include <array>
+#include <mutex>
 
 namespace fxs::compile {
 namespace {
@@ -40,19 +47,126 @@ at::Tensor sideBySide(const std::vector<at::Tensor>& ts, int64_t dim)
     return at::cat(ts, dim);
 }
 
+// One side's operands laid side by side, kept from an earlier run (matmul_fusion.h).
+struct Kept {
+    std::vector<at::Tensor> sources; // held, so that their memory is not reused while kept
+    std::vector<std::int64_t> versions;
+    at::Tensor joined;
+    std::int64_t stream = 0; // the CUDA stream that joined them: another one joins anew
+    bool off = false;        // stopped: the operands came back as other tensors
+};
+
+struct KeptSides {
+    std::mutex mutex;
+    std::array<Kept, 2> side;
+};
+
+bool capturing(const at::Tensor& t)
+{
+#if defined(FXSCOPE_TORCH_CUDA)
+    return t.is_cuda() &&
+           c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None;
+#else
+    (void)t;
+    return false;
+#endif
+}
+
+std::int64_t streamOf(const at::Tensor& t)
+{
+#if defined(FXSCOPE_TORCH_CUDA)
+    if (t.is_cuda()) {
+        return c10::cuda::getCurrentCUDAStream(t.device().index()).id();
+    }
+#else
+    (void)t;
+#endif
+    return 0;
+}
+
+// The same memory and layout as a kept source (its version is compared apart).
+bool sameMemory(const at::Tensor& kept, const at::Tensor& t)
+{
+    return t.has_storage() &&
+           t.storage().unsafeGetStorageImpl() == kept.storage().unsafeGetStorageImpl() &&
+           t.storage_offset() == kept.storage_offset() && sameTensor(t, kept);
+}
+
 struct GroupCall {
     int shared = 0;                 // MatmulGroup::shared
     std::vector<int64_t> rootSizes; // a sum's result
     bool sameByGraph = true; // the shared operands are one value: no comparison
     std::vector<std::size_t> left;  // per member: index into the substitute's inputs
     std::vector<std::size_t> right;
+    std::array<bool, 2> keep{false, false}; // MatmulGroup::inputOperands
+    std::shared_ptr<KeptSides> kept;
 };
+
+// `ts` (the operands of `side`) side by side along `dim`: the kept ones when they are the same
+// unchanged tensors as before (`reused` is then set), else joined now and kept when allowed.
+at::Tensor joinedOperands(const GroupCall& call, int side, const std::vector<at::Tensor>& ts,
+                          int64_t dim, bool& reused)
+{
+    const bool keepable =
+        call.keep[std::size_t(side)] && call.kept && !capturing(ts[0]) &&
+        std::all_of(ts.begin(), ts.end(), [](const at::Tensor& t) {
+            return t.has_storage() && !t.is_inference();
+        });
+    if (!keepable) {
+        return sideBySide(ts, dim);
+    }
+    std::lock_guard<std::mutex> lock(call.kept->mutex);
+    Kept& k = call.kept->side[std::size_t(side)];
+    if (k.off) {
+        return sideBySide(ts, dim);
+    }
+    const std::int64_t stream = streamOf(ts[0]);
+    if (k.joined.defined()) {
+        bool same = k.stream == stream;
+        for (std::size_t i = 0; i < ts.size(); ++i) {
+            if (k.sources.size() != ts.size() || !sameMemory(k.sources[i], ts[i])) {
+                k = Kept{}; // other tensors: not an input kept across runs here
+                k.off = true;
+                return sideBySide(ts, dim);
+            }
+            same = same && ts[i]._version() == k.versions[i];
+        }
+        if (same) {
+            reused = true;
+            return k.joined;
+        }
+    }
+    at::Tensor joined = sideBySide(ts, dim);
+    if (joined.nbytes() > std::size_t(kMaxKeptBytes)) {
+        k = Kept{};
+        k.off = true;
+        return joined;
+    }
+    k.sources = ts;
+    k.versions.clear();
+    for (const auto& t : ts) {
+        k.versions.push_back(t._version());
+    }
+    k.joined = joined;
+    k.stream = stream;
+    return joined;
+}
 
 Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
                                                  const std::vector<exec::TensorHandle>& in,
                                                  std::atomic<long>* fused,
-                                                 std::atomic<long>* separate)
+                                                 std::atomic<long>* separate,
+                                                 std::atomic<long>* kept)
 {
+    bool reused = false;
+    const auto count = [&]() {
+        if (fused) {
+            ++*fused;
+        }
+        if (reused && kept) {
+            ++*kept;
+        }
+    };
     const std::size_t n = call.left.size();
     std::vector<at::Tensor> a;
     std::vector<at::Tensor> b;
@@ -66,10 +180,9 @@ Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
     }
     if (call.shared == 2) {
         // [M, K_i] side by side times [K_i, N] stacked: the sum of the products.
-        if (fused) {
-            ++*fused;
-        }
-        const at::Tensor sum = at::mm(sideBySide(a, 1), sideBySide(b, 0));
+        const at::Tensor sum =
+            at::mm(joinedOperands(call, 0, a, 1, reused), joinedOperands(call, 1, b, 0, reused));
+        count();
         return std::vector<exec::TensorHandle>{exec::makeHandle(sum.view(call.rootSizes))};
     }
     const auto& shared = call.shared == 0 ? a : b;
@@ -92,14 +205,13 @@ Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
         }
         return out;
     }
-    if (fused) {
-        ++*fused;
-    }
     // Shared left operand [M, K] times [K, N_i] side by side: column blocks of [M, sum N_i].
     // Shared right operand [K, N] under [M_i, K] stacked: row blocks of [sum M_i, N].
     const int64_t dim = call.shared == 0 ? 1 : 0;
-    const at::Tensor product = call.shared == 0 ? at::mm(a[0], sideBySide(b, 1))
-                                                : at::mm(sideBySide(a, 0), b[0]);
+    const at::Tensor product = call.shared == 0
+                                   ? at::mm(a[0], joinedOperands(call, 1, b, 1, reused))
+                                   : at::mm(joinedOperands(call, 0, a, 0, reused), b[0]);
+    count();
     int64_t offset = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const int64_t width = others[i].size(call.shared == 0 ? 1 : 0);
@@ -130,6 +242,8 @@ std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
         GroupCall call;
         call.shared = grp.shared;
         call.sameByGraph = grp.sameByGraph;
+        call.keep = grp.inputOperands;
+        call.kept = std::make_shared<KeptSides>();
         if (grp.shared == 2 && grp.root < graph.size()) {
             if (const auto* m = graph.node(grp.root).tensorMeta()) {
                 for (const auto& d : m->sizes) {
@@ -158,7 +272,7 @@ std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
         }
         s.run = [call, runs, g](const std::vector<exec::TensorHandle>& in) {
             return runGroup(call, in, runs ? &runs->fused[g] : nullptr,
-                            runs ? &runs->separate[g] : nullptr);
+                            runs ? &runs->separate[g] : nullptr, runs ? &runs->kept[g] : nullptr);
         };
         subs.push_back(std::move(s));
     }

@@ -9,16 +9,24 @@
 #include "core/exec/interpreter.h"
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 namespace fxs::compile {
 
-// How often each group ran fused and separately (shared by the substitutes' copies).
+// The most a group keeps of its operands laid side by side (a copy of its weights).
+inline constexpr std::int64_t kMaxKeptBytes = 64ll << 20;
+
+// How often each group ran fused and separately, and how often a fused run reused operands
+// kept from an earlier run (shared by the substitutes' copies).
 struct MatmulGroupRuns {
-    explicit MatmulGroupRuns(std::size_t groups) : fused(groups), separate(groups) {}
+    explicit MatmulGroupRuns(std::size_t groups) : fused(groups), separate(groups), kept(groups)
+    {
+    }
     std::vector<std::atomic<long>> fused;
     std::vector<std::atomic<long>> separate;
+    std::vector<std::atomic<long>> kept;
 };
 
 // One substitute per group, named by the group's id; `runs` (may be null) counts their runs.

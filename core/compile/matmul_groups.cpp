@@ -31,6 +31,49 @@ bool isPureView(const Node& n)
     return codegen::isViewNode(n) || (n.isCallFunction() && (base == "alias" || base == "detach"));
 }
 
+// Whether a node writes `v` in place, directly or through a view of it (an ATen op whose name
+// ends with '_': copy_, add_, index_put_, ...).
+bool writtenInPlace(const Graph& g, NodeId v, int depth = 0)
+{
+    if (depth > 64) {
+        return true; // too deep to tell: as if written
+    }
+    for (NodeId u : g.node(v).users) {
+        const Node& un = g.node(u);
+        if (!un.isCallFunction()) {
+            continue;
+        }
+        const std::string_view base = graph::opBaseName(un.target);
+        if (un.target.starts_with("aten::") && base.size() > 1 && base.back() == '_') {
+            return true;
+        }
+        const bool view = isPureView(un) || graph::categorize(un) == graph::OpCategory::View;
+        if (view && writtenInPlace(g, u, depth + 1)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// MatmulGroup::inputOperands for one operand.
+bool unwrittenInput(const Graph& g, NodeId v, const std::vector<bool>& excluded)
+{
+    for (int depth = 0; depth < 64; ++depth) {
+        if (v < excluded.size() && excluded[v]) {
+            return false; // a region makes it: a buffer of its own each run
+        }
+        const Node& n = g.node(v);
+        if (n.isPlaceholder()) {
+            return !writtenInPlace(g, v);
+        }
+        if (!isPureView(n) || n.args.empty() || !n.args[0].isNode()) {
+            return false;
+        }
+        v = n.args[0].node;
+    }
+    return false;
+}
+
 class OperandKeys {
 public:
     OperandKeys(const Graph& g, const Graph* forward) : m_g(g), m_memo(g.size())
@@ -453,7 +496,13 @@ std::vector<MatmulGroup> findMatmulGroups(const Graph& g, const Graph* forward,
     std::sort(groups.begin(), groups.end(),
               [](const MatmulGroup& a, const MatmulGroup& b) { return a.nodes[0] < b.nodes[0]; });
     for (std::size_t i = 0; i < groups.size(); ++i) {
-        groups[i].id = "mm" + std::to_string(i);
+        MatmulGroup& grp = groups[i];
+        grp.id = "mm" + std::to_string(i);
+        for (std::size_t side : {0u, 1u}) {
+            grp.inputOperands[side] = std::all_of(grp.nodes.begin(), grp.nodes.end(), [&](NodeId m) {
+                return unwrittenInput(g, g.node(m).args[side].node, excluded);
+            });
+        }
     }
     return groups;
 }

@@ -10,6 +10,7 @@
 
 #include "core/graph/graph.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct MatmulGroup {
     // the forward fills) the run compares the tensors and multiplies separately when they
     // differ.
     bool sameByGraph = true;
+    // Per side (0: the left operands, 1: the right ones): whether every member's operand there
+    // is an input of the graph, directly or through pure views outside `excluded` (a weight,
+    // its `t()`), that no node of the graph writes in place, directly or through a view. The
+    // run may then keep those operands laid side by side between runs while the same,
+    // unchanged tensors come back (matmul_fusion.h).
+    std::array<bool, 2> inputOperands{false, false};
 };
 
 // Groups of `mm.default` nodes sharing an operand: the same node, views of one value with the

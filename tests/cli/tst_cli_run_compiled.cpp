@@ -75,6 +75,18 @@ std::set<std::string> proposedRegionIds(const QString& graph)
     return ids;
 }
 
+// The distinct kept_operand_runs of the groups whose shared operand is `shared`.
+std::set<long> keptRuns(const json& j, const std::string& shared)
+{
+    std::set<long> runs;
+    for (const auto& g : j["matmul_groups"]) {
+        if (g["shared"].get<std::string>() == shared) {
+            runs.insert(g.value("kept_operand_runs", -1L));
+        }
+    }
+    return runs;
+}
+
 // The matrix-product groups of a compiled run (matmul_groups) whose shared operand is the one
 // asked for ("left", "right", "sum"); -1 unless every group has the contract's fields, made
 // one product in the compiled run and is one step of it.
@@ -174,6 +186,9 @@ private Q_SLOTS:
         QCOMPARE(j["matmul_groups"].size(), std::size_t(48));
         QCOMPARE(j["matmul_groups"][0]["nodes"],
                  json(std::vector<std::string>{"mm", "mm_1", "mm_2"}));
+        // Their weights (t of a placeholder) were laid side by side by the run that made the
+        // regions' values and kept: the compiled run reused them.
+        QCOMPARE(keptRuns(j, "left"), std::set<long>{1});
         // Every region of the proposal is listed, in its order.
         const auto ids = proposedRegionIds(kForward);
         QVERIFY(!ids.empty());
@@ -244,6 +259,10 @@ private Q_SLOTS:
         QCOMPARE(fusedGroups(j, "right"), 48);
         QCOMPARE(fusedGroups(j, "sum"), 48);
         QCOMPARE(j["matmul_groups"].size(), std::size_t(96));
+        // The sums' weights (saved from the forward, the inputs the forward fed the eager run)
+        // are kept; the weight gradients' output gradients are made by the run: joined anew.
+        QCOMPARE(keptRuns(j, "sum"), std::set<long>{1});
+        QCOMPARE(keptRuns(j, "right"), std::set<long>{0});
         bool fed = false;
         for (const auto& n : j["notes"]) {
             fed = fed || n.get<std::string>().find("ran the forward graph first") !=
@@ -266,6 +285,26 @@ private Q_SLOTS:
         QCOMPARE(fusedGroups(j, "left"), 0);
         // Only with --compiled.
         QVERIFY(runCli({"run", kForward, "--no-matmul-fusion"}).exitCode != 0);
+    }
+
+    void keptOperandsCanBeTurnedOff()
+    {
+        const QStringList common{"run", kForward, "--compiled", "--auto", "--json", "--device",
+                                 "cpu", "--cache", cache()};
+        auto kept = runCli(common);
+        auto joined = runCli(common + QStringList{"--no-kept-operands"});
+        QVERIFY2(kept.exitCode == 0 && joined.exitCode == 0, joined.err.constData());
+        const json k = parse(kept);
+        const json j = parse(joined);
+        QCOMPARE(fusedGroups(j, "left"), 48);
+        QCOMPARE(keptRuns(k, "left"), std::set<long>{1});
+        QCOMPARE(keptRuns(j, "left"), std::set<long>{0});
+        // Each of the 48 groups launches its weights' cat again.
+        QCOMPARE(j["kernels"].get<int>() - k["kernels"].get<int>(), 48);
+        for (const auto& out : j["outputs"]) {
+            QVERIFY2(closeToEager(out), out.dump().c_str());
+        }
+        QVERIFY(runCli({"run", kForward, "--no-kept-operands"}).exitCode != 0);
     }
 
     void backwardOfATraceCompilesFromItsForward()

@@ -1,8 +1,8 @@
 # Sums `fxscope-cli run --json --host-times` outputs' per_node host times by op (target):
 # python3 host_by_op.py NAME COMPILED.json [EAGER.json]. Prints ms and us a call per op, the
 # heaviest first, the totals per node, and the part spent in library calls (matrix products,
-# convolutions, attention: cuBLAS, cuDNN and attention kernels' own host work, which Inductor's
-# extern calls make too) against the rest, a node.
+# grouped ones too, convolutions, attention: cuBLAS, cuDNN and attention kernels' own host
+# work, which Inductor's extern calls make too) against the rest, a node.
 import collections
 import json
 import re
@@ -10,7 +10,7 @@ import sys
 
 LIBRARY = re.compile(r"aten::(mm|addmm|bmm|baddbmm|convolution|_convolution|cudnn_convolution"
                      r"|convolution_backward|_scaled_dot_product\w*|_efficient_attention\w*"
-                     r"|_flash_attention\w*)\.")
+                     r"|_flash_attention\w*)\.|fxscope\.mm_group")
 
 
 def table(path, label):

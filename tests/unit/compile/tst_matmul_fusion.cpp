@@ -20,8 +20,11 @@
 #include "tests/unit/compile/compile_test_support.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <array>
 
 FXSCOPE_TEST_BEGIN
 
@@ -57,6 +60,28 @@ graph::GraphPtr withView3(const std::string& line)
     s.replace(at, end - at, line);
     s.replace(s.find("relu: \"f32[2, 2, 6][12, 6, 1]cpu\""), 33, "relu: \"f32[24][1]cpu\"");
     return io::parseGraphCode(s, "view3.txt").graph;
+}
+
+// Products made another way (one wider product, its blocks) round otherwise: float32 apart.
+bool near(const at::Tensor& a, const at::Tensor& b)
+{
+    return at::allclose(a, b, 1e-5, 1e-5);
+}
+
+// The test graph with `line` added after the statement that makes `after`.
+graph::GraphPtr withLineAfter(const std::string& after, const std::string& line)
+{
+    auto text = readFile(FXSCOPE_TEST_DATA "/compile/matmul_groups.txt");
+    if (!text.ok()) {
+        return nullptr;
+    }
+    std::string s = *text;
+    const auto at = s.find("        " + after + ":");
+    if (at == std::string::npos) {
+        return nullptr;
+    }
+    s.insert(s.find('\n', at) + 1, line + "\n");
+    return io::parseGraphCode(s, "added.txt").graph;
 }
 
 } // namespace
@@ -107,6 +132,94 @@ private Q_SLOTS:
         QCOMPARE(names(*g, groups[0]), (std::vector<std::string>{"mm_3", "mm_4"}));
     }
 
+    void inputOperandsAreUnwrittenGraphInputs()
+    {
+        // By hand: mm and mm_1 read view(x), view_1(x) and t(w1), t(w2); mm_3 and mm_4 read
+        // t(g1), t(g2) and x. Every operand is a placeholder or a view of one.
+        using Sides = std::array<bool, 2>;
+        auto g = load(FXSCOPE_TEST_DATA "/compile/matmul_groups.txt");
+        QVERIFY(g);
+        auto groups = compile::findMatmulGroups(*g, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(2));
+        QCOMPARE(groups[0].inputOperands, (Sides{true, true}));
+        QCOMPARE(groups[1].inputOperands, (Sides{true, true}));
+        // w2 written in place: the right operands of mm/mm_1 are not kept; g1 written through
+        // its view t_3: nor the left ones of mm_3/mm_4.
+        auto written = withLineAfter("t_1", "        add_: \"f32[2, 8][8, 1]cpu\" = "
+                                            "torch.ops.aten.add_.Tensor(w2, 1.0)");
+        QVERIFY(written);
+        groups = compile::findMatmulGroups(*written, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(2));
+        QCOMPARE(groups[0].inputOperands, (Sides{true, false}));
+        QCOMPARE(groups[1].inputOperands, (Sides{true, true}));
+        auto throughView = withLineAfter("t_3", "        mul_: \"f32[6, 4][1, 6]cpu\" = "
+                                                "torch.ops.aten.mul_.Tensor(t_3, 2.0)");
+        QVERIFY(throughView);
+        groups = compile::findMatmulGroups(*throughView, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(2));
+        QCOMPARE(groups[1].inputOperands, (Sides{false, true}));
+        // t_1 made by a region: a buffer of its own each run.
+        std::vector<bool> excluded(g->size(), false);
+        excluded[*g->find("t_1")] = true;
+        groups = compile::findMatmulGroups(*g, nullptr, excluded);
+        QCOMPARE(groups.size(), std::size_t(2));
+        QCOMPARE(groups[0].inputOperands, (Sides{true, false}));
+    }
+
+    void keptOperandsFollowTheirTensors()
+    {
+        auto g = load(FXSCOPE_TEST_DATA "/compile/matmul_groups.txt");
+        QVERIFY(g);
+        auto groups = compile::findMatmulGroups(*g, nullptr, {});
+        QCOMPARE(groups.size(), std::size_t(2));
+        auto runs = std::make_shared<compile::MatmulGroupRuns>(1);
+        auto subs = compile::matmulSubstitutes(*g, {groups[0]}, runs);
+        QCOMPARE(subs.size(), std::size_t(1));
+        const at::Tensor x = at::randn({4, 8});
+        at::Tensor w1 = at::randn({6, 8});
+        const at::Tensor w2 = at::randn({2, 8});
+        const auto h = [](const at::Tensor& t) { return exec::makeHandle(t); };
+        // Inputs: view (the shared operand, one value by the graph), t, t_1; each call makes
+        // its views anew, as a run of the graph does.
+        QCOMPARE(subs[0].inputs.size(), std::size_t(3));
+        const auto call = [&](const at::Tensor& a, const at::Tensor& b) {
+            auto out = subs[0].run({h(x.view({4, 8})), h(a.t()), h(b.t())});
+            return out.ok() && out->size() == 2 &&
+                   near(exec::tensorOf((*out)[0]), at::mm(x, a.t())) &&
+                   near(exec::tensorOf((*out)[1]), at::mm(x, b.t()));
+        };
+        QVERIFY(call(w1, w2));
+        QCOMPARE(runs->kept[0].load(), 0L); // joined and kept
+        QVERIFY(call(w1, w2));
+        QCOMPARE(runs->kept[0].load(), 1L);
+        w1.add_(1.0); // an optimizer's step: the version counter moves, the values with it
+        QVERIFY(call(w1, w2));
+        QCOMPARE(runs->kept[0].load(), 1L);
+        QVERIFY(call(w1, w2));
+        QCOMPARE(runs->kept[0].load(), 2L);
+        // Another tensor: joined anew, and no longer kept.
+        const at::Tensor other = w1.clone();
+        QVERIFY(call(other, w2));
+        QVERIFY(call(other, w2));
+        QCOMPARE(runs->kept[0].load(), 2L);
+        QCOMPARE(runs->fused[0].load(), 6L);
+        // Inference tensors carry no version counter: never kept.
+        auto fresh = std::make_shared<compile::MatmulGroupRuns>(1);
+        auto inference = compile::matmulSubstitutes(*g, {groups[0]}, fresh);
+        at::Tensor iw1;
+        {
+            c10::InferenceMode mode;
+            iw1 = at::randn({6, 8});
+        }
+        for (int i = 0; i < 2; ++i) {
+            auto out = inference[0].run({h(x), h(iw1.t()), h(w2.t())});
+            QVERIFY(out.ok());
+            QVERIFY(near(exec::tensorOf((*out)[0]), at::mm(x, iw1.t())));
+        }
+        QCOMPARE(fresh->kept[0].load(), 0L);
+        QCOMPARE(fresh->fused[0].load(), 2L);
+    }
+
     void aViewThatWouldCopyKeepsTheNodeOut()
     {
         // mm's block [4, 6] has strides (8, 1): flattening it needs a copy, which `view` cannot
@@ -147,9 +260,14 @@ private Q_SLOTS:
             for (const auto& e : r->outputMaxAbsErr) {
                 QVERIFY(e && *e < 1e-5);
             }
-            // Fused: two groups, a cat and a product each (for four mm nodes), and sum, mul,
-            // mm_2 and relu. Unfused: the five mm nodes, sum, mul and relu.
-            QCOMPARE(r->kernels, 8);
+            // Fused: two groups, one product each (for four mm nodes: the operands they lay
+            // side by side are t(w1), t(w2) and t(g1), t(g2), joined by the run before and
+            // kept), and sum, mul, mm_2 and relu. Unfused: the five mm nodes, sum, mul, relu.
+            QCOMPARE(r->kernels, fuse ? 6 : 8);
+            for (const auto& grp : r->matmulGroups) {
+                QCOMPARE(grp.keptRuns, 1L);
+                QCOMPARE(grp.keptSides, 1);
+            }
             const bool stepNamed = std::any_of(
                 r->compiled.perNode.begin(), r->compiled.perNode.end(),
                 [](const auto& n) { return n.name == "mm0" && n.target == "fxscope.mm_group"; });
@@ -205,8 +323,8 @@ private Q_SLOTS:
         QCOMPARE(runs->separate[0].load(), 1L);
         for (const auto* out : {&*same, &*apart}) {
             QCOMPARE(out->size(), std::size_t(2));
-            QVERIFY(at::allclose(exec::tensorOf((*out)[0]), at::mm(x, w1.t())));
-            QVERIFY(at::allclose(exec::tensorOf((*out)[1]), at::mm(x, w2.t())));
+            QVERIFY(near(exec::tensorOf((*out)[0]), at::mm(x, w1.t())));
+            QVERIFY(near(exec::tensorOf((*out)[1]), at::mm(x, w2.t())));
         }
         // Fused: column blocks of one [4, 8] product; separately: products of their own.
         QCOMPARE(exec::tensorOf((*same)[1]).strides().vec(), (std::vector<std::int64_t>{8, 1}));
@@ -220,8 +338,8 @@ private Q_SLOTS:
         const at::Tensor g2 = at::randn({4, 2});
         auto r = rows[0].run({h(g1.t()), h(x), h(g2.t())}); // t_3, x, t_4
         QVERIFY(r.ok());
-        QVERIFY(at::allclose(exec::tensorOf((*r)[0]), at::mm(g1.t(), x)));
-        QVERIFY(at::allclose(exec::tensorOf((*r)[1]), at::mm(g2.t(), x)));
+        QVERIFY(near(exec::tensorOf((*r)[0]), at::mm(g1.t(), x)));
+        QVERIFY(near(exec::tensorOf((*r)[1]), at::mm(g2.t(), x)));
         QVERIFY(exec::tensorOf((*r)[1]).is_contiguous());
     }
 
@@ -266,8 +384,14 @@ private Q_SLOTS:
         for (const auto& e : r->outputMaxAbsErr) {
             QVERIFY(e && *e < 1e-5);
         }
-        // The sum: two cats and a product; the rows: a cat and a product; mul, add_2, add_3.
-        QCOMPARE(r->kernels, 8);
+        // Every operand laid side by side is a placeholder (t(w3) a view of one), joined by
+        // the run before and kept: the sum is a product alone (both sides kept), the rows a
+        // product (p, q, r kept); then mul, add_2, add_3.
+        QCOMPARE(r->matmulGroups[0].keptSides, 2);
+        QCOMPARE(r->matmulGroups[1].keptSides, 1);
+        QCOMPARE(r->matmulGroups[0].keptRuns, 1L);
+        QCOMPARE(r->matmulGroups[1].keptRuns, 1L);
+        QCOMPARE(r->kernels, 5);
     }
 
     void llamaStepGroups()
