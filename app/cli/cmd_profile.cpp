@@ -78,6 +78,7 @@ void addCompiledGraph(json& j, const profile::RuntimeProfile& p)
     j["compiled_total"] = stat(c.total);
     j["eager_total"] = stat(c.eager); // the same rounds as compiled_total
     j["regions_used"] = c.regionsUsed;
+    j["matmul_groups"] = c.matmulGroups;
     if (c.deviceMs && c.eagerDeviceMs) {
         j["device_ms"] = *c.deviceMs;
         j["eager_device_ms"] = *c.eagerDeviceMs;
@@ -146,9 +147,13 @@ void printHuman(const profile::RuntimeProfile& p)
     if (const auto& c = p.compiledGraph; c && c->total.medianMs > 0) {
         const double ratio = c->eager.medianMs / c->total.medianMs;
         std::printf("whole graph: eager %.3f ms, compiled %.3f ms (%.2fx%s), %d of %d regions "
-                    "used\n",
+                    "used",
                     c->eager.medianMs, c->total.medianMs, ratio,
                     ratio >= 1 ? " faster" : ", slower", c->regionsUsed, c->regionsTotal);
+        if (c->matmulGroups > 0) {
+            std::printf(", %d matrix-product groups", c->matmulGroups);
+        }
+        std::printf("\n");
     }
     for (const auto& n : p.nodes) {
         std::printf("  %-28s %9.4f ms ±%.4f %5.1f%%  %-7s %5.2f  %s\n", n.name.c_str(),

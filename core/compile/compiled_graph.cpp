@@ -628,14 +628,47 @@ std::vector<exec::Substitute> compiledSubstitutes(const std::vector<RegionOutcom
     return compiled_graph_detail::substitutesOf(regions);
 }
 
+Result<MatmulFusionRun> fuseMatmulsFor(const graph::Graph& graph,
+                                       const std::vector<partition::Region>& regions,
+                                       const exec::RunOptions& ro,
+                                       const exec::ValueStore& eagerKept,
+                                       const CancelToken& cancel)
+{
+    try {
+        GraphCompileOptions options;
+        options.run = ro;
+        compiled_graph_detail::Fusion fusion =
+            compiled_graph_detail::fusionFor(graph, regions, options);
+        MatmulFusionRun out;
+        if (fusion.subs.empty()) {
+            return out;
+        }
+        exec::RunOptions vo = ro;
+        vo.keep = partition::regionInputNames(graph, regions);
+        auto values =
+            compiled_graph_detail::valuesWithGroups(graph, vo, eagerKept, fusion, cancel, out.note);
+        if (!values) {
+            return values.error();
+        }
+        out.groups = std::move(fusion.groups);
+        out.substitutes = std::move(fusion.subs);
+        out.values = std::move(*values);
+        return out;
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::Internal, std::string("grouping the matrix products: ") +
+                                                  e.what());
+    }
+}
+
 Result<DeviceTotals> timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
                                         std::shared_ptr<const exec::ValueStore> inputs,
-                                        const std::vector<RegionOutcome>& regions, bool cudaGraph,
-                                        bool kernels, const CancelToken& cancel)
+                                        const std::vector<RegionOutcome>& regions,
+                                        const std::vector<exec::Substitute>& fused,
+                                        bool cudaGraph, bool kernels, const CancelToken& cancel)
 {
     try {
         return compiled_graph_detail::timeOnDevice(graph, std::move(ro), std::move(inputs),
-                                                   regions, {}, cudaGraph, kernels, cancel);
+                                                   regions, fused, cudaGraph, kernels, cancel);
     } catch (const std::exception& e) {
         return makeError(ErrorCode::Internal, std::string("timing the graphs on the GPU: ") +
                                                   e.what());

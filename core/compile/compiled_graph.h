@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/compile/graph_compile.h"
+#include "core/compile/matmul_groups.h"
 #include "core/exec/interpreter.h"
 
 #include <memory>
@@ -113,6 +114,25 @@ Result<CompiledGraphReport> runCompiledGraph(const graph::Graph& graph,
 // run eagerly). Put them in RunOptions::substitutes.
 std::vector<exec::Substitute> compiledSubstitutes(const std::vector<RegionOutcome>& regions);
 
+// The matrix-product groups runCompiledGraph makes (GraphCompileOptions::fuseMatmuls, weights
+// kept), for such a caller: the groups outside `regions`, their substitutes (put them in
+// RunOptions::substitutes after the regions'), and the values of one run of the graph on the
+// eager run's inputs (`eagerKept`, which holds the graph's placeholders) with the groups in
+// place, keeping the region inputs: what the regions compile on (a region reading a column
+// block is built for its strides). Empty when no group forms (or the graph writes in place);
+// empty with a note when that run failed. Errors: cancelled. Never throws.
+struct MatmulFusionRun {
+    std::vector<MatmulGroup> groups;
+    std::vector<exec::Substitute> substitutes;
+    exec::ValueStore values;
+    std::string note;
+};
+Result<MatmulFusionRun> fuseMatmulsFor(const graph::Graph& graph,
+                                       const std::vector<partition::Region>& regions,
+                                       const exec::RunOptions& ro,
+                                       const exec::ValueStore& eagerKept,
+                                       const CancelToken& cancel = CancelToken::none());
+
 struct DeviceTotals {
     double eagerWallMs = 0;    // host: the first step issued to the end of the GPU's work
     double compiledWallMs = 0;
@@ -136,7 +156,8 @@ struct DeviceTotals {
 std::shared_ptr<const exec::ValueStore> graphInputsOf(const graph::Graph& graph,
                                                       const exec::ValueStore& kept);
 
-// CUDA: the eager graph and the graph with `regions` in place, both run on `inputs` (the
+// CUDA: the eager graph and the graph with `regions` (and the substitutes `fused`, the
+// matrix-product groups of fuseMatmulsFor) in place, both run on `inputs` (the
 // graph's placeholders by name, on the GPU) max(5, ro.repeat) times without per-node
 // synchronisation (cudaGraph: as CUDA graph replays); medians (CompiledGraphReport's deviceMs).
 // ro: the runs' options (seed, sizes); its keep, inputs file and forward graph are not used.
@@ -145,8 +166,9 @@ std::shared_ptr<const exec::ValueStore> graphInputsOf(const graph::Graph& graph,
 // a LibTorch without Kineto. Never throws.
 Result<DeviceTotals> timeTotalsOnDevice(const graph::Graph& graph, exec::RunOptions ro,
                                         std::shared_ptr<const exec::ValueStore> inputs,
-                                        const std::vector<RegionOutcome>& regions, bool cudaGraph,
-                                        bool kernels,
+                                        const std::vector<RegionOutcome>& regions,
+                                        const std::vector<exec::Substitute>& fused,
+                                        bool cudaGraph, bool kernels,
                                         const CancelToken& cancel = CancelToken::none());
 
 } // namespace fxs::compile

@@ -66,13 +66,14 @@ std::string unsupportedText(const exec::RunReport& run)
 // CUDA: both graphs without per-node syncs; a failure is a note, not an error.
 void timeOnDevice(const graph::Graph& graph, const ProfileOptions& options,
                   const exec::ValueStore& kept, const std::vector<compile::RegionOutcome>& outcomes,
-                  CompiledGraphProfile& whole, RuntimeProfile& profile, const CancelToken& cancel)
+                  const std::vector<exec::Substitute>& groups, CompiledGraphProfile& whole,
+                  RuntimeProfile& profile, const CancelToken& cancel)
 {
     exec::RunOptions ro = options.run;
     ro.repeat = std::max(1, options.repeat);
     ro.onNode = nullptr;
     auto t = compile::timeTotalsOnDevice(graph, ro, compile::graphInputsOf(graph, kept), outcomes,
-                                         false, false, cancel);
+                                         groups, false, false, cancel);
     if (t) {
         whole.deviceMs = t->compiledDeviceMs;
         whole.eagerDeviceMs = t->eagerDeviceMs;
@@ -103,12 +104,13 @@ Result<bool> runOnce(const graph::Graph& graph, const exec::RunOptions& ro, cons
     return true;
 }
 
-// The graph eagerly and with the regions that compiled in place, run as the eager runs were
-// (per-node timing): a warm-up round, then `repeat` rounds of one eager and one compiled run.
+// The graph eagerly and with the regions that compiled (and the matrix-product groups) in
+// place, run as the eager runs were (per-node timing): a warm-up round, then `repeat` rounds of
+// one eager and one compiled run.
 Status timeWholeGraph(const graph::Graph& graph, const ProfileOptions& options,
                       const std::vector<compile::RegionOutcome>& outcomes,
-                      RuntimeProfile& profile, const CancelToken& cancel, UnitProgress& progress,
-                      double first)
+                      const std::vector<exec::Substitute>& groups, RuntimeProfile& profile,
+                      const CancelToken& cancel, UnitProgress& progress, double first)
 {
     const int repeat = std::max(1, options.repeat);
     exec::RunOptions eager = options.run;
@@ -119,6 +121,8 @@ Status timeWholeGraph(const graph::Graph& graph, const ProfileOptions& options,
     eager.onNode = progress.hook();
     exec::RunOptions compiled = eager;
     compiled.substitutes = compile::compiledSubstitutes(outcomes);
+    const int regionsUsed = static_cast<int>(compiled.substitutes.size());
+    compiled.substitutes.insert(compiled.substitutes.end(), groups.begin(), groups.end());
     std::vector<double> eagerMs;
     std::vector<double> compiledMs;
     for (int i = 0; i <= repeat; ++i) {
@@ -142,7 +146,8 @@ Status timeWholeGraph(const graph::Graph& graph, const ProfileOptions& options,
     CompiledGraphProfile whole;
     whole.eager = timeStat(std::move(eagerMs));
     whole.total = timeStat(std::move(compiledMs));
-    whole.regionsUsed = static_cast<int>(compiled.substitutes.size());
+    whole.regionsUsed = regionsUsed;
+    whole.matmulGroups = static_cast<int>(groups.size());
     whole.regionsTotal = static_cast<int>(profile.regions.size());
     profile.compiledGraph = std::move(whole);
     return {};
@@ -161,8 +166,25 @@ Status compileAndTimeWholeGraph(const graph::Graph& graph,
                         "compiling regions: " + std::string(phase));
     };
     progress.report(first / steps, "compiling regions");
+    // The matrix products grouped as `run --compiled` groups them; the regions compile on the
+    // values of a run with the groups in place.
+    auto fusion = compile::fuseMatmulsFor(graph, regions, options.run, kept, cancel);
+    if (!fusion && fusion.error().code == ErrorCode::Cancelled) {
+        return cancelledError();
+    }
+    compile::MatmulFusionRun groups;
+    if (!fusion) {
+        profile.notes.push_back("matrix products not grouped: " + fusion.error().message);
+    } else {
+        groups = std::move(*fusion);
+    }
+    if (!groups.note.empty()) {
+        profile.notes.push_back(groups.note);
+    }
     compile::GraphCompileReport compiled = compile::compileRegionsOn(
-        graph, regions, kept, compileOptions(options, profile), cancel, compiling);
+        graph, regions, groups.substitutes.empty() ? kept : groups.values,
+        compileOptions(options, profile), cancel, compiling);
+    groups.values = exec::ValueStore{};
     if (compiled.cancelled || cancel.isCancelled()) {
         return cancelledError();
     }
@@ -170,15 +192,15 @@ Status compileAndTimeWholeGraph(const graph::Graph& graph,
     for (auto& r : compiled.regions) {
         r.outputs.clear(); // the region outputs need not stay alive through the graph's runs
     }
-    if (Status s = timeWholeGraph(graph, options, compiled.regions, profile, cancel, progress,
-                                  first + 1.0);
+    if (Status s = timeWholeGraph(graph, options, compiled.regions, groups.substitutes, profile,
+                                  cancel, progress, first + 1.0);
         !s) {
         return s;
     }
     if (profile.compiledGraph && onCuda(profile)) {
         progress.report((first + 2.0 + options.repeat) / steps, "compiled graph: GPU time");
-        timeOnDevice(graph, options, kept, compiled.regions, *profile.compiledGraph, profile,
-                     cancel);
+        timeOnDevice(graph, options, kept, compiled.regions, groups.substitutes,
+                     *profile.compiledGraph, profile, cancel);
     }
     return cancel.isCancelled() ? Status(cancelledError()) : Status{};
 }

@@ -105,8 +105,8 @@ json compiledGraphJson(const CompiledGraphProfile& c)
 {
     return {{"eager", statJson(c.eager)}, {"total", statJson(c.total)},
             {"regions_used", c.regionsUsed},
-            {"regions_total", c.regionsTotal}, {"device_ms", optMs(c.deviceMs)},
-            {"eager_device_ms", optMs(c.eagerDeviceMs)}};
+            {"regions_total", c.regionsTotal}, {"matmul_groups", c.matmulGroups},
+            {"device_ms", optMs(c.deviceMs)}, {"eager_device_ms", optMs(c.eagerDeviceMs)}};
 }
 
 CompiledGraphProfile compiledGraphFrom(const json& j)
@@ -118,8 +118,12 @@ CompiledGraphProfile compiledGraphFrom(const json& j)
     c.regionsTotal = j.at("regions_total").get<int>();
     c.deviceMs = optFrom(j.at("device_ms"));
     c.eagerDeviceMs = optFrom(j.at("eager_device_ms"));
+    c.matmulGroups = j.value("matmul_groups", 0); // absent in files written before it
     if (c.regionsUsed < 0 || c.regionsUsed > c.regionsTotal) {
         throw std::invalid_argument("compiled_graph: regions_used must be 0..regions_total");
+    }
+    if (c.matmulGroups < 0) {
+        throw std::invalid_argument("compiled_graph: matmul_groups must be 0 or more");
     }
     return c;
 }

@@ -91,6 +91,9 @@ struct CompiledGraphProfile {
     // when it could not be measured (the notes say why).
     std::optional<double> deviceMs;
     std::optional<double> eagerDeviceMs;
+    // Matrix-product groups outside the regions that ran as one product each, as `run
+    // --compiled` runs them (compile::fuseMatmulsFor).
+    int matmulGroups = 0;
     bool operator==(const CompiledGraphProfile&) const = default;
 };
 

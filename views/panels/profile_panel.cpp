@@ -229,6 +229,11 @@ QString ProfilePanel::wholeGraphText(const profile::RuntimeProfile& p)
                     : tr(" \u00b7 %1, within the spread").arg(times);
     }
     text += tr(" \u00b7 %1 of %2 regions used").arg(c.regionsUsed).arg(c.regionsTotal);
+    if (c.matmulGroups > 0) {
+        text += c.matmulGroups == 1
+                    ? tr(" \u00b7 1 matrix-product group")
+                    : tr(" \u00b7 %1 matrix-product groups").arg(c.matmulGroups);
+    }
     if (c.deviceMs && c.eagerDeviceMs) {
         text += tr(" \u00b7 GPU time eager %1 ms, compiled %2 ms")
                     .arg(ProfileModel::msText(*c.eagerDeviceMs), ProfileModel::msText(*c.deviceMs));

@@ -8,6 +8,7 @@
 #include "core/cache/cache_store.h"
 #include "core/compile/compiled_graph.h"
 #include "core/io/graph_code_parser.h"
+#include "core/partition/auto_proposal.h"
 #include "core/partition/partitioner.h"
 #include "core/profile/runtime_profile.h"
 #include "core/util/file_reader.h"
@@ -126,6 +127,39 @@ private Q_SLOTS:
         QVERIFY(c.eager.minMs <= c.eager.medianMs && c.eager.medianMs <= c.eager.maxMs);
         QVERIFY(!c.deviceMs && !c.eagerDeviceMs); // the CPU
         QVERIFY(!hasNote(*p, "not measured"));
+    }
+
+    // tests/data/compile/matmul_groups.txt with its automatic regions: mm/mm_1 (view(x) times
+    // t(w1), t(w2)) and mm_3/mm_4 (t(g1), t(g2) times x) form two groups outside them
+    // (tst_matmul_fusion, by hand). The profile's compiled graph runs them as one product
+    // each, as runCompiledGraph does, and counts them apart from the regions.
+    void matrixProductsAreGroupedAsRunCompiledGroupsThem()
+    {
+        const std::string path = FXSCOPE_TEST_DATA "/compile/matmul_groups.txt";
+        auto text = readFile(path);
+        QVERIFY(text.ok());
+        auto g = io::parseGraphCode(*text, path).graph;
+        QVERIFY(g);
+        const auto regions = partition::proposeRegions(*g).regions;
+        QVERIFY(!regions.empty());
+        auto store = freshStore();
+        QVERIFY(store);
+        auto p = profile::profileGraph(*g, regions, options(store.get(), kNever));
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().toString().c_str());
+        QVERIFY(p->compiledGraph.has_value());
+        QCOMPARE(p->compiledGraph->matmulGroups, 2);
+        QCOMPARE(p->compiledGraph->regionsTotal, int(regions.size()));
+        compile::GraphCompileOptions o;
+        o.compile.store = store.get();
+        o.compile.timingRepeats = 3;
+        o.compile.retime = true;
+        o.compile.slower = kNever;
+        auto r = compile::runCompiledGraph(*g, regions, o);
+        QVERIFY(r.ok() && r->compiled.ok);
+        QCOMPARE(r->matmulGroups.size(), std::size_t(2));
+        QCOMPARE(p->compiledGraph->regionsUsed, r->regionsUsed);
+        QVERIFY(p->compiledGraph->regionsUsed >= 1);
+        QVERIFY(!hasNote(*p, "matrix products not"));
     }
 
     // Regions that lose to eager fall back and run eagerly in the compiled graph: 0 of 2 used.

@@ -95,8 +95,9 @@ private Q_SLOTS:
     {
         RuntimeProfile p = sample();
         p.compiledGraph = CompiledGraphProfile{
-            {1.5, 0.5, 1.25, 1.75}, {0.75, 0.25, 0.625, 0.875}, 1, 2, 0.5, 0.875};
+            {1.5, 0.5, 1.25, 1.75}, {0.75, 0.25, 0.625, 0.875}, 1, 2, 0.5, 0.875, 3};
         const std::string text = serializeProfile(p);
+        QVERIFY(text.find("\"matmul_groups\": 3") != std::string::npos);
         QVERIFY(text.find("\"version\": 2") != std::string::npos);
         QVERIFY(text.find("\"compiled_graph\"") != std::string::npos);
         auto back = parseProfile(text);
@@ -110,7 +111,18 @@ private Q_SLOTS:
         QCOMPARE(back->compiledGraph->regionsTotal, 2);
         QCOMPARE(*back->compiledGraph->deviceMs, 0.5);
         QCOMPARE(*back->compiledGraph->eagerDeviceMs, 0.875);
+        QCOMPARE(back->compiledGraph->matmulGroups, 3);
         QVERIFY(*back == p);
+        // A file written before the groups were counted has none; a negative count is refused.
+        const std::string key = "\"matmul_groups\": 3,";
+        std::string older = text;
+        older.erase(older.find(key), key.size());
+        back = parseProfile(older);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().toString().c_str());
+        QCOMPARE(back->compiledGraph->matmulGroups, 0);
+        std::string negative = text;
+        negative.replace(negative.find("\"matmul_groups\": 3"), 18, "\"matmul_groups\": -1");
+        QVERIFY(!parseProfile(negative).ok());
         // The CPU has no device times: null in the file, nullopt back.
         p.compiledGraph->deviceMs.reset();
         p.compiledGraph->eagerDeviceMs.reset();

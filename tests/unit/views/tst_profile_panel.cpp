@@ -363,6 +363,17 @@ private Q_SLOTS:
         QVERIFY2(line->text().contains(QString::fromUtf8(
                      "\u00b7 0.98\u00d7, within the spread \u00b7 61 of 61 regions used")),
                  qPrintable(line->text()));
+        // Matrix products grouped as `run --compiled` groups them: counted after the regions.
+        p.compiledGraph->matmulGroups = 48;
+        panel.setProfile(p);
+        QVERIFY2(line->text().endsWith(QStringLiteral(
+                     "61 of 61 regions used \u00b7 48 matrix-product groups")),
+                 qPrintable(line->text()));
+        p.compiledGraph->matmulGroups = 1;
+        panel.setProfile(p);
+        QVERIFY2(line->text().endsWith(QStringLiteral("\u00b7 1 matrix-product group")),
+                 qPrintable(line->text()));
+        p.compiledGraph->matmulGroups = 0;
         // CUDA: the GPU times of both graphs follow.
         p.compiledGraph->deviceMs = 2.0;
         p.compiledGraph->eagerDeviceMs = 3.0;
