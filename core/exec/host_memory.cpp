@@ -14,6 +14,7 @@ namespace fxs::exec::detail {
 namespace {
 
 std::atomic<bool> g_kept{false};
+std::atomic<int> g_holds{0};
 
 // Whether the user set glibc's malloc parameters through the environment: theirs win.
 bool userTunedMalloc()
@@ -32,6 +33,15 @@ bool userTunedMalloc()
 }
 
 } // namespace
+
+bool hostMemoryPolicyApplies()
+{
+#if defined(__GLIBC__)
+    return !userTunedMalloc();
+#else
+    return false;
+#endif
+}
 
 void keepFreedHostMemory()
 {
@@ -53,10 +63,23 @@ void keepFreedHostMemory()
 void releaseFreedHostMemory()
 {
 #if defined(__GLIBC__)
-    if (g_kept) {
+    if (g_kept && g_holds.load() == 0) {
         malloc_trim(0);
     }
 #endif
+}
+
+void holdFreedHostMemory()
+{
+    keepFreedHostMemory();
+    ++g_holds;
+}
+
+void endFreedHostMemoryHold()
+{
+    if (--g_holds == 0) {
+        releaseFreedHostMemory();
+    }
 }
 
 } // namespace fxs::exec::detail

@@ -13,9 +13,18 @@ namespace fxs::exec::detail {
 // the C library is not glibc.
 void keepFreedHostMemory();
 
+// Whether keepFreedHostMemory changes anything here: glibc's allocator, not tuned through the
+// environment.
+bool hostMemoryPolicyApplies();
+
 // Returns the free memory kept so to the system (malloc_trim): after a run's repeats, so that
 // the process does not hold its peak for good. Nothing when keepFreedHostMemory changed
-// nothing.
+// nothing, or while a hold is on.
 void releaseFreedHostMemory();
+
+// Holds (nested, counted, thread-safe) under which releaseFreedHostMemory returns nothing; the
+// last one ended releases (exec::HostMemoryHold).
+void holdFreedHostMemory();
+void endFreedHostMemoryHold();
 
 } // namespace fxs::exec::detail

@@ -352,6 +352,21 @@ Result<RunReport> runChecked(const graph::Graph& g, const RunOptions& o, const C
 
 } // namespace
 
+HostMemoryHold::HostMemoryHold()
+{
+    holdFreedHostMemory();
+}
+
+HostMemoryHold::~HostMemoryHold()
+{
+    endFreedHostMemoryHold();
+}
+
+bool HostMemoryHold::effective()
+{
+    return hostMemoryPolicyApplies();
+}
+
 std::vector<UnsupportedOp> Interpreter::checkSupport(const graph::Graph& graph)
 {
     try {

@@ -133,6 +133,22 @@ struct RunReport {
     ValueStore kept;             // values of RunOptions::keep (and the outputs, as "output.<i>")
 };
 
+// While one exists, the engine's CPU runs keep the host memory they free for the runs after
+// them instead of returning it when each run ends (the policy of one run's repeats): a caller
+// that times graphs one run at a time, in rounds (the profile's whole-graph rounds), holds one
+// across them, so that no run faults in again the pages the one before gave back. The last
+// hold to end returns the memory. Thread-safe; nothing where the C library is not glibc or
+// malloc was tuned through the environment.
+class HostMemoryHold {
+public:
+    HostMemoryHold();
+    ~HostMemoryHold();
+    HostMemoryHold(const HostMemoryHold&) = delete;
+    HostMemoryHold& operator=(const HostMemoryHold&) = delete;
+    // Whether holds change anything here (glibc, malloc not tuned through the environment).
+    static bool effective();
+};
+
 class Interpreter {
 public:
     // Lists every node the engine cannot run (unknown operator, unsupported argument), without
