@@ -142,9 +142,7 @@ void regionTimes(const graph::Graph& graph, const std::vector<partition::Region>
 // too, to be safe): a second run on the first run's inputs would then start from what it wrote.
 bool writesInPlace(const graph::Graph& graph)
 {
-    return std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const graph::Node& n) {
-        return n.op == graph::OpKind::CallFunction && graph::opBaseName(n.target).ends_with('_');
-    });
+    return std::any_of(graph.nodes().begin(), graph.nodes().end(), graph::isInPlace);
 }
 
 // Whether a node draws random numbers (dropout, rand*, bernoulli, normal, ...): a graph fed by
@@ -425,8 +423,8 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
         kept.clear(); // groups that only together would wait on each other: none
     }
     f.groups = std::move(kept);
-    for (auto& g : f.groups) {
-        if (!options.keepMatmulOperands) {
+    if (!options.keepMatmulOperands) {
+        for (auto& g : f.groups) {
             g.inputOperands = {false, false}; // joined every run
         }
     }

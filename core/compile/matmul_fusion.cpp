@@ -84,11 +84,11 @@ std::int64_t streamOf(const at::Tensor& t)
     return 0;
 }
 
-// The same memory and layout as a kept source (its version is compared apart).
-bool sameMemory(const at::Tensor& kept, const at::Tensor& t)
+// The same memory and layout as a kept source (its version is compared apart; both have
+// storage).
+bool sameMemory(const at::Tensor& t, const at::Tensor& kept)
 {
-    return t.has_storage() &&
-           t.storage().unsafeGetStorageImpl() == kept.storage().unsafeGetStorageImpl() &&
+    return t.storage().unsafeGetStorageImpl() == kept.storage().unsafeGetStorageImpl() &&
            t.storage_offset() == kept.storage_offset() && sameTensor(t, kept);
 }
 
@@ -122,13 +122,15 @@ at::Tensor joinedOperands(const GroupCall& call, int side, const std::vector<at:
     }
     const std::int64_t stream = streamOf(ts[0]);
     if (k.joined.defined()) {
+        const bool memory = k.sources.size() == ts.size() &&
+                            std::equal(ts.begin(), ts.end(), k.sources.begin(), sameMemory);
+        if (!memory) {
+            k = Kept{}; // other tensors: not an input kept across runs here
+            k.off = true;
+            return sideBySide(ts, dim);
+        }
         bool same = k.stream == stream;
         for (std::size_t i = 0; i < ts.size(); ++i) {
-            if (k.sources.size() != ts.size() || !sameMemory(k.sources[i], ts[i])) {
-                k = Kept{}; // other tensors: not an input kept across runs here
-                k.off = true;
-                return sideBySide(ts, dim);
-            }
             same = same && ts[i]._version() == k.versions[i];
         }
         if (same) {

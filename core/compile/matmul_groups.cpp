@@ -31,8 +31,7 @@ bool isPureView(const Node& n)
     return codegen::isViewNode(n) || (n.isCallFunction() && (base == "alias" || base == "detach"));
 }
 
-// Whether a node writes `v` in place, directly or through a view of it (an ATen op whose name
-// ends with '_': copy_, add_, index_put_, ...).
+// Whether a node writes `v` in place, directly or through a view of it (graph::isInPlace).
 bool writtenInPlace(const Graph& g, NodeId v, int depth = 0)
 {
     if (depth > 64) {
@@ -40,12 +39,11 @@ bool writtenInPlace(const Graph& g, NodeId v, int depth = 0)
     }
     for (NodeId u : g.node(v).users) {
         const Node& un = g.node(u);
+        if (graph::isInPlace(un)) {
+            return true;
+        }
         if (!un.isCallFunction()) {
             continue;
-        }
-        const std::string_view base = graph::opBaseName(un.target);
-        if (un.target.starts_with("aten::") && base.size() > 1 && base.back() == '_') {
-            return true;
         }
         const bool view = isPureView(un) || graph::categorize(un) == graph::OpCategory::View;
         if (view && writtenInPlace(g, u, depth + 1)) {

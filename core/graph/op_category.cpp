@@ -85,6 +85,11 @@ std::string_view opCategoryName(OpCategory c)
     return "other";
 }
 
+bool isInPlace(const Node& node)
+{
+    return node.op == OpKind::CallFunction && opBaseName(node.target).ends_with('_');
+}
+
 OpCategory categorizeTarget(std::string_view target)
 {
     if (target.find("c10d") != std::string_view::npos) {

@@ -22,5 +22,8 @@ std::string_view opCategoryName(OpCategory c); // "matmul/conv", "pointwise", ..
 OpCategory categorize(const Node& node);
 // Category of a bare target such as "aten::add.Tensor" (call_function/call_method).
 OpCategory categorizeTarget(std::string_view target);
+// Whether a call_function node's target is an in-place variant, which writes its first
+// argument (its name ends with '_': add_, copy_, index_put_).
+bool isInPlace(const Node& node);
 
 } // namespace fxs::graph

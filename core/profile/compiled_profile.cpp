@@ -125,12 +125,6 @@ Status timeWholeGraph(const graph::Graph& graph, const ProfileOptions& options,
     compiled.substitutes.insert(compiled.substitutes.end(), groups.begin(), groups.end());
     std::vector<double> eagerMs;
     std::vector<double> compiledMs;
-    // One run a round of each graph: the memory each run frees stays for the next (a run's own
-    // repeats keep it so; given back after each run, both graphs faulted their intermediates in
-    // anew every round: LLaMA-24's forward on the CPU read 25 ms eager and 39 ms compiled that
-    // way, 12 and 11 when kept). profileGraph holds it already; this hold is for callers of
-    // compileAndTimeWholeGraph alone.
-    const exec::HostMemoryHold hold;
     for (int i = 0; i <= repeat; ++i) {
         if (cancel.isCancelled()) {
             return cancelledError();
