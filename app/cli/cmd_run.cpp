@@ -44,6 +44,7 @@ struct RunCliOptions {
     bool dispatchedViews = false; // --dispatched-views: RunOptions::directViews off
     bool noMatmulFusion = false;  // --no-matmul-fusion: GraphCompileOptions::fuseMatmuls off
     bool noKeptOperands = false;  // --no-kept-operands: keepMatmulOperands off
+    bool noDirectMatmuls = false; // --no-direct-matmuls: directMatmuls off
     bool autoRegions = false;
     std::string project;
     std::string cache;
@@ -197,6 +198,8 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
                           {"kept_operand_runs", g.keptRuns}});
     }
     j["matmul_groups"] = std::move(groups);
+    // Float32 products that called cuBLAS directly in the compiled run (--no-direct-matmuls: 0).
+    j["direct_matmuls"] = c.directMatmuls;
     if (!c.matmulNote.empty()) {
         j["notes"].push_back(c.matmulNote);
     }
@@ -387,6 +390,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     co.kernelTime = o.kernelTime;
     co.fuseMatmuls = !o.noMatmulFusion;
     co.keepMatmulOperands = !o.noKeptOperands;
+    co.directMatmuls = !o.noDirectMatmuls;
     auto report = compile::runCompiledGraph(gr, *regions, co);
     if (!report) {
         return fail(o, report.error(), 1);
@@ -540,6 +544,11 @@ void addRunCommand(CLI::App& app, int& exitCode)
     cmd->add_flag("--no-kept-operands", options->noKeptOperands,
                   "--compiled: lay a group's weights side by side every run (by default they are "
                   "joined once and kept while unchanged: one copy of the grouped weights)")
+        ->needs(compiled);
+    cmd->add_flag("--no-direct-matmuls", options->noDirectMatmuls,
+                  "--compiled on CUDA: run float32 matrix products through LibTorch's mm (by "
+                  "default the compiled run calls cuBLAS for them directly, as mm does, with "
+                  "less host time a call)")
         ->needs(compiled);
     cmd->add_flag("--host-times", options->hostTimes,
                   "CUDA: per_node times are the host's work only (no synchronisation per node): "

@@ -6,6 +6,7 @@
 #include "core/compile/matmul_fusion.h"
 #include "core/compile/prepared_region.h"
 #include "core/cuda/module.h"
+#include "core/exec/direct_calls.h"
 #include "core/exec/substitute_order.h"
 #include "core/exec/torch_bridge.h"
 #include "core/graph/node_arguments.h"
@@ -231,8 +232,9 @@ Result<DeviceTotals> timeOnDevice(const graph::Graph& graph, exec::RunOptions ro
     ro.shareConvWeights(); // both graphs' runs reuse
     const int repeats = std::max(5, ro.repeat);
     const auto time = cudaGraph ? detail::timeReplays : detail::timeWithoutSyncs;
-    exec::RunOptions eager = ro;
+    exec::RunOptions eager = ro; // ro's directMatmuls is the compiled runs'
     eager.substitutes.clear();
+    eager.directMatmuls = false;
     ro.substitutes = substitutesOf(regions);
     ro.substitutes.insert(ro.substitutes.end(), fused.begin(), fused.end());
     // The eager graph's and the compiled one's, in that order.
@@ -335,7 +337,10 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
         fusion.runs->kept[i] = 0;
     }
     at::manual_seed(ro.seed); // the eager run's random state (runAll)
+    const long directBefore = exec::detail::directMatmulCount();
     auto run = exec::Interpreter::run(graph, ro, cancel);
+    const int runs = ro.repeat > 1 ? ro.repeat + 1 : 1; // a warm-up run before repeats
+    report.directMatmuls = (exec::detail::directMatmulCount() - directBefore) / runs;
     if (!run && run.error().code == ErrorCode::Cancelled) {
         report.cancelled = true;
         return {};
@@ -429,6 +434,8 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
         }
     }
     f.runs = std::make_shared<MatmulGroupRuns>(f.groups.size());
+    f.runs->directMatmuls = options.directMatmuls &&
+                            options.compile.device == TargetDevice::Cuda;
     f.subs = matmulSubstitutes(graph, f.groups, f.runs);
     return f;
 }
@@ -488,6 +495,7 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     ro.device = options.compile.device == TargetDevice::Cuda ? exec::DevicePref::Cuda
                                                              : exec::DevicePref::Cpu;
     ro.substitutes.clear();
+    ro.directMatmuls = false; // the eager run's; the compiled runs' below
     // One graph, one set of weights: the eager run converts them, the compiled run and the
     // timed runs reuse the copies (none of them changes a weight).
     ro.shareConvWeights();
@@ -537,6 +545,7 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     }
     auto inputs = graphInputsOf(graph, report.eager.kept); // before it is trimmed
     exec::RunOptions withInputs = ro;
+    withInputs.directMatmuls = cuda && options.directMatmuls;
     if (!writesInPlace(graph)) {
         withInputs.inputs = inputs; // else its inputs are made again, as the eager run's were
         // The inputs the forward fed the eager run, not a new forward run's: the weights are
@@ -561,6 +570,7 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (!report.cancelled && cuda) {
         reportProgress(progress, 1.0, options.cudaGraph ? "timing CUDA graph replays"
                                                         : "timing without per-node syncs");
+        ro.directMatmuls = withInputs.directMatmuls; // the compiled runs' (not the eager's)
         if (Status s = timeTotalsInto(graph, ro, std::move(inputs), fusion.subs, options.cudaGraph,
                                       options.kernelTime, cancel, report);
             !s) {

@@ -85,6 +85,9 @@ struct CompiledGraphReport {
     // none were when grouping was asked for but could not be used ("" otherwise).
     std::vector<MatmulGroupReport> matmulGroups;
     std::string matmulNote;
+    // Matrix products one compiled run made by calling cuBLAS directly
+    // (GraphCompileOptions::directMatmuls): mm nodes and the groups' products; 0 on the CPU.
+    long directMatmuls = 0;
 };
 
 // Why the value of node `id` is undefined by PyTorch, or nullopt when it is defined: the philox

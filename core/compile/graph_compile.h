@@ -50,6 +50,10 @@ struct GraphCompileOptions {
     // by side once and kept while unchanged (matmul_fusion.h); off, they are joined every run
     // (no kept copy of the grouped weights).
     bool keepMatmulOperands = true;
+    // runCompiledGraph on CUDA: the compiled runs' float32 matrix products (mm nodes and the
+    // groups' products) call cuBLAS directly (exec::RunOptions::directMatmuls); the eager run
+    // keeps LibTorch's mm. Off: LibTorch's mm everywhere (`run --no-direct-matmuls`).
+    bool directMatmuls = true;
 };
 
 struct GraphCompileReport {

@@ -1,6 +1,7 @@
 // One cat and one product per matrix-product group (matmul_fusion.h).
 #include "core/compile/matmul_fusion.h"
 
+#include "core/exec/direct_calls.h"
 #include "core/exec/torch_bridge.h"
 
 #include <ATen/ATen.h>
@@ -158,7 +159,7 @@ Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
                                                  const std::vector<exec::TensorHandle>& in,
                                                  std::atomic<long>* fused,
                                                  std::atomic<long>* separate,
-                                                 std::atomic<long>* kept)
+                                                 std::atomic<long>* kept, bool direct)
 {
     bool reused = false;
     const auto count = [&]() {
@@ -182,8 +183,8 @@ Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
     }
     if (call.shared == 2) {
         // [M, K_i] side by side times [K_i, N] stacked: the sum of the products.
-        const at::Tensor sum =
-            at::mm(joinedOperands(call, 0, a, 1, reused), joinedOperands(call, 1, b, 0, reused));
+        const at::Tensor sum = exec::detail::matmul(joinedOperands(call, 0, a, 1, reused),
+                                                    joinedOperands(call, 1, b, 0, reused), direct);
         count();
         return std::vector<exec::TensorHandle>{exec::makeHandle(sum.view(call.rootSizes))};
     }
@@ -203,16 +204,17 @@ Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
             ++*separate;
         }
         for (std::size_t i = 0; i < n; ++i) {
-            out.push_back(exec::makeHandle(at::mm(a[i], b[i])));
+            out.push_back(exec::makeHandle(exec::detail::matmul(a[i], b[i], direct)));
         }
         return out;
     }
     // Shared left operand [M, K] times [K, N_i] side by side: column blocks of [M, sum N_i].
     // Shared right operand [K, N] under [M_i, K] stacked: row blocks of [sum M_i, N].
     const int64_t dim = call.shared == 0 ? 1 : 0;
-    const at::Tensor product = call.shared == 0
-                                   ? at::mm(a[0], joinedOperands(call, 1, b, 1, reused))
-                                   : at::mm(joinedOperands(call, 0, a, 0, reused), b[0]);
+    const at::Tensor product =
+        call.shared == 0
+            ? exec::detail::matmul(a[0], joinedOperands(call, 1, b, 1, reused), direct)
+            : exec::detail::matmul(joinedOperands(call, 0, a, 0, reused), b[0], direct);
     count();
     int64_t offset = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -274,7 +276,8 @@ std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
         }
         s.run = [call, runs, g](const std::vector<exec::TensorHandle>& in) {
             return runGroup(call, in, runs ? &runs->fused[g] : nullptr,
-                            runs ? &runs->separate[g] : nullptr, runs ? &runs->kept[g] : nullptr);
+                            runs ? &runs->separate[g] : nullptr, runs ? &runs->kept[g] : nullptr,
+                            runs && runs->directMatmuls);
         };
         subs.push_back(std::move(s));
     }

@@ -27,6 +27,8 @@ struct MatmulGroupRuns {
     std::vector<std::atomic<long>> fused;
     std::vector<std::atomic<long>> separate;
     std::vector<std::atomic<long>> kept;
+    // The products call cuBLAS directly where they can (exec::RunOptions::directMatmuls).
+    bool directMatmuls = false;
 };
 
 // One substitute per group, named by the group's id; `runs` (may be null) counts their runs.

@@ -92,6 +92,10 @@ void chooseAddmmKernels(Plan& plan);
 // The operand signatures timed so far in this process: (those run as mm + add, all).
 std::pair<int, int> addmmChoiceCounts();
 
+// RunOptions::directMatmuls (interpreter.h): every step of aten::mm.default becomes a function
+// step that calls cuBLAS itself where it can (direct_calls.h), else LibTorch's mm.
+void runMatmulsDirectly(Plan& plan);
+
 // Converts a node's arguments into recipes following `schema` (positional, keyword, defaults,
 // scalars to wrapped-number tensors, lists, dtypes, devices remapped to `device`). On failure
 // returns false and sets `reason`.

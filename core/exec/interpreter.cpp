@@ -185,6 +185,9 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
     if (o.chooseAddmm) {
         chooseAddmmKernels(plan);
     }
+    if (o.directMatmuls && device.is_cuda()) {
+        runMatmulsDirectly(plan);
+    }
     if (o.directViews) {
         runViewsDirectly(plan);
     }
@@ -267,6 +270,7 @@ Result<Given> feedFromForward(const graph::Graph& fw, const graph::Graph& bw, co
     fo.inputsFile.clear();
     fo.inputs = nullptr;
     fo.convWeights = nullptr; // the cache holds one graph's weights
+    fo.directMatmuls = false;
     auto fwRun = runGraph(fw, fo, {}, feed->fwKeep, device, cancel);
     if (!fwRun.ok()) {
         Error e = fwRun.error();

@@ -77,6 +77,11 @@ struct RunOptions {
     // its operands (timed once per process and shape; compiled runs on CUDA turn it on: cuBLASLt
     // picks slow kernels for some shapes). The values agree to rounding. Also for forwardGraph.
     bool chooseAddmm = false;
+    // Float32 matrix products (aten::mm) on CUDA call cuBLAS directly, as mm itself would but
+    // without its host work around the call (direct_calls.h); other products run as before. The
+    // compiled runs on CUDA turn it on (GraphCompileOptions::directMatmuls), the eager engine's
+    // runs keep LibTorch's mm. Not for forwardGraph.
+    bool directMatmuls = false;
     // View operators (t, transpose, permute, view, _unsafe_view, unsqueeze, squeeze, expand,
     // slice, select, detach, alias) made as aliases directly, without LibTorch's dispatcher: the
     // same sizes, strides, storage offset and storage, for a fraction of the host time. False:

@@ -307,6 +307,24 @@ private Q_SLOTS:
         QVERIFY(runCli({"run", kForward, "--no-kept-operands"}).exitCode != 0);
     }
 
+    // Products call cuBLAS directly on CUDA only (tst_cuda_run): on the CPU the field reads 0
+    // with and without --no-direct-matmuls, and the flag needs --compiled.
+    void directMatmulsAreCountedAndCanBeTurnedOff()
+    {
+        const QStringList common{"run", kForward, "--compiled", "--auto", "--json", "--device",
+                                 "cpu", "--cache", cache()};
+        auto on = runCli(common);
+        auto off = runCli(common + QStringList{"--no-direct-matmuls"});
+        QVERIFY2(on.exitCode == 0 && off.exitCode == 0, off.err.constData());
+        const json a = parse(on);
+        const json b = parse(off);
+        QVERIFY(a.contains("direct_matmuls") && b.contains("direct_matmuls"));
+        QCOMPARE(a["direct_matmuls"].get<long>(), 0L);
+        QCOMPARE(b["direct_matmuls"].get<long>(), 0L);
+        QCOMPARE(a["kernels"].get<int>(), b["kernels"].get<int>());
+        QVERIFY(runCli({"run", kForward, "--no-direct-matmuls"}).exitCode != 0);
+    }
+
     void backwardOfATraceCompilesFromItsForward()
     {
         // The same graphs as one TORCH_TRACE log: both picked by selector.

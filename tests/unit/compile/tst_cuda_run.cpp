@@ -2,10 +2,13 @@
 // verifies against eager on the GPU, is timed with CUDA events, and hits the cache the second
 // time (with the timings saved at the miss); the whole graph with the region in place is timed
 // on the device without per-node syncs and as CUDA graph replays; a build-only entry is
-// verified by its first run; a region without inputs runs on the graph's GPU. Skipped, with the
+// verified by its first run; a region without inputs runs on the graph's GPU; float32 products
+// made by calling cuBLAS directly agree with LibTorch's mm for every operand layout cuBLAS reads
+// in place, and the others are left to mm. Skipped, with the
 // reason, where this LibTorch has no CUDA or the driver sees no GPU (a skip is reported as
 // such, never as a pass).
 #include "core/compile/compiled_graph.h"
+#include "core/exec/direct_calls.h"
 #include "core/exec/interpreter.h"
 #include "tests/test_file.h"
 #include "tests/unit/compile/compile_test_support.h"
@@ -14,6 +17,9 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 
 FXSCOPE_TEST_BEGIN
 
@@ -227,6 +233,78 @@ private Q_SLOTS:
         QCOMPARE(report->regionsUsed, 1);
         QVERIFY(report->outputMaxAbsErr.size() == 1 && report->outputMaxAbsErr[0] &&
                 *report->outputMaxAbsErr[0] == 0);
+    }
+
+    // RunOptions::directMatmuls: row-major, column-major (a weight's t()), a column block of a
+    // wider matrix, a transposed left operand and a single row, each against LibTorch's mm;
+    // float64, a broadcast (stride 0) operand, an empty product and operands on the autograd
+    // graph are declined (undefined) and counted nowhere.
+    void directProductsMatchLibTorchsMm()
+    {
+        const auto cuda = at::TensorOptions().device(at::kCUDA, 0);
+        const at::Tensor a = at::randn({64, 48}, cuda);
+        const at::Tensor b = at::randn({48, 80}, cuda);
+        const at::Tensor w = at::randn({80, 48}, cuda);
+        const at::Tensor wide = at::randn({64, 100}, cuda);
+        const at::Tensor left = at::randn({48, 64}, cuda);
+        const std::vector<std::pair<at::Tensor, at::Tensor>> cases = {
+            {a, b}, {a, w.t()}, {wide.narrow(1, 10, 48), b}, {left.t(), b}, {a.narrow(0, 3, 1), b},
+            {a, w.t().narrow(1, 8, 33)}};
+        c10::InferenceMode inference;
+        for (const auto& [x, y] : cases) {
+            const long before = exec::detail::directMatmulCount();
+            const at::Tensor mine = exec::detail::directMatmul(x, y);
+            QVERIFY(mine.defined());
+            QCOMPARE(exec::detail::directMatmulCount(), before + 1);
+            QVERIFY(mine.is_contiguous());
+            const at::Tensor theirs = at::mm(x, y);
+            QCOMPARE(mine.sizes(), theirs.sizes());
+            QVERIFY(at::allclose(mine, theirs, 1e-5, 1e-5));
+        }
+        const long before = exec::detail::directMatmulCount();
+        QVERIFY(!exec::detail::directMatmul(a.to(at::kDouble), b.to(at::kDouble)).defined());
+        QVERIFY(!exec::detail::directMatmul(a, at::randn({48, 1}, cuda).expand({48, 80}))
+                     .defined());
+        QVERIFY(!exec::detail::directMatmul(a.narrow(1, 0, 0), b.narrow(0, 0, 0)).defined());
+        QCOMPARE(exec::detail::directMatmulCount(), before);
+        {
+            c10::InferenceMode normal(false);
+            at::AutoGradMode grad(true);
+            const at::Tensor leaf = at::randn({48, 80}, cuda).requires_grad_(true);
+            QVERIFY(!exec::detail::directMatmul(a, leaf).defined());
+            QVERIFY(exec::detail::matmul(a, leaf, true).requires_grad()); // mm's, on the graph
+        }
+        QCOMPARE(exec::detail::directMatmulCount(), before);
+    }
+
+    // The compiled run's products call cuBLAS directly (two a run); the eager run's and those of
+    // a run with the option off do not, and the outputs agree.
+    void compiledRunsCallCublasDirectly()
+    {
+        const std::string code =
+            "def forward(self, x: \"f32[64, 48][48, 1]cuda:0\", w: \"f32[80, 48][48, 1]cuda:0\"):\n"
+            "    t: \"f32[48, 80][1, 48]cuda:0\" = torch.ops.aten.t.default(w)\n"
+            "    mm: \"f32[64, 80][80, 1]cuda:0\" = torch.ops.aten.mm.default(x, t)\n"
+            "    relu: \"f32[64, 80][80, 1]cuda:0\" = torch.ops.aten.relu.default(mm)\n"
+            "    t_1: \"f32[80, 64][1, 80]cuda:0\" = torch.ops.aten.t.default(relu)\n"
+            "    mm_1: \"f32[80, 48][48, 1]cuda:0\" = torch.ops.aten.mm.default(t_1, x)\n"
+            "    return (mm_1,)\n";
+        const graph::GraphPtr g = io::parseGraphCode(code, "mm_cuda.txt").graph;
+        QVERIFY(g);
+        partition::Region region;
+        region.id = "r0";
+        region.nodes.push_back(*g->find("relu"));
+        for (bool direct : {true, false}) {
+            compile::GraphCompileOptions o;
+            o.compile = options(false);
+            o.directMatmuls = direct;
+            auto report = compile::runCompiledGraph(*g, {region}, o);
+            QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
+            QCOMPARE(report->regionsUsed, 1);
+            QCOMPARE(report->directMatmuls, direct ? 2L : 0L);
+            QVERIFY(report->outputMaxAbsErr.size() == 1 && report->outputMaxAbsErr[0] &&
+                    *report->outputMaxAbsErr[0] < 1e-4);
+        }
     }
 
     void firstRunVerifiesABuildOnlyEntry()

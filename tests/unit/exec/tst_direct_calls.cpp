@@ -1,0 +1,82 @@
+// RunOptions::directMatmuls (direct_calls.h) where no GPU is: a CPU product is never made
+// directly (directMatmul declines, matmul is LibTorch's mm, the count stands still), and a graph
+// run with the option gives exactly what it gives without. The products on the GPU, against
+// LibTorch's mm for every operand layout cuBLAS reads in place and the layouts it declines, are
+// tst_cuda_run's (label gpu).
+#include "core/exec/direct_calls.h"
+#include "exec_test_util.h"
+#include "tests/test_file.h"
+
+#include <QtTest>
+
+#include <ATen/ATen.h>
+
+FXSCOPE_TEST_BEGIN
+
+using namespace fxs;
+using namespace fxs::exec;
+using namespace fxs::exec::test;
+using graph::Argument;
+using graph::NodeId;
+
+class TestDirectCalls : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void cpuProductsAreLibTorchs()
+    {
+        const long before = exec::detail::directMatmulCount();
+        const at::Tensor a = at::randn({6, 5});
+        const at::Tensor b = at::randn({5, 4});
+        QVERIFY(!exec::detail::directMatmul(a, b).defined());
+        QVERIFY(!exec::detail::directMatmul(a, b.t().contiguous().t()).defined());
+        for (bool direct : {true, false}) {
+            const at::Tensor c = exec::detail::matmul(a, b, direct);
+            QVERIFY(at::equal(c, at::mm(a, b)));
+        }
+        // Undefined and mismatched operands are declined, not crashed on.
+        QVERIFY(!exec::detail::directMatmul(at::Tensor(), b).defined());
+        QVERIFY(!exec::detail::directMatmul(a, a).defined());
+        QCOMPARE(exec::detail::directMatmulCount(), before);
+    }
+
+    void graphsRunAlikeWithTheOption()
+    {
+        // mm(x, t(w)) and mm(t(mm), x): row- and column-major operands.
+        graph::GraphBuilder g;
+        const NodeId x = g.placeholder("x");
+        const NodeId w = g.placeholder("w");
+        const NodeId wt = g.call("t", "aten::t.default", {Argument::ref(w)});
+        const NodeId mm = g.call("mm", "aten::mm.default", {Argument::ref(x), Argument::ref(wt)});
+        const NodeId mt = g.call("t_1", "aten::t.default", {Argument::ref(mm)});
+        const NodeId mm2 = g.call("mm_1", "aten::mm.default", {Argument::ref(mt), Argument::ref(x)});
+        g.output({Argument::ref(mm), Argument::ref(mm2)});
+        auto graph = g.build().value();
+        const at::Tensor xt = at::randn({6, 5});
+        const at::Tensor w0 = at::randn({4, 5});
+        const long before = exec::detail::directMatmulCount();
+        at::Tensor outs[2][2];
+        for (bool direct : {true, false}) {
+            RunOptions ro;
+            ro.inputs = storeOf({{"x", xt}, {"w", w0}});
+            ro.directMatmuls = direct;
+            auto r = Interpreter::run(*graph, ro);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+            QVERIFY(r->ok);
+            for (int i = 0; i < 2; ++i) {
+                outs[direct ? 0 : 1][i] = outputTensor(*r, i);
+            }
+        }
+        QCOMPARE(exec::detail::directMatmulCount(), before); // the CPU's products are LibTorch's
+        for (int i = 0; i < 2; ++i) {
+            QVERIFY(at::equal(outs[0][i], outs[1][i]));
+        }
+        QVERIFY(close(outs[0][0], at::mm(xt, w0.t())));
+        QVERIFY(close(outs[0][1], at::mm(at::mm(xt, w0.t()).t(), xt)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDirectCalls)
+#include "tst_direct_calls.moc"
+
+FXSCOPE_TEST_END
