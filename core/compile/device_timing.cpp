@@ -145,18 +145,27 @@ Result<exec::RunReport> runOnce(const graph::Graph& graph, exec::RunOptions ro,
 }
 
 // Before a replay: the captured run reused the kept channels_last copies of the convolution
-// weights instead of converting them (the capture holds no such copy), so a weight changed in
-// place since is converted again into its copy's memory here, outside the graph.
-Status refreshWeights(exec::ConvWeightCache* weights)
+// weights instead of converting them, and the matrix-product groups' weights kept side by side
+// instead of joining them (the capture holds no such copy), so a weight changed in place since
+// is converted or joined again into its copy's memory here, outside the graph.
+Status refreshWeights(const exec::RunOptions& ro)
 {
-    if (!weights) {
-        return {};
+    if (ro.convWeights) {
+        if (auto r = ro.convWeights->refreshChanged(); !r) {
+            return r.error();
+        }
     }
-    auto r = weights->refreshChanged();
-    return r ? Status() : Status(r.error());
+    for (const auto& sub : ro.substitutes) {
+        if (sub.beforeReplay) {
+            if (Status s = sub.beforeReplay(); !s) {
+                return s;
+            }
+        }
+    }
+    return {};
 }
 
-Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, exec::ConvWeightCache* weights,
+Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, const exec::RunOptions& weights,
                            int device, int repeats)
 {
     auto timer = cuda::EventTimer::create(device);
@@ -212,10 +221,10 @@ Result<StreamTimes> timeReplays(const graph::Graph& graph, exec::RunOptions ro, 
             return run.error();
         }
         if (measure == Measure::Times) {
-            return replay(captured, ro.convWeights.get(), device, repeats);
+            return replay(captured, ro, device, repeats);
         }
         return kernelsOf(device, repeats, [&]() -> Status {
-            if (Status w = refreshWeights(ro.convWeights.get()); !w) {
+            if (Status w = refreshWeights(ro); !w) {
                 return w;
             }
             captured.replay();

@@ -5,6 +5,7 @@
 #include "core/exec/torch_bridge.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 
 #if defined(FXSCOPE_TORCH_CUDA)
 #include <c10/cuda/CUDAGraphsC10Utils.h>
@@ -51,15 +52,22 @@ at::Tensor sideBySide(const std::vector<at::Tensor>& ts, int64_t dim)
 // One side's operands laid side by side, kept from an earlier run (matmul_fusion.h).
 struct Kept {
     std::vector<at::Tensor> sources; // held, so that their memory is not reused while kept
+    std::vector<const void*> data;   // their data pointers when joined
     std::vector<std::int64_t> versions;
     at::Tensor joined;
-    std::int64_t stream = 0; // the CUDA stream that joined them: another one joins anew
+    std::int64_t dim = 0;    // joined along
+    // The CUDA stream that joined them: another one joins anew (a captured copy moves to it).
+    std::int64_t stream = 0;
     bool off = false;        // stopped: the operands came back as other tensors
+    // A CUDA graph captured a product reading `joined`: from then on its memory is the one the
+    // replays read, so it is written in place (refreshKept), never replaced.
+    bool captured = false;
 };
 
 struct KeptSides {
     std::mutex mutex;
     std::array<Kept, 2> side;
+    std::vector<at::Tensor> pinned; // joined copies a capture read, dropped since: kept alive
 };
 
 bool capturing(const at::Tensor& t)
@@ -83,6 +91,50 @@ std::int64_t streamOf(const at::Tensor& t)
     (void)t;
 #endif
     return 0;
+}
+
+// Moves a captured copy to `stream`: the stream that used it last (a replay reads it there) is
+// waited for first, so the copy is neither rewritten nor read under work still in flight.
+void adoptStream(Kept& k, std::int64_t stream)
+{
+#if defined(FXSCOPE_TORCH_CUDA)
+    if (k.stream != stream && k.joined.is_cuda()) {
+        const c10::Stream last(c10::Stream::UNSAFE, k.joined.device(), k.stream);
+        c10::cuda::CUDAStream(c10::cuda::CUDAStream::UNCHECKED, last).synchronize();
+    }
+#endif
+    k.stream = stream;
+}
+
+// A captured side made current on this stream (adoptStream), and joined again into the same
+// memory where its sources changed in place since (outside any capture); an error where a
+// source now has other memory (set_, resize_): the captured graph would read the copy of the
+// old one.
+Status refreshKept(Kept& k)
+{
+    if (!k.joined.defined() || !k.captured) {
+        return {};
+    }
+    adoptStream(k, streamOf(k.joined));
+    bool changed = false;
+    for (std::size_t i = 0; i < k.sources.size(); ++i) {
+        if (k.sources[i].data_ptr() != k.data[i]) {
+            return makeError(ErrorCode::Runtime,
+                             "a grouped matrix-product operand was resized or re-pointed since "
+                             "a CUDA graph captured its side-by-side copy; capture the graph "
+                             "again");
+        }
+        changed = changed || k.sources[i]._version() != k.versions[i];
+    }
+    if (!changed) {
+        return {};
+    }
+    c10::InferenceMode inference; // the copy was made in a run: an inference tensor
+    k.joined.copy_(sideBySide(k.sources, k.dim));
+    for (std::size_t i = 0; i < k.sources.size(); ++i) {
+        k.versions[i] = k.sources[i]._version();
+    }
+    return {};
 }
 
 // The same memory and layout as a kept source (its version is compared apart; both have
@@ -109,15 +161,24 @@ at::Tensor joinedOperands(const GroupCall& call, int side, const std::vector<at:
                           int64_t dim, bool& reused)
 {
     const bool keepable =
-        call.keep[std::size_t(side)] && call.kept && !capturing(ts[0]) &&
+        call.keep[std::size_t(side)] && call.kept &&
         std::all_of(ts.begin(), ts.end(), [](const at::Tensor& t) {
             return t.has_storage() && !t.is_inference();
         });
     if (!keepable) {
         return sideBySide(ts, dim);
     }
+    const bool capture = capturing(ts[0]);
     std::lock_guard<std::mutex> lock(call.kept->mutex);
     Kept& k = call.kept->side[std::size_t(side)];
+    // Stops keeping; a copy a capture read stays alive for its replays.
+    const auto stop = [&] {
+        if (k.captured) {
+            call.kept->pinned.push_back(k.joined);
+        }
+        k = Kept{};
+        k.off = true;
+    };
     if (k.off) {
         return sideBySide(ts, dim);
     }
@@ -126,31 +187,45 @@ at::Tensor joinedOperands(const GroupCall& call, int side, const std::vector<at:
         const bool memory = k.sources.size() == ts.size() &&
                             std::equal(ts.begin(), ts.end(), k.sources.begin(), sameMemory);
         if (!memory) {
-            k = Kept{}; // other tensors: not an input kept across runs here
-            k.off = true;
+            stop(); // other tensors: not an input kept across runs here
             return sideBySide(ts, dim);
+        }
+        if (k.captured && !capture) {
+            // The memory a capture reads: used on this stream from now on, and joined again in
+            // place where its sources changed.
+            if (!refreshKept(k)) {
+                stop();
+                return sideBySide(ts, dim);
+            }
         }
         bool same = k.stream == stream;
         for (std::size_t i = 0; i < ts.size(); ++i) {
             same = same && ts[i]._version() == k.versions[i];
         }
         if (same) {
+            // A capture reads the kept copy (joined on the capture's stream before it began),
+            // which is then refreshed in place before each replay (refreshKept).
+            k.captured = k.captured || capture;
             reused = true;
             return k.joined;
         }
     }
+    if (capture) {
+        return sideBySide(ts, dim); // joined inside the capture: every replay joins them
+    }
     at::Tensor joined = sideBySide(ts, dim);
     if (joined.nbytes() > std::size_t(kMaxKeptBytes)) {
-        k = Kept{};
-        k.off = true;
+        stop();
         return joined;
     }
+    k = Kept{};
     k.sources = ts;
-    k.versions.clear();
     for (const auto& t : ts) {
+        k.data.push_back(t.data_ptr());
         k.versions.push_back(t._version());
     }
     k.joined = joined;
+    k.dim = dim;
     k.stream = stream;
     return joined;
 }
@@ -274,6 +349,15 @@ std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
             call.left.push_back(operand(i, 0));
             call.right.push_back(operand(i, 1));
         }
+        s.beforeReplay = [kept = call.kept]() -> Status {
+            std::lock_guard<std::mutex> lock(kept->mutex);
+            for (Kept& k : kept->side) {
+                if (Status st = refreshKept(k); !st) {
+                    return st;
+                }
+            }
+            return {};
+        };
         s.run = [call, runs, g](const std::vector<exec::TensorHandle>& in) {
             return runGroup(call, in, runs ? &runs->fused[g] : nullptr,
                             runs ? &runs->separate[g] : nullptr, runs ? &runs->kept[g] : nullptr,

@@ -2,7 +2,9 @@
 // operands that differ are laid side by side (one cat), multiplied by the shared one in one
 // product, and each node's result is its block of that product. Where the shared operand is
 // not one tensor at run time (inputs given separately), the nodes' products are made one by
-// one, as eager makes them.
+// one, as eager makes them. A side laid out once is kept while the same tensors come back
+// unchanged; a CUDA graph captured with the kept copy reads it on every replay, so each
+// substitute's beforeReplay joins it again in place when its sources changed since.
 #pragma once
 
 #include "core/compile/matmul_groups.h"

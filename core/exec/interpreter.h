@@ -40,6 +40,9 @@ struct Substitute {
     std::vector<graph::NodeId> inputs;  // values it reads that are made outside it
     std::vector<graph::NodeId> outputs; // its values read outside it
     std::function<Result<std::vector<TensorHandle>>(const std::vector<TensorHandle>&)> run;
+    // Before each replay of a CUDA graph that captured the group: brings state the capture read
+    // (a copy kept between runs) up to date with its sources, outside the graph. Empty: none.
+    std::function<Status()> beforeReplay;
 };
 
 struct RunOptions {

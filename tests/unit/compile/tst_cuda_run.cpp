@@ -4,12 +4,14 @@
 // on the device without per-node syncs and as CUDA graph replays; a build-only entry is
 // verified by its first run; a region without inputs runs on the graph's GPU; float32 products
 // made by calling cuBLAS directly agree with LibTorch's mm for every operand layout cuBLAS reads
-// in place, and the others are left to mm. Skipped, with the
+// in place, and the others are left to mm; a CUDA graph captured with a group's kept weights
+// replays with a weight changed in place since. Skipped, with the
 // reason, where this LibTorch has no CUDA or the driver sees no GPU (a skip is reported as
 // such, never as a pass).
 #include "core/compile/compiled_graph.h"
 #include "core/exec/direct_calls.h"
 #include "core/exec/interpreter.h"
+#include "core/exec/torch_bridge.h"
 #include "tests/test_file.h"
 #include "tests/unit/compile/compile_test_support.h"
 #include "tests/unit/compile/cuda_test_support.h"
@@ -20,6 +22,11 @@
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
+#if defined(FXSCOPE_TORCH_CUDA)
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
 
 FXSCOPE_TEST_BEGIN
 
@@ -305,6 +312,76 @@ private Q_SLOTS:
             QVERIFY(report->outputMaxAbsErr.size() == 1 && report->outputMaxAbsErr[0] &&
                     *report->outputMaxAbsErr[0] < 1e-4);
         }
+    }
+
+    // Two products of x by two weights' t(): one group whose weights are kept side by side. A
+    // CUDA graph captured after a warm-up run reads the kept copy; after w1 *= 2 in place, the
+    // substitutes' beforeReplay joins the weights again into that copy, and the replay gives
+    // x @ (2 w1)^T. Without it the replay would read the old weights.
+    void keptWeightsFollowInPlaceChangesAcrossReplays()
+    {
+#if defined(FXSCOPE_TORCH_CUDA)
+        const std::string code =
+            "def forward(self, x: \"f32[64, 48][48, 1]cuda:0\", w1: \"f32[32, 48][48, 1]cuda:0\", "
+            "w2: \"f32[16, 48][48, 1]cuda:0\"):\n"
+            "    t: \"f32[48, 32][1, 48]cuda:0\" = torch.ops.aten.t.default(w1)\n"
+            "    mm: \"f32[64, 32][32, 1]cuda:0\" = torch.ops.aten.mm.default(x, t)\n"
+            "    t_1: \"f32[48, 16][1, 48]cuda:0\" = torch.ops.aten.t.default(w2)\n"
+            "    mm_1: \"f32[64, 16][16, 1]cuda:0\" = torch.ops.aten.mm.default(x, t_1)\n"
+            "    return (mm, mm_1)\n";
+        const graph::GraphPtr g = io::parseGraphCode(code, "group_cuda.txt").graph;
+        QVERIFY(g);
+        const auto cuda = at::TensorOptions().device(at::kCUDA, 0);
+        const at::Tensor x = at::randn({64, 48}, cuda);
+        const at::Tensor w1 = at::randn({32, 48}, cuda);
+        const at::Tensor w2 = at::randn({16, 48}, cuda);
+        auto store = std::make_shared<exec::ValueStore>();
+        store->set("x", exec::makeHandle(x));
+        store->set("w1", exec::makeHandle(w1));
+        store->set("w2", exec::makeHandle(w2));
+        exec::RunOptions ro;
+        ro.device = exec::DevicePref::Cuda;
+        ro.inputs = store;
+        ro.perNodeTiming = false;
+        ro.summarizeOutputs = false;
+        auto fusion = compile::fuseMatmulsFor(*g, {}, ro, *store);
+        QVERIFY2(fusion.ok(), fusion.ok() ? "" : fusion.error().toString().c_str());
+        QCOMPARE(fusion->groups.size(), std::size_t(1));
+        ro.substitutes = fusion->substitutes;
+        c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, 0);
+        c10::cuda::CUDAStreamGuard onSide(side);
+        auto warm = exec::Interpreter::run(*g, ro); // joins and keeps the weights on `side`
+        QVERIFY(warm.ok() && warm->ok);
+        side.synchronize();
+        at::cuda::CUDAGraph graph;
+        ro.onSteps = [&](bool first) {
+            if (first) {
+                graph.capture_begin();
+            } else {
+                graph.capture_end();
+            }
+        };
+        auto captured = exec::Interpreter::run(*g, ro);
+        QVERIFY(captured.ok() && captured->ok);
+        const auto output = [&](int i) {
+            return exec::tensorOf(*captured->kept.find("output." + std::to_string(i)));
+        };
+        graph.replay();
+        side.synchronize();
+        QVERIFY(at::allclose(output(0), at::mm(x, w1.t()), 1e-5, 1e-5));
+        w1.mul_(2);
+        for (const auto& sub : ro.substitutes) {
+            if (sub.beforeReplay) {
+                QVERIFY(bool(sub.beforeReplay()));
+            }
+        }
+        graph.replay();
+        side.synchronize();
+        QVERIFY(at::allclose(output(0), at::mm(x, w1.t()), 1e-5, 1e-5));
+        QVERIFY(at::allclose(output(1), at::mm(x, w2.t()), 1e-5, 1e-5));
+#else
+        QSKIP("CUDA graphs need a LibTorch with CUDA");
+#endif
     }
 
     void firstRunVerifiesABuildOnlyEntry()
