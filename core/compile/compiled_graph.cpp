@@ -647,6 +647,9 @@ Result<MatmulFusionRun> fuseMatmulsFor(const graph::Graph& graph,
         options.run = ro;
         compiled_graph_detail::Fusion fusion =
             compiled_graph_detail::fusionFor(graph, regions, options);
+        if (fusion.runs) {
+            fusion.runs->directMatmuls = ro.directMatmuls; // the caller's compiled runs'
+        }
         MatmulFusionRun out;
         if (fusion.subs.empty()) {
             return out;

@@ -122,8 +122,10 @@ std::vector<exec::Substitute> compiledSubstitutes(const std::vector<RegionOutcom
 // RunOptions::substitutes after the regions'), and the values of one run of the graph on the
 // eager run's inputs (`eagerKept`, which holds the graph's placeholders) with the groups in
 // place, keeping the region inputs: what the regions compile on (a region reading a column
-// block is built for its strides). Empty when no group forms (or the graph writes in place);
-// empty with a note when that run failed. Errors: cancelled. Never throws.
+// block is built for its strides). The groups' products call cuBLAS directly when
+// `ro.directMatmuls` (the caller's compiled runs on CUDA). Empty when no group forms (or the
+// graph writes in place); empty with a note when that run failed. Errors: cancelled. Never
+// throws.
 struct MatmulFusionRun {
     std::vector<MatmulGroup> groups;
     std::vector<exec::Substitute> substitutes;
@@ -163,7 +165,8 @@ std::shared_ptr<const exec::ValueStore> graphInputsOf(const graph::Graph& graph,
 // matrix-product groups of fuseMatmulsFor) in place, both run on `inputs` (the
 // graph's placeholders by name, on the GPU) max(5, ro.repeat) times without per-node
 // synchronisation (cudaGraph: as CUDA graph replays); medians (CompiledGraphReport's deviceMs).
-// ro: the runs' options (seed, sizes); its keep, inputs file and forward graph are not used.
+// ro: the runs' options (seed, sizes); its keep, inputs file and forward graph are not used;
+// its directMatmuls applies to the compiled graph's runs only (the eager graph's use mm).
 // kernels: then as many runs of each again under LibTorch's profiler, for their kernel times.
 // Errors: cancelled, a LibTorch without CUDA, a step that cannot be captured, kernels asked of
 // a LibTorch without Kineto. Never throws.

@@ -72,6 +72,7 @@ void timeOnDevice(const graph::Graph& graph, const ProfileOptions& options,
     exec::RunOptions ro = options.run;
     ro.repeat = std::max(1, options.repeat);
     ro.onNode = nullptr;
+    ro.directMatmuls = true; // the compiled graph's, as `run --compiled` (not the eager one's)
     auto t = compile::timeTotalsOnDevice(graph, ro, compile::graphInputsOf(graph, kept), outcomes,
                                          groups, false, false, cancel);
     if (t) {
@@ -119,7 +120,9 @@ Status timeWholeGraph(const graph::Graph& graph, const ProfileOptions& options,
     eager.keep.clear();
     eager.substitutes.clear();
     eager.onNode = progress.hook();
+    eager.directMatmuls = false;
     exec::RunOptions compiled = eager;
+    compiled.directMatmuls = onCuda(profile); // products straight to cuBLAS, as `run --compiled`
     compiled.substitutes = compile::compiledSubstitutes(outcomes);
     const int regionsUsed = static_cast<int>(compiled.substitutes.size());
     compiled.substitutes.insert(compiled.substitutes.end(), groups.begin(), groups.end());
@@ -168,7 +171,9 @@ Status compileAndTimeWholeGraph(const graph::Graph& graph,
     progress.report(first / steps, "compiling regions");
     // The matrix products grouped as `run --compiled` groups them; the regions compile on the
     // values of a run with the groups in place.
-    auto fusion = compile::fuseMatmulsFor(graph, regions, options.run, kept, cancel);
+    exec::RunOptions grouped = options.run;
+    grouped.directMatmuls = onCuda(profile);
+    auto fusion = compile::fuseMatmulsFor(graph, regions, grouped, kept, cancel);
     if (!fusion && fusion.error().code == ErrorCode::Cancelled) {
         return cancelledError();
     }
