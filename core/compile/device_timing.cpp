@@ -165,7 +165,7 @@ Status refreshWeights(const exec::RunOptions& ro)
     return {};
 }
 
-Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, const exec::RunOptions& weights,
+Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, const exec::RunOptions& ro,
                            int device, int repeats)
 {
     auto timer = cuda::EventTimer::create(device);
@@ -174,7 +174,7 @@ Result<StreamTimes> replay(at::cuda::CUDAGraph& captured, const exec::RunOptions
     }
     void* stream = currentCudaStream(device);
     return mediansOf(repeats, [&]() -> Result<StreamTimes> {
-        if (Status w = refreshWeights(weights); !w) {
+        if (Status w = refreshWeights(ro); !w) {
             return w.error();
         }
         const auto begun = Clock::now();
