@@ -270,6 +270,9 @@ void printCompiledText(const compile::CompiledGraphReport& c)
         std::printf("matrix products: %zu mm nodes in %zu groups, one product a group\n", nodes,
                     c.matmulGroups.size());
     }
+    if (c.directMatmuls > 0) {
+        std::printf("matrix products straight to cuBLAS: %ld a run\n", c.directMatmuls);
+    }
     if (!c.matmulNote.empty()) {
         std::printf("note: %s\n", c.matmulNote.c_str());
     }
