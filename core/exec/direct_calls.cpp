@@ -20,7 +20,9 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #if defined(FXSCOPE_TORCH_CUDA)
@@ -50,7 +52,7 @@ struct Cublas {
 };
 
 template <class F>
-void find(F& f, const char* name)
+void lookUp(F& f, const char* name)
 {
     f = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
 }
@@ -59,53 +61,119 @@ const Cublas& cublas()
 {
     static const Cublas c = [] {
         Cublas x;
-        find(x.create, "cublasCreate_v2");
-        find(x.setStream, "cublasSetStream_v2");
-        find(x.setWorkspace, "cublasSetWorkspace_v2");
-        find(x.setMathMode, "cublasSetMathMode");
-        find(x.sgemm, "cublasSgemm_v2");
+        lookUp(x.create, "cublasCreate_v2");
+        lookUp(x.setStream, "cublasSetStream_v2");
+        lookUp(x.setWorkspace, "cublasSetWorkspace_v2");
+        lookUp(x.setMathMode, "cublasSetMathMode");
+        lookUp(x.sgemm, "cublasSgemm_v2");
         return x;
     }();
     return c;
 }
 
-// This thread's handle for one device, set up as LibTorch sets up its own for mm (the workspace
-// size LibTorch chooses, its math mode for float32) but only when something changed: LibTorch's
-// handle lookup sets the stream, the workspace and the math mode on every call. The handle and
-// its workspace live as long as the process (as LibTorch's own handles: destroying them at exit
-// would race the CUDA context's teardown).
+// A handle for one device, set up as LibTorch sets up its own for mm (the workspace size
+// LibTorch chooses, its math mode for float32) but only when something changed: LibTorch's
+// handle lookup sets the stream, the workspace and the math mode on every call. One workspace a
+// stream, as LibTorch keeps them: two streams' products may run at once. A handle serves one
+// thread at a time; when the thread ends its handles go back to a pool the next threads take
+// from, so a program whose worker threads come and go (the app's) holds as many handles as it
+// ran threads at once. Handles, workspaces and the pool live as long as the process (as
+// LibTorch's own handles: destroying them at exit would race the CUDA context's teardown).
 struct Handle {
+    c10::DeviceIndex device = 0;
     cublasHandle_t handle = nullptr;
     cudaStream_t stream = nullptr;
     bool streamSet = false;
     int mathMode = -1;
-    at::DataPtr workspace;
     std::size_t workspaceBytes = 0;
+    std::vector<std::pair<cudaStream_t, at::DataPtr>> workspaces;
 };
+
+struct HandlePool {
+    std::mutex mutex;
+    std::vector<Handle*> idle;
+};
+
+HandlePool& handlePool()
+{
+    static HandlePool* pool = new HandlePool(); // never destroyed: threads may end after it
+    return *pool;
+}
+
+struct ThreadHandles {
+    std::vector<Handle*> byDevice;
+    ~ThreadHandles()
+    {
+        HandlePool& pool = handlePool();
+        std::lock_guard<std::mutex> lock(pool.mutex);
+        for (Handle* h : byDevice) {
+            if (h) {
+                pool.idle.push_back(h);
+            }
+        }
+    }
+};
+
+Handle* takeIdle(c10::DeviceIndex device)
+{
+    HandlePool& pool = handlePool();
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    for (auto it = pool.idle.begin(); it != pool.idle.end(); ++it) {
+        if ((*it)->device == device) {
+            Handle* h = *it;
+            pool.idle.erase(it);
+            return h;
+        }
+    }
+    return nullptr;
+}
+
+Handle* newHandle(const Cublas& c, c10::DeviceIndex device)
+{
+    auto* made = new Handle(); // kept for the process's life (above)
+    if (c.create(&made->handle) != CUBLAS_STATUS_SUCCESS) {
+        delete made;
+        return nullptr;
+    }
+    made->device = device;
+    made->workspaceBytes = at::cuda::getChosenWorkspaceSize();
+    return made;
+}
+
+// The handle's workspace for `stream`, made on first use there.
+void* workspaceFor(Handle& h, cudaStream_t stream)
+{
+    for (auto& [s, w] : h.workspaces) {
+        if (s == stream) {
+            return w.get();
+        }
+    }
+    h.workspaces.emplace_back(stream,
+                              c10::cuda::CUDACachingAllocator::get()->allocate(h.workspaceBytes));
+    return h.workspaces.back().second.get();
+}
 
 cublasHandle_t handleFor(const Cublas& c, c10::DeviceIndex device)
 {
-    thread_local std::vector<Handle*> handles;
-    if (std::size_t(device) >= handles.size()) {
-        handles.resize(std::size_t(device) + 1, nullptr);
+    thread_local ThreadHandles handles;
+    if (std::size_t(device) >= handles.byDevice.size()) {
+        handles.byDevice.resize(std::size_t(device) + 1, nullptr);
     }
-    Handle*& h = handles[std::size_t(device)];
+    Handle*& h = handles.byDevice[std::size_t(device)];
     if (!h) {
-        auto* made = new Handle(); // kept for the process's life (above)
-        if (c.create(&made->handle) != CUBLAS_STATUS_SUCCESS) {
-            delete made;
+        h = takeIdle(device);
+    }
+    if (!h) {
+        h = newHandle(c, device);
+        if (!h) {
             return nullptr;
         }
-        made->workspaceBytes = at::cuda::getChosenWorkspaceSize();
-        made->workspace =
-            c10::cuda::CUDACachingAllocator::get()->allocate(made->workspaceBytes);
-        h = made;
     }
     const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
     if (!h->streamSet || stream != h->stream) {
         // Setting the stream drops a workspace set before: set both.
         if (c.setStream(h->handle, stream) != CUBLAS_STATUS_SUCCESS ||
-            c.setWorkspace(h->handle, h->workspace.get(), h->workspaceBytes) !=
+            c.setWorkspace(h->handle, workspaceFor(*h, stream), h->workspaceBytes) !=
                 CUBLAS_STATUS_SUCCESS) {
             h->streamSet = false;
             return nullptr;
