@@ -389,9 +389,9 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
 // The groups of mm nodes outside the regions (none when not asked for, or for a graph that
 // writes in place, whose inputs each run makes again). Each group must run as one step beside
 // the regions' steps: one whose operand a region makes from another member's product would
-// wait on itself, and is left out.
+// wait on itself, and is left out. direct: the products call cuBLAS directly where they can.
 Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>& regions,
-                 const GraphCompileOptions& options)
+                 const GraphCompileOptions& options, bool direct)
 {
     Fusion f;
     if (!options.fuseMatmuls || writesInPlace(graph)) {
@@ -434,8 +434,7 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
         }
     }
     f.runs = std::make_shared<MatmulGroupRuns>(f.groups.size());
-    f.runs->directMatmuls = options.directMatmuls &&
-                            options.compile.device == TargetDevice::Cuda;
+    f.runs->directMatmuls = direct;
     f.subs = matmulSubstitutes(graph, f.groups, f.runs);
     return f;
 }
@@ -495,7 +494,7 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     ro.device = options.compile.device == TargetDevice::Cuda ? exec::DevicePref::Cuda
                                                              : exec::DevicePref::Cpu;
     ro.substitutes.clear();
-    ro.directMatmuls = false; // the eager run's; the compiled runs' below
+    ro.directMatmuls = false; // the eager run's; the compiled runs' (withInputs) below
     // One graph, one set of weights: the eager run converts them, the compiled run and the
     // timed runs reuse the copies (none of them changes a weight).
     ro.shareConvWeights();
@@ -521,7 +520,8 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (!report.eager.ok) {
         return report;
     }
-    Fusion fusion = fusionFor(graph, regions, options);
+    const bool direct = cuda && options.directMatmuls; // the compiled runs' products
+    Fusion fusion = fusionFor(graph, regions, options, direct);
     exec::ValueStore fusedValues;
     if (!fusion.subs.empty()) {
         auto values = valuesWithGroups(graph, ro, report.eager.kept, fusion, cancel,
@@ -545,7 +545,7 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     }
     auto inputs = graphInputsOf(graph, report.eager.kept); // before it is trimmed
     exec::RunOptions withInputs = ro;
-    withInputs.directMatmuls = cuda && options.directMatmuls;
+    withInputs.directMatmuls = direct;
     if (!writesInPlace(graph)) {
         withInputs.inputs = inputs; // else its inputs are made again, as the eager run's were
         // The inputs the forward fed the eager run, not a new forward run's: the weights are
@@ -570,9 +570,9 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
     if (!report.cancelled && cuda) {
         reportProgress(progress, 1.0, options.cudaGraph ? "timing CUDA graph replays"
                                                         : "timing without per-node syncs");
-        ro.directMatmuls = withInputs.directMatmuls; // the compiled runs' (not the eager's)
-        if (Status s = timeTotalsInto(graph, ro, std::move(inputs), fusion.subs, options.cudaGraph,
-                                      options.kernelTime, cancel, report);
+        // The timed runs take their own inputs and leave withInputs' forward graph and keep.
+        if (Status s = timeTotalsInto(graph, withInputs, std::move(inputs), fusion.subs,
+                                      options.cudaGraph, options.kernelTime, cancel, report);
             !s) {
             return s.error();
         }
@@ -646,10 +646,7 @@ Result<MatmulFusionRun> fuseMatmulsFor(const graph::Graph& graph,
         GraphCompileOptions options;
         options.run = ro;
         compiled_graph_detail::Fusion fusion =
-            compiled_graph_detail::fusionFor(graph, regions, options);
-        if (fusion.runs) {
-            fusion.runs->directMatmuls = ro.directMatmuls; // the caller's compiled runs'
-        }
+            compiled_graph_detail::fusionFor(graph, regions, options, ro.directMatmuls);
         MatmulFusionRun out;
         if (fusion.subs.empty()) {
             return out;

@@ -253,7 +253,8 @@ at::Tensor directMatmul(const at::Tensor& a, const at::Tensor& b)
     const std::int64_t m = a.size(0);
     const std::int64_t k = a.size(1);
     const std::int64_t n = b.size(1);
-    if (!fitsInt(m) || !fitsInt(n) || !fitsInt(k) || a.get_device() != c10::cuda::current_device()) {
+    if (!fitsInt(m) || !fitsInt(n) || !fitsInt(k) ||
+        a.get_device() != c10::cuda::current_device()) {
         return {};
     }
     const auto sa = sideOf(a);
@@ -271,9 +272,9 @@ at::Tensor directMatmul(const at::Tensor& a, const at::Tensor& b)
     const float zero = 0.0f;
     const cublasStatus_t status =
         f.sgemm(handle, sb->op, sa->op, int(n), int(m), int(k), &one,
-          static_cast<const float*>(b.const_data_ptr()), int(sb->ld),
-          static_cast<const float*>(a.const_data_ptr()), int(sa->ld), &zero,
-          static_cast<float*>(c.data_ptr()), int(n));
+                static_cast<const float*>(b.const_data_ptr()), int(sb->ld),
+                static_cast<const float*>(a.const_data_ptr()), int(sa->ld), &zero,
+                static_cast<float*>(c.data_ptr()), int(n));
     if (status != CUBLAS_STATUS_SUCCESS) {
         return {}; // LibTorch's mm makes the call again and reports what failed
     }

@@ -9,17 +9,18 @@
 namespace fxs::exec::detail {
 
 // a @ b for a float32 CUDA matrix pair that cuBLAS reads in place (each operand row- or
-// column-major, with a leading dimension it accepts, every size within int), off the
-// autograd graph and outside deterministic mode: cublasSgemm, as mm calls it, on this thread's
-// handle for the device (the current stream, LibTorch's workspace size and float32 math mode),
-// into a new contiguous [m, n] tensor. An undefined tensor when any of that does not hold, or where this build has
-// no CUDA LibTorch: the caller runs LibTorch's mm instead.
+// column-major, with a leading dimension it accepts, every size within int), off the autograd
+// graph and outside deterministic mode: cublasSgemm, as mm calls it, on this thread's handle for
+// the device (the current stream, LibTorch's workspace size and float32 math mode), into a new
+// contiguous [m, n] tensor. An undefined tensor when any of that does not hold, or where this
+// build has no CUDA LibTorch: the caller runs LibTorch's mm instead.
 at::Tensor directMatmul(const at::Tensor& a, const at::Tensor& b);
 
 // directMatmul when `direct` and it applies, else at::mm.
 at::Tensor matmul(const at::Tensor& a, const at::Tensor& b, bool direct);
 
-// Products this process made directly so far (tests).
+// Products this process made directly so far, on every thread (tests, and a compiled run's
+// count: CompiledGraphReport::directMatmuls).
 long directMatmulCount();
 
 } // namespace fxs::exec::detail

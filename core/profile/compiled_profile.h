@@ -14,9 +14,9 @@ namespace fxs::profile::detail {
 // time, a note for each fallback), then runs 1 + options.repeat rounds of the graph eagerly and
 // with the regions that compiled (and the matrix-product groups) in place, as the eager runs
 // did, into profile.compiledGraph (the first round a warm-up; the caller holds an
-// exec::HostMemoryHold over them, as profileGraph does); on CUDA both graphs are also timed without per-node syncs
-// (device ms). It takes the steps [first, first + 2 + repeat] of the `steps` that `progress`
-// counts. A compiled graph that fails to run leaves compiledGraph empty with a note. Errors:
+// exec::HostMemoryHold over them, as profileGraph does); on CUDA both graphs are also timed
+// without per-node syncs (device ms). It takes the steps [first, first + 2 + repeat] of the
+// `steps` that `progress` counts. A compiled graph that fails to run leaves compiledGraph empty with a note. Errors:
 // only Cancelled (the token fired).
 Status compileAndTimeWholeGraph(const graph::Graph& graph,
                                 const std::vector<partition::Region>& regions,

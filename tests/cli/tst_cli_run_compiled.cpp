@@ -123,11 +123,12 @@ private:
     QTemporaryDir m_dir;
     QString cache() const { return m_dir.filePath("cache.db"); }
 
-    // `run GRAPH --compiled --auto --device cpu --json` with this test's cache.
-    CliRun runAutoOnCpu(const QString& graph) const
+    // `run GRAPH --compiled --auto --device cpu --json` with this test's cache, and `extra`.
+    CliRun runAutoOnCpu(const QString& graph, const QStringList& extra = {}) const
     {
-        return runCli({"run", graph, "--compiled", "--auto", "--device", "cpu", "--json",
-                       "--cache", cache()});
+        return runCli(QStringList{"run", graph, "--compiled", "--auto", "--device", "cpu",
+                                  "--json", "--cache", cache()} +
+                      extra);
     }
 
     // The fields of the contract on a compiled run; returns the regions used.
@@ -289,10 +290,8 @@ private Q_SLOTS:
 
     void keptOperandsCanBeTurnedOff()
     {
-        const QStringList common{"run", kForward, "--compiled", "--auto", "--json", "--device",
-                                 "cpu", "--cache", cache()};
-        auto kept = runCli(common);
-        auto joined = runCli(common + QStringList{"--no-kept-operands"});
+        auto kept = runAutoOnCpu(kForward);
+        auto joined = runAutoOnCpu(kForward, {"--no-kept-operands"});
         QVERIFY2(kept.exitCode == 0 && joined.exitCode == 0, joined.err.constData());
         const json k = parse(kept);
         const json j = parse(joined);
@@ -311,10 +310,8 @@ private Q_SLOTS:
     // with and without --no-direct-matmuls, and the flag needs --compiled.
     void directMatmulsAreCountedAndCanBeTurnedOff()
     {
-        const QStringList common{"run", kForward, "--compiled", "--auto", "--json", "--device",
-                                 "cpu", "--cache", cache()};
-        auto on = runCli(common);
-        auto off = runCli(common + QStringList{"--no-direct-matmuls"});
+        auto on = runAutoOnCpu(kForward);
+        auto off = runAutoOnCpu(kForward, {"--no-direct-matmuls"});
         QVERIFY2(on.exitCode == 0 && off.exitCode == 0, off.err.constData());
         const json a = parse(on);
         const json b = parse(off);

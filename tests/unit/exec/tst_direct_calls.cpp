@@ -49,7 +49,8 @@ private Q_SLOTS:
         const NodeId wt = g.call("t", "aten::t.default", {Argument::ref(w)});
         const NodeId mm = g.call("mm", "aten::mm.default", {Argument::ref(x), Argument::ref(wt)});
         const NodeId mt = g.call("t_1", "aten::t.default", {Argument::ref(mm)});
-        const NodeId mm2 = g.call("mm_1", "aten::mm.default", {Argument::ref(mt), Argument::ref(x)});
+        const NodeId mm2 =
+            g.call("mm_1", "aten::mm.default", {Argument::ref(mt), Argument::ref(x)});
         g.output({Argument::ref(mm), Argument::ref(mm2)});
         auto graph = g.build().value();
         const at::Tensor xt = at::randn({6, 5});
