@@ -60,11 +60,16 @@ if(NOT FXSCOPE_ENABLE_CUDA STREQUAL "OFF" AND NOT FXSCOPE_FUZZ_ONLY)
                      NO_DEFAULT_PATH)
         if(FXSCOPE_C10_CUDA AND FXSCOPE_TORCH_CUDA_LIB)
             set(FXSCOPE_TORCH_CUDA ON)
+            # cuDNN's backend API declarations (cudnn_conv.cpp finds its entry points in the
+            # process at run time): the CUDA Toolkit's, else the wheel's nvidia-cudnn package.
+            find_path(FXSCOPE_CUDNN_INCLUDE cudnn_backend.h
+                      HINTS ${CUDAToolkit_INCLUDE_DIRS}
+                            "${TORCH_INSTALL_PREFIX}/../nvidia/cudnn/include" NO_DEFAULT_PATH)
         endif()
     endif()
 endif()
 message(STATUS "fxscope: Graphviz=${FXSCOPE_HAVE_GRAPHVIZ} CUDA=${FXSCOPE_HAVE_CUDA} "
-               "torch-CUDA=${FXSCOPE_TORCH_CUDA} "
+               "torch-CUDA=${FXSCOPE_TORCH_CUDA} cuDNN-headers=${FXSCOPE_CUDNN_INCLUDE} "
                "GUI=${FXSCOPE_BUILD_GUI}")
 
 set(FXSCOPE_HAVE_QT OFF)

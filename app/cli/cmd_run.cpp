@@ -10,6 +10,7 @@
 #include "app/cli/store_option.h"
 #include "core/compile/bias_split.h"
 #include "core/compile/compiled_graph.h"
+#include "core/compile/conv_fusion.h"
 #include "core/compile/matmul_groups.h"
 #include "core/exec/interpreter.h"
 #include "core/util/int_expr.h"
@@ -45,6 +46,7 @@ struct RunCliOptions {
     bool noMatmulFusion = false;  // --no-matmul-fusion: GraphCompileOptions::fuseMatmuls off
     bool noKeptOperands = false;  // --no-kept-operands: keepMatmulOperands off
     bool noDirectMatmuls = false; // --no-direct-matmuls: directMatmuls off
+    bool noConvFusion = false;    // --no-conv-fusion: fuseConvolutions off
     bool autoRegions = false;
     std::string project;
     std::string cache;
@@ -200,6 +202,10 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     j["matmul_groups"] = std::move(groups);
     // Float32 products that called cuBLAS directly in the compiled run (--no-direct-matmuls: 0).
     j["direct_matmuls"] = c.directMatmuls;
+    // Convolutions run with their epilogue as one step, and those of one compiled run cuDNN
+    // made as one graph (--no-conv-fusion, or not on CUDA: 0 and 0).
+    j["conv_epilogues"] = c.convEpilogues;
+    j["cudnn_convs"] = c.cudnnConvs;
     if (!c.matmulNote.empty()) {
         j["notes"].push_back(c.matmulNote);
     }
@@ -272,6 +278,11 @@ void printCompiledText(const compile::CompiledGraphReport& c)
     }
     if (c.directMatmuls > 0) {
         std::printf("matrix products straight to cuBLAS: %ld a run\n", c.directMatmuls);
+    }
+    if (c.convEpilogues > 0) {
+        std::printf("convolutions with their norm, add and relu: %d steps, %ld a run as one "
+                    "cuDNN graph\n",
+                    c.convEpilogues, c.cudnnConvs);
     }
     if (!c.matmulNote.empty()) {
         std::printf("note: %s\n", c.matmulNote.c_str());
@@ -356,11 +367,25 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
         return fail(o, toRun.error(), 1);
     }
     const graph::Graph& gr = **toRun;
-    // The adds of summed products stay out of the proposal, so the sums can form.
+    compile::GraphCompileOptions co;
+    co.compile.device = compile::resolveDevice(
+        gr, o.device == "cuda"  ? compile::DeviceChoice::Cuda
+            : o.device == "cpu" ? compile::DeviceChoice::Cpu
+                                : compile::DeviceChoice::Auto);
+    co.fuseConvolutions = o.noConvFusion ? compile::ConvFusion::Off : compile::ConvFusion::Auto;
+    // The adds of summed products stay out of the proposal, so the sums can form; so do the
+    // nodes after a convolution that its step takes (conv_fusion.h).
+    std::vector<std::string> leftOut;
+    if (o.autoRegions && !o.noMatmulFusion) {
+        leftOut = compile::matmulSumNodeNames(gr);
+    }
+    if (o.autoRegions && compile::convFusionApplies(co.fuseConvolutions, co.compile.device)) {
+        for (auto& n : compile::convEpilogueNodeNames(gr)) {
+            leftOut.push_back(std::move(n));
+        }
+    }
     auto regions = regionsFromSource(gr, g.sourceBytes, o.project, o.autoRegions, "run",
-                                     o.autoRegions && !o.noMatmulFusion
-                                         ? compile::matmulSumNodeNames(gr)
-                                         : std::vector<std::string>());
+                                     leftOut);
     if (!regions) {
         return fail(o, regions.error(), 2);
     }
@@ -368,11 +393,6 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     if (!store) {
         return fail(o, store.error(), 1);
     }
-    compile::GraphCompileOptions co;
-    co.compile.device = compile::resolveDevice(
-        gr, o.device == "cuda"  ? compile::DeviceChoice::Cuda
-            : o.device == "cpu" ? compile::DeviceChoice::Cpu
-                                : compile::DeviceChoice::Auto);
     if (!o.tuning.empty()) {
         auto t = codegen::CudaTuning::read(o.tuning);
         if (!t) {
@@ -552,6 +572,10 @@ void addRunCommand(CLI::App& app, int& exitCode)
                   "--compiled on CUDA: run float32 matrix products through LibTorch's mm (by "
                   "default the compiled run calls cuBLAS for them directly, as mm does, with "
                   "less host time a call)")
+        ->needs(compiled);
+    cmd->add_flag("--no-conv-fusion", options->noConvFusion,
+                  "--compiled on CUDA: leave a convolution's batch norm, residual add and relu to "
+                  "the regions (by default they run with the convolution as one cuDNN graph)")
         ->needs(compiled);
     cmd->add_flag("--host-times", options->hostTimes,
                   "CUDA: per_node times are the host's work only (no synchronisation per node): "

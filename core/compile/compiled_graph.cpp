@@ -2,10 +2,12 @@
 // schedule runner: the same runner and loaded kernels the region was verified and timed with.
 #include "core/compile/compiled_graph.h"
 
+#include "core/compile/conv_fusion.h"
 #include "core/compile/device_timing.h"
 #include "core/compile/matmul_fusion.h"
 #include "core/compile/prepared_region.h"
 #include "core/cuda/module.h"
+#include "core/exec/cudnn_conv.h"
 #include "core/exec/direct_calls.h"
 #include "core/exec/substitute_order.h"
 #include "core/exec/torch_bridge.h"
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <limits>
 #include <map>
@@ -187,6 +190,12 @@ int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report
     }
     int n = 0;
     for (const auto& step : report.compiled.perNode) {
+        if (step.target == kConvEpilogueTarget) {
+            // One cuDNN graph; where LibTorch's operators ran some of the steps, at most the
+            // convolution, the norm, the add and the relu each.
+            n += report.cudnnConvs >= report.convEpilogues ? 1 : 4;
+            continue;
+        }
         if (step.target == kMatmulGroupTarget) {
             const auto g = groups.find(step.name);
             n += g == groups.end() ? 0 : g->second;
@@ -309,7 +318,9 @@ Status timeTotalsInto(const graph::Graph& graph, exec::RunOptions ro,
 struct Fusion {
     std::vector<MatmulGroup> groups;
     std::shared_ptr<MatmulGroupRuns> runs;
-    std::vector<exec::Substitute> subs;
+    std::vector<ConvEpilogue> convs;
+    std::shared_ptr<ConvEpilogueRuns> convRuns;
+    std::vector<exec::Substitute> subs; // the groups' then the convolutions'
 };
 
 // After the regions compiled: the graph with them (and the groups) in place, compared with the
@@ -336,11 +347,15 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
         fusion.runs->separate[i] = 0;
         fusion.runs->kept[i] = 0;
     }
+    const long cudnnBefore = fusion.convRuns ? fusion.convRuns->cudnn.load() : 0;
     at::manual_seed(ro.seed); // the eager run's random state (runAll)
     const long directBefore = exec::detail::directMatmulCount();
     auto run = exec::Interpreter::run(graph, ro, cancel);
     const int runs = ro.repeat > 1 ? ro.repeat + 1 : 1; // a warm-up run before repeats
     report.directMatmuls = (exec::detail::directMatmulCount() - directBefore) / runs;
+    report.convEpilogues = int(fusion.convs.size());
+    report.cudnnConvs =
+        fusion.convRuns ? (fusion.convRuns->cudnn.load() - cudnnBefore) / runs : 0;
     if (!run && run.error().code == ErrorCode::Cancelled) {
         report.cancelled = true;
         return {};
@@ -355,9 +370,15 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
     for (const auto& g : fusion.groups) {
         groupIds.insert(g.id);
     }
+    std::set<std::string> convIds;
+    for (const auto& c : fusion.convs) {
+        convIds.insert(c.id);
+    }
     for (auto& step : report.compiled.perNode) { // a group's step is no region
         if (step.target == "fxscope.substitute" && groupIds.count(step.name) != 0) {
             step.target = kMatmulGroupTarget;
+        } else if (step.target == "fxscope.substitute" && convIds.count(step.name) != 0) {
+            step.target = kConvEpilogueTarget;
         }
     }
     for (std::size_t i = 0; i < fusion.groups.size(); ++i) {
@@ -394,7 +415,8 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
                  const GraphCompileOptions& options, bool direct)
 {
     Fusion f;
-    if (!options.fuseMatmuls || writesInPlace(graph)) {
+    const bool convs = convFusionApplies(options.fuseConvolutions, options.compile.device);
+    if ((!options.fuseMatmuls && !convs) || writesInPlace(graph)) {
         return f;
     }
     std::vector<bool> excluded(graph.size(), false);
@@ -415,7 +437,9 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
         return bool(exec::detail::orderWithSubstitutes(graph, all));
     };
     std::vector<MatmulGroup> kept;
-    for (auto& g : findMatmulGroups(graph, options.run.forwardGraph.get(), excluded)) {
+    for (auto& g : options.fuseMatmuls
+                       ? findMatmulGroups(graph, options.run.forwardGraph.get(), excluded)
+                       : std::vector<MatmulGroup>()) {
         while (ids.count(g.id) != 0) {
             g.id += "_"; // a project's region of the same name
         }
@@ -436,6 +460,30 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
     f.runs = std::make_shared<MatmulGroupRuns>(f.groups.size());
     f.runs->directMatmuls = direct;
     f.subs = matmulSubstitutes(graph, f.groups, f.runs);
+    if (convs) {
+        std::vector<ConvEpilogue> found = findConvEpilogues(graph, excluded);
+        for (auto& c : found) {
+            while (ids.count(c.id) != 0) {
+                c.id += "_"; // a project's region of the same name
+            }
+            ids.insert(c.id);
+        }
+        std::vector<exec::Substitute> all = units;
+        for (const auto& g : f.groups) {
+            all.push_back({g.id, g.nodes, {}, g.nodes, {}});
+        }
+        for (const auto& c : found) {
+            all.push_back({c.id, c.nodes, {}, {c.last}, {}});
+        }
+        if (!found.empty() && exec::detail::orderWithSubstitutes(graph, all)) {
+            f.convs = std::move(found);
+            f.convRuns = std::make_shared<ConvEpilogueRuns>();
+            auto subs = convSubstitutes(graph, f.convs, f.convRuns,
+                                        options.compile.device == TargetDevice::Cuda,
+                                        options.run.convLayout == exec::ConvLayout::ChannelsLast);
+            f.subs.insert(f.subs.end(), subs.begin(), subs.end());
+        }
+    }
     return f;
 }
 
@@ -463,7 +511,8 @@ Result<exec::ValueStore> valuesWithGroups(const graph::Graph& graph, const exec:
     if (run && run->ok) {
         return std::move(run->kept);
     }
-    note = "matrix products not fused: " +
+    note = std::string(fusion.convs.empty() ? "matrix products not fused: "
+                                            : "matrix products and convolutions not fused: ") +
            (run ? std::string("the graph did not run with them") : run.error().message);
     fusion = Fusion{};
     return exec::ValueStore{};
@@ -521,7 +570,12 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
         return report;
     }
     const bool direct = cuda && options.directMatmuls; // the compiled runs' products
+    const exec::detail::CudnnPlanCounts plansBefore = exec::detail::cudnnPlanCounts();
     Fusion fusion = fusionFor(graph, regions, options, direct);
+    if (cuda && !fusion.convs.empty()) {
+        reportProgress(progress, 0.0, "building the convolutions' cuDNN plans");
+        prebuildConvPlans(graph, fusion.convs);
+    }
     exec::ValueStore fusedValues;
     if (!fusion.subs.empty()) {
         auto values = valuesWithGroups(graph, ro, report.eager.kept, fusion, cancel,
@@ -566,6 +620,17 @@ Result<CompiledGraphReport> runAll(const graph::Graph& graph,
             }
         }
         report.compiled.notes = std::move(notes);
+    }
+    if (const auto plans = exec::detail::cudnnPlanCounts(); plans.shapes > plansBefore.shapes ||
+                                                             plans.failed > plansBefore.failed) {
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "cuDNN plans for the convolution steps: %d shapes built (%d plans timed) in "
+                      "%.0f ms, %d without a plan (LibTorch's operators)",
+                      plans.shapes - plansBefore.shapes,
+                      plans.candidates - plansBefore.candidates,
+                      plans.buildMs - plansBefore.buildMs, plans.failed - plansBefore.failed);
+        report.compiled.notes.push_back(line);
     }
     if (!report.cancelled && cuda) {
         reportProgress(progress, 1.0, options.cudaGraph ? "timing CUDA graph replays"

@@ -22,6 +22,8 @@ namespace fxs::compile {
 // The target of a matrix-product group's step in CompiledGraphReport::compiled.perNode (a
 // region's is "fxscope.substitute").
 inline constexpr const char* kMatmulGroupTarget = "fxscope.mm_group";
+// A convolution with its epilogue (conv_fusion.h).
+inline constexpr const char* kConvEpilogueTarget = "fxscope.conv_epilogue";
 
 // A group of matrix products the compiled run made as one (matmul_groups.h).
 struct MatmulGroupReport {
@@ -88,6 +90,11 @@ struct CompiledGraphReport {
     // Matrix products one compiled run made by calling cuBLAS directly
     // (GraphCompileOptions::directMatmuls): mm nodes and the groups' products; 0 on the CPU.
     long directMatmuls = 0;
+    // Convolutions run with their epilogue as one step (GraphCompileOptions::fuseConvolutions):
+    // the steps, and how many of one compiled run's steps cuDNN made as one graph (the others
+    // ran LibTorch's operators).
+    int convEpilogues = 0;
+    long cudnnConvs = 0;
 };
 
 // Why the value of node `id` is undefined by PyTorch, or nullopt when it is defined: the philox

@@ -28,6 +28,13 @@ TargetDevice resolveDevice(const graph::Graph& graph, DeviceChoice choice);
 // (exec::ConvLayout). nullopt: none of these.
 std::optional<exec::ConvLayout> resolveConvLayout(std::string_view choice, TargetDevice device);
 
+// GraphCompileOptions::fuseConvolutions.
+enum class ConvFusion : std::uint8_t {
+    Off,
+    Auto,   // on CUDA, where cuDNN's backend API is in the process
+    Always, // on any device: LibTorch's operators where cuDNN cannot make the step
+};
+
 struct GraphCompileOptions {
     // compiler, target device, cache store (null: no cache), timed runs per region, build-only,
     // builds at once (jobs).
@@ -54,6 +61,10 @@ struct GraphCompileOptions {
     // groups' products) call cuBLAS directly (exec::RunOptions::directMatmuls); the eager run
     // keeps LibTorch's mm. Off: LibTorch's mm everywhere (`run --no-direct-matmuls`).
     bool directMatmuls = true;
+    // runCompiledGraph: a convolution and the batch norm, residual add and relu after it,
+    // outside the regions, run as one step (conv_fusion.h: one cuDNN graph on CUDA). Off:
+    // `run --no-conv-fusion`.
+    ConvFusion fuseConvolutions = ConvFusion::Auto;
 };
 
 struct GraphCompileReport {

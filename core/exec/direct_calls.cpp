@@ -31,7 +31,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAStream.h>
-#include <dlfcn.h>
+#include "core/exec/process_symbols.h"
 #endif
 
 namespace fxs::exec::detail {
@@ -51,21 +51,15 @@ struct Cublas {
     bool ok() const { return create && setStream && setWorkspace && setMathMode && sgemm; }
 };
 
-template <class F>
-void lookUp(F& f, const char* name)
-{
-    f = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
-}
-
 const Cublas& cublas()
 {
     static const Cublas c = [] {
         Cublas x;
-        lookUp(x.create, "cublasCreate_v2");
-        lookUp(x.setStream, "cublasSetStream_v2");
-        lookUp(x.setWorkspace, "cublasSetWorkspace_v2");
-        lookUp(x.setMathMode, "cublasSetMathMode");
-        lookUp(x.sgemm, "cublasSgemm_v2");
+        findInProcess(x.create, "cublasCreate_v2");
+        findInProcess(x.setStream, "cublasSetStream_v2");
+        findInProcess(x.setWorkspace, "cublasSetWorkspace_v2");
+        findInProcess(x.setMathMode, "cublasSetMathMode");
+        findInProcess(x.sgemm, "cublasSgemm_v2");
         return x;
     }();
     return c;

@@ -322,6 +322,24 @@ private Q_SLOTS:
         QVERIFY(runCli({"run", kForward, "--no-direct-matmuls"}).exitCode != 0);
     }
 
+    void convolutionStepsAreCountedAndCanBeTurnedOff()
+    {
+        // On the CPU no convolution runs as a cuDNN graph (ConvFusion::Auto: CUDA only), so the
+        // fields read 0 with and without the flag, and the regions are the same.
+        auto on = runAutoOnCpu(kForward);
+        auto off = runAutoOnCpu(kForward, {"--no-conv-fusion"});
+        QVERIFY2(on.exitCode == 0 && off.exitCode == 0, off.err.constData());
+        const json a = parse(on);
+        const json b = parse(off);
+        for (const json* j : {&a, &b}) {
+            QVERIFY(j->contains("conv_epilogues") && j->contains("cudnn_convs"));
+            QCOMPARE((*j)["conv_epilogues"].get<int>(), 0);
+            QCOMPARE((*j)["cudnn_convs"].get<long>(), 0L);
+        }
+        QCOMPARE(a["regions"].size(), b["regions"].size());
+        QVERIFY(runCli({"run", kForward, "--no-conv-fusion"}).exitCode != 0);
+    }
+
     void backwardOfATraceCompilesFromItsForward()
     {
         // The same graphs as one TORCH_TRACE log: both picked by selector.

@@ -10,7 +10,7 @@ import sys
 
 LIBRARY = re.compile(r"aten::(mm|addmm|bmm|baddbmm|convolution|_convolution|cudnn_convolution"
                      r"|convolution_backward|_scaled_dot_product\w*|_efficient_attention\w*"
-                     r"|_flash_attention\w*)\.|fxscope\.mm_group")
+                     r"|_flash_attention\w*)\.|fxscope\.mm_group|fxscope\.conv_epilogue")
 
 
 def table(path, label):

@@ -9,9 +9,12 @@
 // reason, where this LibTorch has no CUDA or the driver sees no GPU (a skip is reported as
 // such, never as a pass).
 #include "core/compile/compiled_graph.h"
+#include "core/compile/conv_fusion.h"
+#include "core/exec/cudnn_conv.h"
 #include "core/exec/direct_calls.h"
 #include "core/exec/interpreter.h"
 #include "core/exec/torch_bridge.h"
+#include "core/io/graph_code_parser.h"
 #include "tests/test_file.h"
 #include "tests/unit/compile/compile_test_support.h"
 #include "tests/unit/compile/cuda_test_support.h"
@@ -311,6 +314,46 @@ private Q_SLOTS:
             QCOMPARE(report->directMatmuls, direct ? 2L : 0L);
             QVERIFY(report->outputMaxAbsErr.size() == 1 && report->outputMaxAbsErr[0] &&
                     *report->outputMaxAbsErr[0] < 1e-4);
+        }
+    }
+
+    // A convolution, its batch norm, a residual add and a relu: one step of the compiled run,
+    // made by cuDNN as one graph where its backend API is in the process (conv_fusion.h), the
+    // output within TF32's rounding of the eager run's (LibTorch's convolution rounds so too).
+    // Off: no step, the nodes run as LibTorch's operators.
+    void convolutionEpiloguesRunAsOneCudnnGraph()
+    {
+        const std::string code =
+            "def forward(self, x: \"f32[2, 8, 10, 10][800, 100, 10, 1]cuda:0\", "
+            "w: \"f32[16, 8, 3, 3][72, 9, 3, 1]cuda:0\", g: \"f32[16][1]cuda:0\", "
+            "b: \"f32[16][1]cuda:0\", m: \"f32[16][1]cuda:0\", v: \"f32[16][1]cuda:0\", "
+            "r: \"f32[2, 16, 10, 10][1600, 100, 10, 1]cuda:0\"):\n"
+            "    convolution: \"f32[2, 16, 10, 10][1600, 100, 10, 1]cuda:0\" = "
+            "torch.ops.aten.convolution.default(x, w, None, [1, 1], [1, 1], [1, 1], False, "
+            "[0, 0], 1)\n"
+            "    bn = torch.ops.aten._native_batch_norm_legit_no_training.default(convolution, g, "
+            "b, m, v, 0.1, 1e-05)\n"
+            "    getitem: \"f32[2, 16, 10, 10][1600, 100, 10, 1]cuda:0\" = bn[0]\n"
+            "    add: \"f32[2, 16, 10, 10][1600, 100, 10, 1]cuda:0\" = "
+            "torch.ops.aten.add.Tensor(getitem, r)\n"
+            "    relu: \"f32[2, 16, 10, 10][1600, 100, 10, 1]cuda:0\" = "
+            "torch.ops.aten.relu.default(add)\n"
+            "    return (relu,)\n";
+        const graph::GraphPtr graph = io::parseGraphCode(code, "conv_cuda.txt").graph;
+        QVERIFY(graph);
+        QCOMPARE(compile::findConvEpilogues(*graph, {}).size(), std::size_t(1));
+        const bool cudnn = exec::detail::cudnnFusedConvAvailable();
+        for (auto mode : {compile::ConvFusion::Always, compile::ConvFusion::Off}) {
+            compile::GraphCompileOptions o;
+            o.compile = options(false);
+            o.fuseConvolutions = mode;
+            auto report = compile::runCompiledGraph(*graph, {}, o);
+            QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
+            const bool on = mode == compile::ConvFusion::Always;
+            QCOMPARE(report->convEpilogues, on ? 1 : 0);
+            QCOMPARE(report->cudnnConvs, on && cudnn ? 1L : 0L);
+            QVERIFY(report->outputMaxAbsErr.size() == 1 && report->outputMaxAbsErr[0] &&
+                    *report->outputMaxAbsErr[0] < 2e-2);
         }
     }
 
