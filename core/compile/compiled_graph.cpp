@@ -407,10 +407,11 @@ Status runWithRegions(const graph::Graph& graph, const std::vector<partition::Re
     return {};
 }
 
-// The groups of mm nodes outside the regions (none when not asked for, or for a graph that
-// writes in place, whose inputs each run makes again). Each group must run as one step beside
-// the regions' steps: one whose operand a region makes from another member's product would
-// wait on itself, and is left out. direct: the products call cuBLAS directly where they can.
+// The groups of mm nodes outside the regions, and the convolutions with their epilogue (none
+// when not asked for, or for a graph that writes in place, whose inputs each run makes again).
+// Each group and each convolution must run as one step beside the regions' steps: a group
+// whose operand a region makes from another member's product would wait on itself, and is
+// left out. direct: the products call cuBLAS directly where they can.
 Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>& regions,
                  const GraphCompileOptions& options, bool direct)
 {
@@ -429,26 +430,33 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
         units.push_back({r.id, r.nodes, r.inputs, r.outputs, {}});
         ids.insert(r.id);
     }
-    const auto orders = [&](const std::vector<MatmulGroup>& groups) {
+    const auto orders = [&](const std::vector<MatmulGroup>& groups,
+                            const std::vector<ConvEpilogue>& steps) {
         std::vector<exec::Substitute> all = units;
         for (const auto& g : groups) {
             all.push_back({g.id, g.nodes, {}, g.nodes, {}});
         }
+        for (const auto& c : steps) {
+            all.push_back({c.id, c.nodes, {}, {c.last}, {}});
+        }
         return bool(exec::detail::orderWithSubstitutes(graph, all));
+    };
+    const auto unique = [&](std::string& id) {
+        while (ids.count(id) != 0) {
+            id += "_"; // a project's region of the same name
+        }
     };
     std::vector<MatmulGroup> kept;
     for (auto& g : options.fuseMatmuls
                        ? findMatmulGroups(graph, options.run.forwardGraph.get(), excluded)
                        : std::vector<MatmulGroup>()) {
-        while (ids.count(g.id) != 0) {
-            g.id += "_"; // a project's region of the same name
-        }
-        if (orders({g})) {
+        unique(g.id);
+        if (orders({g}, {})) {
             ids.insert(g.id);
             kept.push_back(std::move(g));
         }
     }
-    if (!kept.empty() && !orders(kept)) {
+    if (!kept.empty() && !orders(kept, {})) {
         kept.clear(); // groups that only together would wait on each other: none
     }
     f.groups = std::move(kept);
@@ -460,29 +468,21 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
     f.runs = std::make_shared<MatmulGroupRuns>(f.groups.size());
     f.runs->directMatmuls = direct;
     f.subs = matmulSubstitutes(graph, f.groups, f.runs);
-    if (convs) {
-        std::vector<ConvEpilogue> found = findConvEpilogues(graph, excluded);
-        for (auto& c : found) {
-            while (ids.count(c.id) != 0) {
-                c.id += "_"; // a project's region of the same name
-            }
-            ids.insert(c.id);
-        }
-        std::vector<exec::Substitute> all = units;
-        for (const auto& g : f.groups) {
-            all.push_back({g.id, g.nodes, {}, g.nodes, {}});
-        }
-        for (const auto& c : found) {
-            all.push_back({c.id, c.nodes, {}, {c.last}, {}});
-        }
-        if (!found.empty() && exec::detail::orderWithSubstitutes(graph, all)) {
-            f.convs = std::move(found);
-            f.convRuns = std::make_shared<ConvEpilogueRuns>();
-            auto subs = convSubstitutes(graph, f.convs, f.convRuns,
-                                        options.compile.device == TargetDevice::Cuda,
-                                        options.run.convLayout == exec::ConvLayout::ChannelsLast);
-            f.subs.insert(f.subs.end(), subs.begin(), subs.end());
-        }
+    if (!convs) {
+        return f;
+    }
+    std::vector<ConvEpilogue> found = findConvEpilogues(graph, excluded);
+    for (auto& c : found) {
+        unique(c.id);
+        ids.insert(c.id);
+    }
+    if (!found.empty() && orders(f.groups, found)) {
+        f.convs = std::move(found);
+        f.convRuns = std::make_shared<ConvEpilogueRuns>();
+        auto subs = convSubstitutes(graph, f.convs, f.convRuns,
+                                    options.compile.device == TargetDevice::Cuda,
+                                    options.run.convLayout == exec::ConvLayout::ChannelsLast);
+        f.subs.insert(f.subs.end(), subs.begin(), subs.end());
     }
     return f;
 }

@@ -345,6 +345,16 @@ struct ConvCall {
     std::shared_ptr<detail::KeptConvOperands> kept;
 };
 
+exec::detail::FusedConvParams paramsOf(const ConvEpilogue& e)
+{
+    exec::detail::FusedConvParams p;
+    p.stride = e.stride;
+    p.padding = e.padding;
+    p.dilation = e.dilation;
+    p.relu = e.relu != graph::kNoNode;
+    return p;
+}
+
 at::Tensor inputAt(const std::vector<exec::TensorHandle>& in, int slot)
 {
     if (slot < 0 || std::size_t(slot) >= in.size() || !in[std::size_t(slot)].defined()) {
@@ -371,9 +381,6 @@ Result<std::vector<exec::TensorHandle>> runConv(const ConvCall& c,
     if (c.direct && x.is_cuda()) {
         bool made = false;
         const auto ops = c.kept->get({w, nw, nb, mean, var}, c.eps, made);
-        if (made && runs) {
-            ++runs->affineMade;
-        }
         at::Tensor y = exec::detail::cudnnFusedConv(
             x.contiguous(at::MemoryFormat::ChannelsLast), ops.weight, ops.scale, ops.shift,
             residual.defined() ? residual.contiguous(at::MemoryFormat::ChannelsLast) : residual,
@@ -384,9 +391,6 @@ Result<std::vector<exec::TensorHandle>> runConv(const ConvCall& c,
             }
             return std::vector<exec::TensorHandle>{exec::makeHandle(std::move(y))};
         }
-    }
-    if (runs) {
-        ++runs->libtorch;
     }
     const auto layout = [&](const at::Tensor& t) {
         return c.channelsLast && t.dim() == 4 ? t.contiguous(at::MemoryFormat::ChannelsLast) : t;
@@ -427,10 +431,7 @@ int prebuildConvPlans(const Graph& graph, const std::vector<ConvEpilogue>& epilo
         if (!sizes(conv.args[0].node, s.x) || !sizes(conv.args[1].node, s.w)) {
             continue;
         }
-        s.params.stride = e.stride;
-        s.params.padding = e.padding;
-        s.params.dilation = e.dilation;
-        s.params.relu = e.relu != graph::kNoNode;
+        s.params = paramsOf(e);
         s.residual = e.residual != graph::kNoNode;
         shapes.push_back(s);
     }
@@ -470,10 +471,7 @@ std::vector<exec::Substitute> convSubstitutes(const Graph& graph,
         const Node& conv = graph.node(e.conv);
         const Node& norm = graph.node(e.norm);
         ConvCall call;
-        call.params.stride = e.stride;
-        call.params.padding = e.padding;
-        call.params.dilation = e.dilation;
-        call.params.relu = e.relu != graph::kNoNode;
+        call.params = paramsOf(e);
         call.momentum = e.momentum;
         call.eps = e.eps;
         call.x = slot(conv.args[0]);

@@ -53,11 +53,10 @@ std::vector<ConvEpilogue> findConvEpilogues(const graph::Graph& graph,
 // excluded: `run --compiled --auto` keeps them out of its proposal on CUDA.
 std::vector<std::string> convEpilogueNodeNames(const graph::Graph& graph);
 
-// How the steps ran, summed over all of them.
+// How the steps ran, summed over all of them: those made as one cuDNN graph (the others ran
+// LibTorch's operators: no plan, another device, not asked).
 struct ConvEpilogueRuns {
-    std::atomic<long> cudnn{0};    // one cuDNN graph
-    std::atomic<long> libtorch{0}; // LibTorch's operators (no plan, another device, not asked)
-    std::atomic<long> affineMade{0}; // scale and shift computed (first run, or sources changed)
+    std::atomic<long> cudnn{0};
 };
 
 // Whether `choice` makes the steps for a graph compiled for `device` (Auto: CUDA, with cuDNN's

@@ -2,6 +2,7 @@
 // operation graph conv -> mul(scale) -> add(shift) [-> add(residual)] [-> relu], NHWC float32,
 // the intermediate tensors virtual (never written to memory).
 #include "core/exec/cudnn_conv.h"
+#include "core/util/elapsed.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
@@ -102,7 +103,6 @@ struct PlanEntry {
     Desc plan = nullptr;
     std::int64_t workspace = 0;
     std::vector<std::int64_t> uids;
-    double buildMs = 0.0;
     // The last variant packs made, with their pointers: a graph run again on the caching
     // allocator's memory mostly sees the same few pointers, and a pack costs 1-3 us to make.
     struct Pack {
@@ -384,7 +384,6 @@ std::optional<float> timePlan(const Cudnn& c, cudnnHandle_t handle, Desc plan,
 std::unique_ptr<PlanEntry> buildCandidates(const Cudnn& c, HandleState& handle, const Shape& sh,
                                            const FusedConvParams& p)
 {
-    const auto began = std::chrono::steady_clock::now();
     auto entry = std::make_unique<PlanEntry>();
     entry->handle = &handle;
     entry->uids = {kX, kW, kY, kScale, kShift};
@@ -417,17 +416,15 @@ std::unique_ptr<PlanEntry> buildCandidates(const Cudnn& c, HandleState& handle, 
         }
         entry->candidates.push_back({plan, workspace});
     }
-    entry->buildMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
-            .count();
     return entry;
 }
 
 // Times the entry's candidates on `pointers` (the handle set to the current stream) and keeps
-// the fastest. Null when none runs. Counts the shape in totals().
+// the fastest. Null when none runs. Counts the shape in totals(), with `buildMs` of building its
+// candidates.
 std::unique_ptr<PlanEntry> chooseFastest(const Cudnn& c, std::unique_ptr<PlanEntry> entry,
                                          const std::vector<void*>& pointers, cudaStream_t stream,
-                                         double wallMs)
+                                         double buildMs)
 {
     const auto began = std::chrono::steady_clock::now();
     std::optional<std::size_t> best;
@@ -451,14 +448,12 @@ std::unique_ptr<PlanEntry> chooseFastest(const Cudnn& c, std::unique_ptr<PlanEnt
             c.destroy(entry->candidates[i].plan);
         }
     }
-    const double timingMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
-            .count();
+    const double timingMs = msSince(began);
     {
         Totals& t = totals();
         std::lock_guard<std::mutex> lock(t.mutex);
         t.counts.candidates += int(entry->candidates.size());
-        t.counts.buildMs += wallMs + timingMs;
+        t.counts.buildMs += buildMs + timingMs;
         ++(best ? t.counts.shapes : t.counts.failed);
     }
     if (!best) {
@@ -543,7 +538,7 @@ at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Te
             return {};
         }
     }
-    if (!denseChannelsLast(x) || !denseChannelsLast(w) || x.size(1) != w.size(1) ||
+    if (!denseChannelsLast(x) || !denseChannelsLast(w) ||
         x.get_device() != c10::cuda::current_device()) {
         return {};
     }
@@ -598,9 +593,11 @@ at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Te
             c10::cuda::CaptureStatus::None) {
             return {}; // building times plans: not inside a capture
         }
+        const auto began = std::chrono::steady_clock::now();
         auto built = buildCandidates(c, st.main, sh, params);
-        const double ms = built->buildMs;
-        found = st.plans.emplace(key, chooseFastest(c, std::move(built), pointers, stream, ms))
+        found = st.plans
+                    .emplace(key, chooseFastest(c, std::move(built), pointers, stream,
+                                                msSince(began)))
                     .first;
     }
     PlanEntry* entry = found->second.get();
@@ -724,9 +721,7 @@ int prebuildFusedConvPlans(const std::vector<FusedConvShape>& shapes, int thread
     for (auto& t : pool) {
         t.join();
     }
-    const double wallMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
-            .count();
+    const double wallMs = msSince(began);
     const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
     const auto options = at::TensorOptions().dtype(at::kFloat).device(at::kCUDA, device);
     const auto nhwc = options.memory_format(at::MemoryFormat::ChannelsLast);
