@@ -202,6 +202,9 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     j["matmul_groups"] = std::move(groups);
     // Float32 products that called cuBLAS directly in the compiled run (--no-direct-matmuls: 0).
     j["direct_matmuls"] = c.directMatmuls;
+    // addmm nodes of one compiled run made as one direct cuBLASLt call with the bias in its
+    // epilogue (--no-direct-matmuls, or not on CUDA: 0).
+    j["direct_addmms"] = c.directAddmms;
     // Convolutions run with their epilogue as one step, and those of one compiled run cuDNN
     // made as one graph (--no-conv-fusion, or not on CUDA: 0 and 0).
     j["conv_epilogues"] = c.convEpilogues;
@@ -278,6 +281,10 @@ void printCompiledText(const compile::CompiledGraphReport& c)
     }
     if (c.directMatmuls > 0) {
         std::printf("matrix products straight to cuBLAS: %ld a run\n", c.directMatmuls);
+    }
+    if (c.directAddmms > 0) {
+        std::printf("addmm straight to cuBLASLt, the bias in its epilogue: %ld a run\n",
+                    c.directAddmms);
     }
     if (c.convEpilogues > 0) {
         std::printf("convolutions with their norm, add and relu: %d steps, %ld a run as one "

@@ -90,6 +90,9 @@ struct CompiledGraphReport {
     // Matrix products one compiled run made by calling cuBLAS directly
     // (GraphCompileOptions::directMatmuls): mm nodes and the groups' products; 0 on the CPU.
     long directMatmuls = 0;
+    // Of the addmm nodes, those one compiled run made as one cuBLASLt call with the bias in its
+    // epilogue, called directly (exec direct_calls.h); 0 on the CPU or without directMatmuls.
+    long directAddmms = 0;
     // Convolutions run with their epilogue as one step (GraphCompileOptions::fuseConvolutions):
     // the steps, and how many of one compiled run's steps cuDNN made as one graph (the others
     // ran LibTorch's operators).

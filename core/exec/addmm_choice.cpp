@@ -5,21 +5,26 @@
 // for some shapes (GPT's fc2, 256x1024 by 1024x256: 23 us against mm's 9 us on an H200) where
 // Inductor, which unfuses such bias adds, runs plain mm. The choice is timed once per shape
 // (after one untimed call of each, 10 calls each, the device synchronised): never while a CUDA
-// graph is captured, since the engine's first run of a graph is never captured.
+// graph is captured, since the engine's first run of a graph is never captured. With
+// RunOptions::directMatmuls on CUDA both ways call cuBLAS themselves (direct_calls.h): addmm
+// through cuBLASLt with set-ups kept per shape, mm through cublasSgemm; both are timed so.
+#include "core/exec/direct_calls.h"
 #include "core/exec/execution_plan.h"
 
 #include <ATen/ATen.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 
+#include <array>
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <vector>
 
 namespace fxs::exec::detail {
 namespace {
 
-using Key = std::vector<std::int64_t>;
+// A simple addmm's operands (1-D bias, 2-D matrices): device, dtype, how it runs (direct or
+// not), then each operand's sizes and strides; looked up on every call, so numbers, no text.
+using Key = std::array<std::int64_t, 14>;
 
 struct Choices {
     std::mutex mutex;
@@ -32,16 +37,22 @@ Choices& choices()
     return c;
 }
 
-// The operands' device, dtype, sizes and strides as numbers: looked up on every call, so no text.
-Key keyOf(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
+Key keyOf(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b, bool direct)
 {
-    Key k{std::int64_t(a.device().type()), a.device().index(), std::int64_t(a.scalar_type())};
-    for (const at::Tensor* t : {&bias, &a, &b}) {
-        k.push_back(t->dim());
-        k.insert(k.end(), t->sizes().begin(), t->sizes().end());
-        k.insert(k.end(), t->strides().begin(), t->strides().end());
-    }
-    return k;
+    return {std::int64_t(a.device().type()),
+            a.device().index(),
+            std::int64_t(a.scalar_type()),
+            direct ? 1 : 0,
+            bias.size(0),
+            bias.stride(0),
+            a.size(0),
+            a.size(1),
+            a.stride(0),
+            a.stride(1),
+            b.size(0),
+            b.size(1),
+            b.stride(0),
+            b.stride(1)};
 }
 
 void synchronize(const at::Tensor& t)
@@ -65,15 +76,26 @@ double secondsPerCall(const at::Tensor& like, F&& f)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kCalls;
 }
 
-at::Tensor unfused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
+at::Tensor unfused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b, bool direct)
 {
-    return at::mm(a, b).add_(bias);
+    return matmul(a, b, direct).add_(bias);
+}
+
+at::Tensor fused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b, bool direct)
+{
+    if (direct) {
+        if (at::Tensor c = directAddmm(bias, a, b); c.defined()) {
+            return c;
+        }
+    }
+    return at::addmm(bias, a, b);
 }
 
 // Whether mm + add_ is the faster way for these operands (timed the first time).
-bool preferUnfused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
+bool preferUnfused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b,
+                   bool direct)
 {
-    const Key key = keyOf(bias, a, b);
+    const Key key = keyOf(bias, a, b, direct);
     Choices& c = choices();
     {
         std::lock_guard<std::mutex> lock(c.mutex);
@@ -81,9 +103,10 @@ bool preferUnfused(const at::Tensor& bias, const at::Tensor& a, const at::Tensor
             return it->second;
         }
     }
-    const double fused = secondsPerCall(a, [&] { (void)at::addmm(bias, a, b); });
-    const double split = secondsPerCall(a, [&] { (void)unfused(bias, a, b); });
-    const bool faster = split < 0.9 * fused; // a clear win only
+    const UncountedDirectCalls timing; // the run counts its own calls, not these
+    const double once = secondsPerCall(a, [&] { (void)fused(bias, a, b, direct); });
+    const double split = secondsPerCall(a, [&] { (void)unfused(bias, a, b, direct); });
+    const bool faster = split < 0.9 * once; // a clear win only
     std::lock_guard<std::mutex> lock(c.mutex);
     return c.unfused.emplace(key, faster).first->second;
 }
@@ -94,6 +117,7 @@ bool isOne(const c10::IValue& v)
 }
 
 // aten::addmm(self, mat1, mat2, *, beta=1, alpha=1) -> Tensor
+template <bool kDirect>
 void addmmChosen(Stack& s)
 {
     const at::Tensor bias = s[0].toTensor();
@@ -102,18 +126,23 @@ void addmmChosen(Stack& s)
     const bool simple = bias.dim() == 1 && a.dim() == 2 && b.dim() == 2 && isOne(s[3]) &&
                         isOne(s[4]) && at::isFloatingType(a.scalar_type()) &&
                         bias.scalar_type() == a.scalar_type();
-    at::Tensor out = simple && preferUnfused(bias, a, b)
-                         ? unfused(bias, a, b)
-                         : at::addmm(bias, a, b, s[3].toScalar(), s[4].toScalar());
+    at::Tensor out;
+    if (!simple) {
+        out = at::addmm(bias, a, b, s[3].toScalar(), s[4].toScalar());
+    } else if (preferUnfused(bias, a, b, kDirect)) {
+        out = unfused(bias, a, b, kDirect);
+    } else {
+        out = fused(bias, a, b, kDirect);
+    }
     s.clear();
     s.emplace_back(std::move(out));
 }
 
 } // namespace
 
-void chooseAddmmKernels(Plan& plan)
+void chooseAddmmKernels(Plan& plan, bool direct)
 {
-    runOperatorAs(plan, "aten::addmm", addmmChosen);
+    runOperatorAs(plan, "aten::addmm", direct ? addmmChosen<true> : addmmChosen<false>);
 }
 
 std::pair<int, int> addmmChoiceCounts()

@@ -4,11 +4,13 @@
 // The weights' copies are kept between runs (ConvWeightCache): inference graphs convert the same
 // weights every run otherwise (ResNet-18: 17 copy kernels a run on the GPU).
 #include "core/exec/conv_layout.h"
+#include "core/exec/cudnn_conv.h"
 #include "core/exec/executor.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
+#include <array>
 #include <exception>
 
 namespace fxs::exec {
@@ -99,9 +101,25 @@ Result<int> ConvWeightCache::refreshChanged()
 namespace fxs::exec::detail {
 namespace {
 
+// A 2-D convolution's stride, padding and dilation when each has two entries.
+bool twoEach(const Stack& s, FusedConvParams& p)
+{
+    std::array<std::int64_t, 2>* to[] = {&p.stride, &p.padding, &p.dilation};
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto list = s[3 + i].toIntList();
+        if (list.size() != 2) {
+            return false;
+        }
+        *to[i] = {list.get(0), list.get(1)};
+    }
+    return true;
+}
+
 // aten::convolution(input, weight, bias?, stride, padding, dilation, transposed,
 //                   output_padding, groups) -> Tensor. context: the ConvWeightCache::Impl, or
-// null.
+// null. kDirect: a bias-free, ungrouped one goes to cuDNN's plan for its shape where it can
+// (cudnnFusedConv with no epilogue), else to LibTorch.
+template <bool kDirect>
 void convolutionChannelsLast(Stack& s, void* context)
 {
     at::Tensor input = s[0].toTensor();
@@ -111,6 +129,14 @@ void convolutionChannelsLast(Stack& s, void* context)
         input = input.contiguous(at::MemoryFormat::ChannelsLast);
         weight = context ? static_cast<ConvWeightCache::Impl*>(context)->channelsLast(weight)
                          : weight.contiguous(at::MemoryFormat::ChannelsLast);
+        FusedConvParams p;
+        if (kDirect && input.is_cuda() && s[2].isNone() && s[8].toInt() == 1 && twoEach(s, p)) {
+            if (at::Tensor y = cudnnFusedConv(input, weight, {}, {}, {}, p); y.defined()) {
+                s.clear();
+                s.emplace_back(std::move(y));
+                return;
+            }
+        }
     }
     const c10::optional<at::Tensor> bias =
         s[2].isNone() ? c10::nullopt : c10::optional<at::Tensor>(s[2].toTensor());
@@ -123,10 +149,12 @@ void convolutionChannelsLast(Stack& s, void* context)
 
 } // namespace
 
-void preferChannelsLastConvolutions(Plan& plan, ConvWeightCache::Impl* weights)
+void preferChannelsLastConvolutions(Plan& plan, ConvWeightCache::Impl* weights, bool direct)
 {
     // NHWC output: the point
-    runOperatorAs(plan, "aten::convolution", "", convolutionChannelsLast, weights);
+    runOperatorAs(plan, "aten::convolution", "",
+                  direct ? convolutionChannelsLast<true> : convolutionChannelsLast<false>,
+                  weights);
 }
 
 } // namespace fxs::exec::detail

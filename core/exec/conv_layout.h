@@ -48,7 +48,9 @@ namespace fxs::exec::detail {
 // Every step of aten::convolution.default becomes a function step that makes a 4-D,
 // non-transposed convolution's input and weight channels_last before calling it (others run as
 // they were). The weight's copy comes from `weights` (not owned, it must outlive the plan's
-// runs; null: converted on every call).
-void preferChannelsLastConvolutions(Plan& plan, ConvWeightCache::Impl* weights);
+// runs; null: converted on every call). With `direct` (RunOptions::directMatmuls on CUDA) a
+// float32 one without bias or groups runs through cuDNN's plan for its shape (cudnn_conv.h,
+// the convolution alone) where it can.
+void preferChannelsLastConvolutions(Plan& plan, ConvWeightCache::Impl* weights, bool direct);
 
 } // namespace fxs::exec::detail

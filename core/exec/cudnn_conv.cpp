@@ -216,6 +216,7 @@ struct Shape {
     std::array<std::int64_t, 4> x{}; // N, C, H, W
     std::array<std::int64_t, 4> w{}; // K, C, R, S
     std::array<std::int64_t, 4> y{}; // N, K, P, Q
+    bool affine = true; // scale and shift after the convolution (else the convolution alone)
     bool residual = false;
 };
 
@@ -228,9 +229,10 @@ Desc operationGraph(const Cudnn& c, cudnnHandle_t handle, const Shape& sh,
     Desc w = b.tensor(kW, sh.w, false);
     Desc y = b.tensor(kY, sh.y, false);
     const std::array<std::int64_t, 4> channel{1, sh.y[1], 1, 1};
-    Desc scale = b.tensor(kScale, channel, false);
-    Desc shift = b.tensor(kShift, channel, false);
     std::int64_t next = 10;
+    // Each step writes a virtual tensor but the last, which writes y (the convolution, when
+    // nothing follows it).
+    const int steps = (sh.affine ? 2 : 0) + (sh.residual ? 1 : 0) + (p.relu ? 1 : 0);
     Desc conv = b.make(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
     {
         const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
@@ -246,7 +248,7 @@ Desc operationGraph(const Cudnn& c, cudnnHandle_t handle, const Shape& sh,
         b.finalize(conv);
     }
     std::vector<Desc> ops;
-    Desc convOut = b.tensor(next++, sh.y, true);
+    Desc convOut = steps == 0 ? y : b.tensor(next++, sh.y, true);
     Desc op = b.make(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
     {
         const float alpha = 1.0f;
@@ -262,8 +264,6 @@ Desc operationGraph(const Cudnn& c, cudnnHandle_t handle, const Shape& sh,
         b.finalize(op);
     }
     ops.push_back(op);
-    // Each step writes a virtual tensor but the last, which writes y.
-    const int steps = 2 + (sh.residual ? 1 : 0) + (p.relu ? 1 : 0);
     int step = 0;
     Desc last = convOut;
     const auto then = [&](cudnnPointwiseMode_t mode, Desc operand) {
@@ -271,8 +271,10 @@ Desc operationGraph(const Cudnn& c, cudnnHandle_t handle, const Shape& sh,
         ops.push_back(b.pointwise(mode, last, operand, out));
         last = out;
     };
-    then(CUDNN_POINTWISE_MUL, scale);
-    then(CUDNN_POINTWISE_ADD, shift);
+    if (sh.affine) {
+        then(CUDNN_POINTWISE_MUL, b.tensor(kScale, channel, false));
+        then(CUDNN_POINTWISE_ADD, b.tensor(kShift, channel, false));
+    }
     if (sh.residual) {
         then(CUDNN_POINTWISE_ADD, b.tensor(kResidual, sh.y, false));
     }
@@ -386,7 +388,10 @@ std::unique_ptr<PlanEntry> buildCandidates(const Cudnn& c, HandleState& handle, 
 {
     auto entry = std::make_unique<PlanEntry>();
     entry->handle = &handle;
-    entry->uids = {kX, kW, kY, kScale, kShift};
+    entry->uids = {kX, kW, kY};
+    if (sh.affine) {
+        entry->uids.insert(entry->uids.end(), {kScale, kShift});
+    }
     if (sh.residual) {
         entry->uids.push_back(kResidual);
     }
@@ -477,6 +482,7 @@ std::vector<std::int64_t> keyOf(c10::DeviceIndex device, const Shape& sh,
         key.push_back(params.padding[d]);
         key.push_back(params.dilation[d]);
     }
+    key.push_back(sh.affine ? 1 : 0);
     key.push_back(sh.residual ? 1 : 0);
     key.push_back(params.relu ? 1 : 0);
     return key;
@@ -527,7 +533,7 @@ at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Te
 {
 #if defined(FXSCOPE_TORCH_CUDA) && defined(FXSCOPE_CUDNN)
     const Cudnn& c = cudnn();
-    if (!c.ok() || !x.defined() || !w.defined() || !scale.defined() || !shift.defined() ||
+    if (!c.ok() || !x.defined() || !w.defined() || scale.defined() != shift.defined() ||
         !x.is_cuda()) {
         return {};
     }
@@ -544,13 +550,14 @@ at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Te
     }
     const std::int64_t k = w.size(0);
     for (const at::Tensor* t : {&scale, &shift}) {
-        if (t->dim() != 1 || t->size(0) != k || !t->is_contiguous()) {
+        if (t->defined() && (t->dim() != 1 || t->size(0) != k || !t->is_contiguous())) {
             return {};
         }
     }
     if (!c10::InferenceMode::is_enabled() && at::GradMode::is_enabled() &&
-        (x.requires_grad() || w.requires_grad() || scale.requires_grad() ||
-         shift.requires_grad() || (residual.defined() && residual.requires_grad()))) {
+        (x.requires_grad() || w.requires_grad() || (scale.defined() && scale.requires_grad()) ||
+         (shift.defined() && shift.requires_grad()) ||
+         (residual.defined() && residual.requires_grad()))) {
         return {};
     }
     if (!allowedNow()) {
@@ -564,6 +571,7 @@ at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Te
     if (!outputSizes(sh, params)) {
         return {};
     }
+    sh.affine = scale.defined();
     sh.residual = residual.defined();
     if (sh.residual && (!denseChannelsLast(residual) ||
                         residual.sizes() != at::IntArrayRef(sh.y.data(), 4))) {
@@ -572,9 +580,11 @@ at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Te
     at::Tensor y = at::detail::empty_cuda(at::IntArrayRef(sh.y.data(), 4), at::kFloat, device,
                                           at::MemoryFormat::ChannelsLast);
     std::vector<void*> pointers{const_cast<void*>(x.const_data_ptr()),
-                                const_cast<void*>(w.const_data_ptr()), y.data_ptr(),
-                                const_cast<void*>(scale.const_data_ptr()),
-                                const_cast<void*>(shift.const_data_ptr())};
+                                const_cast<void*>(w.const_data_ptr()), y.data_ptr()};
+    if (sh.affine) {
+        pointers.push_back(const_cast<void*>(scale.const_data_ptr()));
+        pointers.push_back(const_cast<void*>(shift.const_data_ptr()));
+    }
     if (sh.residual) {
         pointers.push_back(const_cast<void*>(residual.const_data_ptr()));
     }

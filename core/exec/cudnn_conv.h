@@ -35,7 +35,10 @@ struct FusedConvParams {
 // heuristics' first configurations that build (up to three), each timed on this call's
 // operands, the fastest kept for the process. An undefined tensor when any of that does not
 // hold, when no plan builds, or when a CUDA graph is being captured and the shape has no plan
-// yet: the caller computes the same with LibTorch.
+// yet: the caller computes the same with LibTorch. With scale and shift both undefined the
+// graph is the convolution alone (and the relu, when asked): a convolution no epilogue follows,
+// such as ResNet's stem, whose 3 input channels cuDNN's runtime fusion does not take, runs
+// through a plan kept as the fused ones are, without LibTorch's host time around it.
 at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Tensor& scale,
                           const at::Tensor& shift, const at::Tensor& residual,
                           const FusedConvParams& params);

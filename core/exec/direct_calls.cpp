@@ -8,9 +8,16 @@
 // row- or column-major. Same kernels, same values; on an H200's host 1.5-3 us less a product
 // (host_by_op.py, issue 27).
 //
-// cuBLAS is looked up in the process (dlsym) rather than linked: LibTorch's CUDA library loads
-// it, so its entry points are there whenever a CUDA tensor is; without them the products run
-// through LibTorch's mm.
+// An addmm with a 1-D bias goes to cuBLASLt with the bias in the epilogue, as LibTorch's addmm
+// does for such operands, but without its per-call set-up: LibTorch makes the matmul
+// descriptor, the three layouts and the preference and asks the heuristics again on every call
+// (about 10 us of host time on an H200's host); here they are made once per operand shape,
+// leading dimensions, alignments and math mode, on the thread's handle, and only the bias
+// pointer is set per call. The algorithm is the heuristics' first, as LibTorch's.
+//
+// cuBLAS and cuBLASLt are looked up in the process (dlsym) rather than linked: LibTorch's CUDA
+// library loads them, so their entry points are there whenever a CUDA tensor is; without them
+// the products run through LibTorch's mm and addmm.
 #include "core/exec/direct_calls.h"
 #include "core/exec/execution_plan.h"
 
@@ -18,7 +25,9 @@
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <cstdint>
 #include <climits>
 #include <mutex>
 #include <optional>
@@ -31,6 +40,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAStream.h>
+#include <cublasLt.h>
 #include "core/exec/process_symbols.h"
 #endif
 
@@ -38,6 +48,15 @@ namespace fxs::exec::detail {
 namespace {
 
 std::atomic<long> g_directMatmuls{0};
+std::atomic<long> g_directAddmms{0};
+thread_local int t_uncounted = 0; // UncountedDirectCalls on this thread
+
+[[maybe_unused]] void counted(std::atomic<long>& counter)
+{
+    if (t_uncounted == 0) {
+        ++counter;
+    }
+}
 
 #if defined(FXSCOPE_TORCH_CUDA)
 
@@ -49,6 +68,59 @@ struct Cublas {
     decltype(&cublasSetMathMode) setMathMode = nullptr;
     decltype(&cublasSgemm_v2) sgemm = nullptr;
     bool ok() const { return create && setStream && setWorkspace && setMathMode && sgemm; }
+};
+
+// cuBLASLt's, for addmm with its bias in the epilogue.
+struct CublasLt {
+    decltype(&cublasLtCreate) create = nullptr;
+    decltype(&cublasLtMatmulDescCreate) descCreate = nullptr;
+    decltype(&cublasLtMatmulDescSetAttribute) descSet = nullptr;
+    decltype(&cublasLtMatrixLayoutCreate) layoutCreate = nullptr;
+    decltype(&cublasLtMatmulPreferenceCreate) prefCreate = nullptr;
+    decltype(&cublasLtMatmulPreferenceSetAttribute) prefSet = nullptr;
+    decltype(&cublasLtMatmulPreferenceDestroy) prefDestroy = nullptr;
+    decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
+    decltype(&cublasLtMatmul) matmul = nullptr;
+    bool ok() const
+    {
+        return create && descCreate && descSet && layoutCreate && prefCreate && prefSet &&
+               prefDestroy && heuristic && matmul;
+    }
+};
+
+const CublasLt& cublasLt()
+{
+    static const CublasLt c = [] {
+        CublasLt x;
+        findInProcess(x.create, "cublasLtCreate");
+        findInProcess(x.descCreate, "cublasLtMatmulDescCreate");
+        findInProcess(x.descSet, "cublasLtMatmulDescSetAttribute");
+        findInProcess(x.layoutCreate, "cublasLtMatrixLayoutCreate");
+        findInProcess(x.prefCreate, "cublasLtMatmulPreferenceCreate");
+        findInProcess(x.prefSet, "cublasLtMatmulPreferenceSetAttribute");
+        findInProcess(x.prefDestroy, "cublasLtMatmulPreferenceDestroy");
+        findInProcess(x.heuristic, "cublasLtMatmulAlgoGetHeuristic");
+        findInProcess(x.matmul, "cublasLtMatmul");
+        return x;
+    }();
+    return c;
+}
+
+// What an addmm's cuBLASLt set-up depends on, in cuBLAS's column-major view (rows, columns and
+// depth, each operand's op and leading dimension, the four pointers' alignments, TF32 or not,
+// the workspace's size): the key of the set-up kept for it.
+using LtKey = std::array<std::int64_t, 13>;
+
+// One operand shape's set-up: the matmul descriptor (its bias pointer set per call), the
+// layouts and the heuristics' first algorithm; `ok` false when cuBLASLt offered none.
+struct LtPlan {
+    LtKey key{};
+    bool ok = false;
+    cublasLtMatmulDesc_t desc = nullptr;
+    cublasLtMatrixLayout_t a = nullptr;
+    cublasLtMatrixLayout_t b = nullptr;
+    cublasLtMatrixLayout_t c = nullptr;
+    cublasLtMatmulAlgo_t algo{};
 };
 
 const Cublas& cublas()
@@ -81,6 +153,8 @@ struct Handle {
     int mathMode = -1;
     std::size_t workspaceBytes = 0;
     std::vector<std::pair<cudaStream_t, at::DataPtr>> workspaces;
+    cublasLtHandle_t lt = nullptr; // made by the first addmm
+    std::vector<LtPlan> ltPlans;   // one per operand shape met, kept with the handle
 };
 
 struct HandlePool {
@@ -147,7 +221,7 @@ void* workspaceFor(Handle& h, cudaStream_t stream)
     return h.workspaces.back().second.get();
 }
 
-cublasHandle_t handleFor(const Cublas& c, c10::DeviceIndex device)
+Handle* handleFor(const Cublas& c, c10::DeviceIndex device)
 {
     thread_local ThreadHandles handles;
     if (std::size_t(device) >= handles.byDevice.size()) {
@@ -183,7 +257,7 @@ cublasHandle_t handleFor(const Cublas& c, c10::DeviceIndex device)
         }
         h->mathMode = mode;
     }
-    return h->handle;
+    return h;
 }
 
 // How cuBLAS reads an operand's transpose in place: a row-major matrix is its transpose in
@@ -215,6 +289,117 @@ bool fitsInt(std::int64_t v)
     return v > 0 && v <= INT_MAX;
 }
 
+// a @ b's operands as cuBLAS reads them in place (b's side first: C^T = B^T A^T), when both are
+// float32 2-D CUDA matrices on the current device that fit, off the autograd graph and outside
+// deterministic mode; nullopt where LibTorch's own call must run.
+std::optional<std::pair<Side, Side>> productSides(const at::Tensor& a, const at::Tensor& b)
+{
+    if (!a.defined() || !b.defined() || !a.is_cuda() || a.dim() != 2 || b.dim() != 2 ||
+        a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat ||
+        a.device() != b.device() || a.size(1) != b.size(0) || a.is_neg() || b.is_neg()) {
+        return std::nullopt;
+    }
+    if (!c10::InferenceMode::is_enabled() && at::GradMode::is_enabled() &&
+        (a.requires_grad() || b.requires_grad())) {
+        return std::nullopt; // mm would record itself on the autograd graph
+    }
+    if (at::globalContext().deterministicAlgorithms()) {
+        return std::nullopt; // mm checks cuBLAS's workspace configuration first
+    }
+    if (!fitsInt(a.size(0)) || !fitsInt(b.size(1)) || !fitsInt(a.size(1)) ||
+        a.get_device() != c10::cuda::current_device()) {
+        return std::nullopt;
+    }
+    const auto sa = sideOf(a);
+    const auto sb = sideOf(b);
+    if (!sa || !sb || !fitsInt(sa->ld) || !fitsInt(sb->ld)) {
+        return std::nullopt;
+    }
+    return std::make_pair(*sb, *sa);
+}
+
+// The largest power of two up to 256 that divides the address (cuBLASLt's alignment hints).
+std::int64_t alignmentOf(const void* p)
+{
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    std::int64_t a = 256;
+    while (a > 1 && address % std::uintptr_t(a) != 0) {
+        a /= 2;
+    }
+    return a;
+}
+
+template <class T>
+bool setDesc(const CublasLt& f, cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr,
+             const T& value)
+{
+    return f.descSet(d, attr, &value, sizeof(T)) == CUBLAS_STATUS_SUCCESS;
+}
+
+// A layout of `rows` x `cols` in cuBLAS's column-major terms, read transposed under op T.
+cublasLtMatrixLayout_t layoutOf(const CublasLt& f, std::int64_t rows, std::int64_t cols,
+                                std::int64_t ld, bool transposed)
+{
+    cublasLtMatrixLayout_t l = nullptr;
+    if (f.layoutCreate(&l, CUDA_R_32F, std::uint64_t(transposed ? cols : rows),
+                       std::uint64_t(transposed ? rows : cols), ld) != CUBLAS_STATUS_SUCCESS) {
+        return nullptr;
+    }
+    return l;
+}
+
+// The set-up for `key` on the handle (made the first time): C (m x n, leading dimension m) =
+// op(A) (m x k) op(B) (k x n) + bias (m) broadcast along the columns, as LibTorch's
+// gemm_and_bias describes it, its first heuristic answer for the workspace and alignments.
+LtPlan* ltPlanFor(const CublasLt& f, Handle& h, const LtKey& key)
+{
+    for (LtPlan& p : h.ltPlans) {
+        if (p.key == key) {
+            return &p;
+        }
+    }
+    if (!h.lt && f.create(&h.lt) != CUBLAS_STATUS_SUCCESS) {
+        h.lt = nullptr;
+        return nullptr;
+    }
+    const auto [m, n, k, opA, opB, lda, ldb, alA, alB, alC, alBias, tf32, work] = key;
+    LtPlan p;
+    p.key = key;
+    const auto compute = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    if (f.descCreate(&p.desc, compute, CUDA_R_32F) != CUBLAS_STATUS_SUCCESS) {
+        return nullptr;
+    }
+    const auto ta = cublasOperation_t(opA);
+    const auto tb = cublasOperation_t(opB);
+    p.a = layoutOf(f, m, k, lda, ta == CUBLAS_OP_T);
+    p.b = layoutOf(f, k, n, ldb, tb == CUBLAS_OP_T);
+    p.c = layoutOf(f, m, n, m, false);
+    cublasLtMatmulPreference_t pref = nullptr;
+    bool made = p.a && p.b && p.c && setDesc(f, p.desc, CUBLASLT_MATMUL_DESC_TRANSA, ta) &&
+                setDesc(f, p.desc, CUBLASLT_MATMUL_DESC_TRANSB, tb) &&
+                setDesc(f, p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS) &&
+                f.prefCreate(&pref) == CUBLAS_STATUS_SUCCESS;
+    const auto setPref = [&](cublasLtMatmulPreferenceAttributes_t attr, auto value) {
+        return f.prefSet(pref, attr, &value, sizeof(value)) == CUBLAS_STATUS_SUCCESS;
+    };
+    made = made && setPref(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, std::uint64_t(work)) &&
+           setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, std::uint32_t(alA)) &&
+           setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, std::uint32_t(alB)) &&
+           setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, std::uint32_t(alC)) &&
+           setPref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, std::uint32_t(alBias));
+    cublasLtMatmulHeuristicResult_t found{};
+    int count = 0;
+    made = made && f.heuristic(h.lt, p.desc, p.a, p.b, p.c, p.c, pref, 1, &found, &count) ==
+                       CUBLAS_STATUS_SUCCESS;
+    if (pref) {
+        f.prefDestroy(pref);
+    }
+    p.ok = made && count > 0;
+    p.algo = found.algo;
+    h.ltPlans.push_back(p); // kept even when not ok: the shape is not asked about again
+    return &h.ltPlans.back();
+}
+
 #endif
 
 // aten::mm(self, mat2) -> Tensor
@@ -232,49 +417,91 @@ void mmDirect(Stack& s)
 at::Tensor directMatmul(const at::Tensor& a, const at::Tensor& b)
 {
 #if defined(FXSCOPE_TORCH_CUDA)
-    if (!a.defined() || !b.defined() || !a.is_cuda() || a.dim() != 2 || b.dim() != 2 ||
-        a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat ||
-        a.device() != b.device() || a.size(1) != b.size(0) || a.is_neg() || b.is_neg()) {
+    const auto sides = productSides(a, b);
+    const Cublas& f = cublas();
+    if (!sides || !f.ok()) {
         return {};
     }
-    if (!c10::InferenceMode::is_enabled() && at::GradMode::is_enabled() &&
-        (a.requires_grad() || b.requires_grad())) {
-        return {}; // mm would record itself on the autograd graph
-    }
-    if (at::globalContext().deterministicAlgorithms()) {
-        return {}; // mm checks cuBLAS's workspace configuration first
-    }
+    const auto& [sb, sa] = *sides;
     const std::int64_t m = a.size(0);
     const std::int64_t k = a.size(1);
     const std::int64_t n = b.size(1);
-    if (!fitsInt(m) || !fitsInt(n) || !fitsInt(k) ||
-        a.get_device() != c10::cuda::current_device()) {
-        return {};
-    }
-    const auto sa = sideOf(a);
-    const auto sb = sideOf(b);
-    const Cublas& f = cublas();
-    if (!sa || !sb || !fitsInt(sa->ld) || !fitsInt(sb->ld) || !f.ok()) {
-        return {};
-    }
-    cublasHandle_t handle = handleFor(f, a.device().index());
-    if (!handle) {
+    Handle* h = handleFor(f, a.device().index());
+    if (!h) {
         return {};
     }
     at::Tensor c = at::detail::empty_cuda({m, n}, at::kFloat, a.device(), std::nullopt);
     const float one = 1.0f;
     const float zero = 0.0f;
     const cublasStatus_t status =
-        f.sgemm(handle, sb->op, sa->op, int(n), int(m), int(k), &one,
-                static_cast<const float*>(b.const_data_ptr()), int(sb->ld),
-                static_cast<const float*>(a.const_data_ptr()), int(sa->ld), &zero,
+        f.sgemm(h->handle, sb.op, sa.op, int(n), int(m), int(k), &one,
+                static_cast<const float*>(b.const_data_ptr()), int(sb.ld),
+                static_cast<const float*>(a.const_data_ptr()), int(sa.ld), &zero,
                 static_cast<float*>(c.data_ptr()), int(n));
     if (status != CUBLAS_STATUS_SUCCESS) {
         return {}; // LibTorch's mm makes the call again and reports what failed
     }
-    ++g_directMatmuls;
+    counted(g_directMatmuls);
     return c;
 #else
+    (void)a;
+    (void)b;
+    return {};
+#endif
+}
+
+at::Tensor directAddmm(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
+{
+#if defined(FXSCOPE_TORCH_CUDA)
+    const auto sides = productSides(a, b);
+    const Cublas& f = cublas();
+    const CublasLt& lt = cublasLt();
+    if (!sides || !f.ok() || !lt.ok() || !bias.defined() || bias.dim() != 1 ||
+        bias.scalar_type() != at::kFloat || bias.device() != a.device() ||
+        bias.size(0) != b.size(1) || !bias.is_contiguous() || bias.is_neg() ||
+        (!c10::InferenceMode::is_enabled() && at::GradMode::is_enabled() &&
+         bias.requires_grad())) {
+        return {};
+    }
+    const auto& [sb, sa] = *sides;
+    const std::int64_t m = a.size(0);
+    const std::int64_t k = a.size(1);
+    const std::int64_t n = b.size(1);
+    Handle* h = handleFor(f, a.device().index());
+    if (!h) {
+        return {};
+    }
+    void* workspace = workspaceFor(*h, h->stream);
+    at::Tensor c = at::detail::empty_cuda({m, n}, at::kFloat, a.device(), std::nullopt);
+    const void* biasData = bias.const_data_ptr();
+    const LtKey key{n,
+                    m,
+                    k,
+                    std::int64_t(sb.op),
+                    std::int64_t(sa.op),
+                    sb.ld,
+                    sa.ld,
+                    alignmentOf(b.const_data_ptr()),
+                    alignmentOf(a.const_data_ptr()),
+                    alignmentOf(c.const_data_ptr()),
+                    alignmentOf(biasData),
+                    at::globalContext().allowTF32CuBLAS() ? 1 : 0,
+                    std::int64_t(h->workspaceBytes)};
+    LtPlan* p = ltPlanFor(lt, *h, key);
+    if (!p || !p->ok || !setDesc(lt, p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, biasData)) {
+        return {};
+    }
+    const float one = 1.0f;
+    const float zero = 0.0f;
+    if (lt.matmul(h->lt, p->desc, &one, b.const_data_ptr(), p->a, a.const_data_ptr(), p->b, &zero,
+                  c.data_ptr(), p->c, c.data_ptr(), p->c, &p->algo, workspace, h->workspaceBytes,
+                  h->stream) != CUBLAS_STATUS_SUCCESS) {
+        return {}; // LibTorch's addmm makes the call again and reports what failed
+    }
+    counted(g_directAddmms);
+    return c;
+#else
+    (void)bias;
     (void)a;
     (void)b;
     return {};
@@ -294,6 +521,21 @@ at::Tensor matmul(const at::Tensor& a, const at::Tensor& b, bool direct)
 long directMatmulCount()
 {
     return g_directMatmuls.load();
+}
+
+long directAddmmCount()
+{
+    return g_directAddmms.load();
+}
+
+UncountedDirectCalls::UncountedDirectCalls()
+{
+    ++t_uncounted;
+}
+
+UncountedDirectCalls::~UncountedDirectCalls()
+{
+    --t_uncounted;
 }
 
 void runMatmulsDirectly(Plan& plan)

@@ -16,11 +16,30 @@ namespace fxs::exec::detail {
 // build has no CUDA LibTorch: the caller runs LibTorch's mm instead.
 at::Tensor directMatmul(const at::Tensor& a, const at::Tensor& b);
 
+// bias + a @ b (addmm with beta = alpha = 1) for a contiguous float32 bias of b's columns and a
+// product directMatmul takes: one cublasLtMatmul with the bias in its epilogue, as LibTorch's
+// addmm calls it for such operands, its descriptors and the heuristics' first algorithm made
+// once per operand shape, leading dimensions and alignments on the thread's handle. An
+// undefined tensor where any of that does not hold: the caller runs LibTorch's addmm.
+at::Tensor directAddmm(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b);
+
 // directMatmul when `direct` and it applies, else at::mm.
 at::Tensor matmul(const at::Tensor& a, const at::Tensor& b, bool direct);
 
 // Products this process made directly so far, on every thread (tests, and a compiled run's
 // count: CompiledGraphReport::directMatmuls).
 long directMatmulCount();
+
+// The same for directAddmm.
+long directAddmmCount();
+
+// While one lives, this thread's direct calls are not counted (the calls that time a choice
+// of kernels are not the run's).
+struct UncountedDirectCalls {
+    UncountedDirectCalls();
+    ~UncountedDirectCalls();
+    UncountedDirectCalls(const UncountedDirectCalls&) = delete;
+    UncountedDirectCalls& operator=(const UncountedDirectCalls&) = delete;
+};
 
 } // namespace fxs::exec::detail

@@ -87,8 +87,10 @@ void runOperatorAs(Plan& plan, std::string_view name, std::string_view overload,
 
 // RunOptions::chooseAddmm (interpreter.h): every step of aten::addmm.default becomes a function
 // step that runs a 1-D-bias addmm as LibTorch's addmm or as mm then an in-place bias add,
-// whichever this process timed faster for its operands. addmm_choice.cpp.
-void chooseAddmmKernels(Plan& plan);
+// whichever this process timed faster for its operands; with `direct` (a compiled run's
+// RunOptions::directMatmuls on CUDA) each way calls cuBLAS itself where it can
+// (direct_calls.h). addmm_choice.cpp.
+void chooseAddmmKernels(Plan& plan, bool direct);
 // The operand signatures timed so far in this process: (those run as mm + add, all).
 std::pair<int, int> addmmChoiceCounts();
 

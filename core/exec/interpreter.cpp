@@ -14,6 +14,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <c10/core/InferenceMode.h>
+#include <torch/cuda.h>
 
 #include <map>
 
@@ -179,11 +180,12 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
     std::shared_ptr<ConvWeightCache> weights = o.convWeights;
     if (o.convLayout == ConvLayout::ChannelsLast) {
         weights = weights ? weights : std::make_shared<ConvWeightCache>(); // repeats reuse
-        preferChannelsLastConvolutions(plan, &weights->impl());
+        preferChannelsLastConvolutions(plan, &weights->impl(),
+                                       o.directMatmuls && device.is_cuda());
     }
     const ConvWeightCache::Counts before = weights ? weights->total() : ConvWeightCache::Counts();
     if (o.chooseAddmm) {
-        chooseAddmmKernels(plan);
+        chooseAddmmKernels(plan, o.directMatmuls && device.is_cuda());
     }
     if (o.directMatmuls && device.is_cuda()) {
         runMatmulsDirectly(plan);
@@ -212,6 +214,12 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
         }
         if (auto s = executePlan(plan, g, *inputs, eo, last); !s.ok()) {
             return s.error();
+        }
+        if (eo.timing && !eo.syncCuda && device.is_cuda()) {
+            // Host times without per-node syncs: each repeat starts on an idle stream, as the
+            // timed runs do, not behind the earlier repeats' queued work (whose full launch
+            // queue would make the host wait inside the steps).
+            torch::cuda::synchronize();
         }
         if (weights) {
             weights->impl().endRun();

@@ -83,7 +83,9 @@ struct RunOptions {
     // Float32 matrix products (aten::mm) on CUDA call cuBLAS directly, as mm itself would but
     // without its host work around the call (direct_calls.h); other products run as before. The
     // compiled runs on CUDA turn it on (GraphCompileOptions::directMatmuls), the eager engine's
-    // runs keep LibTorch's mm. Not for forwardGraph.
+    // runs keep LibTorch's mm. Also: addmm (with chooseAddmm) through cuBLASLt with its set-up
+    // kept per shape, and, with ConvLayout::ChannelsLast, a convolution outside the compiled
+    // steps through cuDNN's plan for its shape. Not for forwardGraph.
     bool directMatmuls = false;
     // View operators (t, transpose, permute, view, _unsafe_view, unsqueeze, squeeze, expand,
     // slice, select, detach, alias) made as aliases directly, without LibTorch's dispatcher: the

@@ -287,6 +287,73 @@ private Q_SLOTS:
         QCOMPARE(exec::detail::directMatmulCount(), before);
     }
 
+    // directAddmm: cuBLASLt with the bias in its epilogue, against LibTorch's addmm for a
+    // weight's t() (column-major), a row-major right operand and a single row; a second call of
+    // a shape reuses its set-up and agrees. A bias of the wrong length, a float64 one, a strided
+    // bias and a bias on the autograd graph are declined and counted nowhere.
+    void directAddmmMatchesLibTorchsAddmm()
+    {
+        const auto cuda = at::TensorOptions().device(at::kCUDA, 0);
+        const at::Tensor a = at::randn({64, 48}, cuda);
+        const at::Tensor w = at::randn({80, 48}, cuda);
+        const at::Tensor b = at::randn({48, 80}, cuda);
+        const at::Tensor bias = at::randn({80}, cuda);
+        c10::InferenceMode inference;
+        const std::vector<std::pair<at::Tensor, at::Tensor>> cases = {
+            {a, w.t()}, {a, b}, {a.narrow(0, 5, 1), w.t()}, {a, w.t()}};
+        for (const auto& [x, y] : cases) {
+            const long before = exec::detail::directAddmmCount();
+            const at::Tensor mine = exec::detail::directAddmm(bias, x, y);
+            QVERIFY(mine.defined());
+            QCOMPARE(exec::detail::directAddmmCount(), before + 1);
+            const at::Tensor theirs = at::addmm(bias, x, y);
+            QCOMPARE(mine.sizes(), theirs.sizes());
+            QVERIFY(at::allclose(mine, theirs, 1e-5, 1e-5));
+        }
+        const long before = exec::detail::directAddmmCount();
+        QVERIFY(!exec::detail::directAddmm(at::randn({79}, cuda), a, b).defined());
+        QVERIFY(!exec::detail::directAddmm(bias.to(at::kDouble), a, b).defined());
+        QVERIFY(!exec::detail::directAddmm(at::randn({160}, cuda).slice(0, 0, 160, 2), a, b)
+                     .defined());
+        {
+            c10::InferenceMode normal(false);
+            at::AutoGradMode grad(true);
+            const at::Tensor leaf = at::randn({80}, cuda).requires_grad_(true);
+            QVERIFY(!exec::detail::directAddmm(leaf, a, b).defined());
+        }
+        QCOMPARE(exec::detail::directAddmmCount(), before);
+    }
+
+    // A convolution nothing fuses with (3 input channels, as ResNet's stem) runs through cuDNN's
+    // plan for the convolution alone (cudnnFusedConv without scale and shift): within TF32's
+    // rounding of LibTorch's, laid out channels_last, and a second call agrees with the first.
+    void convolutionAloneRunsThroughCudnnsPlan()
+    {
+        if (!exec::detail::cudnnFusedConvAvailable()) {
+            QSKIP("cuDNN's backend API is not in this process");
+        }
+        const auto cuda = at::TensorOptions().device(at::kCUDA, 0);
+        const auto nhwc = at::MemoryFormat::ChannelsLast;
+        const at::Tensor x = at::randn({2, 3, 32, 32}, cuda).contiguous(nhwc);
+        const at::Tensor w = at::randn({16, 3, 7, 7}, cuda).contiguous(nhwc);
+        exec::detail::FusedConvParams p;
+        p.stride = {2, 2};
+        p.padding = {3, 3};
+        c10::InferenceMode inference;
+        const long before = exec::detail::cudnnFusedConvCount();
+        const at::Tensor mine = exec::detail::cudnnFusedConv(x, w, {}, {}, {}, p);
+        QVERIFY(mine.defined());
+        QVERIFY(mine.is_contiguous(nhwc));
+        const at::Tensor theirs = at::convolution(x, w, {}, {2, 2}, {3, 3}, {1, 1}, false,
+                                                  {0, 0}, 1);
+        QCOMPARE(mine.sizes(), theirs.sizes());
+        QVERIFY(at::allclose(mine, theirs, 2e-2, 2e-2));
+        QVERIFY(at::allclose(exec::detail::cudnnFusedConv(x, w, {}, {}, {}, p), mine, 1e-6, 1e-6));
+        QCOMPARE(exec::detail::cudnnFusedConvCount(), before + 2);
+        // One of scale and shift without the other is declined.
+        QVERIFY(!exec::detail::cudnnFusedConv(x, w, at::ones({16}, cuda), {}, {}, p).defined());
+    }
+
     // The compiled run's products call cuBLAS directly (two a run); the eager run's and those of
     // a run with the option off do not, and the outputs agree.
     void compiledRunsCallCublasDirectly()

@@ -40,6 +40,39 @@ private Q_SLOTS:
         QCOMPARE(exec::detail::directMatmulCount(), before);
     }
 
+    // addmm: a CPU one is never made directly (directAddmm declines), and a graph's addmm run
+    // with the options that choose it directly (chooseAddmm and directMatmuls) gives LibTorch's
+    // addmm exactly: on the CPU both ways are LibTorch's.
+    void cpuAddmmIsLibTorchs()
+    {
+        const long before = exec::detail::directAddmmCount();
+        const at::Tensor bias = at::randn({4});
+        const at::Tensor a = at::randn({6, 5});
+        const at::Tensor w = at::randn({4, 5});
+        QVERIFY(!exec::detail::directAddmm(bias, a, w.t()).defined());
+        QVERIFY(!exec::detail::directAddmm(at::Tensor(), a, w.t()).defined());
+        graph::GraphBuilder g;
+        const NodeId b = g.placeholder("b");
+        const NodeId x = g.placeholder("x");
+        const NodeId wn = g.placeholder("w");
+        const NodeId wt = g.call("t", "aten::t.default", {Argument::ref(wn)});
+        const NodeId mm = g.call("addmm", "aten::addmm.default",
+                                 {Argument::ref(b), Argument::ref(x), Argument::ref(wt)});
+        g.output({Argument::ref(mm)});
+        auto graph = g.build().value();
+        RunOptions ro;
+        ro.inputs = storeOf({{"b", bias}, {"x", a}, {"w", w}});
+        ro.chooseAddmm = true;
+        ro.directMatmuls = true;
+        auto r = Interpreter::run(*graph, ro);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+        QVERIFY(r->ok);
+        const at::Tensor got = outputTensor(*r, 0);
+        QVERIFY(at::equal(got, at::addmm(bias, a, w.t())) ||
+                at::equal(got, at::mm(a, w.t()).add_(bias))); // the way timed faster here
+        QCOMPARE(exec::detail::directAddmmCount(), before);
+    }
+
     void graphsRunAlikeWithTheOption()
     {
         // mm(x, t(w)) and mm(t(mm), x): row- and column-major operands.
