@@ -306,8 +306,9 @@ private Q_SLOTS:
         QVERIFY(runCli({"run", kForward, "--no-kept-operands"}).exitCode != 0);
     }
 
-    // Products call cuBLAS directly on CUDA only (tst_cuda_run): on the CPU the field reads 0
-    // with and without --no-direct-matmuls, and the flag needs --compiled.
+    // Products (and addmm, through cuBLASLt) call cuBLAS directly on CUDA only (tst_cuda_run):
+    // on the CPU both fields read 0 with and without --no-direct-matmuls, and the flag needs
+    // --compiled.
     void directMatmulsAreCountedAndCanBeTurnedOff()
     {
         auto on = runAutoOnCpu(kForward);
@@ -318,6 +319,9 @@ private Q_SLOTS:
         QVERIFY(a.contains("direct_matmuls") && b.contains("direct_matmuls"));
         QCOMPARE(a["direct_matmuls"].get<long>(), 0L);
         QCOMPARE(b["direct_matmuls"].get<long>(), 0L);
+        QVERIFY(a.contains("direct_addmms") && b.contains("direct_addmms"));
+        QCOMPARE(a["direct_addmms"].get<long>(), 0L);
+        QCOMPARE(b["direct_addmms"].get<long>(), 0L);
         QCOMPARE(a["kernels"].get<int>(), b["kernels"].get<int>());
         QVERIFY(runCli({"run", kForward, "--no-direct-matmuls"}).exitCode != 0);
     }
