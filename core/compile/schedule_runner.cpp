@@ -3,6 +3,7 @@
 #include "core/compile/region_graph.h"
 // The extern steps reuse the eager engine's compiled plans: the interpreter's public run()
 // would rebuild the plan and summarise outputs on every call, which the timing must not pay.
+#include "core/exec/direct_views.h"
 #include "core/exec/executor.h"
 
 #include <c10/core/InferenceMode.h>
@@ -117,6 +118,10 @@ Result<std::unique_ptr<ScheduleRunner>> ScheduleRunner::create(
             return makeError(ErrorCode::Unsupported,
                              "the engine cannot run " + u.target + ": " + u.reason, u.node);
         }
+        // Most LibTorch steps of a region are views of what its kernels made (GPT-12: 48 of
+        // 61 forward regions end in one): made as aliases directly, as the graph's own views
+        // are, not through the dispatcher on every call.
+        exec::detail::runViewsDirectly(ext->plan);
         const auto& ph = ext->graph->placeholders();
         impl.steps[i].placeholders.assign(ph.begin(),
                                           ph.begin() + std::ptrdiff_t(std::min(

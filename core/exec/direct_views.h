@@ -1,5 +1,5 @@
-// INTERNAL to core/exec: view operators made as aliases without LibTorch's dispatcher
-// (RunOptions::directViews). direct_views.cpp.
+// INTERNAL to core (exec, and compile's region schedules): view operators made as aliases
+// without LibTorch's dispatcher (RunOptions::directViews). direct_views.cpp.
 #pragma once
 
 #include "core/exec/execution_plan.h"

@@ -1,7 +1,9 @@
 // Host cost of a compiled region's schedule runner per node: a chain of 1,000
 // `aten::add.Tensor` on 1-element tensors as one region whose schedule runs it in extern steps
 // of N nodes each (ScheduleRunner::run: the region's values, an execution plan per step), next
-// to the same chain through the executor alone (bench_interpreter's BM_InterpreterAdds).
+// to the same chain through the executor alone (bench_interpreter's BM_InterpreterAdds); and a
+// chain of 1,000 `aten::t.default` the same way (a region's extern steps are mostly views of
+// what its kernels made, which the runner makes as aliases directly).
 #include "core/compile/schedule_runner.h"
 #include "core/exec/executor.h"
 #include "core/graph/graph_builder.h"
@@ -32,15 +34,18 @@ struct Chain {
     std::vector<graph::NodeId> adds;
 };
 
-Chain chainOfAdds()
+// x + x + ... (adds), or t(t(...t(x))) (transposes: `views`).
+Chain chainOf(bool views)
 {
     graph::GraphBuilder b;
     Chain c;
     c.x = b.placeholder("x");
     auto prev = c.x;
     for (int i = 0; i < kNodes; ++i) {
-        prev = b.call("add_" + std::to_string(i), "aten::add.Tensor",
-                      {graph::Argument::ref(prev), graph::Argument::ref(c.x)});
+        prev = views ? b.call("t_" + std::to_string(i), "aten::t.default",
+                              {graph::Argument::ref(prev)})
+                     : b.call("add_" + std::to_string(i), "aten::add.Tensor",
+                              {graph::Argument::ref(prev), graph::Argument::ref(c.x)});
         c.adds.push_back(prev);
     }
     b.output({graph::Argument::ref(prev)});
@@ -48,14 +53,17 @@ Chain chainOfAdds()
     return c;
 }
 
-// The chain as extern steps of `per` nodes: each reads x and the previous step's last value.
-compile::detail::RegionSchedule externSteps(const Chain& c, int per)
+// The chain as extern steps of `per` nodes: each reads x (adds) and the previous step's last
+// value.
+compile::detail::RegionSchedule externSteps(const Chain& c, int per, bool views)
 {
     compile::detail::RegionSchedule s;
     for (int i = 0; i < kNodes; i += per) {
         compile::detail::ScheduleStep step;
         step.nodes.assign(c.adds.begin() + i, c.adds.begin() + std::min(kNodes, i + per));
-        step.inputs = {c.x};
+        if (!views || i == 0) {
+            step.inputs = {c.x};
+        }
         if (i > 0) {
             step.inputs.push_back(c.adds[std::size_t(i) - 1]);
         }
@@ -66,11 +74,11 @@ compile::detail::RegionSchedule externSteps(const Chain& c, int per)
     return s;
 }
 
-void BM_ScheduleRunnerAdds(benchmark::State& state)
+void runChain(benchmark::State& state, bool views)
 {
     c10::InferenceMode inference;
-    const Chain c = chainOfAdds();
-    const auto schedule = externSteps(c, static_cast<int>(state.range(0)));
+    const Chain c = chainOf(views);
+    const auto schedule = externSteps(c, static_cast<int>(state.range(0)), views);
     auto runner = compile::detail::ScheduleRunner::create(*c.graph, schedule, {c.x},
                                                           {c.adds.back()});
     if (!runner) {
@@ -78,7 +86,7 @@ void BM_ScheduleRunnerAdds(benchmark::State& state)
         return;
     }
     const NoCode code;
-    const std::vector<at::Tensor> inputs{at::ones({1})};
+    const std::vector<at::Tensor> inputs{views ? at::ones({2, 3}) : at::ones({1})};
     for (auto _ : state) {
         auto out = (*runner)->run(code, inputs);
         if (!out) {
@@ -92,9 +100,20 @@ void BM_ScheduleRunnerAdds(benchmark::State& state)
                                          benchmark::Counter::kInvert);
 }
 
+void BM_ScheduleRunnerAdds(benchmark::State& state)
+{
+    runChain(state, false);
+}
+
+void BM_ScheduleRunnerViews(benchmark::State& state)
+{
+    runChain(state, true);
+}
+
 } // namespace
 
 // Steps of 1 node (the runner's per-step cost dominates), 10 and 100 nodes.
 BENCHMARK(BM_ScheduleRunnerAdds)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ScheduleRunnerViews)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();
