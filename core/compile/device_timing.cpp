@@ -23,10 +23,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Warm-up before the timed runs: runs until this much time has passed (at least one run, at
-// most kWarmUpRuns). A process's first runs issue their steps slower on the host than later ones
-// (on an H200's host a GPT-12 backward read 4.4 ms a run as the median of 5 runs after one
-// warm-up, 2.8 ms of 50): the figures describe a program running its steps over and over, as a
-// training loop does, not its first few.
+// most kWarmUpRuns), as benchmark harnesses warm up: the figures describe a program running its
+// steps over and over, as a training loop does, not its first few. (It did not remove a
+// difference seen on an H200's host, README "Whole models": a GPT-12 backward's host time read
+// 4.2-4.4 ms as the median of 5 timed runs and 3.0-3.1 of 20 or 50, with this warm-up or not.)
 constexpr double kWarmUpMs = 250.0;
 constexpr int kWarmUpRuns = 200;
 

@@ -538,9 +538,12 @@ at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Te
         return {};
     }
     const auto device = x.device();
+    // An operand on the autograd graph: LibTorch's operators record the step, cuDNN would not.
+    const bool recording = !c10::InferenceMode::is_enabled() && at::GradMode::is_enabled();
     for (const at::Tensor* t : {&x, &w, &scale, &shift, &residual}) {
         if (t->defined() && (t->scalar_type() != at::kFloat || t->device() != device ||
-                             !aligned(*t) || t->is_neg() || t->is_conj())) {
+                             !aligned(*t) || t->is_neg() || t->is_conj() ||
+                             (recording && t->requires_grad()))) {
             return {};
         }
     }
@@ -553,12 +556,6 @@ at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Te
         if (t->defined() && (t->dim() != 1 || t->size(0) != k || !t->is_contiguous())) {
             return {};
         }
-    }
-    if (!c10::InferenceMode::is_enabled() && at::GradMode::is_enabled() &&
-        (x.requires_grad() || w.requires_grad() || (scale.defined() && scale.requires_grad()) ||
-         (shift.defined() && shift.requires_grad()) ||
-         (residual.defined() && residual.requires_grad()))) {
-        return {};
     }
     if (!allowedNow()) {
         return {};

@@ -177,17 +177,17 @@ Result<GraphRun> runGraph(const graph::Graph& g, const RunOptions& o, const Give
         run.report.unsupported = plan.unsupported;
         return run;
     }
+    const bool direct = o.directMatmuls && device.is_cuda(); // library calls made directly
     std::shared_ptr<ConvWeightCache> weights = o.convWeights;
     if (o.convLayout == ConvLayout::ChannelsLast) {
         weights = weights ? weights : std::make_shared<ConvWeightCache>(); // repeats reuse
-        preferChannelsLastConvolutions(plan, &weights->impl(),
-                                       o.directMatmuls && device.is_cuda());
+        preferChannelsLastConvolutions(plan, &weights->impl(), direct);
     }
     const ConvWeightCache::Counts before = weights ? weights->total() : ConvWeightCache::Counts();
     if (o.chooseAddmm) {
-        chooseAddmmKernels(plan, o.directMatmuls && device.is_cuda());
+        chooseAddmmKernels(plan, direct);
     }
-    if (o.directMatmuls && device.is_cuda()) {
+    if (direct) {
         runMatmulsDirectly(plan);
     }
     if (o.directViews) {
