@@ -155,13 +155,10 @@ Error notACacheDirectory(const std::string& dir, const std::string& why)
 
 Result<DirState> inspectDirectory(const std::string& dir, const std::string& databaseName)
 {
-    auto marked = readMarker(dir);
-    if (!marked) {
-        return marked.error();
-    }
-    if (*marked) {
-        return DirState::Marked;
-    }
+    // The listing comes before the marker is read. Another fxscope process claiming the same
+    // new directory writes its marker before anything else, so whatever of its files the
+    // listing saw, the marker read afterwards sees too (read the other way round, a claim
+    // between the two steps made the directory look foreign).
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
         return makeError(ErrorCode::Io, std::string("cannot read the cache directory: ") +
@@ -172,6 +169,13 @@ Result<DirState> inspectDirectory(const std::string& dir, const std::string& dat
     ::close(fd);
     if (!ok) {
         return makeError(ErrorCode::Io, "cannot list the cache directory", dir);
+    }
+    auto marked = readMarker(dir);
+    if (!marked) {
+        return marked.error();
+    }
+    if (*marked) {
+        return DirState::Marked;
     }
     for (const auto& n : names) {
         if (!isDatabaseName(n, databaseName)) {
