@@ -4,6 +4,8 @@
 # Graphviz or the test tools), unpacked with dpkg -x, and a pkg-config that runs from there.
 # Run it on the Debian machine, then carry build-exec-deps to the GPU machine (about 30 MB);
 # gpu_vs_inductor.sh and cpu_vs_inductor.sh use it from the repository root.
+# It also keeps Qt Core and Qt Test's packages, unopened, in build-qt-debs/ (about 15 MB):
+# gpu_tests.sh unpacks them on the GPU machine to build and run the tests labelled gpu.
 set -eu
 D=$PWD/build-exec-deps
 T=$(mktemp -d)
@@ -27,3 +29,10 @@ find "$D" -name "*.a" -delete
 # Absolute links (libz.so -> /lib/...) would leave the tree on the GPU machine: make them relative.
 find "$D" -type l -lname '/*' | while read -r l; do ln -sfr "$D$(readlink "$l")" "$l"; done
 du -sh "$D"
+Q=$PWD/build-qt-debs
+rm -rf "$Q"
+mkdir -p "$Q"
+(cd "$Q" && apt-get download -q qt6-base-dev qt6-base-dev-tools libqt6core6 libqt6test6 \
+  libicu72 libdouble-conversion3 libpcre2-16-0 libb2-1 libglib2.0-0 qmake6 qmake6-bin \
+  2>/dev/null)
+du -sh "$Q"
