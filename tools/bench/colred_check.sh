@@ -5,8 +5,8 @@
 # (FXSCOPE_CLI=path skips that).
 #  1. the gpu-labelled tests, among them tst_cuda_run's columnReductionsMatchEagerOnTheGpu (the
 #     column kernels of tests/unit/codegen/cuda_cases.h against eager on cuda:0, twice, so the
-#     split kernels' counters are seen reset) — needs a build dir with the tests (BUILD=dir: gpu_tests.sh makes one,
-#     /tmp/fxt);
+#     split kernels' counters are seen reset) — needs a build dir with the tests
+#     (BUILD=dir: gpu_tests.sh makes one, /tmp/fxt);
 #  2. the GPT-12 backward compiled with --auto on CUDA, fed by its forward (every region
 #     verified against eager): its 49 bias-gradient sums and 25 layer norm backwards are in
 #     regions; no region may fall back for a mismatch;
