@@ -210,9 +210,10 @@ void ProfileController::applyOverlay()
     if (m_graph && shown != m_graph) {
         return;
     }
+    const profile::RuntimeProfile& profile = m_panel->model()->profile();
     decorations->setNodeColors(views::DecorationLayer::ProfileHeat,
-                               views::ProfileModel::overlayColors(m_panel->model()->profile(),
-                                                                  *shown));
+                               views::ProfileModel::overlayColors(profile, *shown),
+                               views::ProfileModel::overlayAmounts(profile, *shown));
 }
 
 void ProfileController::updateCompileProfile()

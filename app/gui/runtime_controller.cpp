@@ -351,7 +351,8 @@ void RuntimeController::applyHeat()
         maxUs = std::max(maxUs, t.us);
     }
     decorations->setNodeColors(views::DecorationLayer::RuntimeTrace,
-                               views::KernelsModel::heatColors(*times, *shown));
+                               views::KernelsModel::heatColors(*times, *shown),
+                               views::KernelsModel::heatAmounts(*times, *shown));
     decorations->setBanner(views::DecorationLayer::RuntimeTrace, heatText(times));
     m_panel->setHeatLegend(maxUs, tr("this graph: %1 µs").arg(us(times->us)));
 }

@@ -160,7 +160,7 @@ QRectF GroupItem::toggleRect() const
 
 void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*)
 {
-    const QColor fill(QStringLiteral("#e8e4f4"));
+    const QColor fill = m_overlay.value_or(QColor(QStringLiteral("#e8e4f4")));
     QPen pen(m_style->frame, 1.5);
     if (m_holdsSelection) {
         pen = QPen(m_style->selection, 3.0);
@@ -177,12 +177,33 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
         return;
     }
     const QRectF t = toggleRect();
-    p->setPen(QPen(m_style->boxText, 1.2));
+    const QColor ink = textOn(fill, m_style->boxText);
+    p->setPen(QPen(ink, 1.2));
     p->setBrush(Qt::NoBrush);
     p->drawRect(t);
     p->drawLine(QPointF(t.left() + 3, t.center().y()), QPointF(t.right() - 3, t.center().y()));
     p->drawLine(QPointF(t.center().x(), t.top() + 3), QPointF(t.center().x(), t.bottom() - 3));
-    drawLabel(p, m_rect, m_title, m_subtitle, *m_style, t.width() + 4);
+    p->setPen(ink);
+    drawLabel(p, m_rect, m_title,
+              m_note.isEmpty() ? m_subtitle : m_note + QStringLiteral(" · ") + m_subtitle,
+              *m_style, t.width() + 4);
+}
+
+void GroupItem::setOverlay(std::optional<QColor> color, QString note)
+{
+    if (color == m_overlay && note == m_note) {
+        return;
+    }
+    m_overlay = std::move(color);
+    m_note = std::move(note);
+    QString tip = QObject::tr("%1\n%2 — double-click to expand").arg(m_title, m_subtitle);
+    if (m_overlay) {
+        tip += m_note.isEmpty()
+                   ? QObject::tr("\nColoured as its slowest node")
+                   : QObject::tr("\nIts nodes: %1 in all; coloured as its slowest node").arg(m_note);
+    }
+    setToolTip(tip);
+    update();
 }
 
 void GroupItem::setHoldsSelection(bool holds)

@@ -82,6 +82,11 @@ public:
     bool holdsSelection() const { return m_holdsSelection; }
     void setHighlighted(bool highlighted);
     bool isHighlighted() const { return m_highlighted; } // holds a highlighted node
+    // A colour layer's mark: the fill (the darkest of the nodes inside) and a note put before
+    // the subtitle ("312 µs", what the nodes inside measured); nullopt and "" remove it.
+    void setOverlay(std::optional<QColor> color, QString note);
+    const std::optional<QColor>& overlay() const { return m_overlay; }
+    const QString& note() const { return m_note; }
     QRectF toggleRect() const;
 
 protected:
@@ -93,6 +98,8 @@ private:
     QRectF m_rect;
     QString m_title;
     QString m_subtitle;
+    std::optional<QColor> m_overlay;
+    QString m_note;
     bool m_holdsSelection = false;
     bool m_highlighted = false;
     const GraphStyle* m_style;

@@ -317,11 +317,48 @@ void GraphScene::markHighlighted(const std::unordered_set<graph::NodeId>& ids)
     refreshMarks();
 }
 
-void GraphScene::setOverlays(const std::unordered_map<graph::NodeId, QColor>& colors)
+void GraphScene::setOverlays(const std::unordered_map<graph::NodeId, QColor>& colors,
+                             const NodeAmounts& amounts)
 {
     for (auto& [id, item] : m_nodes) {
         const auto it = colors.find(id);
         item->setOverlay(it == colors.end() ? std::nullopt : std::optional<QColor>(it->second));
+    }
+    struct GroupHeat {
+        std::optional<QColor> color;
+        double sum = 0;
+        bool measured = false;
+    };
+    std::unordered_map<GroupItem*, GroupHeat> heat;
+    for (const auto& [id, colour] : colors) {
+        auto* g = qgraphicsitem_cast<GroupItem*>(itemShowing(id));
+        if (!g) {
+            continue;
+        }
+        GroupHeat& h = heat[g];
+        if (!h.color || colour.lightnessF() < h.color->lightnessF()) {
+            h.color = colour;
+        }
+    }
+    for (const auto& [id, value] : amounts.values) {
+        if (auto* g = qgraphicsitem_cast<GroupItem*>(itemShowing(id))) {
+            heat[g].sum += value;
+            heat[g].measured = true;
+        }
+    }
+    for (auto& [id, item] : m_groups) {
+        const auto it = heat.find(item);
+        if (it == heat.end()) {
+            item->setOverlay(std::nullopt, QString());
+            continue;
+        }
+        const double v = it->second.sum;
+        const QString note = it->second.measured
+                                 ? QStringLiteral("%1 %2").arg(
+                                       QString::number(v, 'f', v >= 100 ? 0 : v >= 10 ? 1 : 2),
+                                       amounts.unit)
+                                 : QString();
+        item->setOverlay(it->second.color, note);
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/layout/graph_layout.h"
 #include "views/graph/graph_items.h"
+#include "views/models/graph_decorations.h"
 #include "views/models/region_overlay.h"
 
 #include <QGraphicsScene>
@@ -45,7 +46,10 @@ public:
     void markSelection(const std::unordered_set<graph::NodeId>& selected,
                        std::optional<graph::NodeId> current);
     void markHighlighted(const std::unordered_set<graph::NodeId>& ids);
-    void setOverlays(const std::unordered_map<graph::NodeId, QColor>& colors);
+    // Node colours; a collapsed group takes the darkest colour among the nodes it shows (a
+    // heat layer's slowest node) and, with amounts, their sum as the first words of its label.
+    void setOverlays(const std::unordered_map<graph::NodeId, QColor>& colors,
+                     const NodeAmounts& amounts = {});
 
     // Region hulls: nullopt draws the layout's annotation hulls, a list draws each region's
     // hull over the items showing its nodes, one hull per expanded-group frame they sit in

@@ -575,7 +575,7 @@ void GraphView::drawNodeMarks()
 {
     if (!isLayoutPending()) {
         m_scene->markHighlighted(m_decorations->highlighted());
-        m_scene->setOverlays(m_decorations->nodeColors());
+        m_scene->setOverlays(m_decorations->nodeColors(), m_decorations->nodeAmounts());
     }
 }
 

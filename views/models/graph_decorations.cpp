@@ -93,11 +93,20 @@ const QObject* GraphDecorations::owner(DecorationLayer l) const
 void GraphDecorations::setNodeColors(DecorationLayer l,
                                      std::unordered_map<graph::NodeId, QColor> colors)
 {
+    setNodeColors(l, std::move(colors), NodeAmounts{});
+}
+
+void GraphDecorations::setNodeColors(DecorationLayer l,
+                                     std::unordered_map<graph::NodeId, QColor> colors,
+                                     NodeAmounts amounts)
+{
     Layer& entry = layer(l);
-    if (entry.colors.empty() && colors.empty()) {
+    if (entry.colors.empty() && colors.empty() && entry.amounts.values.empty() &&
+        amounts.values.empty()) {
         return;
     }
     entry.colors = std::move(colors);
+    entry.amounts = std::move(amounts);
     Q_EMIT nodeColorsChanged();
 }
 
@@ -156,8 +165,9 @@ void GraphDecorations::clear(DecorationLayer l)
 
 void GraphDecorations::clearContents(Layer& l, bool banner)
 {
-    if (!l.colors.empty()) {
+    if (!l.colors.empty() || !l.amounts.values.empty()) {
         l.colors.clear();
+        l.amounts = NodeAmounts{};
         Q_EMIT nodeColorsChanged();
     }
     if (!l.highlighted.empty()) {
@@ -217,6 +227,17 @@ std::unordered_map<graph::NodeId, QColor> GraphDecorations::nodeColors() const
         }
     }
     return out;
+}
+
+const NodeAmounts& GraphDecorations::nodeAmounts() const
+{
+    static const NodeAmounts kNone;
+    for (const Layer* l : byPriority()) {
+        if (!l->colors.empty()) {
+            return l->amounts;
+        }
+    }
+    return kNone;
 }
 
 std::unordered_set<graph::NodeId> GraphDecorations::highlighted() const

@@ -24,6 +24,13 @@
 
 namespace fxs::views {
 
+// What a colouring layer measured per node (µs of GPU time, ms of eager time), so that a
+// collapsed group can say what its nodes add up to. Empty when the layer gave none.
+struct NodeAmounts {
+    std::unordered_map<graph::NodeId, double> values;
+    QString unit; // "µs", "ms"
+};
+
 // The layers, with their owners in the app. Append new layers before kCount.
 enum class DecorationLayer {
     Regions,          // RegionController: the region document's hulls (and their own tints)
@@ -64,6 +71,9 @@ public:
 
     // Writes to one layer; each replaces what that layer held of its kind.
     void setNodeColors(DecorationLayer layer, std::unordered_map<graph::NodeId, QColor> colors);
+    // The same, with what each coloured node measured (a heat layer's times).
+    void setNodeColors(DecorationLayer layer, std::unordered_map<graph::NodeId, QColor> colors,
+                       NodeAmounts amounts);
     void setHighlighted(DecorationLayer layer, const std::vector<graph::NodeId>& ids);
     // Regions drawn as hulls; a layer without regions set (or cleared) holds none.
     void setRegions(DecorationLayer layer, std::vector<RegionOverlay> regions);
@@ -78,6 +88,8 @@ public:
     // the colour of a node from the highest layer colouring it; none when no layer does.
     std::optional<QColor> nodeColor(graph::NodeId id) const;
     std::unordered_map<graph::NodeId, QColor> nodeColors() const;
+    // The amounts of the highest layer colouring nodes, when that layer gave amounts.
+    const NodeAmounts& nodeAmounts() const;
     // Nodes marked by any layer.
     std::unordered_set<graph::NodeId> highlighted() const;
     // Nodes marked by one layer.
@@ -106,6 +118,7 @@ private:
     struct Layer {
         const QObject* owner = nullptr;
         std::unordered_map<graph::NodeId, QColor> colors;
+        NodeAmounts amounts;
         std::unordered_set<graph::NodeId> highlighted;
         std::optional<std::vector<RegionOverlay>> regions;
         QHash<QString, QColor> regionTints;

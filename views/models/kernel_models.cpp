@@ -227,6 +227,21 @@ std::unordered_map<graph::NodeId, QColor> KernelsModel::heatColors(
     return out;
 }
 
+NodeAmounts KernelsModel::heatAmounts(const runtime::GraphTimes& times, const graph::Graph& graph)
+{
+    NodeAmounts out;
+    out.unit = QStringLiteral("µs");
+    for (const auto& [name, t] : times.nodes) {
+        if (t.us <= 0) {
+            continue;
+        }
+        if (const auto id = graph.find(name)) {
+            out.values[*id] = t.us;
+        }
+    }
+    return out;
+}
+
 std::vector<std::pair<double, QColor>> KernelsModel::heatLegend(double maxUs)
 {
     std::vector<std::pair<double, QColor>> stops;

@@ -8,6 +8,7 @@
 #include "core/graph/graph.h"
 #include "core/runtime/attribution.h"
 #include "core/runtime/graph_times.h"
+#include "views/models/graph_decorations.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
@@ -68,6 +69,8 @@ public:
     // Colours of the nodes of graph that times names (those with time > 0); other nodes none.
     static std::unordered_map<graph::NodeId, QColor> heatColors(const runtime::GraphTimes& times,
                                                                 const graph::Graph& graph);
+    // The same nodes' times (µs), for what a collapsed group's nodes add up to.
+    static NodeAmounts heatAmounts(const runtime::GraphTimes& times, const graph::Graph& graph);
     // Legend stops (µs, colour) at 0, 25, 50, 75 and 100 % of maxUs.
     static std::vector<std::pair<double, QColor>> heatLegend(double maxUs);
 

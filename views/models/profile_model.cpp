@@ -220,6 +220,19 @@ std::unordered_map<graph::NodeId, QColor> ProfileModel::overlayColors(
     return out;
 }
 
+NodeAmounts ProfileModel::overlayAmounts(const profile::RuntimeProfile& profile,
+                                         const graph::Graph& graph)
+{
+    NodeAmounts out;
+    out.unit = QStringLiteral("ms");
+    for (const auto& n : profile.nodes) {
+        if (auto id = graph.find(n.name)) {
+            out.values[*id] = n.eager.medianMs;
+        }
+    }
+    return out;
+}
+
 std::vector<std::pair<double, QColor>> ProfileModel::legend(const profile::RuntimeProfile& profile)
 {
     const double m = maxShare(profile);

@@ -6,6 +6,7 @@
 
 #include "core/graph/graph.h"
 #include "core/profile/runtime_profile.h"
+#include "views/models/graph_decorations.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
@@ -65,6 +66,9 @@ public:
     // Colours for every profiled node found in the graph, by its share of the largest share.
     static std::unordered_map<graph::NodeId, QColor> overlayColors(
         const profile::RuntimeProfile& profile, const graph::Graph& graph);
+    // The same nodes' eager medians (ms), for what a collapsed group's nodes add up to.
+    static NodeAmounts overlayAmounts(const profile::RuntimeProfile& profile,
+                                      const graph::Graph& graph);
     // Legend stops: (share, colour) at 0, 25, 50, 75, 100 % of the largest share.
     static std::vector<std::pair<double, QColor>> legend(const profile::RuntimeProfile& profile);
 

@@ -4,6 +4,7 @@
 // matches the legend's 100 % stop), table row ↔ graph node selection both ways, exports
 // (CSV, Chrome trace, saved profile) and opening the saved profile again; a TORCH_TRACE run
 // (gpt_cold) feeds the compile-phase timeline.
+#include "app/gui/app_context.h"
 #include "app/gui/main_window.h"
 #include "tests/test_file.h"
 #include "tests/unit/app/main_window_waits.h"
@@ -104,6 +105,13 @@ private Q_SLOTS:
         QCOMPARE(byShare.back().second, legend.back().second);
         QVERIFY(byShare.back().second.lightnessF() < byShare.front().second.lightnessF() ||
                 byShare.back().first == byShare.front().first);
+        // Each node's eager median goes with its colour (a collapsed group sums them).
+        const auto& amounts = w.context()->decorations()->nodeAmounts();
+        QCOMPARE(amounts.unit, QStringLiteral("ms"));
+        QCOMPARE(amounts.values.size(), p.nodes.size());
+        for (const auto& n : p.nodes) {
+            QCOMPARE(amounts.values.at(g.find(n.name).value()), n.eager.medianMs);
+        }
     }
 
     void selectionBothWays()

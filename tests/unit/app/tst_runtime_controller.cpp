@@ -152,6 +152,17 @@ private Q_SLOTS:
                 deco->nodeColor(idOf(w, "addmm"))->lightnessF());
         QVERIFY(!deco->nodeColor(idOf(w, "arg0_1"))); // inputs ran no kernel: neutral
         QCOMPARE(deco->nodeColors().size(), std::size_t(6));
+        // The times go with the colours (a collapsed group sums its nodes'): 20 µs in all.
+        const auto& amounts = deco->nodeAmounts();
+        QCOMPARE(amounts.unit, QStringLiteral("µs"));
+        QCOMPARE(amounts.values.size(), std::size_t(6));
+        QCOMPARE(amounts.values.at(idOf(w, "mm")), 5.0);
+        QCOMPARE(amounts.values.at(idOf(w, "add")), 2.0);
+        double sum = 0;
+        for (const auto& [id, us] : amounts.values) {
+            sum += us;
+        }
+        QCOMPARE(sum, 20.0);
         // Drawn: the node's item carries the colour.
         const NodeItem* item = w.graphView()->scene()->nodeItem(idOf(w, "mm"));
         QVERIFY(item && item->overlay() == KernelsModel::heatColor(5, 5));

@@ -312,6 +312,67 @@ private Q_SLOTS:
         view.decorations()->clear(fxs::views::DecorationLayer::ProfileHeat);
         QVERIFY(!view.scene()->nodeItem(first)->overlay().has_value());
     }
+
+    // A heat layer on a collapsed group: the group takes its darkest (slowest) node's colour
+    // and puts what its nodes measured before its subtitle; a node outside it adds nothing.
+    // Expanded, the nodes show their own colours; cleared, the group is plain again.
+    void collapsedGroupsShowTheirNodesHeat()
+    {
+        GraphView view;
+        view.setGraph(loadFixture(QStringLiteral("/fixtures/graphs/gpt12_train_bw.txt")));
+        QVERIFY(waitForLayout(view));
+        const NodeId add83 = idOf(view, "add_83");
+        const layout::GroupId group = view.viewGraph()->groupOf(add83);
+        QVERIFY(group != layout::kRootGroup);
+        NodeId other = add83;
+        NodeId outside = add83;
+        for (NodeId id = 0; id < view.graph()->size(); ++id) {
+            const layout::GroupId g = view.viewGraph()->groupOf(id);
+            if (g == group && id != add83 && other == add83) {
+                other = id;
+            }
+            if (g == layout::kRootGroup && outside == add83) {
+                outside = id;
+            }
+        }
+        QVERIFY(other != add83 && outside != add83);
+        view.setGroupExpanded(group, false);
+        QVERIFY(waitForLayout(view));
+        const QColor pale(QStringLiteral("#fff0b0"));
+        const QColor dark(QStringLiteral("#a02010"));
+        fxs::views::NodeAmounts amounts;
+        amounts.unit = QStringLiteral("µs");
+        amounts.values = {{add83, 20.0}, {other, 5.5}, {outside, 100.0}};
+        view.decorations()->setNodeColors(fxs::views::DecorationLayer::RuntimeTrace,
+                                          {{add83, dark}, {other, pale}, {outside, pale}},
+                                          amounts);
+        views::GroupItem* box = view.scene()->groupItem(group);
+        QVERIFY(box != nullptr);
+        QCOMPARE(box->overlay(), dark);
+        QCOMPARE(box->note(), QStringLiteral("25.5 µs"));
+        QVERIFY(box->toolTip().contains(QStringLiteral("25.5 µs in all")));
+
+        // A colour layer without amounts still colours the group, with no note.
+        view.decorations()->setNodeColors(fxs::views::DecorationLayer::RuntimeTrace,
+                                          {{other, pale}});
+        QCOMPARE(box->overlay(), pale);
+        QVERIFY(box->note().isEmpty());
+
+        view.decorations()->setNodeColors(fxs::views::DecorationLayer::RuntimeTrace,
+                                          {{add83, dark}, {other, pale}}, amounts);
+        view.setGroupExpanded(group, true);
+        QVERIFY(waitForLayout(view));
+        QCOMPARE(view.scene()->nodeItem(add83)->overlay(), dark);
+        QCOMPARE(view.scene()->nodeItem(other)->overlay(), pale);
+        view.setGroupExpanded(group, false);
+        QVERIFY(waitForLayout(view));
+        box = view.scene()->groupItem(group);
+        QCOMPARE(box->overlay(), dark);
+        QCOMPARE(box->note(), QStringLiteral("25.5 µs"));
+        view.decorations()->clear(fxs::views::DecorationLayer::RuntimeTrace);
+        QVERIFY(!box->overlay().has_value());
+        QVERIFY(box->note().isEmpty());
+    }
 };
 
 QTEST_MAIN(TestGraphView)
