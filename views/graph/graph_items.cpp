@@ -198,9 +198,10 @@ void GroupItem::setOverlay(std::optional<QColor> color, QString note)
     m_note = std::move(note);
     QString tip = QObject::tr("%1\n%2 — double-click to expand").arg(m_title, m_subtitle);
     if (m_overlay) {
-        tip += m_note.isEmpty()
-                   ? QObject::tr("\nColoured as its slowest node")
-                   : QObject::tr("\nIts nodes: %1 in all; coloured as its slowest node").arg(m_note);
+        tip += m_note.isEmpty() ? QObject::tr("\nColoured as its slowest node")
+                                : QObject::tr("\nIts nodes: %1 in all; coloured as its slowest "
+                                              "node")
+                                      .arg(m_note);
     }
     setToolTip(tip);
     update();
