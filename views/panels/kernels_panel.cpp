@@ -43,6 +43,11 @@ KernelsPanel::KernelsPanel(QWidget* parent)
     m_moduleView->setModel(m_moduleProxy);
     m_moduleView->setSortingEnabled(true);
     m_moduleView->sortByColumn(KernelModulesModel::TimeColumn, Qt::DescendingOrder);
+    // The module's path takes the width; the numbers keep theirs (a stretched last column put
+    // the kernel counts at the far right, away from their rows' names).
+    QHeaderView* moduleHeader = m_moduleView->horizontalHeader();
+    moduleHeader->setStretchLastSection(false);
+    moduleHeader->setSectionResizeMode(KernelModulesModel::PathColumn, QHeaderView::Stretch);
     m_tabs->addTab(buildKernelsTab(), tr("Kernels"));
     m_tabs->addTab(m_moduleView, tr("Modules"));
     m_progress = new QProgressBar(this);

@@ -17,6 +17,7 @@
 #include "views/panels/kernels_panel.h"
 
 #include <QPushButton>
+#include <QHeaderView>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
@@ -252,6 +253,10 @@ private Q_SLOTS:
         QCOMPARE(panel->moduleModel()->rowCount(), 2); // fc1 12 µs, fc2 6 µs
         QSignalSpy picked(w.runtime(), &RuntimeController::moduleSelected);
         QTableView* modules = panel->moduleView();
+        // The path column takes the width, not the kernel count at the end.
+        QCOMPARE(modules->horizontalHeader()->sectionResizeMode(KernelModulesModel::PathColumn),
+                 QHeaderView::Stretch);
+        QVERIFY(!modules->horizontalHeader()->stretchLastSection());
         // The current index a table sets on focus, without selecting: nothing picked.
         modules->selectionModel()->setCurrentIndex(modules->model()->index(1, 0),
                                                    QItemSelectionModel::NoUpdate);
