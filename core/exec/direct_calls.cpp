@@ -13,9 +13,10 @@
 // descriptor, the three layouts and the preference and asks the heuristics again on every
 // call; here they are made once per operand shape, leading dimensions, alignments and math
 // mode, on the thread's handle, and only the bias pointer is set per call (on H200 hosts the
-// call still cost 17-22 us of host, as LibTorch's 18-25: cuBLASLt's own work dominates). The algorithm is the heuristics' first, as LibTorch's, for the
-// workspace the handle's products share (LibTorch's cuBLASLt workspace may be smaller, so the
-// kernel may differ from its addmm's; the eager run, LibTorch's, checks the values).
+// call still cost 17-22 us of host, as LibTorch's 18-25: cuBLASLt's own work dominates). The
+// algorithm is the heuristics' first, as LibTorch's, for the workspace the handle's products
+// share (LibTorch's cuBLASLt workspace may be smaller, so the kernel may differ from its
+// addmm's; the eager run, LibTorch's, checks the values).
 //
 // cuBLAS and cuBLASLt are looked up in the process (dlsym) rather than linked: LibTorch's CUDA
 // library loads them, so their entry points are there whenever a CUDA tensor is; without them
@@ -262,10 +263,7 @@ Handle* handleFor(const Cublas& c, c10::DeviceIndex device)
     return h;
 }
 
-// How cuBLAS reads an operand's transpose in place: a row-major matrix is its transpose in
-// column-major order (no op, leading dimension its row stride); a column-major one is itself
-// in column-major order (op T, leading dimension its column stride). A single row or column
-// fits either; its unused stride is not read.
+// An operand as cuBLAS reads it in place (columnMajorOperand).
 struct Side {
     cublasOperation_t op = CUBLAS_OP_N;
     std::int64_t ld = 1;
@@ -273,17 +271,11 @@ struct Side {
 
 std::optional<Side> sideOf(const at::Tensor& t)
 {
-    const std::int64_t rows = t.size(0);
-    const std::int64_t cols = t.size(1);
-    const std::int64_t s0 = t.stride(0);
-    const std::int64_t s1 = t.stride(1);
-    if ((cols <= 1 || s1 == 1) && (rows <= 1 || s0 >= std::max<std::int64_t>(1, cols))) {
-        return Side{CUBLAS_OP_N, rows <= 1 ? std::max<std::int64_t>(1, cols) : s0};
+    const auto o = columnMajorOperand(t.size(0), t.size(1), t.stride(0), t.stride(1));
+    if (!o) {
+        return std::nullopt;
     }
-    if ((rows <= 1 || s0 == 1) && (cols <= 1 || s1 >= std::max<std::int64_t>(1, rows))) {
-        return Side{CUBLAS_OP_T, cols <= 1 ? std::max<std::int64_t>(1, rows) : s1};
-    }
-    return std::nullopt;
+    return Side{o->transposed ? CUBLAS_OP_T : CUBLAS_OP_N, o->ld};
 }
 
 bool fitsInt(std::int64_t v)
@@ -320,15 +312,9 @@ std::optional<std::pair<Side, Side>> productSides(const at::Tensor& a, const at:
     return std::make_pair(*sb, *sa);
 }
 
-// The largest power of two up to 256 that divides the address (cuBLASLt's alignment hints).
-std::int64_t alignmentOf(const void* p)
+std::int64_t addressAlignment(const void* p)
 {
-    const auto address = reinterpret_cast<std::uintptr_t>(p);
-    std::int64_t a = 256;
-    while (a > 1 && address % std::uintptr_t(a) != 0) {
-        a /= 2;
-    }
-    return a;
+    return alignmentOf(reinterpret_cast<std::uintptr_t>(p));
 }
 
 template <class T>
@@ -416,6 +402,29 @@ void mmDirect(Stack& s)
 
 } // namespace
 
+std::optional<ColumnMajorOperand> columnMajorOperand(std::int64_t rows, std::int64_t cols,
+                                                     std::int64_t rowStride,
+                                                     std::int64_t colStride)
+{
+    const std::int64_t one = 1;
+    if ((cols <= 1 || colStride == 1) && (rows <= 1 || rowStride >= std::max(one, cols))) {
+        return ColumnMajorOperand{false, rows <= 1 ? std::max(one, cols) : rowStride};
+    }
+    if ((rows <= 1 || rowStride == 1) && (cols <= 1 || colStride >= std::max(one, rows))) {
+        return ColumnMajorOperand{true, cols <= 1 ? std::max(one, rows) : colStride};
+    }
+    return std::nullopt;
+}
+
+std::int64_t alignmentOf(std::uintptr_t address)
+{
+    std::int64_t a = 256;
+    while (a > 1 && address % std::uintptr_t(a) != 0) {
+        a /= 2;
+    }
+    return a;
+}
+
 at::Tensor directMatmul(const at::Tensor& a, const at::Tensor& b)
 {
 #if defined(FXSCOPE_TORCH_CUDA)
@@ -483,10 +492,10 @@ at::Tensor directAddmm(const at::Tensor& bias, const at::Tensor& a, const at::Te
                     std::int64_t(sa.op),
                     sb.ld,
                     sa.ld,
-                    alignmentOf(b.const_data_ptr()),
-                    alignmentOf(a.const_data_ptr()),
-                    alignmentOf(c.const_data_ptr()),
-                    alignmentOf(biasData),
+                    addressAlignment(b.const_data_ptr()),
+                    addressAlignment(a.const_data_ptr()),
+                    addressAlignment(c.const_data_ptr()),
+                    addressAlignment(biasData),
                     at::globalContext().allowTF32CuBLAS() ? 1 : 0,
                     std::int64_t(h->workspaceBytes)};
     LtPlan* p = ltPlanFor(lt, *h, key);

@@ -6,6 +6,9 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
+#include <optional>
+
 namespace fxs::exec::detail {
 
 // a @ b for a float32 CUDA matrix pair that cuBLAS reads in place (each operand row- or
@@ -32,6 +35,24 @@ long directMatmulCount();
 
 // The same for directAddmm.
 long directAddmmCount();
+
+// How a column-major BLAS reads a row-major [rows, cols] operand with these strides (in
+// elements) in place: a row-major matrix is its own transpose in column-major order (not
+// transposed, leading dimension its row stride); a column-major one is itself (transposed,
+// leading dimension its column stride). A single row or column fits either, its unused stride
+// not read. nullopt when neither fits (broadcast or overlapping rows, gaps between elements).
+// Torch-free, so the CPU tests check what the CUDA calls describe.
+struct ColumnMajorOperand {
+    bool transposed = false;
+    std::int64_t ld = 1;
+    bool operator==(const ColumnMajorOperand&) const = default;
+};
+std::optional<ColumnMajorOperand> columnMajorOperand(std::int64_t rows, std::int64_t cols,
+                                                     std::int64_t rowStride,
+                                                     std::int64_t colStride);
+
+// The largest power of two up to 256 that divides the address (cuBLASLt's alignment hints).
+std::int64_t alignmentOf(std::uintptr_t address);
 
 // While one lives, this thread's direct calls are not counted (the calls that time a choice
 // of kernels are not the run's).

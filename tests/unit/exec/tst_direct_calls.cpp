@@ -2,7 +2,8 @@
 // directly (directMatmul declines, matmul is LibTorch's mm, the count stands still), and a graph
 // run with the option gives exactly what it gives without. The products on the GPU, against
 // LibTorch's mm for every operand layout cuBLAS reads in place and the layouts it declines, are
-// tst_cuda_run's (label gpu).
+// tst_cuda_run's (label gpu); how operands are described to cuBLAS is checked here, against
+// addresses.
 #include "core/exec/direct_calls.h"
 #include "exec_test_util.h"
 #include "tests/test_file.h"
@@ -23,6 +24,80 @@ class TestDirectCalls : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // How the CUDA calls describe an operand to cuBLAS, checked against addresses: for every
+    // [rows, cols] up to 4 x 4 and strides 0-6, a layout accepted reads every element where
+    // the row-major operand has it (not transposed: column-major (j, i) at j + i * ld;
+    // transposed: (i, j) at i + j * ld) with a leading dimension cuBLAS accepts (at least the
+    // column-major rows, and 1); a layout declined has no leading dimension up to 12 that
+    // would read it so, either way.
+    void operandLayoutsReadEveryElementInPlace()
+    {
+        using exec::detail::columnMajorOperand;
+        const auto reads = [](std::int64_t rows, std::int64_t cols, std::int64_t s0,
+                              std::int64_t s1, bool transposed, std::int64_t ld) {
+            for (std::int64_t i = 0; i < rows; ++i) {
+                for (std::int64_t j = 0; j < cols; ++j) {
+                    const std::int64_t blas = transposed ? i + j * ld : j + i * ld;
+                    if (blas != i * s0 + j * s1) {
+                        return false;
+                    }
+                }
+            }
+            return ld >= std::max<std::int64_t>(1, transposed ? rows : cols);
+        };
+        int accepted = 0;
+        int declined = 0;
+        for (std::int64_t rows = 1; rows <= 4; ++rows) {
+            for (std::int64_t cols = 1; cols <= 4; ++cols) {
+                for (std::int64_t s0 = 0; s0 <= 6; ++s0) {
+                    for (std::int64_t s1 = 0; s1 <= 6; ++s1) {
+                        const auto o = columnMajorOperand(rows, cols, s0, s1);
+                        const QString what = QStringLiteral("[%1, %2] strides [%3, %4]")
+                                                 .arg(rows).arg(cols).arg(s0).arg(s1);
+                        if (o) {
+                            ++accepted;
+                            QVERIFY2(reads(rows, cols, s0, s1, o->transposed, o->ld),
+                                     qPrintable(what));
+                            continue;
+                        }
+                        ++declined;
+                        for (std::int64_t ld = 1; ld <= 12; ++ld) {
+                            QVERIFY2(!reads(rows, cols, s0, s1, false, ld) &&
+                                         !reads(rows, cols, s0, s1, true, ld),
+                                     qPrintable(what + QStringLiteral(" ld %1").arg(ld)));
+                        }
+                    }
+                }
+            }
+        }
+        QVERIFY(accepted > 100 && declined > 100);
+        // By hand: a contiguous matrix, its transpose, a row slice of a wider one, a padded
+        // column-major one; broadcast rows and every other column are declined.
+        using Op = exec::detail::ColumnMajorOperand;
+        QCOMPARE(columnMajorOperand(3, 4, 4, 1), std::optional<Op>(Op{false, 4}));
+        QCOMPARE(columnMajorOperand(3, 4, 1, 3), std::optional<Op>(Op{true, 3}));
+        QCOMPARE(columnMajorOperand(3, 4, 6, 1), std::optional<Op>(Op{false, 6}));
+        QCOMPARE(columnMajorOperand(3, 4, 1, 5), std::optional<Op>(Op{true, 5}));
+        QCOMPARE(columnMajorOperand(1, 4, 99, 1), std::optional<Op>(Op{false, 4}));
+        QVERIFY(!columnMajorOperand(3, 4, 0, 1));
+        QVERIFY(!columnMajorOperand(3, 4, 4, 2));
+        // A tensor's own strides: b.t() of a contiguous [4, 3] reads transposed, ld 3.
+        const at::Tensor t = at::randn({4, 3}).t();
+        QCOMPARE(columnMajorOperand(t.size(0), t.size(1), t.stride(0), t.stride(1)),
+                 std::optional<Op>(Op{true, 3}));
+    }
+
+    // cuBLASLt's alignment hints: the largest power of two up to 256 dividing the address.
+    void alignmentHints()
+    {
+        using exec::detail::alignmentOf;
+        QCOMPARE(alignmentOf(0x1000), std::int64_t(256));
+        QCOMPARE(alignmentOf(0x1080), std::int64_t(128));
+        QCOMPARE(alignmentOf(0x1004), std::int64_t(4));
+        QCOMPARE(alignmentOf(0x1001), std::int64_t(1));
+        QCOMPARE(alignmentOf(0), std::int64_t(256));
+    }
+
     void cpuProductsAreLibTorchs()
     {
         const long before = exec::detail::directMatmulCount();
