@@ -488,25 +488,6 @@ std::vector<std::int64_t> keyOf(c10::DeviceIndex device, const Shape& sh,
     return key;
 }
 
-// y's sizes for x, w and the parameters; false when they make no output.
-bool outputSizes(Shape& sh, const FusedConvParams& params)
-{
-    sh.y[0] = sh.x[0];
-    sh.y[1] = sh.w[0];
-    for (std::size_t d = 0; d < 2; ++d) {
-        if (params.stride[d] < 1 || params.dilation[d] < 1 || params.padding[d] < 0) {
-            return false;
-        }
-        const std::int64_t span = params.dilation[d] * (sh.w[2 + d] - 1) + 1;
-        if (sh.x[2 + d] + 2 * params.padding[d] < span) {
-            return false;
-        }
-        sh.y[2 + d] = (sh.x[2 + d] + 2 * params.padding[d] - span) / params.stride[d] + 1;
-    }
-    return std::all_of(sh.y.begin(), sh.y.end(), [](std::int64_t v) { return v >= 1; }) &&
-           sh.x[1] == sh.w[1];
-}
-
 bool allowedNow()
 {
     return !at::globalContext().deterministicAlgorithms() &&
@@ -526,6 +507,27 @@ bool aligned(const at::Tensor& t)
 #endif
 
 } // namespace
+
+std::optional<std::array<std::int64_t, 4>> fusedConvOutputSizes(
+    const std::array<std::int64_t, 4>& x, const std::array<std::int64_t, 4>& w,
+    const FusedConvParams& params)
+{
+    std::array<std::int64_t, 4> y{x[0], w[0], 0, 0};
+    for (std::size_t d = 0; d < 2; ++d) {
+        if (params.stride[d] < 1 || params.dilation[d] < 1 || params.padding[d] < 0) {
+            return std::nullopt;
+        }
+        const std::int64_t span = params.dilation[d] * (w[2 + d] - 1) + 1;
+        if (x[2 + d] + 2 * params.padding[d] < span) {
+            return std::nullopt;
+        }
+        y[2 + d] = (x[2 + d] + 2 * params.padding[d] - span) / params.stride[d] + 1;
+    }
+    if (x[1] != w[1] || !std::all_of(y.begin(), y.end(), [](std::int64_t v) { return v >= 1; })) {
+        return std::nullopt;
+    }
+    return y;
+}
 
 at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Tensor& scale,
                           const at::Tensor& shift, const at::Tensor& residual,
@@ -565,9 +567,11 @@ at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Te
         sh.x[i] = x.size(std::int64_t(i));
         sh.w[i] = w.size(std::int64_t(i));
     }
-    if (!outputSizes(sh, params)) {
+    const auto ySizes = fusedConvOutputSizes(sh.x, sh.w, params);
+    if (!ySizes) {
         return {};
     }
+    sh.y = *ySizes;
     sh.affine = scale.defined();
     sh.residual = residual.defined();
     if (sh.residual && (!denseChannelsLast(residual) ||
@@ -688,9 +692,11 @@ int prebuildFusedConvPlans(const std::vector<FusedConvShape>& shapes, int thread
         j.sh.w = f.w;
         j.sh.residual = f.residual;
         j.params = f.params;
-        if (!outputSizes(j.sh, j.params)) {
+        const auto ySizes = fusedConvOutputSizes(j.sh.x, j.sh.w, j.params);
+        if (!ySizes) {
             continue;
         }
+        j.sh.y = *ySizes;
         j.key = keyOf(device, j.sh, j.params);
         if (st.plans.count(j.key) == 0 && seen.insert(j.key).second) {
             jobs.push_back(std::move(j));

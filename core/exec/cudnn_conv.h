@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace fxs::exec::detail {
@@ -42,6 +43,14 @@ struct FusedConvParams {
 at::Tensor cudnnFusedConv(const at::Tensor& x, const at::Tensor& w, const at::Tensor& scale,
                           const at::Tensor& shift, const at::Tensor& residual,
                           const FusedConvParams& params);
+
+// y's sizes (N, K, P, Q) for x (N, C, H, W), w (K, C, R, S) and the parameters, as the
+// operation graph describes them; nullopt when they make no output (a kernel wider than the
+// padded input, a stride or dilation under 1, negative padding) or the channels differ.
+// Torch-free: the CPU tests check it against LibTorch's convolution.
+std::optional<std::array<std::int64_t, 4>> fusedConvOutputSizes(
+    const std::array<std::int64_t, 4>& x, const std::array<std::int64_t, 4>& w,
+    const FusedConvParams& params);
 
 // A shape cudnnFusedConv will be called with: x's and w's sizes (NCHW, KCRS), the parameters,
 // whether a residual is added.

@@ -3,7 +3,9 @@
 // run with the option gives exactly what it gives without. The products on the GPU, against
 // LibTorch's mm for every operand layout cuBLAS reads in place and the layouts it declines, are
 // tst_cuda_run's (label gpu); how operands are described to cuBLAS is checked here, against
-// addresses.
+// addresses, and the output sizes the cuDNN convolution graphs are built with
+// (cudnn_conv.h) against LibTorch's convolution.
+#include "core/exec/cudnn_conv.h"
 #include "core/exec/direct_calls.h"
 #include "exec_test_util.h"
 #include "tests/test_file.h"
@@ -96,6 +98,63 @@ private Q_SLOTS:
         QCOMPARE(alignmentOf(0x1004), std::int64_t(4));
         QCOMPARE(alignmentOf(0x1001), std::int64_t(1));
         QCOMPARE(alignmentOf(0), std::int64_t(256));
+    }
+
+    // The sizes a fused convolution's graph gives y, for every input 1-7 x 1-6, kernel 1-3 x
+    // 1-3, stride 1-3, padding 0-2 and dilation 1-2: those of LibTorch's conv2d on the same
+    // operands; where conv2d refuses (the kernel wider than the padded input) nullopt. Bad
+    // parameters and mismatched channels are declined.
+    void fusedConvOutputSizesAreLibTorchs()
+    {
+        using exec::detail::FusedConvParams;
+        using exec::detail::fusedConvOutputSizes;
+        int compared = 0;
+        int refused = 0;
+        for (std::int64_t h = 1; h <= 7; ++h) {
+            for (std::int64_t r = 1; r <= 3; ++r) {
+                for (std::int64_t stride = 1; stride <= 3; ++stride) {
+                    for (std::int64_t pad = 0; pad <= 2; ++pad) {
+                        for (std::int64_t dil = 1; dil <= 2; ++dil) {
+                            const std::int64_t wd = 7 - h % 3; // another width
+                            const std::int64_t s = 4 - r;
+                            FusedConvParams p;
+                            p.stride = {stride, 4 - stride};
+                            p.padding = {pad, 2 - pad};
+                            p.dilation = {dil, 3 - dil};
+                            const auto y = fusedConvOutputSizes({2, 3, h, wd}, {5, 3, r, s}, p);
+                            at::Tensor out;
+                            try {
+                                out = at::conv2d(at::zeros({2, 3, h, wd}), at::zeros({5, 3, r, s}),
+                                                 {}, {p.stride[0], p.stride[1]},
+                                                 {p.padding[0], p.padding[1]},
+                                                 {p.dilation[0], p.dilation[1]});
+                            } catch (const std::exception&) {
+                                QVERIFY(!y);
+                                ++refused;
+                                continue;
+                            }
+                            QVERIFY(y);
+                            QCOMPARE(at::IntArrayRef(y->data(), 4), out.sizes());
+                            ++compared;
+                        }
+                    }
+                }
+            }
+        }
+        QVERIFY(compared > 200 && refused > 20);
+        FusedConvParams bad;
+        bad.stride = {0, 1};
+        QVERIFY(!fusedConvOutputSizes({1, 3, 8, 8}, {4, 3, 3, 3}, bad));
+        bad = FusedConvParams{};
+        bad.padding = {-1, 0};
+        QVERIFY(!fusedConvOutputSizes({1, 3, 8, 8}, {4, 3, 3, 3}, bad));
+        QVERIFY(!fusedConvOutputSizes({1, 3, 8, 8}, {4, 2, 3, 3}, FusedConvParams{}));
+        // By hand: ResNet's stem, 224 x 224 through 7 x 7, stride 2, padding 3: 112 x 112.
+        FusedConvParams stem;
+        stem.stride = {2, 2};
+        stem.padding = {3, 3};
+        QCOMPARE(fusedConvOutputSizes({16, 3, 224, 224}, {64, 3, 7, 7}, stem),
+                 (std::optional<std::array<std::int64_t, 4>>{{16, 64, 112, 112}}));
     }
 
     void cpuProductsAreLibTorchs()
