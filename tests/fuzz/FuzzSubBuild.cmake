@@ -23,7 +23,7 @@ set(fuzz_args -DFXSCOPE_FUZZ_ONLY=ON -DFXSCOPE_BUILD_GUI=OFF -DCMAKE_BUILD_TYPE=
 # its containers, so uninstrumented code cannot cause container-overflow reports; only
 # LibTorch's own leaks are suppressed (fuzz_torchscript.lsan.supp).
 set(fuzz_targets fuzz_graph_code fuzz_torch_trace fuzz_export_json fuzz_json_text
-    fuzz_profile_trace)
+    fuzz_profile_trace fuzz_pt2)
 if(Torch_DIR)
     list(APPEND fuzz_args -DFXSCOPE_FUZZ_TORCH=ON -DTorch_DIR=${Torch_DIR})
     list(APPEND fuzz_targets fuzz_torchscript)
@@ -43,6 +43,9 @@ set(FXSCOPE_FUZZ_SECONDS 10 CACHE STRING "How long CTest runs each fuzz target")
 set(fuzz_torchscript_args -max_len=65536 -dict=${CMAKE_CURRENT_LIST_DIR}/fuzz_torchscript.dict)
 set(fuzz_torchscript_supp "${CMAKE_CURRENT_LIST_DIR}/fuzz_torchscript.lsan.supp")
 set(fuzz_torchscript_env LSAN_OPTIONS=suppressions=${fuzz_torchscript_supp}:print_suppressions=0)
+# fuzz_pt2: archives up to 32 KB (the seeds are 12-15 KB) and a dictionary of zip record
+# signatures and the entry names the reader looks for.
+set(fuzz_pt2_args -max_len=32768 -dict=${CMAKE_CURRENT_LIST_DIR}/fuzz_pt2.dict)
 foreach(target IN LISTS fuzz_targets)
     set(binary "${fuzz_dir}/tests/fuzz/${target}")
     set(corpus "${CMAKE_BINARY_DIR}/fuzz-corpus/${target}")
