@@ -30,6 +30,23 @@ Error parseError(std::string message, std::string expected = {}, std::string fou
     return e;
 }
 
+// obj[key] as a string into out when present; absent leaves out as it is. A value of another
+// type is an error naming `where`.
+Status optionalString(const json& obj, const char* key, const std::string& where,
+                      std::string& out)
+{
+    const auto it = obj.find(key);
+    if (it == obj.end()) {
+        return {};
+    }
+    if (!it->is_string()) {
+        return parseError(where + "." + key + " is not a string", "a JSON string",
+                          dumpJson(*it).substr(0, 60));
+    }
+    out = it->get<std::string>();
+    return {};
+}
+
 Result<ProjectRegion> regionFromJson(const json& j, std::size_t index)
 {
     const std::string where = "regions[" + std::to_string(index) + "]";
@@ -40,7 +57,9 @@ Result<ProjectRegion> regionFromJson(const json& j, std::size_t index)
     }
     ProjectRegion r;
     r.id = j["id"].get<std::string>();
-    r.name = j.value("name", std::string());
+    if (Status st = optionalString(j, "name", where, r.name); !st) {
+        return st.error();
+    }
     if (j.contains("annotation") && j["annotation"].is_object()) {
         r.annotation = dumpJson(j["annotation"]);
     }
@@ -109,29 +128,54 @@ Result<Project> parseProject(std::string_view text)
         return parseError("project file has no schema number", "\"schema\": 1");
     }
     Project p;
+    if (!j["schema"].is_number_unsigned() || j["schema"].get<std::uint64_t>() > 1000) {
+        return parseError("project file has no schema number", "\"schema\": 1",
+                          dumpJson(j["schema"]));
+    }
     p.schema = j["schema"].get<int>();
     if (p.schema > kProjectSchema) {
         return makeError(ErrorCode::Unsupported, "project schema " + std::to_string(p.schema) +
                                                      " is newer than this fxscope reads (" +
                                                      std::to_string(kProjectSchema) + ")");
     }
-    const json source = j.value("source", json::object());
-    p.sourcePath = source.is_object() ? source.value("path", std::string()) : std::string();
-    p.sourceSha256 = source.is_object() ? source.value("sha256", std::string()) : std::string();
-    const json regions = j.value("regions", json::array());
-    if (!regions.is_array()) {
-        return parseError("\"regions\" is not a list", "a JSON array",
-                          dumpJson(regions).substr(0, 60));
-    }
-    for (std::size_t i = 0; i < regions.size(); ++i) {
-        auto r = regionFromJson(regions[i], i);
-        if (!r) {
-            return r.error();
+    // Each part, when present, of its type: a mistyped one is an error that names it, never
+    // dropped (nor an exception out of the JSON library).
+    const auto typed = [&](const char* key, bool ok, const char* expected) -> Status {
+        if (!j.contains(key) || ok) {
+            return {};
         }
-        p.regions.push_back(std::move(*r));
+        return parseError(std::string("\"") + key + "\" is not " + expected, expected,
+                          dumpJson(j[key]).substr(0, 60));
+    };
+    for (Status st : {typed("source", j.value("source", json::object()).is_object(), "an object"),
+                      typed("regions", j.value("regions", json::array()).is_array(), "a list"),
+                      typed("view_state", j.value("view_state", json::object()).is_object(),
+                            "an object")}) {
+        if (!st) {
+            return st.error();
+        }
     }
-    const json view = j.value("view_state", json::object());
-    p.viewState = view.is_object() ? dumpJson(view) : "{}";
+    if (j.contains("source")) {
+        for (Status st : {optionalString(j["source"], "path", "source", p.sourcePath),
+                          optionalString(j["source"], "sha256", "source", p.sourceSha256)}) {
+            if (!st) {
+                return st.error();
+            }
+        }
+    }
+    if (j.contains("regions")) {
+        const json& regions = j["regions"];
+        for (std::size_t i = 0; i < regions.size(); ++i) {
+            auto r = regionFromJson(regions[i], i);
+            if (!r) {
+                return r.error();
+            }
+            p.regions.push_back(std::move(*r));
+        }
+    }
+    if (j.contains("view_state")) {
+        p.viewState = dumpJson(j["view_state"]);
+    }
     return p;
 }
 

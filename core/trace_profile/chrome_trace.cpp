@@ -89,8 +89,9 @@ Status validateChromeTrace(const std::string& text)
     for (std::size_t i = 0; i < events->size(); ++i) {
         const json& e = (*events)[i];
         if (!e.is_object() || !e.contains("name") || !e.contains("ph") || !e.contains("pid") ||
-            !e.contains("tid") || !e["ph"].is_string()) {
-            return traceError("event lacks name, ph, pid or tid", i);
+            !e.contains("tid") || !e["ph"].is_string() || !e["pid"].is_number_integer() ||
+            !e["tid"].is_number_integer()) {
+            return traceError("event lacks name, ph, pid or tid (integers)", i);
         }
         const std::string ph = e["ph"];
         if (ph != "M" && (!e.contains("ts") || !e["ts"].is_number())) {

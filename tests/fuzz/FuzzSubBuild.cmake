@@ -23,7 +23,7 @@ set(fuzz_args -DFXSCOPE_FUZZ_ONLY=ON -DFXSCOPE_BUILD_GUI=OFF -DCMAKE_BUILD_TYPE=
 # its containers, so uninstrumented code cannot cause container-overflow reports; only
 # LibTorch's own leaks are suppressed (fuzz_torchscript.lsan.supp).
 set(fuzz_targets fuzz_graph_code fuzz_torch_trace fuzz_export_json fuzz_json_text
-    fuzz_profile_trace fuzz_pt2)
+    fuzz_profile_trace fuzz_pt2 fuzz_project)
 if(Torch_DIR)
     list(APPEND fuzz_args -DFXSCOPE_FUZZ_TORCH=ON -DTorch_DIR=${Torch_DIR})
     list(APPEND fuzz_targets fuzz_torchscript)

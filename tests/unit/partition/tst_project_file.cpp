@@ -107,6 +107,47 @@ private Q_SLOTS:
         QVERIFY(badRegion.error().message.find("regions[0]") != std::string::npos);
     }
 
+    // Parts of the wrong type are errors that name the part, what was expected and what was
+    // found: never an exception out of the JSON library (a number as the source path made
+    // `partition --project` abort), never a part dropped.
+    void rejectsMistypedParts()
+    {
+        struct Case {
+            const char* text;
+            const char* names;
+            const char* expected;
+            const char* found;
+        };
+        const Case cases[] = {
+            {R"({"schema": 1, "source": {"path": 5}})", "source.path", "a JSON string", "5"},
+            {R"({"schema": 1, "source": {"sha256": []}})", "source.sha256", "a JSON string",
+             "[]"},
+            {R"({"schema": 1, "source": "g.txt"})", "\"source\"", "an object", "\"g.txt\""},
+            {R"({"schema": 1, "regions": {}})", "\"regions\"", "a list", "{}"},
+            {R"({"schema": 1, "view_state": 3})", "\"view_state\"", "an object", "3"},
+            {R"({"schema": 1, "regions": [{"id": "r0", "nodes": [], "name": 7}]})",
+             "regions[0].name", "a JSON string", "7"},
+            {R"({"schema": -1})", "schema", "\"schema\": 1", "-1"},
+        };
+        for (const Case& c : cases) {
+            const auto r = parseProject(c.text);
+            QVERIFY2(!r.ok(), c.text);
+            QCOMPARE(r.error().code, ErrorCode::Parse);
+            QVERIFY2(r.error().message.find(c.names) != std::string::npos,
+                     r.error().message.c_str());
+            QCOMPARE(r.error().expected, std::string(c.expected));
+            QCOMPARE(r.error().found, std::string(c.found));
+        }
+        // Present and of their types, all are read.
+        const auto ok = parseProject(
+            R"({"schema": 1, "source": {"path": "g.txt", "sha256": "ab"}, "regions": [],)"
+            R"( "view_state": {"zoom": 2}})");
+        QVERIFY(ok.ok());
+        QCOMPARE(ok->sourcePath, std::string("g.txt"));
+        QCOMPARE(ok->sourceSha256, std::string("ab"));
+        QCOMPARE(ok->viewState, std::string(R"({"zoom":2})"));
+    }
+
     void rematchesUnchangedSource()
     {
         const std::string text = kGraph;

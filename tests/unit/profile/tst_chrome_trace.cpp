@@ -44,6 +44,11 @@ private Q_SLOTS:
             << "overlap";
         QTest::newRow("negative dur")
             << R"([{"name":"a","ph":"X","pid":0,"tid":0,"ts":0,"dur":-1}])" << "dur";
+        // A pid or tid that is not an integer is refused, not thrown on.
+        QTest::newRow("string pid")
+            << R"([{"name":"a","ph":"X","pid":"p","tid":0,"ts":0,"dur":1}])" << "pid or tid";
+        QTest::newRow("fractional tid")
+            << R"([{"name":"a","ph":"X","pid":0,"tid":0.5,"ts":0,"dur":1}])" << "pid or tid";
     }
 
     void refusesMalformed()
