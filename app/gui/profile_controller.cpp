@@ -171,6 +171,7 @@ void ProfileController::onFinished(const std::shared_ptr<Job>& job)
     }
     if (!job->error.isEmpty()) {
         m_context->showStatus(tr("Profiling failed: %1").arg(job->error), 8000);
+        m_panel->showFailure(tr("Profiling failed: %1").arg(job->error));
         Q_EMIT failed(job->error);
         return;
     }

@@ -58,6 +58,8 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     top->addWidget(m_cancel);
     top->addWidget(m_progress, 1);
     top->addWidget(m_status, 1);
+    m_status->setObjectName(QStringLiteral("profileStatus"));
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // Table and chart side by side (the dock is wide and short), the timeline under both.
     m_modules->setObjectName(QStringLiteral("profileModules"));
     m_modules->setModel(m_moduleModel);
@@ -115,10 +117,7 @@ void ProfilePanel::setProfile(profile::RuntimeProfile profile)
 {
     m_model->setProfile(std::move(profile));
     m_nodeModules.clear(); // the modules of the last profile's graph
-    m_status->setText(tr("%1 runs, median %2 ms, copy %3 GB/s")
-                          .arg(m_model->profile().repeat)
-                          .arg(ProfileModel::timeText(m_model->profile().total))
-                          .arg(m_model->profile().peaks.copyGBps, 0, 'f', 1));
+    showFailure({});       // the runs' line
     rebuildTopChart();
     rebuildLegend();
     updateWholeGraph();
@@ -288,8 +287,27 @@ void ProfilePanel::selectName(const QString& name)
     m_selecting = false;
 }
 
+void ProfilePanel::showFailure(const QString& text)
+{
+    m_failed = !text.isEmpty();
+    // Red on the palette's background, as the app's other refusals; the text wraps and can
+    // be selected (copied into a bug report).
+    m_status->setStyleSheet(m_failed ? QStringLiteral("color: #b00020;") : QString());
+    m_status->setWordWrap(m_failed);
+    const profile::RuntimeProfile& p = m_model->profile();
+    m_status->setText(m_failed            ? text
+                      : p.repeat <= 0     ? QString() // no profile yet
+                                          : tr("%1 runs, median %2 ms, copy %3 GB/s")
+                                              .arg(p.repeat)
+                                              .arg(ProfileModel::timeText(p.total))
+                                              .arg(p.peaks.copyGBps, 0, 'f', 1));
+}
+
 void ProfilePanel::setBusy(bool busy)
 {
+    if (busy && m_failed) {
+        showFailure({});
+    }
     m_progress->setVisible(busy);
     m_cancel->setVisible(busy);
     m_run->setEnabled(!busy);

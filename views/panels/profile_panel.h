@@ -67,6 +67,10 @@ public:
     // or the eager total and how to get the comparison when regions were not compiled.
     QLabel* wholeGraphLabel() const { return m_summary; }
     static QString wholeGraphText(const profile::RuntimeProfile& profile);
+    // The line beside the Profile button: the last profile's runs and median, or why the last
+    // attempt failed (showFailure), which stays until the next profile starts or is shown.
+    QLabel* statusLabel() const { return m_status; }
+    bool failureShown() const { return m_failed; }
     // Node names behind the bars of the top-N chart, largest first.
     const QStringList& topNames() const { return m_topNames; }
 
@@ -78,6 +82,9 @@ public Q_SLOTS:
     // Running: shows the progress bar and Cancel; fraction in [0, 1].
     void setBusy(bool busy);
     void setProgress(double fraction, const QString& phase);
+    // Why profiling failed, in the panel (not only the status bar, whose message goes away):
+    // an earlier profile stays shown under it.
+    void showFailure(const QString& text);
 
 Q_SIGNALS:
     void nodeSelected(const QString& name);
@@ -111,6 +118,7 @@ private:
     QStringList m_topNames;
     QHash<QString, QString> m_nodeModules; // node name -> its module's path
     bool m_selecting = false;
+    bool m_failed = false;
 };
 
 } // namespace fxs::views

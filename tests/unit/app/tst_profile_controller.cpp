@@ -20,6 +20,7 @@
 #include "views/panels/profile_panel.h"
 
 #include <QAction>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
@@ -237,6 +238,41 @@ private Q_SLOTS:
         QVERIFY(other.profile()->hasProfile());
         QVERIFY(other.profile()->panel()->model()->profile() == shown);
         QVERIFY(!other.profile()->openProfile(m_dir.path() + "/missing.fxprofile"));
+    }
+
+    // A graph the engine cannot run (a Dynamo-level graph: torch.nn.functional calls) fails to
+    // profile: the panel says why and stays saying it (the status bar's message times out),
+    // until the next profile starts; a profile that runs replaces it with its runs' line.
+    void failureStaysInThePanel()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {QStringLiteral(FXSCOPE_TEST_DATA "/fixtures/traces/gpt_cold")}));
+        QVERIFY(w.currentGraph().run >= 0);
+        QSignalSpy failed(w.profile(), &ProfileController::failed);
+        QAction* action = actionNamed(&w, "profileGraphAction");
+        QVERIFY(action != nullptr);
+        action->trigger();
+        QVERIFY(failed.wait(120000));
+        ProfilePanel* panel = w.profile()->panel();
+        QVERIFY(panel->failureShown());
+        const QString text = panel->statusLabel()->text();
+        QVERIFY2(text.contains(QStringLiteral("failed")) &&
+                     text.contains(QStringLiteral("cannot run")),
+                 qPrintable(text));
+        QVERIFY(text.contains(failed.first().at(0).toString()));
+        QTest::qWait(50);
+        QCOMPARE(panel->statusLabel()->text(), text); // no timer takes it away
+
+        panel->setBusy(true); // the next attempt starts: the failure goes
+        QVERIFY(!panel->failureShown());
+        QVERIFY(panel->statusLabel()->text().isEmpty());
+        panel->setBusy(false);
+        panel->showFailure(QStringLiteral("x"));
+        profile::RuntimeProfile p;
+        p.repeat = 3;
+        panel->setProfile(p);
+        QVERIFY(!panel->failureShown());
+        QVERIFY(panel->statusLabel()->text().startsWith(QStringLiteral("3 runs")));
     }
 
     void torchTraceRunFeedsTheTimeline()
