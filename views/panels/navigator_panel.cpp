@@ -11,18 +11,26 @@ namespace fxs::views {
 
 namespace {
 
-// Body rows elide in the middle, so a narrow dock still shows their call count
-// ("repeated_sub…0 · 24 calls"); other rows keep the view's right elision ("rank 0 · Dyn…").
-class BodyElidingDelegate : public QStyledItemDelegate {
+// Names elide in the middle, so a narrow dock keeps what tells rows apart at their ends: a
+// body's call count ("repeated_sub…0 · 24 calls"), a graph's side ("Inductor…(forward)" and
+// "Inductor…(backward)", which right elision made the same "Inductor post-…"), a log's suffix.
+class NameElidingDelegate : public QStyledItemDelegate {
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
+
+    QStyleOptionViewItem optionFor(const QModelIndex& index) const
+    {
+        QStyleOptionViewItem option;
+        option.initFrom(qobject_cast<QWidget*>(parent()));
+        initStyleOption(&option, index);
+        return option;
+    }
 
 protected:
     void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
     {
         QStyledItemDelegate::initStyleOption(option, index);
-        if (index.column() == RunTreeModel::NameColumn &&
-            index.data(RunTreeModel::BodyPathRole).isValid()) {
+        if (index.column() == RunTreeModel::NameColumn) {
             option->textElideMode = Qt::ElideMiddle;
         }
     }
@@ -53,7 +61,7 @@ NavigatorPanel::NavigatorPanel(const Workspace* workspace, QWidget* parent)
     m_view->setAllColumnsShowFocus(true);
     // Bodies sit four levels down: a narrow dock keeps more of "repeated_subgraph0 · 24 calls".
     m_view->setIndentation(14);
-    m_view->setItemDelegate(new BodyElidingDelegate(m_view));
+    m_view->setItemDelegate(new NameElidingDelegate(m_view));
     m_view->header()->setStretchLastSection(false);
     m_view->header()->setSectionResizeMode(RunTreeModel::NameColumn, QHeaderView::Stretch);
     m_view->header()->setSectionResizeMode(RunTreeModel::NodesColumn, QHeaderView::ResizeToContents);
@@ -121,6 +129,15 @@ GraphRef NavigatorPanel::firstGraph(int run) const
         }
     }
     return {};
+}
+
+QString NavigatorPanel::shownName(const QModelIndex& sourceIndex, int width) const
+{
+    const QModelIndex index = m_proxy->mapFromSource(sourceIndex.siblingAtColumn(
+        RunTreeModel::NameColumn));
+    const auto* delegate = static_cast<const NameElidingDelegate*>(m_view->itemDelegate());
+    const QStyleOptionViewItem option = delegate->optionFor(index);
+    return option.fontMetrics.elidedText(option.text, option.textElideMode, width);
 }
 
 } // namespace fxs::views

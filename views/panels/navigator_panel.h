@@ -26,6 +26,9 @@ public:
     // The first graph of the tree in display order (of one run when run >= 0), invalid if
     // none; for "show something after opening".
     GraphRef firstGraph(int run = -1) const;
+    // The name of a row (a source-model index) as the dock draws it in `width` pixels:
+    // elided in the middle, so rows that differ only at their ends still differ.
+    QString shownName(const QModelIndex& sourceIndex, int width) const;
 
 Q_SIGNALS:
     void graphActivated(fxs::views::GraphRef ref);

@@ -272,6 +272,38 @@ private Q_SLOTS:
         QVERIFY(w.problemsPanel()->summaryText().contains(QString::number(problems->rowCount())));
     }
 
+    // In a narrow Navigator the two "Inductor post-grad" graphs of a training compile still
+    // differ: names elide in the middle and keep "(forward)" and "(backward)" (right elision
+    // drew both as "Inductor post-…").
+    void navigatorNamesKeepTheirEnds()
+    {
+        MainWindow w;
+        QVERIFY(openAndWait(w, {trace("gpt_cold")}));
+        const auto* model = w.navigator()->model();
+        std::vector<QModelIndex> rows;
+        std::vector<QModelIndex> todo{QModelIndex()};
+        while (!todo.empty()) {
+            const QModelIndex parent = todo.back();
+            todo.pop_back();
+            for (int r = 0; r < model->rowCount(parent); ++r) {
+                const QModelIndex i = model->index(r, 0, parent);
+                if (i.data().toString().startsWith(QStringLiteral("Inductor post-grad"))) {
+                    rows.push_back(i);
+                }
+                todo.push_back(i);
+            }
+        }
+        QCOMPARE(rows.size(), std::size_t(2));
+        const int width = 120;
+        const QString a = w.navigator()->shownName(rows[0], width);
+        const QString b = w.navigator()->shownName(rows[1], width);
+        QVERIFY2(a.contains(QChar(0x2026)) && b.contains(QChar(0x2026)),
+                 qPrintable(a + " | " + b)); // elided at this width
+        QVERIFY2(a != b, qPrintable(a));
+        QVERIFY2(a.endsWith(QStringLiteral("ward)")) && b.endsWith(QStringLiteral("ward)")),
+                 qPrintable(a + " | " + b));
+    }
+
     void cancelStopsALoad()
     {
         MainWindow w;
