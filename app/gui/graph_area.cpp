@@ -59,8 +59,10 @@ QWidget* GraphArea::makeWelcome()
     auto* page = new QWidget(this);
     auto* layout = new QVBoxLayout(page);
     auto* text = new QLabel(
-        tr("<h2>fxscope</h2><p>Open a TORCH_TRACE log or directory, or a file of printed graph "
-           "code,<br>with <b>File › Open</b> or by dropping it here.</p>"),
+        tr("<h2>fxscope</h2><p>Open a TORCH_TRACE log or directory, a file of printed graph "
+           "code,<br>a TorchScript <tt>.pt</tt>, a <tt>torch.export</tt> <tt>.pt2</tt> or an "
+           "<tt>.fxscope</tt> project —<br>and a <tt>torch.profiler</tt> trace with its log — "
+           "with <b>File › Open</b> or by dropping them here.</p>"),
         page);
     text->setAlignment(Qt::AlignCenter);
     text->setTextFormat(Qt::RichText);
