@@ -2,6 +2,8 @@
 
 #include "views/panels/python_highlighter.h"
 
+#include "core/graph/graph_printer.h"
+
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QPlainTextEdit>
@@ -35,10 +37,15 @@ void CodePanel::setGraph(graph::GraphPtr graph, std::vector<CodeText> outputCode
     m_graph = std::move(graph);
     m_outputCode = std::move(outputCode);
     m_node = graph::kNoNode;
+    // A graph read from a torch.export program or a TorchScript module has no text of its
+    // own: it is shown printed as graph code (printGraphCode; linear in its nodes).
+    m_printed = m_graph && m_graph->text().empty()
+                    ? QString::fromStdString(graph::printGraphCode(*m_graph))
+                    : QString();
     const QSignalBlocker block(m_sources);
     m_sources->clear();
-    m_sources->addItem(m_graph && !m_graph->text().empty() ? tr("Graph code")
-                                                           : tr("Graph code (not kept)"));
+    m_sources->addItem(!m_graph || m_printed.isEmpty() ? tr("Graph code")
+                                                       : tr("Graph code (printed by fxscope)"));
     for (const auto& code : m_outputCode) {
         m_sources->addItem(code.title);
     }
@@ -72,7 +79,9 @@ void CodePanel::showSource(int index)
     m_highlighted = 0;
     m_editor->setExtraSelections({});
     if (index <= 0) {
-        m_editor->setPlainText(m_graph ? QString::fromStdString(m_graph->text()) : QString());
+        m_editor->setPlainText(!m_graph              ? QString()
+                               : m_printed.isEmpty() ? QString::fromStdString(m_graph->text())
+                                                     : m_printed);
     } else if (static_cast<std::size_t>(index) <= m_outputCode.size()) {
         m_editor->setPlainText(m_outputCode[static_cast<std::size_t>(index - 1)].text);
     }
@@ -89,7 +98,9 @@ void CodePanel::showNode(graph::NodeId id)
     m_node = id;
     const graph::Node& node = m_graph->node(id);
     int line = -1;
-    if (m_sources->currentIndex() <= 0) {
+    if (m_sources->currentIndex() <= 0 && !m_printed.isEmpty()) {
+        line = findStatement(m_printed, QString::fromStdString(node.name));
+    } else if (m_sources->currentIndex() <= 0) {
         line = node.line > 0 ? node.line - m_graph->firstLine() : -1;
     } else {
         line = findNodeInOutputCode(m_editor->toPlainText(), QString::fromStdString(node.name));
@@ -115,6 +126,24 @@ void CodePanel::highlightLine(int zeroBasedLine)
     m_editor->setTextCursor(QTextCursor(block));
     m_editor->centerCursor();
     m_highlighted = zeroBasedLine + 1;
+}
+
+int CodePanel::findStatement(const QString& text, const QString& name)
+{
+    if (name.isEmpty()) {
+        return -1;
+    }
+    // `name = ...` or `name: "f32[4]" = ...` at the start of a line.
+    const QRegularExpression statement(
+        QStringLiteral("^\\s*%1(\\s*:\\s*\"[^\"]*\")?\\s*=[^=]")
+            .arg(QRegularExpression::escape(name)));
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    for (int i = 0; i < lines.size(); ++i) {
+        if (statement.match(lines[i]).hasMatch()) {
+            return i;
+        }
+    }
+    return -1;
 }
 
 int CodePanel::findNodeInOutputCode(const QString& text, const QString& name)

@@ -43,6 +43,9 @@ public:
 
     // 0-based line in `text` that names node `name` in Inductor output code, or -1.
     static int findNodeInOutputCode(const QString& text, const QString& name);
+    // The 0-based line of node `name`'s statement in printed graph code, -1 when none (a
+    // placeholder is in the signature).
+    static int findStatement(const QString& text, const QString& name);
 
 private:
     void showSource(int index);
@@ -53,6 +56,7 @@ private:
     PythonHighlighter* m_highlighter;
     graph::GraphPtr m_graph;
     std::vector<CodeText> m_outputCode;
+    QString m_printed; // the graph printed, when it has no text of its own
     graph::NodeId m_node = graph::kNoNode;
     int m_highlighted = 0;
 };

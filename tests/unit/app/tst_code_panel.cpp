@@ -1,6 +1,7 @@
 // CodePanel: graph code with the selected node's line highlighted (relative to the graph's
 // first line), output code sources, Inductor's node comments found by name.
 #include "core/io/graph_code_parser.h"
+#include "core/io/pt2_reader.h"
 #include "tests/test_file.h"
 #include "views/panels/code_panel.h"
 
@@ -36,6 +37,39 @@ private Q_SLOTS:
         QCOMPARE(panel.highlightedLine(), 0); // the output code does not name cos
         panel.clear();
         QCOMPARE(panel.currentText(), QString());
+    }
+
+    // A graph without text of its own (a torch.export program) is shown printed as graph code:
+    // the source says so, the selected node's statement is highlighted; a placeholder (in the
+    // signature) highlights nothing.
+    void printsGraphsWithoutCode()
+    {
+        auto read = io::readPt2(FXSCOPE_TEST_DATA "/recorded/export/cnn_bn.pt2");
+        QVERIFY(read.ok() && read->graph);
+        QVERIFY(read->graph->text().empty());
+        CodePanel panel;
+        panel.setGraph(read->graph);
+        QCOMPARE(panel.sourceCount(), 1);
+        const QString code = panel.currentText();
+        QVERIFY(code.contains(QStringLiteral("def forward(")));
+        const auto conv = read->graph->find("conv2d");
+        QVERIFY(conv);
+        panel.showNode(*conv);
+        QVERIFY(panel.highlightedLine() > 0);
+        const QString line = code.split(QLatin1Char('\n')).at(panel.highlightedLine() - 1);
+        QVERIFY2(line.trimmed().startsWith(QStringLiteral("conv2d")) &&
+                     line.contains(QStringLiteral("torch.ops.aten.conv2d")),
+                 qPrintable(line));
+        panel.showNode(*read->graph->find("x"));
+        QCOMPARE(panel.highlightedLine(), 0);
+        // By hand: a statement with and without its meta; a longer name is not the node.
+        const QString printed = QStringLiteral("    def forward(self, x):\n"
+                                               "        relu_1 = torch.ops.aten.relu.default(x)\n"
+                                               "        relu: \"f32[4]\" = x.relu()\n"
+                                               "        return (relu == relu_1,)\n");
+        QCOMPARE(CodePanel::findStatement(printed, QStringLiteral("relu")), 2);
+        QCOMPARE(CodePanel::findStatement(printed, QStringLiteral("relu_1")), 1);
+        QCOMPARE(CodePanel::findStatement(printed, QStringLiteral("x")), -1);
     }
 
     void findsNodesInOutputCode()
