@@ -108,6 +108,18 @@ void AppContext::showStatus(const QString& text, int timeoutMs)
     Q_EMIT statusShown(text, timeoutMs);
 }
 
+void AppContext::reportOpenFailure(const QString& path, const QString& what, const Error& error)
+{
+    Diagnostic d;
+    d.file = path.toStdString();
+    d.message = tr("could not open the %1: %2").arg(what, QString::fromStdString(error.message))
+                    .toStdString();
+    d.expected = error.expected;
+    d.found = error.found;
+    showStatus(QString::fromStdString(d.toString()), 10000);
+    m_workspace->reportProblem(std::move(d));
+}
+
 void AppContext::addStatusWidget(QWidget* widget)
 {
     m_host->statusBar()->addPermanentWidget(widget);

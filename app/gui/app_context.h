@@ -11,6 +11,7 @@
 #include "core/remote/remote_tier.h"
 #include "core/graph/graph.h"
 #include "core/structure/module_tree.h"
+#include "core/util/error.h"
 #include "views/graph/graph_view.h"
 #include "views/models/graph_decorations.h"
 #include "views/models/node_selection_model.h"
@@ -98,6 +99,9 @@ public:
     // The status line: a transient message (also emitted as statusShown, for tests) and
     // permanent widgets (progress bars, Cancel buttons).
     void showStatus(const QString& text, int timeoutMs = 5000);
+    // A file the user asked to open that could not be: the status bar says so for a while and
+    // the Problems dock keeps it (file, what went wrong, expected and found). `what`: "project".
+    void reportOpenFailure(const QString& path, const QString& what, const Error& error);
     void addStatusWidget(QWidget* widget);
 
     // A bottom dock for panel (objectName set), tabbed with the Cache dock when there is one.

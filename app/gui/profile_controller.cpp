@@ -299,9 +299,7 @@ bool ProfileController::openProfile(const QString& path)
 {
     auto loaded = profile::loadProfile(path.toStdString());
     if (!loaded) {
-        m_context->showStatus(
-            tr("Could not open %1: %2").arg(path, QString::fromStdString(loaded.error().toString())),
-            8000);
+        m_context->reportOpenFailure(path, tr("saved profile"), loaded.error());
         return false;
     }
     QString message = tr("Opened profile %1").arg(path);

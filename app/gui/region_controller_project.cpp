@@ -133,10 +133,7 @@ bool RegionController::openProject(const QString& path, QStringList* loadWith)
 {
     auto loaded = partition::loadProject(path.toStdString());
     if (!loaded.ok()) {
-        m_context->showStatus(
-            tr("Could not open %1: %2")
-                .arg(path, QString::fromStdString(loaded.error().toString())),
-            10000);
+        m_context->reportOpenFailure(path, tr("project"), loaded.error());
         return false;
     }
     auto project = std::make_shared<partition::Project>(std::move(loaded).value());

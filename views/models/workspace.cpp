@@ -103,6 +103,14 @@ void Workspace::reportParsed(GraphRef ref)
     Q_EMIT graphReady(ref);
 }
 
+void Workspace::reportProblem(Diagnostic problem)
+{
+    const int row = static_cast<int>(m_diagnostics.size());
+    Q_EMIT diagnosticsAboutToBeAdded(row, row);
+    m_diagnostics.add(std::move(problem));
+    Q_EMIT diagnosticsAdded();
+}
+
 void Workspace::reportParsedGraphs(int run)
 {
     if (run < 0 || static_cast<std::size_t>(run) >= m_runs.size()) {

@@ -68,6 +68,9 @@ public:
     // reportParsed for every graph of the run (a job's parse may read several: a backward
     // graph's structure reads its forward graph).
     void reportParsedGraphs(int run);
+    // A problem found outside a load (a project or saved profile that could not be opened):
+    // joins diagnostics() like a load's, so the Problems dock keeps it.
+    void reportProblem(Diagnostic problem);
     const model::CacheLookup* lookup(LookupRef ref) const;
     // "1_cold.log" for runs, the file name for standalone graphs.
     QString runName(int run) const;

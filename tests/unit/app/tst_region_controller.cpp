@@ -19,6 +19,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QFile>
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
@@ -303,6 +304,28 @@ private Q_SLOTS:
         QVERIFY(named);
         QCOMPARE(w.regions()->currentDocument()->regions().size(), std::size_t(1));
         QCOMPARE(w.regions()->currentDocument()->regions()[0].nodeCount(), std::size_t(2));
+    }
+
+    // A project that cannot be opened (a part of the wrong type) is refused with the reason,
+    // and the Problems dock keeps it: the file, what went wrong, expected and found.
+    void unreadableProjectGoesToProblems()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.fxscope"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"schema": 1, "source": {"path": 5}})");
+        f.close();
+        MainWindow w;
+        QVERIFY(!w.regions()->openProject(path));
+        const auto& items = w.workspace()->diagnostics().items();
+        QCOMPARE(items.size(), std::size_t(1));
+        QCOMPARE(items[0].file, path.toStdString());
+        QVERIFY2(items[0].message.find("could not open the project") != std::string::npos &&
+                     items[0].message.find("source.path") != std::string::npos,
+                 items[0].message.c_str());
+        QCOMPARE(items[0].expected, std::string("a JSON string"));
+        QCOMPARE(items[0].found, std::string("5"));
     }
 };
 
