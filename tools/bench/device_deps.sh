@@ -34,5 +34,5 @@ rm -rf "$Q"
 mkdir -p "$Q"
 (cd "$Q" && apt-get download -q qt6-base-dev qt6-base-dev-tools libqt6core6 libqt6test6 \
   libicu72 libdouble-conversion3 libpcre2-16-0 libb2-1 libgomp1 libglib2.0-0 qmake6 qmake6-bin \
-  2>/dev/null)
+  libstdc++6 libgcc-s1 2>/dev/null)
 du -sh "$Q"

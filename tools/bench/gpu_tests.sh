@@ -16,12 +16,16 @@ B=${FXSCOPE_TEST_BUILD:-/tmp/fxt}
 if [ ! -d "$Q/usr" ]; then
   mkdir -p "$Q"
   for deb in build-qt-debs/*.deb; do
+    # Debian's C++ runtime goes aside: it is used only where the machine's is older (below).
+    to=$Q
+    case $(basename "$deb") in libstdc++6_* | libgcc-s1_*) to=$Q/runtime ;; esac
+    mkdir -p "$to"
     if command -v dpkg-deb > /dev/null; then
-      dpkg-deb -x "$deb" "$Q"
+      dpkg-deb -x "$deb" "$to"
     else # ar and tar: the package's data member, whichever compression it has
       member=$(ar t "$deb" | grep '^data\.tar')
-      ar p "$deb" "$member" | tar -xa -C "$Q" -f - 2> /dev/null ||
-        ar p "$deb" "$member" | tar -xJ -C "$Q" -f -
+      ar p "$deb" "$member" | tar -xa -C "$to" -f - 2> /dev/null ||
+        ar p "$deb" "$member" | tar -xJ -C "$to" -f -
     fi
   done
   # Absolute links (x86_64-linux-gnu-qmake6 -> /usr/lib/qt6/bin/qmake6) stay inside $Q.
@@ -30,6 +34,17 @@ fi
 QLIB=$Q/usr/lib/x86_64-linux-gnu
 export PATH=$PATH:$D/bin
 export LD_LIBRARY_PATH=$QLIB:$D/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Qt's packages need GCC 12's C++ runtime (GLIBCXX_3.4.30). A machine whose own is older gets
+# Debian's, which is backward compatible; a newer one is never replaced by it.
+have_cxx=0
+for f in /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /lib/x86_64-linux-gnu/libstdc++.so.6 \
+  /usr/lib64/libstdc++.so.6; do
+  [ -e "$f" ] && grep -q GLIBCXX_3.4.30 "$f" && have_cxx=1
+done
+if [ "$have_cxx" = 0 ]; then
+  echo "this machine's C++ runtime is older than GCC 12's: using Debian's for the tests"
+  export LD_LIBRARY_PATH=$Q/runtime/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH
+fi
 export PKG_CONFIG_PATH=$D/usr/lib/x86_64-linux-gnu/pkgconfig:$D/usr/share/pkgconfig
 export PKG_CONFIG_SYSROOT_DIR=$D
 TD=${TORCH_DIR:-$(python3 -c 'import torch.utils;print(torch.utils.cmake_prefix_path)')/Torch}
