@@ -1,6 +1,8 @@
 #include "app/gui/profile_controller.h"
 
 #include "app/gui/app_context.h"
+#include "app/gui/shown_graph.h"
+#include "core/model/lookup_graphs.h"
 #include "core/cache/cache_store.h"
 #include "core/trace_profile/chrome_trace.h"
 #include "core/trace_profile/compile_profile.h"
@@ -21,6 +23,7 @@ namespace fxs::app {
 
 struct ProfileController::Job {
     graph::GraphPtr graph;
+    views::GraphRef ref; // the workspace graph profiled (invalid: a body, a region document's)
     std::vector<partition::Region> regions;
     profile::ProfileOptions options;
     std::string cachePath;
@@ -42,6 +45,25 @@ ProfileController::ProfileController(AppContext* context)
     createActions();
     connect(m_panel, &views::ProfilePanel::profileRequested, this, [this] { profileGraph(); });
     connect(m_panel, &views::ProfilePanel::cancelRequested, this, &ProfileController::cancel);
+    // The failure's link: show the runnable counterpart, and profile it once it is shown.
+    connect(m_panel, &views::ProfilePanel::alternativeRequested, this, [this] {
+        if (!m_alternative.valid() || isRunning()) {
+            return;
+        }
+        m_profileWhenShown = m_alternative;
+        m_context->requestGraph(m_alternative); // the window shows it, as the Navigator would
+    });
+    connect(context->shownGraph(), &ShownGraph::stateChanged, this, [this](ShownGraph::State s) {
+        const ShownGraph* shown = m_context->shownGraph();
+        if (!m_profileWhenShown.valid() || s != ShownGraph::State::Shown) {
+            return;
+        }
+        const bool same = shown->ref() == m_profileWhenShown;
+        m_profileWhenShown = {};
+        if (same) {
+            profileGraph();
+        }
+    });
     connect(m_panel, &views::ProfilePanel::moduleSelected, this,
             &ProfileController::moduleSelected);
     connect(&m_jobs, &jobs::JobTracker::progress, this,
@@ -98,6 +120,7 @@ bool ProfileController::profileGraph()
     }
     auto job = std::make_shared<Job>();
     job->graph = g;
+    job->ref = g == onScreen ? m_context->currentGraph() : views::GraphRef{};
     job->regions = doc != nullptr ? doc->regions() : std::vector<partition::Region>{};
     job->options.repeat = m_repeat;
     job->options.compileRegions = m_compileRegions && !job->regions.empty();
@@ -156,6 +179,29 @@ bool ProfileController::profileGraph()
     return true;
 }
 
+views::GraphRef ProfileController::runnableCounterpart(views::GraphRef ref) const
+{
+    const views::Workspace* ws = m_context->workspace();
+    const model::GraphArtifact* a = ws->artifact(ref);
+    static constexpr std::string_view kDynamoLevel[] = {
+        "dynamo_output_graph", "before_pre_grad_graph", "after_pre_grad_graph",
+        "inductor_pre_grad_graph"};
+    if (a == nullptr || ref.run < 0 ||
+        std::find(std::begin(kDynamoLevel), std::end(kDynamoLevel), a->kind) ==
+            std::end(kDynamoLevel)) {
+        return {};
+    }
+    const model::Run& run = *ws->runs()[static_cast<std::size_t>(ref.run)];
+    for (const char* kind : {"aot_forward_graph", "aot_inference_graph"}) {
+        for (int i : model::graphsOfKind(run, a->compileId, kind)) {
+            if (run.graphs[static_cast<std::size_t>(i)].rank == a->rank) {
+                return {ref.run, i};
+            }
+        }
+    }
+    return {};
+}
+
 void ProfileController::cancel()
 {
     m_jobs.cancel();
@@ -171,7 +217,12 @@ void ProfileController::onFinished(const std::shared_ptr<Job>& job)
     }
     if (!job->error.isEmpty()) {
         m_context->showStatus(tr("Profiling failed: %1").arg(job->error), 8000);
-        m_panel->showFailure(tr("Profiling failed: %1").arg(job->error));
+        m_alternative = runnableCounterpart(job->ref);
+        const views::Workspace* ws = m_context->workspace();
+        m_panel->showFailure(tr("Profiling failed: %1").arg(job->error),
+                             m_alternative.valid()
+                                 ? tr("Profile %1 instead").arg(ws->graphTitle(m_alternative))
+                                 : QString());
         Q_EMIT failed(job->error);
         return;
     }

@@ -13,6 +13,7 @@
 #include "core/profile/profile_reuse.h"
 #include "core/profile/runtime_profile.h"
 #include "views/jobs/job_tracker.h"
+#include "views/models/workspace.h"
 
 #include <QObject>
 #include <QString>
@@ -84,6 +85,10 @@ private:
     void onViewNodeSelected(graph::NodeId id);
     void exportDialog();
     void openDialog();
+    // For a graph the engine cannot run (Dynamo-level: torch.nn.functional calls), the AOT
+    // graph of the same compile and rank that it can (forward, else inference); invalid
+    // when there is none.
+    views::GraphRef runnableCounterpart(views::GraphRef ref) const;
 
     AppContext* m_context;
     views::ProfilePanel* m_panel;
@@ -100,6 +105,8 @@ private:
     graph::GraphPtr m_graph; // the graph the shown profile was taken on (null: loaded file)
     std::vector<partition::Region> m_regions;
     int m_compileRun = -2; // run whose compile profile the timeline shows
+    views::GraphRef m_alternative;   // offered after a failure (showFailure's link)
+    views::GraphRef m_profileWhenShown; // requested through that link: profiled once shown
 };
 
 } // namespace fxs::app

@@ -59,7 +59,9 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     top->addWidget(m_progress, 1);
     top->addWidget(m_status, 1);
     m_status->setObjectName(QStringLiteral("profileStatus"));
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse |
+                                      Qt::LinksAccessibleByKeyboard);
+    connect(m_status, &QLabel::linkActivated, this, [this] { Q_EMIT alternativeRequested(); });
     // Table and chart side by side (the dock is wide and short), the timeline under both.
     m_modules->setObjectName(QStringLiteral("profileModules"));
     m_modules->setModel(m_moduleModel);
@@ -287,7 +289,7 @@ void ProfilePanel::selectName(const QString& name)
     m_selecting = false;
 }
 
-void ProfilePanel::showFailure(const QString& text)
+void ProfilePanel::showFailure(const QString& text, const QString& alternative)
 {
     m_failed = !text.isEmpty();
     // Red on the palette's background, as the app's other refusals; the text wraps and can
@@ -295,6 +297,13 @@ void ProfilePanel::showFailure(const QString& text)
     m_status->setStyleSheet(m_failed ? QStringLiteral("color: #b00020;") : QString());
     m_status->setWordWrap(m_failed);
     const profile::RuntimeProfile& p = m_model->profile();
+    if (m_failed && !alternative.isEmpty()) {
+        m_status->setTextFormat(Qt::RichText);
+        m_status->setText(text.toHtmlEscaped() + QStringLiteral(" — <a href=\"#alternative\">") +
+                          alternative.toHtmlEscaped() + QStringLiteral("</a>"));
+        return;
+    }
+    m_status->setTextFormat(Qt::PlainText);
     m_status->setText(m_failed            ? text
                       : p.repeat <= 0     ? QString() // no profile yet
                                           : tr("%1 runs, median %2 ms, copy %3 GB/s")

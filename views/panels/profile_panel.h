@@ -83,8 +83,9 @@ public Q_SLOTS:
     void setBusy(bool busy);
     void setProgress(double fraction, const QString& phase);
     // Why profiling failed, in the panel (not only the status bar, whose message goes away):
-    // an earlier profile stays shown under it.
-    void showFailure(const QString& text);
+    // an earlier profile stays shown under it. With `alternative`, a link after the text
+    // ("Profile 0/0 · AOT forward instead") that emits alternativeRequested.
+    void showFailure(const QString& text, const QString& alternative = {});
 
 Q_SIGNALS:
     void nodeSelected(const QString& name);
@@ -92,6 +93,7 @@ Q_SIGNALS:
     void moduleSelected(const QString& path); // "model.layers.3.mlp"
     void profileRequested();
     void cancelRequested();
+    void alternativeRequested();
 
 private:
     void rebuildTopChart();

@@ -16,6 +16,7 @@
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_view.h"
 #include "views/panels/bar_list.h"
+#include "views/panels/navigator_panel.h"
 #include "views/panels/phase_timeline.h"
 #include "views/panels/profile_panel.h"
 
@@ -242,7 +243,8 @@ private Q_SLOTS:
 
     // A graph the engine cannot run (a Dynamo-level graph: torch.nn.functional calls) fails to
     // profile: the panel says why and stays saying it (the status bar's message times out),
-    // until the next profile starts; a profile that runs replaces it with its runs' line.
+    // with a link that profiles the compile's AOT forward graph instead; the next profile's
+    // start takes the failure away, a profile that runs shows its runs' line.
     void failureStaysInThePanel()
     {
         MainWindow w;
@@ -259,13 +261,29 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("failed")) &&
                      text.contains(QStringLiteral("cannot run")),
                  qPrintable(text));
-        QVERIFY(text.contains(failed.first().at(0).toString()));
+        QVERIFY(text.contains(failed.first().at(0).toString().toHtmlEscaped()));
         QTest::qWait(50);
         QCOMPARE(panel->statusLabel()->text(), text); // no timer takes it away
+        // The link offers the compile's AOT forward graph, which the engine runs; following it
+        // shows that graph and profiles it.
+        QVERIFY2(text.contains(QStringLiteral("Profile 0/0 · AOT forward instead")),
+                 qPrintable(text));
+        QSignalSpy done(w.profile(), &ProfileController::finished);
+        Q_EMIT panel->alternativeRequested();
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.first().at(0).toBool(), false);
+        QCOMPARE(w.workspace()->artifact(w.currentGraph())->kind,
+                 std::string("aot_forward_graph"));
+        QVERIFY(w.navigator()->currentGraph() == w.currentGraph()); // shown as if picked there
+        QVERIFY(!panel->failureShown());
+        QVERIFY(!panel->model()->profile().nodes.empty());
+        const QString afterwards = panel->statusLabel()->text();
 
+        QVERIFY(afterwards.contains(QStringLiteral(" runs, median ")));
+        panel->showFailure(QStringLiteral("y"));
         panel->setBusy(true); // the next attempt starts: the failure goes
         QVERIFY(!panel->failureShown());
-        QVERIFY(panel->statusLabel()->text().isEmpty());
+        QCOMPARE(panel->statusLabel()->text(), afterwards); // the last profile's line again
         panel->setBusy(false);
         panel->showFailure(QStringLiteral("x"));
         profile::RuntimeProfile p;
