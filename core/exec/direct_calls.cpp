@@ -73,6 +73,20 @@ struct Cublas {
     bool ok() const { return create && setStream && setWorkspace && setMathMode && sgemm; }
 };
 
+const Cublas& cublas()
+{
+    static const Cublas c = [] {
+        Cublas x;
+        findInProcess(x.create, "cublasCreate_v2");
+        findInProcess(x.setStream, "cublasSetStream_v2");
+        findInProcess(x.setWorkspace, "cublasSetWorkspace_v2");
+        findInProcess(x.setMathMode, "cublasSetMathMode");
+        findInProcess(x.sgemm, "cublasSgemm_v2");
+        return x;
+    }();
+    return c;
+}
+
 // cuBLASLt's, for addmm with its bias in the epilogue.
 struct CublasLt {
     decltype(&cublasLtCreate) create = nullptr;
@@ -125,20 +139,6 @@ struct LtPlan {
     cublasLtMatrixLayout_t c = nullptr;
     cublasLtMatmulAlgo_t algo{};
 };
-
-const Cublas& cublas()
-{
-    static const Cublas c = [] {
-        Cublas x;
-        findInProcess(x.create, "cublasCreate_v2");
-        findInProcess(x.setStream, "cublasSetStream_v2");
-        findInProcess(x.setWorkspace, "cublasSetWorkspace_v2");
-        findInProcess(x.setMathMode, "cublasSetMathMode");
-        findInProcess(x.sgemm, "cublasSgemm_v2");
-        return x;
-    }();
-    return c;
-}
 
 // A handle for one device, set up as LibTorch sets up its own for mm (the workspace size
 // LibTorch chooses, its math mode for float32) but only when something changed: LibTorch's

@@ -124,15 +124,14 @@ Result<Project> parseProject(std::string_view text)
     if (!j.is_object()) {
         return parseError("not a project file: the text is not a JSON object");
     }
-    if (!j.contains("schema") || !j["schema"].is_number_integer()) {
-        return parseError("project file has no schema number", "\"schema\": 1");
+    const auto schema = j.find("schema");
+    if (schema == j.end() || !schema->is_number_unsigned() ||
+        schema->get<std::uint64_t>() > 1000) {
+        return parseError("project file has no schema number", "\"schema\": 1",
+                          schema == j.end() ? std::string() : dumpJson(*schema));
     }
     Project p;
-    if (!j["schema"].is_number_unsigned() || j["schema"].get<std::uint64_t>() > 1000) {
-        return parseError("project file has no schema number", "\"schema\": 1",
-                          dumpJson(j["schema"]));
-    }
-    p.schema = j["schema"].get<int>();
+    p.schema = schema->get<int>();
     if (p.schema > kProjectSchema) {
         return makeError(ErrorCode::Unsupported, "project schema " + std::to_string(p.schema) +
                                                      " is newer than this fxscope reads (" +
@@ -140,19 +139,17 @@ Result<Project> parseProject(std::string_view text)
     }
     // Each part, when present, of its type: a mistyped one is an error that names it, never
     // dropped (nor an exception out of the JSON library).
-    const auto typed = [&](const char* key, bool ok, const char* expected) -> Status {
-        if (!j.contains(key) || ok) {
-            return {};
-        }
-        return parseError(std::string("\"") + key + "\" is not " + expected, expected,
-                          dumpJson(j[key]).substr(0, 60));
+    struct Part {
+        const char* key;
+        bool object; // else a list
     };
-    for (Status st : {typed("source", j.value("source", json::object()).is_object(), "an object"),
-                      typed("regions", j.value("regions", json::array()).is_array(), "a list"),
-                      typed("view_state", j.value("view_state", json::object()).is_object(),
-                            "an object")}) {
-        if (!st) {
-            return st.error();
+    for (const Part part : {Part{"source", true}, Part{"regions", false},
+                            Part{"view_state", true}}) {
+        const auto it = j.find(part.key);
+        if (it != j.end() && !(part.object ? it->is_object() : it->is_array())) {
+            const char* expected = part.object ? "an object" : "a list";
+            return parseError(std::string("\"") + part.key + "\" is not " + expected, expected,
+                              dumpJson(*it).substr(0, 60));
         }
     }
     if (j.contains("source")) {

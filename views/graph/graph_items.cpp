@@ -144,7 +144,19 @@ GroupItem::GroupItem(layout::GroupId id, QSizeF size, QString title, QString sub
     setZValue(2);
     setAcceptedMouseButtons(Qt::LeftButton);
     setCursor(Qt::PointingHandCursor);
-    setToolTip(QObject::tr("%1\n%2 — double-click to expand").arg(m_title, m_subtitle));
+    setToolTip(toolTipText());
+}
+
+QString GroupItem::toolTipText() const
+{
+    QString tip = QObject::tr("%1\n%2 — double-click to expand").arg(m_title, m_subtitle);
+    if (m_overlay) {
+        tip += m_note.isEmpty() ? QObject::tr("\nColoured as its slowest node")
+                                : QObject::tr("\nIts nodes: %1 in all; coloured as its slowest "
+                                              "node")
+                                      .arg(m_note);
+    }
+    return tip;
 }
 
 QRectF GroupItem::boundingRect() const
@@ -196,14 +208,7 @@ void GroupItem::setOverlay(std::optional<QColor> color, QString note)
     }
     m_overlay = std::move(color);
     m_note = std::move(note);
-    QString tip = QObject::tr("%1\n%2 — double-click to expand").arg(m_title, m_subtitle);
-    if (m_overlay) {
-        tip += m_note.isEmpty() ? QObject::tr("\nColoured as its slowest node")
-                                : QObject::tr("\nIts nodes: %1 in all; coloured as its slowest "
-                                              "node")
-                                      .arg(m_note);
-    }
-    setToolTip(tip);
+    setToolTip(toolTipText());
     update();
 }
 

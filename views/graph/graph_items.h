@@ -94,6 +94,7 @@ protected:
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
 
 private:
+    QString toolTipText() const; // its label, and what setOverlay marked
     layout::GroupId m_id;
     QRectF m_rect;
     QString m_title;

@@ -326,8 +326,7 @@ void GraphScene::setOverlays(const std::unordered_map<graph::NodeId, QColor>& co
     }
     struct GroupHeat {
         std::optional<QColor> color;
-        double sum = 0;
-        bool measured = false;
+        std::optional<double> sum; // of the amounts given for its nodes
     };
     std::unordered_map<GroupItem*, GroupHeat> heat;
     for (const auto& [id, colour] : colors) {
@@ -342,8 +341,8 @@ void GraphScene::setOverlays(const std::unordered_map<graph::NodeId, QColor>& co
     }
     for (const auto& [id, value] : amounts.values) {
         if (auto* g = qgraphicsitem_cast<GroupItem*>(itemShowing(id))) {
-            heat[g].sum += value;
-            heat[g].measured = true;
+            std::optional<double>& sum = heat[g].sum;
+            sum = sum.value_or(0.0) + value;
         }
     }
     for (auto& [id, item] : m_groups) {
@@ -352,12 +351,11 @@ void GraphScene::setOverlays(const std::unordered_map<graph::NodeId, QColor>& co
             item->setOverlay(std::nullopt, QString());
             continue;
         }
-        const double v = it->second.sum;
-        const QString note = it->second.measured
-                                 ? QStringLiteral("%1 %2").arg(
-                                       QString::number(v, 'f', v >= 100 ? 0 : v >= 10 ? 1 : 2),
-                                       amounts.unit)
-                                 : QString();
+        const std::optional<double> v = it->second.sum;
+        const QString note = v ? QStringLiteral("%1 %2").arg(
+                                     QString::number(*v, 'f', *v >= 100 ? 0 : *v >= 10 ? 1 : 2),
+                                     amounts.unit)
+                               : QString();
         item->setOverlay(it->second.color, note);
     }
 }

@@ -216,13 +216,8 @@ std::unordered_map<graph::NodeId, QColor> KernelsModel::heatColors(
         maxUs = std::max(maxUs, t.us);
     }
     std::unordered_map<graph::NodeId, QColor> out;
-    for (const auto& [name, t] : times.nodes) {
-        if (t.us <= 0) {
-            continue;
-        }
-        if (const auto id = graph.find(name)) {
-            out[*id] = heatColor(t.us, maxUs);
-        }
+    for (const auto& [id, us] : heatAmounts(times, graph).values) {
+        out[id] = heatColor(us, maxUs);
     }
     return out;
 }
