@@ -8,7 +8,8 @@
 // it has them (size inference, view strides, expand geometry); any case it does not handle —
 // an error, a tensor that is not plain and strided — goes to the operator itself, so errors
 // read as LibTorch's. The tensor is made with the constructor LibTorch's alias uses, under the
-// caller's InferenceMode, so its dispatch keys and version counter are the kernel's.
+// caller's InferenceMode, so its dispatch keys are the kernel's; its version counter is the
+// input's where the kernel's is (aliasOf).
 #include "core/exec/direct_views.h"
 
 #include <ATen/ATen.h>
@@ -60,13 +61,22 @@ struct Geometry {
     std::int64_t offset;
 };
 
+// A view of a normal tensor (one made outside InferenceMode, as a graph's inputs and weights
+// are) shares its version counter, as LibTorch's view kernels make it share (as_view): an
+// in-place change of the input then shows in the view's version, which is how a copy kept of
+// the view's values (matmul_fusion.cpp) knows it is stale. The tensor's constructor alone
+// gives it a counter of its own. _unsafe_view is not a view to LibTorch: its result keeps its
+// own counter (`ownVersion`), as the operator's does. Inference tensors have no counter.
 at::Tensor aliasOf(const at::Tensor& self, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                   std::int64_t offset)
+                   std::int64_t offset, bool ownVersion = false)
 {
     auto impl = c10::make_intrusive<c10::TensorImpl>(c10::TensorImpl::VIEW,
                                                      c10::Storage(self.storage()),
                                                      self.key_set(), self.dtype());
     impl->set_sizes_and_strides(sizes, strides, offset);
+    if (!ownVersion && !impl->is_inference() && !self.is_inference()) {
+        impl->set_version_counter(self.unsafeGetTensorImpl()->version_counter());
+    }
     return at::Tensor(std::move(impl));
 }
 
@@ -148,7 +158,7 @@ bool directPermute(Stack& s)
 
 // view(Tensor self, SymInt[] size) and _unsafe_view: one size may be -1; the strides are
 // LibTorch's computeStride (none: the view is impossible, the operator says why).
-bool directView(Stack& s)
+bool reshaped(Stack& s, bool ownVersion)
 {
     const at::Tensor self = s[0].toTensor();
     if (!plain(self)) {
@@ -159,8 +169,18 @@ bool directView(Stack& s)
     if (!strides) {
         return false;
     }
-    returnOne(s, aliasOf(self, shape, *strides, self.storage_offset()));
+    returnOne(s, aliasOf(self, shape, *strides, self.storage_offset(), ownVersion));
     return true;
+}
+
+bool directView(Stack& s)
+{
+    return reshaped(s, false);
+}
+
+bool directUnsafeView(Stack& s)
+{
+    return reshaped(s, true);
 }
 
 // unsqueeze(Tensor self, int dim): the new dimension's stride is the one of the dimension it
@@ -279,7 +299,7 @@ std::vector<ViewForm>& table()
             {"aten::transpose", "int", directTranspose, {}},
             {"aten::permute", "", directPermute, {}},
             {"aten::view", "", directView, {}},
-            {"aten::_unsafe_view", "", directView, {}},
+            {"aten::_unsafe_view", "", directUnsafeView, {}},
             {"aten::unsqueeze", "", directUnsqueeze, {}},
             {"aten::squeeze", "dim", directSqueeze, {}},
             {"aten::expand", "", directExpand, {}},

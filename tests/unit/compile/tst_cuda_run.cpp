@@ -24,12 +24,16 @@
 #include <QtTest>
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <c10/core/InferenceMode.h>
 #if defined(FXSCOPE_TORCH_CUDA)
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
+
+#include <algorithm>
+#include <cmath>
 
 FXSCOPE_TEST_BEGIN
 
@@ -205,7 +209,20 @@ private Q_SLOTS:
             QVERIFY2(compile::regionStateName(out.state) == std::string_view(want),
                      out.headline.c_str());
             QCOMPARE(out.kernels, kernels);
-            QVERIFY2(out.maxAbsErr < 1e-2, std::to_string(out.maxAbsErr).c_str());
+            // bfloat16 (colhalf): the kernel keeps the sum in float and rounds once, eager
+            // rounds the sum and then the product; they may differ by a unit in the last place
+            // of bfloat16 (2^-7 of the value) at the largest output, taken twice.
+            double tolerance = 1e-2;
+            for (const auto& h : out.outputs) {
+                const at::Tensor t = exec::tensorOf(h);
+                if (t.scalar_type() == at::kBFloat16) {
+                    tolerance = std::max(tolerance, 2 * std::ldexp(1.0, -7) *
+                                                        t.abs().max().item<double>());
+                }
+            }
+            QVERIFY2(out.maxAbsErr < tolerance, (std::to_string(out.maxAbsErr) + " against " +
+                                                 std::to_string(tolerance))
+                                                    .c_str());
         }
     }
 
@@ -279,7 +296,7 @@ private Q_SLOTS:
         QCOMPARE(exec::detail::directMatmulCount(), before);
         {
             c10::InferenceMode normal(false);
-            at::AutoGradMode grad(true);
+            c10::AutoGradMode grad(true);
             const at::Tensor leaf = at::randn({48, 80}, cuda).requires_grad_(true);
             QVERIFY(!exec::detail::directMatmul(a, leaf).defined());
             QVERIFY(exec::detail::matmul(a, leaf, true).requires_grad()); // mm's, on the graph
@@ -317,7 +334,7 @@ private Q_SLOTS:
                      .defined());
         {
             c10::InferenceMode normal(false);
-            at::AutoGradMode grad(true);
+            c10::AutoGradMode grad(true);
             const at::Tensor leaf = at::randn({80}, cuda).requires_grad_(true);
             QVERIFY(!exec::detail::directAddmm(leaf, a, b).defined());
         }
@@ -371,13 +388,16 @@ private Q_SLOTS:
         partition::Region region;
         region.id = "r0";
         region.nodes.push_back(*g->find("relu"));
+        partition::computeRegionStats(*g, region); // its input mm, its output relu
         for (bool direct : {true, false}) {
             compile::GraphCompileOptions o;
             o.compile = options(false);
             o.directMatmuls = direct;
+            o.compile.slower = [](double, double, double, double) { return false; }; // kept
             auto report = compile::runCompiledGraph(*g, {region}, o);
             QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
-            QCOMPARE(report->regionsUsed, 1);
+            QVERIFY2(report->regionsUsed == 1,
+                     report->regions.empty() ? "no region" : report->regions[0].headline.c_str());
             QCOMPARE(report->directMatmuls, direct ? 2L : 0L);
             QVERIFY(report->outputMaxAbsErr.size() == 1 && report->outputMaxAbsErr[0] &&
                     *report->outputMaxAbsErr[0] < 1e-4);
@@ -487,7 +507,13 @@ private Q_SLOTS:
         }
         graph.replay();
         side.synchronize();
-        QVERIFY(at::allclose(output(0), at::mm(x, w1.t()), 1e-5, 1e-5));
+        const auto off = [&](const at::Tensor& a, const at::Tensor& b) {
+            return std::to_string((a - b).abs().max().item<double>());
+        };
+        QVERIFY2(at::allclose(output(0), at::mm(x, w1.t()), 1e-5, 1e-5),
+                 ("off the new product by " + off(output(0), at::mm(x, w1.t())) +
+                  ", the old one by " + off(output(0), at::mm(x, w1.t()) / 2))
+                     .c_str());
         QVERIFY(at::allclose(output(1), at::mm(x, w2.t()), 1e-5, 1e-5));
 #else
         QSKIP("CUDA graphs need a LibTorch with CUDA");

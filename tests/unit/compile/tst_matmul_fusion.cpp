@@ -12,6 +12,7 @@
 #include "core/compile/compiled_graph.h"
 #include "core/compile/matmul_fusion.h"
 #include "core/compile/matmul_groups.h"
+#include "core/exec/interpreter.h"
 #include "core/exec/torch_bridge.h"
 #include "core/io/graph_code_parser.h"
 #include "core/partition/auto_proposal.h"
@@ -218,6 +219,54 @@ private Q_SLOTS:
         }
         QCOMPARE(fresh->kept[0].load(), 0L);
         QCOMPARE(fresh->fused[0].load(), 2L);
+    }
+
+    // The same through whole runs of a graph, its views made as the engine makes them
+    // (direct_views.cpp): the weights' side-by-side copy is kept between runs and follows an
+    // in-place change of a weight (an optimizer's step) because the engine's views share the
+    // weight's version counter. Before, they had counters of their own and every run after
+    // the change multiplied by the old weights (found by tst_cuda_run's replay test).
+    void keptOperandsFollowInPlaceChangesAcrossRuns()
+    {
+        const graph::GraphPtr g = io::parseGraphCode(
+                                      "def forward(self, x: \"f32[64, 48][48, 1]cpu\", "
+                                      "w1: \"f32[32, 48][48, 1]cpu\", w2: \"f32[16, 48][48, 1]cpu\"):\n"
+                                      "    t: \"f32[48, 32][1, 48]cpu\" = torch.ops.aten.t.default(w1)\n"
+                                      "    mm: \"f32[64, 32][32, 1]cpu\" = torch.ops.aten.mm.default(x, t)\n"
+                                      "    t_1: \"f32[48, 16][1, 48]cpu\" = torch.ops.aten.t.default(w2)\n"
+                                      "    mm_1: \"f32[64, 16][16, 1]cpu\" = torch.ops.aten.mm.default(x, t_1)\n"
+                                      "    return (mm, mm_1)\n",
+                                      "kept.txt")
+                                      .graph;
+        QVERIFY(g);
+        const at::Tensor x = at::randn({64, 48});
+        const at::Tensor w1 = at::randn({32, 48});
+        const at::Tensor w2 = at::randn({16, 48});
+        auto store = std::make_shared<exec::ValueStore>();
+        store->set("x", exec::makeHandle(x));
+        store->set("w1", exec::makeHandle(w1));
+        store->set("w2", exec::makeHandle(w2));
+        exec::RunOptions ro;
+        ro.device = exec::DevicePref::Cpu;
+        ro.inputs = store;
+        ro.perNodeTiming = false;
+        ro.summarizeOutputs = false;
+        QVERIFY(ro.directViews);
+        auto fusion = compile::fuseMatmulsFor(*g, {}, ro, *store);
+        QVERIFY2(fusion.ok(), fusion.ok() ? "" : fusion.error().toString().c_str());
+        QCOMPARE(fusion->groups.size(), std::size_t(1));
+        QVERIFY(fusion->groups[0].inputOperands[1]); // the weights' side is kept
+        ro.substitutes = fusion->substitutes;
+        for (int round = 0; round < 3; ++round) {
+            auto run = exec::Interpreter::run(*g, ro);
+            QVERIFY(run.ok() && run->ok);
+            const auto output = [&](int i) {
+                return exec::tensorOf(*run->kept.find("output." + std::to_string(i)));
+            };
+            QVERIFY2(near(output(0), at::mm(x, w1.t())), std::to_string(round).c_str());
+            QVERIFY(near(output(1), at::mm(x, w2.t())));
+            w1.mul_(2);
+        }
     }
 
     void aViewThatWouldCopyKeepsTheNodeOut()

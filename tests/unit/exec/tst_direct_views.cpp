@@ -44,9 +44,12 @@ c10::IValue intList(const std::vector<std::int64_t>& v)
 }
 
 // A float tensor of 0-4 dimensions (sizes 0-4) made contiguous, then perhaps transposed,
-// narrowed (a storage offset) or expanded (zero strides) by LibTorch's own operators.
+// narrowed (a storage offset) or expanded (zero strides) by LibTorch's own operators. Half are
+// normal tensors (made outside InferenceMode, as a graph's inputs and weights are), half
+// inference tensors (made in a run).
 at::Tensor randomTensor(Rng& rng)
 {
+    c10::InferenceMode mode(pick(rng, 0, 1) == 0);
     const std::int64_t rank = pick(rng, 0, 4);
     std::vector<std::int64_t> sizes;
     for (std::int64_t i = 0; i < rank; ++i) {
@@ -230,7 +233,7 @@ private Q_SLOTS:
         QVERIFY(op.has_value());
         Rng rng(std::hash<std::string>()(n + o));
         c10::InferenceMode inference;
-        int made = 0, raised = 0;
+        int made = 0, raised = 0, normal = 0;
         for (int i = 0; i < 2000; ++i) {
             const at::Tensor self = randomTensor(rng);
             const Stack args = randomArguments(rng, c, self);
@@ -270,10 +273,23 @@ private Q_SLOTS:
                       std::to_string(theirs.storage_offset()))
                          .c_str());
             QVERIFY(mine.unsafeGetTensorImpl() != self.unsafeGetTensorImpl());
+            if (!self.is_inference()) {
+                // A view of a normal tensor shares its version counter, as the operator's
+                // does: an in-place change of the input is seen through the view (a kept
+                // copy of the view's values is then known to be stale). _unsafe_view's result
+                // keeps a counter of its own, the operator's too.
+                self.unsafeGetTensorImpl()->bump_version();
+                QCOMPARE(theirs._version() == self._version(), n != "aten::_unsafe_view");
+                QVERIFY2(mine._version() == theirs._version(), what.c_str());
+                self.unsafeGetTensorImpl()->bump_version();
+                QVERIFY2(mine._version() == theirs._version(), what.c_str());
+                ++normal;
+            }
             ++made;
         }
         // Most cases are made directly, and the generator reaches the operators' errors.
         QVERIFY2(made > 500, std::to_string(made).c_str());
+        QVERIFY2(normal > 200, std::to_string(normal).c_str());
         if (n != "aten::t" && n != "aten::detach" && n != "aten::alias") {
             QVERIFY2(raised > 20, std::to_string(raised).c_str());
         }
