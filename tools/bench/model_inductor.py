@@ -355,21 +355,24 @@ for name in args.models.split(","):
         print("| fxscope eager engine (%s) | %s | %s | %s | |" % (
             mode, med([x["eager_device_ms"] for x in ok]), med([x["eager_wall_ms"] for x in ok]),
             med(ekms) if ekms else ""))
+    # Host time a node: the median of the rounds with their range (each round's figure is
+    # itself the median of its timed runs).
+    def per_node(xs):
+        return med([x["host_ms"] * 1000 / max(1, x["nodes"]) for x in xs])
     ok = [x for x in fx["sync-free"] if x]
     if ok:
         x = ok[-1]
         print("fxscope: %d nodes, %d regions (%d used, %d fell back slower than eager), "
-              "host %.3f ms without graphs (%.2f us a node), floating outputs' max abs err "
+              "host %s ms without graphs (%s us a node), floating outputs' max abs err "
               "%.3g vs its eager run (%d with NaN/Inf apart), %d other outputs differing, %d not "
               "compared (undefined by PyTorch)" % (
-                  x["nodes"], x["regions"], x["used"], x["slower_than_eager"], x["host_ms"],
-                  x["host_ms"] * 1000 / max(1, x["nodes"]), x["max_abs_err"], x["unmatched"],
-                  x["other_outputs_differing"], x["not_compared"]))
+                  x["nodes"], x["regions"], x["used"], x["slower_than_eager"],
+                  med([y["host_ms"] for y in ok]), per_node(ok), x["max_abs_err"],
+                  x["unmatched"], x["other_outputs_differing"], x["not_compared"]))
     okg = [x for x in fx["graphs"] if x]
     if okg:
-        x = okg[-1]
-        print("fxscope replay host %.3f ms (%.3f us a node)" % (
-            x["host_ms"], x["host_ms"] * 1000 / max(1, x["nodes"])))
+        print("fxscope replay host %s ms (%s us a node)" % (
+            med([y["host_ms"] for y in okg]), per_node(okg)))
     if cold is not None:
         print("fxscope first process (empty cache, CUDA_CACHE_DISABLE=1): %.1f s for the "
               "step's graphs; Inductor's first call %.1f s" % (cold, cold_inductor))
