@@ -10,8 +10,6 @@
 #include "app/cli/store_option.h"
 #include "core/compile/bias_split.h"
 #include "core/compile/compiled_graph.h"
-#include "core/compile/conv_fusion.h"
-#include "core/compile/matmul_groups.h"
 #include "core/exec/interpreter.h"
 #include "core/util/int_expr.h"
 
@@ -380,16 +378,12 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
             : o.device == "cpu" ? compile::DeviceChoice::Cpu
                                 : compile::DeviceChoice::Auto);
     co.fuseConvolutions = o.noConvFusion ? compile::ConvFusion::Off : compile::ConvFusion::Auto;
+    co.fuseMatmuls = !o.noMatmulFusion;
     // The adds of summed products stay out of the proposal, so the sums can form; so do the
     // nodes after a convolution that its step takes (conv_fusion.h).
     std::vector<std::string> leftOut;
-    if (o.autoRegions && !o.noMatmulFusion) {
-        leftOut = compile::matmulSumNodeNames(gr);
-    }
-    if (o.autoRegions && compile::convFusionApplies(co.fuseConvolutions, co.compile.device)) {
-        for (auto& n : compile::convEpilogueNodeNames(gr)) {
-            leftOut.push_back(std::move(n));
-        }
+    if (o.autoRegions) {
+        leftOut = compile::autoProposalLeftOut(gr, co);
     }
     auto regions = regionsFromSource(gr, g.sourceBytes, o.project, o.autoRegions, "run",
                                      leftOut);
@@ -418,7 +412,6 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     co.run.chooseAddmm = co.compile.device == compile::TargetDevice::Cuda;
     co.cudaGraph = o.cudaGraph;
     co.kernelTime = o.kernelTime;
-    co.fuseMatmuls = !o.noMatmulFusion;
     co.keepMatmulOperands = !o.noKeptOperands;
     co.directMatmuls = !o.noDirectMatmuls;
     auto report = compile::runCompiledGraph(gr, *regions, co);

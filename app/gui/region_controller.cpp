@@ -1,6 +1,7 @@
 #include "app/gui/region_controller.h"
 
 #include "app/gui/app_context.h"
+#include "core/compile/graph_compile.h"
 #include "core/layout/palette.h"
 #include "core/partition/auto_proposal.h"
 #include "core/partition/partitioner.h"
@@ -443,6 +444,13 @@ bool RegionController::autoPropose()
         for (graph::NodeId id : r.nodes) {
             options.excludedNodes.push_back(g.node(id).name);
         }
+    }
+    // What `run --compiled --auto` leaves out for the device it would run on: the sums of
+    // matrix products and the convolutions' steps form outside the regions.
+    compile::GraphCompileOptions compiled;
+    compiled.compile.device = compile::resolveDevice(g, compile::DeviceChoice::Auto);
+    for (auto& name : compile::autoProposalLeftOut(g, compiled)) {
+        options.excludedNodes.push_back(std::move(name));
     }
     partition::Partition proposal = partition::proposeRegions(g, options);
     if (proposal.regions.empty()) {

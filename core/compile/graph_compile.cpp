@@ -1,5 +1,8 @@
 #include "core/compile/graph_compile.h"
 
+#include "core/compile/conv_fusion.h"
+#include "core/compile/matmul_groups.h"
+
 #include <exception>
 #include <set>
 #include <string>
@@ -97,6 +100,21 @@ TargetDevice resolveDevice(const graph::Graph& graph, DeviceChoice choice)
     case DeviceChoice::Auto: break;
     }
     return recordedOnCuda(graph) && cudaRunnable() ? TargetDevice::Cuda : TargetDevice::Cpu;
+}
+
+std::vector<std::string> autoProposalLeftOut(const graph::Graph& graph,
+                                             const GraphCompileOptions& options)
+{
+    std::vector<std::string> out;
+    if (options.fuseMatmuls) {
+        out = matmulSumNodeNames(graph);
+    }
+    if (convFusionApplies(options.fuseConvolutions, options.compile.device)) {
+        for (auto& n : convEpilogueNodeNames(graph)) {
+            out.push_back(std::move(n));
+        }
+    }
+    return out;
 }
 
 std::optional<exec::ConvLayout> resolveConvLayout(std::string_view choice, TargetDevice device)

@@ -67,6 +67,14 @@ struct GraphCompileOptions {
     ConvFusion fuseConvolutions = ConvFusion::Auto;
 };
 
+// The nodes an automatic proposal leaves out so that the compiled run's own steps can form:
+// the adds and views that sum matrix products (with `options.fuseMatmuls`; matmul_groups.h)
+// and the nodes after a convolution that its step takes (where options.fuseConvolutions
+// applies on options.compile.device; conv_fusion.h). `run --compiled --auto` and the app's
+// Auto-propose both leave them out, so both propose the same regions for a graph.
+std::vector<std::string> autoProposalLeftOut(const graph::Graph& graph,
+                                             const GraphCompileOptions& options);
+
 struct GraphCompileReport {
     std::vector<RegionOutcome> regions; // in the order of the regions given (done ones only)
     double totalEagerMs = 0;            // sums over `regions`

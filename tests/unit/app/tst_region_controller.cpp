@@ -235,6 +235,43 @@ private Q_SLOTS:
         QCOMPARE(doc->regions().size(), before);
     }
 
+    // Auto-propose leaves out what `run --compiled --auto` leaves out: the views and adds that
+    // sum matrix products (a·w1 + b·w2 + c·w3ᵀ, tests/data/compile/matmul_sums.txt's tree,
+    // here followed by a chain), which the compiled run makes one product. By hand: the chain
+    // mul, relu, neg is what remains to fuse; `partition --auto` alone would take the tree too.
+    void autoProposeLeavesTheProductSumsOut()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("sums.txt"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(
+                "def forward(self, a: \"f32[4, 6][6, 1]cpu\", b: \"f32[4, 2][2, 1]cpu\", "
+                "w1: \"f32[6, 8][8, 1]cpu\", w2: \"f32[2, 8][8, 1]cpu\"):\n"
+                "    mm: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.mm.default(a, w1)\n"
+                "    view: \"f32[2, 2, 8][16, 8, 1]cpu\" = "
+                "torch.ops.aten.view.default(mm, [2, 2, 8])\n"
+                "    mm_1: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.mm.default(b, w2)\n"
+                "    view_1: \"f32[2, 2, 8][16, 8, 1]cpu\" = "
+                "torch.ops.aten.view.default(mm_1, [2, 2, 8])\n"
+                "    add: \"f32[2, 2, 8][16, 8, 1]cpu\" = torch.ops.aten.add.Tensor(view, view_1)\n"
+                "    mul: \"f32[2, 2, 8][16, 8, 1]cpu\" = torch.ops.aten.mul.Tensor(add, 2)\n"
+                "    relu: \"f32[2, 2, 8][16, 8, 1]cpu\" = torch.ops.aten.relu.default(mul)\n"
+                "    neg: \"f32[2, 2, 8][16, 8, 1]cpu\" = torch.ops.aten.neg.default(relu)\n"
+                "    return (neg,)\n");
+        }
+        MainWindow w;
+        QVERIFY(openAndWait(w, {path}));
+        RegionDocument* doc = w.regions()->currentDocument();
+        QVERIFY(doc);
+        QVERIFY(doc->regions().empty());
+        QVERIFY(w.regions()->autoPropose());
+        QCOMPARE(doc->regions().size(), std::size_t(1));
+        QCOMPARE(nodeNames(*doc->graph(), doc->regions()[0]),
+                 (std::vector<std::string>{"mul", "relu", "neg"}));
+    }
+
     void projectSaveCloseOpenRestoresRegions()
     {
         QTemporaryDir dir;

@@ -228,16 +228,15 @@ private Q_SLOTS:
     // the change multiplied by the old weights (found by tst_cuda_run's replay test).
     void keptOperandsFollowInPlaceChangesAcrossRuns()
     {
-        const graph::GraphPtr g = io::parseGraphCode(
-                                      "def forward(self, x: \"f32[64, 48][48, 1]cpu\", "
-                                      "w1: \"f32[32, 48][48, 1]cpu\", w2: \"f32[16, 48][48, 1]cpu\"):\n"
-                                      "    t: \"f32[48, 32][1, 48]cpu\" = torch.ops.aten.t.default(w1)\n"
-                                      "    mm: \"f32[64, 32][32, 1]cpu\" = torch.ops.aten.mm.default(x, t)\n"
-                                      "    t_1: \"f32[48, 16][1, 48]cpu\" = torch.ops.aten.t.default(w2)\n"
-                                      "    mm_1: \"f32[64, 16][16, 1]cpu\" = torch.ops.aten.mm.default(x, t_1)\n"
-                                      "    return (mm, mm_1)\n",
-                                      "kept.txt")
-                                      .graph;
+        const std::string code =
+            "def forward(self, x: \"f32[64, 48][48, 1]cpu\", w1: \"f32[32, 48][48, 1]cpu\", "
+            "w2: \"f32[16, 48][48, 1]cpu\"):\n"
+            "    t: \"f32[48, 32][1, 48]cpu\" = torch.ops.aten.t.default(w1)\n"
+            "    mm: \"f32[64, 32][32, 1]cpu\" = torch.ops.aten.mm.default(x, t)\n"
+            "    t_1: \"f32[48, 16][1, 48]cpu\" = torch.ops.aten.t.default(w2)\n"
+            "    mm_1: \"f32[64, 16][16, 1]cpu\" = torch.ops.aten.mm.default(x, t_1)\n"
+            "    return (mm, mm_1)\n";
+        const graph::GraphPtr g = io::parseGraphCode(code, "kept.txt").graph;
         QVERIFY(g);
         const at::Tensor x = at::randn({64, 48});
         const at::Tensor w1 = at::randn({32, 48});
