@@ -398,8 +398,8 @@ void EdgeItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event)
 // ---- HullItem -------------------------------------------------------------------------------
 
 HullItem::HullItem(const QPolygonF& polygon, QColor tint, const QString& tooltip,
-                   QString regionId, float fillAlpha)
-    : m_regionId(std::move(regionId)), m_fillAlpha(fillAlpha)
+                   QStringList regionIds, float fillAlpha)
+    : m_regionIds(std::move(regionIds)), m_fillAlpha(fillAlpha)
 {
     QPainterPath path;
     path.addPolygon(polygon);

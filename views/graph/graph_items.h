@@ -11,6 +11,7 @@
 #include <QFont>
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
+#include <QStringList>
 
 #include <optional>
 
@@ -164,21 +165,24 @@ private:
 };
 
 // A translucent convex hull behind the nodes of one region (annotated, or from the app's region
-// document when regionId is set).
+// document when regionIds is set), or of several regions shown by the same items (regions
+// inside one collapsed module: GraphScene draws them once).
 class HullItem : public QGraphicsPathItem {
 public:
     enum { Type = UserType + 5 };
     // fillAlpha: opacity of the tint inside; a dark background wants more to show it.
     HullItem(const QPolygonF& polygon, QColor tint, const QString& tooltip,
-             QString regionId = {}, float fillAlpha = 0.16f);
+             QStringList regionIds = {}, float fillAlpha = 0.16f);
 
     int type() const override { return Type; }
-    const QString& regionId() const { return m_regionId; }
+    // The first region's id ("" for an annotation hull); regionIds: all it shows.
+    QString regionId() const { return m_regionIds.value(0); }
+    const QStringList& regionIds() const { return m_regionIds; }
     QColor tint() const { return m_tint; }
     void setTint(QColor tint);
 
 private:
-    QString m_regionId;
+    QStringList m_regionIds;
     QColor m_tint;
     float m_fillAlpha;
 };

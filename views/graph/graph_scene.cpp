@@ -188,9 +188,7 @@ void GraphScene::rebuildHulls()
     }
     m_hulls.clear();
     if (m_regions) {
-        for (const RegionOverlay& r : *m_regions) {
-            addOverlayHull(r);
-        }
+        addOverlayHulls(*m_regions);
         return;
     }
     for (const layout::RegionHull& h : m_annotationHulls) {
@@ -206,36 +204,71 @@ void GraphScene::rebuildHulls()
     }
 }
 
-// Convex hulls around the (padded) boxes of the distinct items showing the region's nodes, one
+// Convex hulls around the (padded) boxes of the distinct items showing each region's nodes, one
 // per expanded-group frame: a hull across frames would cover unrelated nodes between them (the
-// annotation hulls split the same way, core/layout/region_hulls.h).
-void GraphScene::addOverlayHull(const RegionOverlay& region)
+// annotation hulls split the same way, core/layout/region_hulls.h). Regions shown by the same
+// items of a frame (several regions inside one collapsed module) share one hull: drawn once per
+// region, their translucent tints stacked into an opaque block over the module's box.
+void GraphScene::addOverlayHulls(const std::vector<RegionOverlay>& regions)
 {
     constexpr double kPad = 6.0;
-    std::unordered_set<std::uint32_t> seen;
-    std::map<layout::GroupId, std::vector<layout::Point>> cornersByFrame;
-    for (graph::NodeId id : region.nodes) {
-        if (id >= m_itemOfNode.size() || !seen.insert(m_itemOfNode[id]).second) {
-            continue;
+    // (frame, the items showing a region there, sorted) -> the regions shown so, in order.
+    std::map<std::pair<layout::GroupId, std::vector<std::uint32_t>>, std::vector<std::size_t>>
+        shared;
+    std::vector<std::pair<layout::GroupId, std::vector<std::uint32_t>>> order;
+    for (std::size_t r = 0; r < regions.size(); ++r) {
+        std::unordered_set<std::uint32_t> seen;
+        std::map<layout::GroupId, std::vector<std::uint32_t>> itemsByFrame;
+        for (graph::NodeId id : regions[r].nodes) {
+            if (id < m_itemOfNode.size() && seen.insert(m_itemOfNode[id]).second) {
+                itemsByFrame[m_itemCluster.at(m_itemOfNode[id])].push_back(m_itemOfNode[id]);
+            }
         }
-        const std::uint32_t index = m_itemOfNode[id];
-        const QRectF r =
-            m_visibleItems.at(index)->sceneBoundingRect().adjusted(-kPad, -kPad, kPad, kPad);
-        auto& corners = cornersByFrame[m_itemCluster.at(index)];
-        for (const QPointF& p : {r.topLeft(), r.topRight(), r.bottomLeft(), r.bottomRight()}) {
-            corners.push_back({p.x(), p.y()});
+        for (auto& [frame, items] : itemsByFrame) {
+            std::sort(items.begin(), items.end());
+            auto key = std::make_pair(frame, std::move(items));
+            auto& users = shared[key];
+            if (users.empty()) {
+                order.push_back(key);
+            }
+            users.push_back(r);
         }
     }
-    const QString name = region.label == region.id
-                             ? region.id
-                             : QStringLiteral("%1 (%2)").arg(region.label, region.id);
-    const QString tip = tr("%1 · %n node(s)", "", int(region.nodes.size())).arg(name);
-    for (auto& [frame, corners] : cornersByFrame) {
+    const auto nameOf = [](const RegionOverlay& region) {
+        return region.label == region.id ? region.id
+                                         : QStringLiteral("%1 (%2)").arg(region.label, region.id);
+    };
+    for (const auto& key : order) {
+        std::vector<layout::Point> corners;
+        for (std::uint32_t index : key.second) {
+            const QRectF r =
+                m_visibleItems.at(index)->sceneBoundingRect().adjusted(-kPad, -kPad, kPad, kPad);
+            for (const QPointF& p : {r.topLeft(), r.topRight(), r.bottomLeft(), r.bottomRight()}) {
+                corners.push_back({p.x(), p.y()});
+            }
+        }
         QPolygonF poly;
         for (const layout::Point& p : layout::convexHull(std::move(corners))) {
             poly << QPointF(p.x, p.y);
         }
-        m_hulls.push_back(new HullItem(poly, region.tint, tip, region.id, hullAlpha()));
+        const std::vector<std::size_t>& users = shared.at(key);
+        const RegionOverlay& first = regions[users.front()];
+        QString tip = tr("%1 · %n node(s)", "", int(first.nodes.size())).arg(nameOf(first));
+        QStringList ids;
+        for (std::size_t r : users) {
+            ids << regions[r].id;
+        }
+        if (users.size() > 1) {
+            constexpr std::size_t kNamed = 6;
+            QStringList names;
+            for (std::size_t i = 0; i < users.size() && i < kNamed; ++i) {
+                names << nameOf(regions[users[i]]);
+            }
+            tip = tr("%n regions inside what this hull surrounds: %1%2", "", int(users.size()))
+                      .arg(names.join(QStringLiteral(", ")),
+                           users.size() > kNamed ? QStringLiteral(", …") : QString());
+        }
+        m_hulls.push_back(new HullItem(poly, first.tint, tip, ids, hullAlpha()));
         addItem(m_hulls.back());
     }
 }
@@ -243,7 +276,7 @@ void GraphScene::addOverlayHull(const RegionOverlay& region)
 void GraphScene::setRegionTint(const QString& id, const QColor& tint)
 {
     for (HullItem* h : m_hulls) {
-        if (h->regionId() == id) {
+        if (h->regionId() == id) { // a shared hull takes its first region's tint
             h->setTint(tint);
         }
     }
@@ -252,7 +285,7 @@ void GraphScene::setRegionTint(const QString& id, const QColor& tint)
 HullItem* GraphScene::hullItem(const QString& id) const
 {
     for (HullItem* h : m_hulls) {
-        if (h->regionId() == id) {
+        if (h->regionIds().contains(id)) {
             return h;
         }
     }

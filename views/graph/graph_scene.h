@@ -53,11 +53,12 @@ public:
 
     // Region hulls: nullopt draws the layout's annotation hulls, a list draws each region's
     // hull over the items showing its nodes, one hull per expanded-group frame they sit in
-    // (regions with no visible item draw nothing).
+    // (regions with no visible item draw nothing); regions shown by the same items of a frame
+    // (inside one collapsed module) share one hull, which lists them all.
     void setRegionOverlays(std::optional<std::vector<RegionOverlay>> regions);
     void setRegionTint(const QString& id, const QColor& tint);
     std::vector<HullItem*> hullItems() const { return m_hulls; }
-    HullItem* hullItem(const QString& id) const; // the first hull of the region
+    HullItem* hullItem(const QString& id) const; // the first hull showing the region
     // Nodes shown by items lying wholly inside rect (scene coordinates); a collapsed group
     // inside contributes all its nodes. Graph order.
     std::vector<graph::NodeId> nodesInRect(const QRectF& rect) const;
@@ -73,7 +74,7 @@ private:
     void addEdges(const layout::LayoutResult& r);
     void rebuildHulls();
     float hullAlpha() const;
-    void addOverlayHull(const RegionOverlay& region);
+    void addOverlayHulls(const std::vector<RegionOverlay>& regions);
     QPointF toScene(const layout::Point& p) const;
     void refreshMarks();
 

@@ -49,7 +49,9 @@ std::set<QString> hullRegions(const GraphView* view)
 {
     std::set<QString> ids;
     for (const HullItem* h : view->scene()->hullItems()) {
-        ids.insert(h->regionId());
+        for (const QString& id : h->regionIds()) {
+            ids.insert(id);
+        }
     }
     return ids;
 }

@@ -235,6 +235,41 @@ private Q_SLOTS:
         QVERIFY(view.scene()->hullItem(QStringLiteral("r0")) == nullptr);
     }
 
+    // Regions inside one collapsed module share its hull: drawn once each, forty translucent
+    // tints stacked into an opaque block over the module (GPT-12's backward, 50 regions
+    // proposed, 48 inside the collapsed blocks). The shared hull names them all and is found
+    // by each id; it takes the first region's tint.
+    void regionsInsideOneCollapsedModuleShareItsHull()
+    {
+        GraphView view;
+        QVERIFY(showWhole(view,
+                          loadFixture(QStringLiteral("/fixtures/graphs/gpt2_annotated_fw.txt"))));
+        const QColor blue(QStringLiteral("#3366cc"));
+        const QColor red(QStringLiteral("#cc3333"));
+        std::vector<RegionOverlay> regions{
+            {QStringLiteral("r0"), QStringLiteral("mlp"), ids(view, {"view_10", "gelu"}), blue},
+            {QStringLiteral("r7"), QStringLiteral("tail"), ids(view, {"view_11"}), red}};
+        view.decorations()->setRegions(DecorationLayer::Regions, regions);
+        QCOMPARE(view.scene()->hullItems().size(), std::size_t(2)); // expanded: one each
+        view.collapseAll();
+        QVERIFY(waitForLayout(view));
+        QGraphicsItem* shows = view.scene()->itemShowing(idOf(view, "gelu"));
+        QVERIFY(shows);
+        // By hand: view_10, gelu and view_11 are lines 58-60 of the first block's mlp (line 50).
+        QCOMPARE(view.scene()->itemShowing(idOf(view, "view_11")), shows);
+        QCOMPARE(view.scene()->hullItems().size(), std::size_t(1));
+        views::HullItem* hull = view.scene()->hullItem(QStringLiteral("r0"));
+        QVERIFY(hull);
+        QCOMPARE(view.scene()->hullItem(QStringLiteral("r7")), hull);
+        QCOMPARE(hull->regionIds(), (QStringList{QStringLiteral("r0"), QStringLiteral("r7")}));
+        QCOMPARE(hull->tint(), blue);
+        QVERIFY2(hull->toolTip().contains(QStringLiteral("2 regions")), qPrintable(hull->toolTip()));
+        QVERIFY(hull->toolTip().contains(QStringLiteral("tail (r7)")));
+        view.expandAll();
+        QVERIFY(waitForLayout(view));
+        QCOMPARE(view.scene()->hullItems().size(), std::size_t(2));
+    }
+
     void aRegionAcrossFramesGetsOneHullPerFrame()
     {
         GraphView view;
