@@ -263,7 +263,8 @@ private Q_SLOTS:
         QCOMPARE(view.scene()->hullItem(QStringLiteral("r7")), hull);
         QCOMPARE(hull->regionIds(), (QStringList{QStringLiteral("r0"), QStringLiteral("r7")}));
         QCOMPARE(hull->tint(), blue);
-        QVERIFY2(hull->toolTip().contains(QStringLiteral("2 regions")), qPrintable(hull->toolTip()));
+        QVERIFY2(hull->toolTip().contains(QStringLiteral("2 regions")),
+                 qPrintable(hull->toolTip()));
         QVERIFY(hull->toolTip().contains(QStringLiteral("tail (r7)")));
         view.expandAll();
         QVERIFY(waitForLayout(view));
