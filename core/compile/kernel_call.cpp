@@ -129,7 +129,8 @@ at::ScalarType atScalarType(codegen::ScalarType t)
 }
 
 Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::RegionProgram& prog,
-                                           const std::vector<at::Tensor>& inputs)
+                                           const std::vector<at::Tensor>& inputs,
+                                           OutputRecycler* outputs, std::size_t program)
 {
     std::vector<void*> in;
     std::vector<std::int64_t> dims;
@@ -141,9 +142,11 @@ Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::Reg
     }
     std::vector<at::Tensor> outs;
     std::vector<void*> out;
-    for (const auto& spec : prog.outputs) {
+    for (std::size_t k = 0; k < prog.outputs.size(); ++k) {
         // The program's layout: contiguous, or the permuted dense one eager gives the value.
-        outs.push_back(allocateOutput(spec, at::TensorOptions()));
+        const auto& spec = prog.outputs[k];
+        outs.push_back(outputs ? outputs->take(program, k, spec, at::TensorOptions())
+                               : allocateOutput(spec, at::TensorOptions()));
         out.push_back(outs.back().data_ptr());
     }
     if (entry(in.data(), out.data(), dims.data(), std::int64_t(dims.size())) != 0) {
