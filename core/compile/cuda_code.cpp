@@ -68,10 +68,8 @@ Result<std::vector<at::Tensor>> CudaCode::run(int program, const codegen::Region
     const auto device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(m_module->device()));
     std::vector<at::Tensor> outs;
     outs.reserve(prog.outputs.size());
-    const auto options = at::TensorOptions().device(device);
-    for (std::size_t k = 0; k < prog.outputs.size(); ++k) {
-        outs.push_back(m_outputs.take(static_cast<std::size_t>(program), k, prog.outputs[k],
-                                      options));
+    for (const auto& spec : prog.outputs) {
+        outs.push_back(allocateOutput(spec, at::TensorOptions().device(device)));
         pointers.push_back(outs.back().data_ptr());
     }
     c10::SmallVector<void*, 16> args;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include "core/codegen/cuda_printer.h"
-#include "core/compile/output_recycler.h"
 #include "core/compile/schedule_runner.h"
 #include "core/cuda/module.h"
 
@@ -21,8 +20,7 @@ public:
                                                   const codegen::CudaSchedule& kernels);
 
     // Checks that the inputs are CUDA tensors of the program's dtypes, sizes and strides (the
-    // kernels are specialised on them), allocates the outputs (or reuses an earlier call's that
-    // nothing refers to: output_recycler.h) and enqueues the kernels.
+    // kernels are specialised on them), allocates the outputs and enqueues the kernels.
     Result<std::vector<at::Tensor>> run(int program, const codegen::RegionProgram& prog,
                                         const std::vector<at::Tensor>& inputs) const override;
 
@@ -37,7 +35,6 @@ private:
     };
     std::unique_ptr<cuda::Module> m_module;
     std::vector<std::vector<Launch>> m_programs;
-    mutable OutputRecycler m_outputs; // the programs' outputs, reused while unreferenced
 };
 
 } // namespace fxs::compile::detail

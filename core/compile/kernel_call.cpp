@@ -129,8 +129,7 @@ at::ScalarType atScalarType(codegen::ScalarType t)
 }
 
 Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::RegionProgram& prog,
-                                           const std::vector<at::Tensor>& inputs,
-                                           OutputRecycler* outputs, std::size_t program)
+                                           const std::vector<at::Tensor>& inputs)
 {
     std::vector<void*> in;
     std::vector<std::int64_t> dims;
@@ -142,11 +141,9 @@ Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::Reg
     }
     std::vector<at::Tensor> outs;
     std::vector<void*> out;
-    for (std::size_t k = 0; k < prog.outputs.size(); ++k) {
+    for (const auto& spec : prog.outputs) {
         // The program's layout: contiguous, or the permuted dense one eager gives the value.
-        const auto& spec = prog.outputs[k];
-        outs.push_back(outputs ? outputs->take(program, k, spec, at::TensorOptions())
-                               : allocateOutput(spec, at::TensorOptions()));
+        outs.push_back(allocateOutput(spec, at::TensorOptions()));
         out.push_back(outs.back().data_ptr());
     }
     if (entry(in.data(), out.data(), dims.data(), std::int64_t(dims.size())) != 0) {

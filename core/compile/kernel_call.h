@@ -5,7 +5,6 @@
 
 #include "core/codegen/loop_ir.h"
 #include "core/compile/compile_types.h"
-#include "core/compile/output_recycler.h"
 #include "core/compile/schedule_runner.h"
 #include "core/compile/shared_library.h"
 
@@ -20,12 +19,9 @@ at::ScalarType atScalarType(codegen::ScalarType t);
 // contiguous, or the permuted dense layout eager gives the value (channels_last).
 at::Tensor allocateOutput(const codegen::BufferSpec& spec, const at::TensorOptions& options);
 
-// Allocates the outputs (laid out as the program says; from `outputs`' kept buffers of
-// `program` where given) and runs the entry once.
+// Allocates the outputs (laid out as the program says) and runs the entry once.
 Result<std::vector<at::Tensor>> callRegion(RegionEntry entry, const codegen::RegionProgram& prog,
-                                           const std::vector<at::Tensor>& inputs,
-                                           OutputRecycler* outputs = nullptr,
-                                           std::size_t program = 0);
+                                           const std::vector<at::Tensor>& inputs);
 
 // The generated steps of a schedule as entries of a loaded shared object (entry i: program i).
 class HostCode : public GeneratedCode {
@@ -34,13 +30,11 @@ public:
     Result<std::vector<at::Tensor>> run(int program, const codegen::RegionProgram& prog,
                                         const std::vector<at::Tensor>& inputs) const override
     {
-        return callRegion(m_lib->entry(program), prog, inputs, &m_outputs,
-                          static_cast<std::size_t>(program));
+        return callRegion(m_lib->entry(program), prog, inputs);
     }
 
 private:
     std::shared_ptr<SharedLibrary> m_lib;
-    mutable OutputRecycler m_outputs;
 };
 
 struct Comparison {
