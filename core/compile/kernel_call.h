@@ -49,7 +49,9 @@ struct Comparison {
 // With `reference` (the region run eagerly in float64, one tensor per output; an undefined or
 // mis-shaped one is skipped), a floating output is judged by eager's own rounding instead: its
 // largest error against the float64 result may be at most kEagerErrorFactor times eager's
-// largest error against it, plus the type's atol (not scaled by the output's magnitude).
+// largest error against it, plus the type's atol (not scaled by the output's magnitude);
+// eager's error counts as at least half a unit in the last place of its type at the output's
+// largest magnitude (the rounding every result of that size carries).
 constexpr double kEagerErrorFactor = 8.0;
 Comparison compareOutputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want,
                           const std::vector<at::Tensor>& inputs,

@@ -6,6 +6,7 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <limits>
 
 FXSCOPE_TEST_BEGIN
@@ -101,6 +102,31 @@ private Q_SLOTS:
         QVERIFY(compile::detail::compareOutputs({f32({1e6f + 0.5f})}, {eager}, {},
                                                 {f32({1e6f})})
                     .ok);
+    }
+
+    // Eager may round its largest values exactly by chance; its error then counts as its
+    // type's half unit at that magnitude. By hand: the largest output 387.5 (float32 spacing
+    // 2^-15 there, half 1.53e-5); eager errs by 2e-6 elsewhere; a kernel two units off at the
+    // top (6.1e-5, a vector exp's error) is within 8 x 1.53e-5 + 1e-5 = 1.32e-4 (it failed
+    // before, against 8 x 2e-6 + 1e-5 = 2.6e-5); eight units off (2.4e-4) still fails.
+    void eagersErrorIsAtLeastItsOwnRounding()
+    {
+        const double top = 387.5;
+        const double unit = std::ldexp(1.0, -15);
+        const at::Tensor eager = f32({float(top), 1.0f});
+        const at::Tensor reference = f64({top, 1.0 + 2e-6});
+        const at::Tensor twoUnits = f32({float(top + 2 * unit), 1.0f});
+        const auto ok = compile::detail::compareOutputs({twoUnits}, {eager}, {}, {reference});
+        QVERIFY2(ok.ok, ok.problem.c_str());
+        const at::Tensor eightUnits = f32({float(top + 8 * unit), 1.0f});
+        const auto bad = compile::detail::compareOutputs({eightUnits}, {eager}, {}, {reference});
+        QVERIFY(!bad.ok);
+        // bfloat16 (7 mantissa bits) has spacing 2 at 384: a kernel one unit off passes.
+        const auto bf16 = at::TensorOptions().dtype(at::kBFloat16);
+        const at::Tensor eagerHalf = f32({384.0f}).to(bf16);
+        const auto half = compile::detail::compareOutputs({f32({386.0f}).to(bf16)}, {eagerHalf},
+                                                          {}, {f64({384.0})});
+        QVERIFY2(half.ok, half.problem.c_str());
     }
 
     void integersAreExact()
