@@ -183,12 +183,7 @@ views::GraphRef ProfileController::runnableCounterpart(views::GraphRef ref) cons
 {
     const views::Workspace* ws = m_context->workspace();
     const model::GraphArtifact* a = ws->artifact(ref);
-    static constexpr std::string_view kDynamoLevel[] = {
-        "dynamo_output_graph", "before_pre_grad_graph", "after_pre_grad_graph",
-        "inductor_pre_grad_graph"};
-    if (a == nullptr || ref.run < 0 ||
-        std::find(std::begin(kDynamoLevel), std::end(kDynamoLevel), a->kind) ==
-            std::end(kDynamoLevel)) {
+    if (a == nullptr || ref.run < 0 || !model::isPreGradKind(a->kind)) {
         return {};
     }
     const model::Run& run = *ws->runs()[static_cast<std::size_t>(ref.run)];

@@ -350,9 +350,10 @@ void RuntimeController::applyHeat()
     for (const auto& [name, t] : times->nodes) {
         maxUs = std::max(maxUs, t.us);
     }
-    decorations->setNodeColors(views::DecorationLayer::RuntimeTrace,
-                               views::KernelsModel::heatColors(*times, *shown),
-                               views::KernelsModel::heatAmounts(*times, *shown));
+    views::NodeAmounts amounts = views::KernelsModel::heatAmounts(*times, *shown);
+    auto colors = views::KernelsModel::heatColors(amounts, maxUs);
+    decorations->setNodeColors(views::DecorationLayer::RuntimeTrace, std::move(colors),
+                               std::move(amounts));
     decorations->setBanner(views::DecorationLayer::RuntimeTrace, heatText(times));
     m_panel->setHeatLegend(maxUs, tr("this graph: %1 µs").arg(us(times->us)));
 }

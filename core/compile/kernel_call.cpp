@@ -29,6 +29,13 @@ double maxFiniteDiff(const at::Tensor& a, const at::Tensor& b)
     return diff.numel() ? diff.max().item<double>() : 0.0;
 }
 
+// The largest magnitude among t's finite values (0 when none).
+double largestFinite(const at::Tensor& t)
+{
+    const at::Tensor finiteAbs = at::where(at::isfinite(t), t.abs(), at::zeros_like(t));
+    return finiteAbs.numel() ? finiteAbs.max().item<double>() : 0.0;
+}
+
 // Half a unit in the last place of `type` at `magnitude`: the least rounding a result of that
 // size carries (0 for types without one here).
 double halfUlp(at::ScalarType type, double magnitude)
@@ -54,10 +61,7 @@ void judgeByReference(const at::Tensor& a, const at::Tensor& b, const at::Tensor
                       at::ScalarType type, std::size_t index, Tolerance tol, Comparison& c)
 {
     const at::Tensor r = reference.to(at::kDouble);
-    const at::Tensor finite = at::isfinite(r);
-    const at::Tensor finiteAbs = at::where(finite, r.abs(), at::zeros_like(r));
-    const double largest = finiteAbs.numel() ? finiteAbs.max().item<double>() : 0.0;
-    const double eagerErr = std::max(maxFiniteDiff(b, r), halfUlp(type, largest));
+    const double eagerErr = std::max(maxFiniteDiff(b, r), halfUlp(type, largestFinite(r)));
     const double compiledErr = maxFiniteDiff(a, r);
     const double bound = kEagerErrorFactor * eagerErr + tol.atol;
     if (compiledErr > bound) {
@@ -112,9 +116,7 @@ Comparison compareOne(const at::Tensor& got, const at::Tensor& want, std::size_t
     // Rounding errors scale with the operands, not with each result: where a result cancels to
     // near zero (gelu's derivative crossing zero, times a large gradient) an error relative to
     // it means nothing. atol is therefore relative to the output's largest finite magnitude.
-    const at::Tensor finiteAbs = at::where(finite, b.abs(), at::zeros_like(b));
-    const double scale = finiteAbs.numel() ? finiteAbs.max().item<double>() : 0.0;
-    tol.atol *= std::max(1.0, scale);
+    tol.atol *= std::max(1.0, largestFinite(b));
     const at::Tensor bad = diff > (tol.atol + tol.rtol * b.abs());
     if (bad.any().item<bool>()) {
         c.ok = false;

@@ -43,6 +43,12 @@ int aotTarget(const Run& run, const CompileId& cid)
 
 } // namespace
 
+bool isPreGradKind(std::string_view kind)
+{
+    return kind == "dynamo_output_graph" || kind == "before_pre_grad_graph" ||
+           kind == "after_pre_grad_graph" || kind == "inductor_pre_grad_graph";
+}
+
 std::vector<int> graphsOfKind(const Run& run, const CompileId& cid, std::string_view kind)
 {
     std::vector<int> out;

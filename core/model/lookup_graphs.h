@@ -11,6 +11,10 @@
 
 namespace fxs::model {
 
+// The Dynamo-level kinds: Dynamo's output graph and the pre-grad passes' versions of it
+// (torch.nn.functional calls, before AOTAutograd traces them to ATen).
+bool isPreGradKind(std::string_view kind);
+
 // Indices into run.graphs of the graphs of `kind` with compile id `cid`, in log order.
 std::vector<int> graphsOfKind(const Run& run, const CompileId& cid, std::string_view kind);
 

@@ -1,5 +1,7 @@
 #include "core/runtime/graph_times.h"
 
+#include "core/model/lookup_graphs.h"
+
 #include <algorithm>
 #include <set>
 #include <string_view>
@@ -7,12 +9,6 @@
 namespace fxs::runtime {
 
 namespace {
-
-bool isPreGradKind(std::string_view kind)
-{
-    return kind == "dynamo_output_graph" || kind == "before_pre_grad_graph" ||
-           kind == "after_pre_grad_graph" || kind == "inductor_pre_grad_graph";
-}
 
 std::string_view aotKindFor(std::string_view kind)
 {
@@ -139,7 +135,7 @@ std::vector<GraphTimes> timesByGraph(const Attribution& attribution,
         for (std::size_t i = 0; i < run.graphs.size() && !times.pre.empty(); ++i) {
             const model::GraphArtifact& a = run.graphs[i];
             if (a.compileId == g.compileId && (file.empty() || a.file == file) &&
-                isPreGradKind(a.kind)) {
+                model::isPreGradKind(a.kind)) {
                 GraphTimes& t = byArtifact[i];
                 t.artifact = i;
                 t.preGrad = true;

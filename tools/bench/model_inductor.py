@@ -269,6 +269,12 @@ def med(xs):
     return "%.3f (%.3f-%.3f)" % (statistics.median(xs), min(xs), max(xs))
 
 
+def per_node(xs):
+    """Host time a node: the median of the rounds with their range (each round's figure is
+    itself the median of its timed runs)."""
+    return med([x["host_ms"] * 1000 / max(1, x["nodes"]) for x in xs])
+
+
 print("device:", torch.cuda.get_device_name(0), "torch", torch.__version__, flush=True)
 results = {}
 for name in args.models.split(","):
@@ -355,10 +361,6 @@ for name in args.models.split(","):
         print("| fxscope eager engine (%s) | %s | %s | %s | |" % (
             mode, med([x["eager_device_ms"] for x in ok]), med([x["eager_wall_ms"] for x in ok]),
             med(ekms) if ekms else ""))
-    # Host time a node: the median of the rounds with their range (each round's figure is
-    # itself the median of its timed runs).
-    def per_node(xs):
-        return med([x["host_ms"] * 1000 / max(1, x["nodes"]) for x in xs])
     ok = [x for x in fx["sync-free"] if x]
     if ok:
         x = ok[-1]

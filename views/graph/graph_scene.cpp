@@ -212,10 +212,14 @@ void GraphScene::rebuildHulls()
 void GraphScene::addOverlayHulls(const std::vector<RegionOverlay>& regions)
 {
     constexpr double kPad = 6.0;
-    // (frame, the items showing a region there, sorted) -> the regions shown so, in order.
-    std::map<std::pair<layout::GroupId, std::vector<std::uint32_t>>, std::vector<std::size_t>>
-        shared;
-    std::vector<std::pair<layout::GroupId, std::vector<std::uint32_t>>> order;
+    // One hull for each (frame, the items showing a region there) met, in the regions' order,
+    // with the regions it shows.
+    struct Hull {
+        std::vector<std::uint32_t> items; // sorted
+        std::vector<std::size_t> regions;
+    };
+    std::vector<Hull> hulls;
+    std::map<std::pair<layout::GroupId, std::vector<std::uint32_t>>, std::size_t> hullOf;
     for (std::size_t r = 0; r < regions.size(); ++r) {
         std::unordered_set<std::uint32_t> seen;
         std::map<layout::GroupId, std::vector<std::uint32_t>> itemsByFrame;
@@ -226,21 +230,20 @@ void GraphScene::addOverlayHulls(const std::vector<RegionOverlay>& regions)
         }
         for (auto& [frame, items] : itemsByFrame) {
             std::sort(items.begin(), items.end());
-            auto key = std::make_pair(frame, std::move(items));
-            auto& users = shared[key];
-            if (users.empty()) {
-                order.push_back(key);
+            const auto [it, fresh] = hullOf.try_emplace({frame, items}, hulls.size());
+            if (fresh) {
+                hulls.push_back({std::move(items), {}});
             }
-            users.push_back(r);
+            hulls[it->second].regions.push_back(r);
         }
     }
     const auto nameOf = [](const RegionOverlay& region) {
         return region.label == region.id ? region.id
                                          : QStringLiteral("%1 (%2)").arg(region.label, region.id);
     };
-    for (const auto& key : order) {
+    for (const Hull& hull : hulls) {
         std::vector<layout::Point> corners;
-        for (std::uint32_t index : key.second) {
+        for (std::uint32_t index : hull.items) {
             const QRectF r =
                 m_visibleItems.at(index)->sceneBoundingRect().adjusted(-kPad, -kPad, kPad, kPad);
             for (const QPointF& p : {r.topLeft(), r.topRight(), r.bottomLeft(), r.bottomRight()}) {
@@ -251,22 +254,21 @@ void GraphScene::addOverlayHulls(const std::vector<RegionOverlay>& regions)
         for (const layout::Point& p : layout::convexHull(std::move(corners))) {
             poly << QPointF(p.x, p.y);
         }
-        const std::vector<std::size_t>& users = shared.at(key);
-        const RegionOverlay& first = regions[users.front()];
+        const RegionOverlay& first = regions[hull.regions.front()];
         QString tip = tr("%1 · %n node(s)", "", int(first.nodes.size())).arg(nameOf(first));
         QStringList ids;
-        for (std::size_t r : users) {
+        QStringList names;
+        constexpr qsizetype kNamed = 6;
+        for (std::size_t r : hull.regions) {
             ids << regions[r].id;
-        }
-        if (users.size() > 1) {
-            constexpr std::size_t kNamed = 6;
-            QStringList names;
-            for (std::size_t i = 0; i < users.size() && i < kNamed; ++i) {
-                names << nameOf(regions[users[i]]);
+            if (names.size() < kNamed) {
+                names << nameOf(regions[r]);
             }
-            tip = tr("%n regions inside what this hull surrounds: %1%2", "", int(users.size()))
+        }
+        if (ids.size() > 1) {
+            tip = tr("%n regions inside what this hull surrounds: %1%2", "", int(ids.size()))
                       .arg(names.join(QStringLiteral(", ")),
-                           users.size() > kNamed ? QStringLiteral(", …") : QString());
+                           ids.size() > kNamed ? QStringLiteral(", …") : QString());
         }
         m_hulls.push_back(new HullItem(poly, first.tint, tip, ids, hullAlpha()));
         addItem(m_hulls.back());

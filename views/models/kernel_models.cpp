@@ -215,8 +215,14 @@ std::unordered_map<graph::NodeId, QColor> KernelsModel::heatColors(
     for (const auto& [name, t] : times.nodes) {
         maxUs = std::max(maxUs, t.us);
     }
+    return heatColors(heatAmounts(times, graph), maxUs);
+}
+
+std::unordered_map<graph::NodeId, QColor> KernelsModel::heatColors(const NodeAmounts& amounts,
+                                                                   double maxUs)
+{
     std::unordered_map<graph::NodeId, QColor> out;
-    for (const auto& [id, us] : heatAmounts(times, graph).values) {
+    for (const auto& [id, us] : amounts.values) {
         out[id] = heatColor(us, maxUs);
     }
     return out;

@@ -71,6 +71,9 @@ public:
                                                                 const graph::Graph& graph);
     // The same nodes' times (µs), for what a collapsed group's nodes add up to.
     static NodeAmounts heatAmounts(const runtime::GraphTimes& times, const graph::Graph& graph);
+    // Their colours, from the times already found (heatAmounts) against the largest time.
+    static std::unordered_map<graph::NodeId, QColor> heatColors(const NodeAmounts& amounts,
+                                                                double maxUs);
     // Legend stops (µs, colour) at 0, 25, 50, 75 and 100 % of maxUs.
     static std::vector<std::pair<double, QColor>> heatLegend(double maxUs);
 

@@ -45,6 +45,7 @@ void CodePanel::setGraph(graph::GraphPtr graph, std::vector<CodeText> outputCode
     m_printed = noText && m_graph->size() <= kMaxPrintedNodes
                     ? QString::fromStdString(graph::printGraphCode(*m_graph))
                     : QString();
+    m_printedLines = statementLines(m_printed); // once, not on every node shown
     const QSignalBlocker block(m_sources);
     m_sources->clear();
     m_sources->addItem(!noText                ? tr("Graph code")
@@ -105,7 +106,7 @@ void CodePanel::showNode(graph::NodeId id)
     const graph::Node& node = m_graph->node(id);
     int line = -1;
     if (m_sources->currentIndex() <= 0 && !m_printed.isEmpty()) {
-        line = findStatement(m_printed, QString::fromStdString(node.name));
+        line = m_printedLines.value(QString::fromStdString(node.name), -1);
     } else if (m_sources->currentIndex() <= 0) {
         line = node.line > 0 ? node.line - m_graph->firstLine() : -1;
     } else {
@@ -136,20 +137,24 @@ void CodePanel::highlightLine(int zeroBasedLine)
 
 int CodePanel::findStatement(const QString& text, const QString& name)
 {
-    if (name.isEmpty()) {
-        return -1;
-    }
-    // `name = ...` or `name: "f32[4]" = ...` at the start of a line.
-    const QRegularExpression statement(
-        QStringLiteral("^\\s*%1(\\s*:\\s*\"[^\"]*\")?\\s*=[^=]")
-            .arg(QRegularExpression::escape(name)));
-    const QStringList lines = text.split(QLatin1Char('\n'));
-    for (int i = 0; i < lines.size(); ++i) {
-        if (statement.match(lines[i]).hasMatch()) {
-            return i;
+    return statementLines(text).value(name, -1);
+}
+
+QHash<QString, int> CodePanel::statementLines(const QString& text)
+{
+    // `name = ...` or `name: "f32[4]" = ...` at the start of a line; a name's first statement.
+    static const QRegularExpression statement(
+        QStringLiteral("^\\s*([A-Za-z_][A-Za-z0-9_]*)(\\s*:\\s*\"[^\"]*\")?\\s*=[^=]"));
+    QHash<QString, int> lines;
+    int i = 0;
+    for (const QStringView line : QStringView(text).split(QLatin1Char('\n'))) {
+        const QRegularExpressionMatch m = statement.match(line);
+        if (m.hasMatch() && !lines.contains(m.captured(1))) {
+            lines.insert(m.captured(1), i);
         }
+        ++i;
     }
-    return -1;
+    return lines;
 }
 
 int CodePanel::findNodeInOutputCode(const QString& text, const QString& name)

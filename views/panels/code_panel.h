@@ -6,6 +6,7 @@
 
 #include "core/graph/graph.h"
 
+#include <QHash>
 #include <QString>
 #include <QWidget>
 
@@ -46,6 +47,8 @@ public:
     // The 0-based line of node `name`'s statement in printed graph code, -1 when none (a
     // placeholder is in the signature).
     static int findStatement(const QString& text, const QString& name);
+    // Every statement's name in printed graph code and its 0-based line (its first).
+    static QHash<QString, int> statementLines(const QString& text);
 
 private:
     void showSource(int index);
@@ -57,6 +60,7 @@ private:
     graph::GraphPtr m_graph;
     std::vector<CodeText> m_outputCode;
     QString m_printed; // the graph printed, when it has no text of its own
+    QHash<QString, int> m_printedLines; // statementLines(m_printed)
     graph::NodeId m_node = graph::kNoNode;
     int m_highlighted = 0;
 };
