@@ -44,6 +44,7 @@ struct RunCliOptions {
     bool noMatmulFusion = false;  // --no-matmul-fusion: GraphCompileOptions::fuseMatmuls off
     bool noKeptOperands = false;  // --no-kept-operands: keepMatmulOperands off
     bool noDirectMatmuls = false; // --no-direct-matmuls: directMatmuls off
+    bool noBatchedMatmuls = false; // --no-batched-matmuls: batchMatmuls off
     bool noConvFusion = false;    // --no-conv-fusion: fuseConvolutions off
     bool autoRegions = false;
     std::string project;
@@ -185,14 +186,17 @@ json compiledJson(const compile::CompiledGraphReport& c, const std::vector<std::
     }
     j["regions"] = std::move(regions);
     // Matrix products outside the regions run as one per group (shared operand: "left", the
-    // results column blocks of one product; "right", row blocks).
+    // results column blocks of one product; "right", row blocks; "sum": products summed, one
+    // product over the joined inner dimension; "batched": independent products of one shape,
+    // one batched cuBLAS call).
     json groups = json::array();
     for (const auto& g : c.matmulGroups) {
         groups.push_back({{"id", g.id},
                           {"nodes", g.nodes},
                           {"shared", g.shared == 0   ? "left"
                                      : g.shared == 1 ? "right"
-                                                     : "sum"},
+                                     : g.shared == 2 ? "sum"
+                                                     : "batched"},
                           {"fused_runs", g.fusedRuns},
                           {"separate_runs", g.separateRuns},
                           {"kept_operand_runs", g.keptRuns}});
@@ -414,6 +418,7 @@ int runCompiled(const RunCliOptions& o, const LoadedGraph& g, const exec::RunOpt
     co.kernelTime = o.kernelTime;
     co.keepMatmulOperands = !o.noKeptOperands;
     co.directMatmuls = !o.noDirectMatmuls;
+    co.batchMatmuls = !o.noBatchedMatmuls;
     auto report = compile::runCompiledGraph(gr, *regions, co);
     if (!report) {
         return fail(o, report.error(), 1);
@@ -572,6 +577,11 @@ void addRunCommand(CLI::App& app, int& exitCode)
                   "--compiled on CUDA: run float32 matrix products through LibTorch's mm (by "
                   "default the compiled run calls cuBLAS for them directly, as mm does, with "
                   "less host time a call)")
+        ->needs(compiled);
+    cmd->add_flag("--no-batched-matmuls", options->noBatchedMatmuls,
+                  "--compiled on CUDA: make a training step's weight gradients one by one (by "
+                  "default float32 products of one shape that only the outputs read run as one "
+                  "batched cuBLAS call)")
         ->needs(compiled);
     cmd->add_flag("--no-conv-fusion", options->noConvFusion,
                   "--compiled on CUDA: leave a convolution's batch norm, residual add and relu to "

@@ -184,7 +184,9 @@ int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report
     }
     std::map<std::string, int> groups; // a fused group: one cat and one product
     for (const auto& g : report.matmulGroups) {
-        const int joined = g.shared == 2 ? 3 : 2; // a sum joins both operands
+        // A sum joins both operands; a batched group copies its operands' addresses and
+        // makes every product in one call.
+        const int joined = g.shared == 2 ? 3 : 2;
         const int kept = g.keptRuns > 0 ? g.keptSides : 0; // reused, not joined again
         groups[g.id] = g.separateRuns == 0 ? joined - kept : int(g.nodes.size());
     }
@@ -454,7 +456,9 @@ Fusion fusionFor(const graph::Graph& graph, const std::vector<partition::Region>
     };
     std::vector<MatmulGroup> kept;
     for (auto& g : options.fuseMatmuls
-                       ? findMatmulGroups(graph, options.run.forwardGraph.get(), excluded)
+                       ? findMatmulGroups(graph, options.run.forwardGraph.get(), excluded,
+                                          direct && options.batchMatmuls &&
+                                              options.compile.device == TargetDevice::Cuda)
                        : std::vector<MatmulGroup>()) {
         unique(g.id);
         if (orders({g}, {})) {

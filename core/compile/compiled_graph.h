@@ -30,8 +30,9 @@ struct MatmulGroupReport {
     std::string id;                 // its step's name in compiled.perNode ("mm0")
     std::vector<std::string> nodes; // the mm nodes
     int shared = 0;                 // 0: the left operand (column blocks), 1: the right (rows),
-                                    // 2: none, the products summed (MatmulGroup::shared)
-    long fusedRuns = 0;             // runs of the compiled run that made one product
+                                    // 2: none, the products summed, 3: none, one batched
+                                    // call (MatmulGroup::shared)
+    long fusedRuns = 0;             // runs of the compiled run that made one product (or call)
     long separateRuns = 0;          // runs whose shared operand was not one tensor
     long keptRuns = 0; // fused runs that reused the operands laid side by side in an earlier one
     int keptSides = 0; // the operand sides it keeps (their cats are not launched when reused)

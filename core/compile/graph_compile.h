@@ -61,6 +61,11 @@ struct GraphCompileOptions {
     // groups' products) call cuBLAS directly (exec::RunOptions::directMatmuls); the eager run
     // keeps LibTorch's mm. Off: LibTorch's mm everywhere (`run --no-direct-matmuls`).
     bool directMatmuls = true;
+    // runCompiledGraph on CUDA, with fuseMatmuls and directMatmuls: float32 products of one
+    // shape that only the graph's outputs read (a training step's weight gradients) run as
+    // one batched cuBLAS call (matmul_groups.h, MatmulGroup::shared == 3). Off: `run
+    // --no-batched-matmuls`.
+    bool batchMatmuls = true;
     // runCompiledGraph: a convolution and the batch norm, residual add and relu after it,
     // outside the regions, run as one step (conv_fusion.h: one cuDNN graph on CUDA). Off:
     // `run --no-conv-fusion`.

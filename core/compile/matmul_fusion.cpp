@@ -256,6 +256,30 @@ Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
         a.push_back(exec::tensorOf(in[call.left[i]]));
         b.push_back(exec::tensorOf(in[call.right[i]]));
     }
+    if (call.shared == 3) {
+        // Independent products of one shape: one batched call where cuBLAS takes them (never
+        // inside a capture: the call reads its operands' addresses from device memory that
+        // the next call rewrites), else one by one.
+        std::vector<at::Tensor> products;
+        if (direct && !capturing(a[0])) {
+            products = exec::detail::directBatchedMatmul(a, b);
+        }
+        const bool batched = !products.empty();
+        if (!batched) {
+            for (std::size_t i = 0; i < n; ++i) {
+                products.push_back(exec::detail::matmul(a[i], b[i], direct));
+            }
+        }
+        if (auto* counter = batched ? fused : separate) {
+            ++*counter;
+        }
+        std::vector<exec::TensorHandle> out;
+        out.reserve(n);
+        for (auto& p : products) {
+            out.push_back(exec::makeHandle(std::move(p)));
+        }
+        return out;
+    }
     if (call.shared == 2) {
         // [M, K_i] side by side times [K_i, N] stacked: the sum of the products.
         const at::Tensor sum = exec::detail::matmul(joinedOperands(call, 0, a, 1, reused),
@@ -340,7 +364,7 @@ std::vector<exec::Substitute> matmulSubstitutes(const graph::Graph& graph,
         };
         // One value by the graph: every member reads the first member's shared operand (a
         // region may have made each view of it as a buffer of its own).
-        const bool first = grp.sameByGraph && grp.shared != 2;
+        const bool first = grp.sameByGraph && grp.shared < 2;
         const auto operand = [&](std::size_t member, int side) {
             const std::size_t m = first && grp.shared == side ? 0 : member;
             return slot(graph.node(grp.nodes[m]).args[std::size_t(side)].node);

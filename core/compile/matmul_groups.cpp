@@ -434,10 +434,79 @@ void findSums(const Graph& g, const std::vector<bool>& excluded, std::vector<boo
     }
 }
 
+// Whether only the graph's output reads `v`, directly or through pure views.
+bool onlyOutputsRead(const Graph& g, NodeId v, int depth = 0)
+{
+    if (depth > 64 || g.node(v).users.empty()) {
+        return false; // too deep to tell, or dead: not worth a group
+    }
+    return std::all_of(g.node(v).users.begin(), g.node(v).users.end(), [&](NodeId u) {
+        const Node& un = g.node(u);
+        return un.isOutput() || (isPureView(un) && onlyOutputsRead(g, u, depth + 1));
+    });
+}
+
+// Batched groups (MatmulGroup::shared == 3) among the candidates not taken yet.
+void findBatched(const Graph& g, const std::vector<bool>& excluded, std::vector<bool>& taken,
+                 std::vector<MatmulGroup>& groups)
+{
+    std::map<std::string, std::vector<NodeId>> buckets;
+    std::vector<std::string> order;
+    for (const Node& n : g.nodes()) {
+        if (taken[n.id] || (n.id < excluded.size() && excluded[n.id]) || !candidate(g, n) ||
+            !onlyOutputsRead(g, n.id)) {
+            continue;
+        }
+        const std::string bucket = g.node(n.args[0].node).tensorMeta()->toString() + "|" +
+                                   g.node(n.args[1].node).tensorMeta()->toString();
+        auto [it, fresh] = buckets.try_emplace(bucket);
+        if (fresh) {
+            order.push_back(bucket);
+        }
+        it->second.push_back(n.id);
+    }
+    const auto emit = [&](std::vector<NodeId>& members) {
+        if (members.size() >= 2) {
+            MatmulGroup grp;
+            grp.shared = 3;
+            grp.nodes = members;
+            for (NodeId m : members) {
+                taken[m] = true;
+            }
+            groups.push_back(std::move(grp));
+        }
+        members.clear();
+    };
+    for (const std::string& b : order) {
+        std::vector<NodeId> members;
+        std::int64_t deferred = 0; // operands kept alive for the group, graph inputs aside
+        for (NodeId n : buckets[b]) {
+            const bool apart = std::none_of(members.begin(), members.end(), [&](NodeId m) {
+                return reaches(g, std::min(m, n), std::max(m, n));
+            });
+            if (!apart) {
+                continue;
+            }
+            std::int64_t bytes = 0;
+            for (const auto& a : g.node(n).args) {
+                const Node& operand = g.node(a.node);
+                bytes += operand.isPlaceholder() ? 0 : operand.tensorMeta()->nbytes().value_or(0);
+            }
+            if (!members.empty() && deferred + bytes > kMaxDeferredBytes) {
+                emit(members);
+                deferred = 0;
+            }
+            members.push_back(n);
+            deferred += bytes;
+        }
+        emit(members);
+    }
+}
+
 } // namespace
 
 std::vector<MatmulGroup> findMatmulGroups(const Graph& g, const Graph* forward,
-                                          const std::vector<bool>& excluded)
+                                          const std::vector<bool>& excluded, bool batched)
 {
     OperandKeys keys(g, forward);
     std::vector<bool> taken(g.size(), false);
@@ -491,15 +560,20 @@ std::vector<MatmulGroup> findMatmulGroups(const Graph& g, const Graph* forward,
             groups.push_back(std::move(grp));
         }
     }
+    if (batched) {
+        findBatched(g, excluded, taken, groups);
+    }
     std::sort(groups.begin(), groups.end(),
               [](const MatmulGroup& a, const MatmulGroup& b) { return a.nodes[0] < b.nodes[0]; });
     for (std::size_t i = 0; i < groups.size(); ++i) {
         MatmulGroup& grp = groups[i];
         grp.id = "mm" + std::to_string(i);
         for (std::size_t side : {0u, 1u}) {
-            grp.inputOperands[side] = std::all_of(grp.nodes.begin(), grp.nodes.end(), [&](NodeId m) {
+            const auto unwritten = [&](NodeId m) {
                 return unwrittenInput(g, g.node(m).args[side].node, excluded);
-            });
+            };
+            grp.inputOperands[side] = grp.shared != 3 && // a batched group joins nothing
+                                      std::all_of(grp.nodes.begin(), grp.nodes.end(), unwritten);
         }
     }
     return groups;

@@ -24,7 +24,12 @@ struct MatmulGroup {
     // are summed (a backward's input gradient, q/k/v's three products added): the left
     // operands side by side times the right ones stacked is the sum, one product over the
     // joined inner dim; `sumNodes` are the views and adds that summed them, `root` the last
-    // add, the only value the step makes.
+    // add, the only value the step makes. 3: none, the products are independent and of one
+    // shape, and only the graph's outputs read them (through views): a training step's weight
+    // gradients of one shape, layer after layer. They run as one batched product (one cuBLAS
+    // call for all of them) where the last of their operands is made, so every member's
+    // operands stay alive until then (at most kMaxDeferredBytes of them beyond the graph's
+    // inputs a group).
     int shared = 0;
     std::vector<graph::NodeId> sumNodes;
     graph::NodeId root = graph::kNoNode;
@@ -41,6 +46,10 @@ struct MatmulGroup {
     std::array<bool, 2> inputOperands{false, false};
 };
 
+// The most a batched group (shared == 3) keeps alive of its members' operands that are not
+// graph inputs, waiting for its last member's: past it, a new group starts.
+inline constexpr std::int64_t kMaxDeferredBytes = 64ll << 20;
+
 // Groups of `mm.default` nodes sharing an operand: the same node, views of one value with the
 // same arguments (LLaMA's `view(x, [64, 128])` once per projection), or backward placeholders
 // the forward graph fills with such views (`forward`, which may be null; the run checks at
@@ -54,9 +63,13 @@ struct MatmulGroup {
 // operands are grouped first. Sums come before both: an `add.Tensor` tree (each add read
 // only by the next) whose leaves are mm nodes of one [M, N] shape, each read only by the tree
 // (directly or through one view to the root's sizes), none of its nodes excluded.
+// With `batched`, the products left after those that only the graph's outputs read (through
+// pure views), grouped by their operands' dtype, sizes and strides, in graph order: at least
+// two a group, none reaching another, within kMaxDeferredBytes (shared == 3).
 // Deterministic; never throws.
 std::vector<MatmulGroup> findMatmulGroups(const graph::Graph& graph, const graph::Graph* forward,
-                                          const std::vector<bool>& excluded);
+                                          const std::vector<bool>& excluded,
+                                          bool batched = false);
 
 // The views and adds of the graph's sums (groups with shared == 2), which regions must leave
 // out for the sums to form: `run --compiled --auto` keeps them out of its proposal.

@@ -42,6 +42,7 @@
 #include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cublasLt.h>
 #include "core/exec/process_symbols.h"
@@ -52,6 +53,7 @@ namespace {
 
 std::atomic<long> g_directMatmuls{0};
 std::atomic<long> g_directAddmms{0};
+std::atomic<long> g_directBatched{0};
 thread_local int t_uncounted = 0; // UncountedDirectCalls on this thread
 
 [[maybe_unused]] void counted(std::atomic<long>& counter)
@@ -70,6 +72,7 @@ struct Cublas {
     decltype(&cublasSetWorkspace_v2) setWorkspace = nullptr;
     decltype(&cublasSetMathMode) setMathMode = nullptr;
     decltype(&cublasSgemm_v2) sgemm = nullptr;
+    decltype(&cublasSgemmBatched) sgemmBatched = nullptr; // apart: ok() without it
     bool ok() const { return create && setStream && setWorkspace && setMathMode && sgemm; }
 };
 
@@ -82,6 +85,7 @@ const Cublas& cublas()
         findInProcess(x.setWorkspace, "cublasSetWorkspace_v2");
         findInProcess(x.setMathMode, "cublasSetMathMode");
         findInProcess(x.sgemm, "cublasSgemm_v2");
+        findInProcess(x.sgemmBatched, "cublasSgemmBatched");
         return x;
     }();
     return c;
@@ -461,6 +465,78 @@ at::Tensor directMatmul(const at::Tensor& a, const at::Tensor& b)
 #endif
 }
 
+std::vector<at::Tensor> directBatchedMatmul(const std::vector<at::Tensor>& a,
+                                            const std::vector<at::Tensor>& b)
+{
+#if defined(FXSCOPE_TORCH_CUDA)
+    const Cublas& f = cublas();
+    if (a.empty() || a.size() != b.size() || !f.ok() || !f.sgemmBatched ||
+        a.size() > std::size_t(INT_MAX / 3) ||
+        c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None) {
+        return {};
+    }
+    const auto first = productSides(a[0], b[0]);
+    if (!first) {
+        return {};
+    }
+    const auto same = [](const Side& x, const Side& y) { return x.op == y.op && x.ld == y.ld; };
+    for (std::size_t i = 1; i < a.size(); ++i) {
+        const auto sides = productSides(a[i], b[i]);
+        if (!sides || a[i].sizes() != a[0].sizes() || b[i].sizes() != b[0].sizes() ||
+            a[i].device() != a[0].device() || !same(sides->first, first->first) ||
+            !same(sides->second, first->second)) {
+            return {};
+        }
+    }
+    const auto& [sb, sa] = *first;
+    const std::int64_t m = a[0].size(0);
+    const std::int64_t k = a[0].size(1);
+    const std::int64_t n = b[0].size(1);
+    const c10::Device device = a[0].device();
+    Handle* h = handleFor(f, device.index());
+    if (!h) {
+        return {};
+    }
+    const std::int64_t count = std::int64_t(a.size());
+    std::vector<at::Tensor> c;
+    c.reserve(a.size());
+    // The addresses, b's, a's, then c's, in pinned memory copied on the current stream: the
+    // pinned block is not reused before the copy has run (LibTorch's host allocator records it).
+    at::Tensor host =
+        at::empty({3 * count}, at::TensorOptions().dtype(at::kLong).pinned_memory(true));
+    auto* address = host.data_ptr<std::int64_t>();
+    const auto addressOf = [](const void* p) {
+        return std::int64_t(reinterpret_cast<std::uintptr_t>(p));
+    };
+    for (std::int64_t i = 0; i < count; ++i) {
+        const auto j = std::size_t(i);
+        c.push_back(at::detail::empty_cuda({m, n}, at::kFloat, device, std::nullopt));
+        address[i] = addressOf(b[j].const_data_ptr());
+        address[count + i] = addressOf(a[j].const_data_ptr());
+        address[2 * count + i] = addressOf(c[j].data_ptr());
+    }
+    at::Tensor onDevice =
+        at::empty({3 * count}, at::TensorOptions().dtype(at::kLong).device(device));
+    onDevice.copy_(host, /*non_blocking=*/true);
+    const auto* pointers = static_cast<float* const*>(onDevice.data_ptr());
+    const float one = 1.0f;
+    const float zero = 0.0f;
+    const cublasStatus_t status =
+        f.sgemmBatched(h->handle, sb.op, sa.op, int(n), int(m), int(k), &one, pointers,
+                       int(sb.ld), pointers + count, int(sa.ld), &zero, pointers + 2 * count,
+                       int(n), int(count));
+    if (status != CUBLAS_STATUS_SUCCESS) {
+        return {}; // the caller makes them one by one
+    }
+    counted(g_directBatched);
+    return c;
+#else
+    (void)a;
+    (void)b;
+    return {};
+#endif
+}
+
 at::Tensor directAddmm(const at::Tensor& bias, const at::Tensor& a, const at::Tensor& b)
 {
 #if defined(FXSCOPE_TORCH_CUDA)
@@ -537,6 +613,11 @@ long directMatmulCount()
 long directAddmmCount()
 {
     return g_directAddmms.load();
+}
+
+long directBatchedCount()
+{
+    return g_directBatched.load();
 }
 
 UncountedDirectCalls::UncountedDirectCalls()

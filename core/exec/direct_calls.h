@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace fxs::exec::detail {
 
@@ -18,6 +19,15 @@ namespace fxs::exec::detail {
 // contiguous [m, n] tensor. An undefined tensor when any of that does not hold, or where this
 // build has no CUDA LibTorch: the caller runs LibTorch's mm instead.
 at::Tensor directMatmul(const at::Tensor& a, const at::Tensor& b);
+
+// a[i] @ b[i] for every i in one cublasSgemmBatched call, when every pair is a product
+// directMatmul takes and all have one shape and one way of being read (each side's transposition
+// and leading dimension): each product a new contiguous tensor. The operands' addresses go to
+// the device through a pinned buffer, copied on the current stream (so not for a CUDA graph
+// capture, which would keep reading memory the next call rewrites). Empty where any of that
+// does not hold: the caller makes the products one by one.
+std::vector<at::Tensor> directBatchedMatmul(const std::vector<at::Tensor>& a,
+                                            const std::vector<at::Tensor>& b);
 
 // bias + a @ b (addmm with beta = alpha = 1) for a contiguous float32 bias of b's columns and a
 // product directMatmul takes: one cublasLtMatmul with the bias in its epilogue, as LibTorch's
@@ -35,6 +45,9 @@ long directMatmulCount();
 
 // The same for directAddmm.
 long directAddmmCount();
+
+// The same for directBatchedMatmul (one a call).
+long directBatchedCount();
 
 // How a column-major BLAS reads a row-major [rows, cols] operand with these strides (in
 // elements) in place: a row-major matrix is its own transpose in column-major order (not

@@ -4,7 +4,8 @@
 // on the device without per-node syncs and as CUDA graph replays; a build-only entry is
 // verified by its first run; a region without inputs runs on the graph's GPU; float32 products
 // made by calling cuBLAS directly agree with LibTorch's mm for every operand layout cuBLAS reads
-// in place, and the others are left to mm; a CUDA graph captured with a group's kept weights
+// in place, and the others are left to mm (so do products of one shape made in one batched
+// call, and a compiled run's weight gradients); a CUDA graph captured with a group's kept weights
 // replays with a weight changed in place since. Skipped, with the
 // reason, where this LibTorch has no CUDA or the driver sees no GPU (a skip is reported as
 // such, never as a pass).
@@ -302,6 +303,103 @@ private Q_SLOTS:
             QVERIFY(exec::detail::matmul(a, leaf, true).requires_grad()); // mm's, on the graph
         }
         QCOMPARE(exec::detail::directMatmulCount(), before);
+    }
+
+    // directBatchedMatmul: one cublasSgemmBatched call for products of one shape and layout
+    // (a gradient's t() times a row-major activation, as a training step's weight gradients),
+    // each against LibTorch's mm, twice (the second call's operands elsewhere); declined
+    // (empty, counted nowhere) for products of two shapes, of two layouts, in float64, and
+    // while a CUDA graph is being captured.
+    void directBatchedProductsMatchLibTorchsMm()
+    {
+        const auto cuda = at::TensorOptions().device(at::kCUDA, 0);
+        c10::InferenceMode inference;
+        for (int call = 0; call < 2; ++call) {
+            std::vector<at::Tensor> a;
+            std::vector<at::Tensor> b;
+            for (int i = 0; i < 5; ++i) {
+                a.push_back(at::randn({48, 64}, cuda).t());
+                b.push_back(at::randn({48, 80}, cuda));
+            }
+            const long before = exec::detail::directBatchedCount();
+            const std::vector<at::Tensor> mine = exec::detail::directBatchedMatmul(a, b);
+            QCOMPARE(mine.size(), std::size_t(5));
+            QCOMPARE(exec::detail::directBatchedCount(), before + 1);
+            for (std::size_t i = 0; i < 5; ++i) {
+                QVERIFY(mine[i].is_contiguous());
+                QVERIFY(at::allclose(mine[i], at::mm(a[i], b[i]), 1e-5, 1e-5));
+            }
+        }
+        const at::Tensor x = at::randn({64, 48}, cuda);
+        const at::Tensor y = at::randn({48, 80}, cuda);
+        const long before = exec::detail::directBatchedCount();
+        QVERIFY(exec::detail::directBatchedMatmul({x, x.narrow(0, 0, 32)}, {y, y}).empty());
+        QVERIFY(exec::detail::directBatchedMatmul({x, x.t().contiguous().t()}, {y, y}).empty());
+        QVERIFY(exec::detail::directBatchedMatmul({x.to(at::kDouble), x.to(at::kDouble)},
+                                                  {y.to(at::kDouble), y.to(at::kDouble)})
+                    .empty());
+#if defined(FXSCOPE_TORCH_CUDA)
+        {
+            at::cuda::CUDAGraph graph;
+            c10::cuda::CUDAStreamGuard guard(c10::cuda::getStreamFromPool());
+            at::Tensor captured;
+            bool declined = false;
+            graph.capture_begin();
+            declined = exec::detail::directBatchedMatmul({x, x}, {y, y}).empty();
+            captured = at::mm(x, y); // something to capture
+            graph.capture_end();
+            QVERIFY(declined);
+        }
+#endif
+        QCOMPARE(exec::detail::directBatchedCount(), before);
+    }
+
+    // A backward-like chain whose three weight gradients only the output reads: the compiled
+    // run makes them in one batched call (one group, "batched"), with and without CUDA graphs,
+    // the outputs as eager's.
+    void compiledRunsBatchTheWeightGradients()
+    {
+        const auto f = [](const char* meta) { return std::string("\"") + meta + "cuda:0\""; };
+        const std::string act = f("f32[64, 48][48, 1]");
+        const std::string tr = f("f32[48, 64][1, 48]");
+        const std::string grad = f("f32[48, 32][32, 1]");
+        std::string code = "def forward(self, g: " + act + ", w: " + f("f32[48, 48][48, 1]") +
+                           ", x0: " + f("f32[64, 32][32, 1]") + ", x1: " +
+                           f("f32[64, 32][32, 1]") + ", x2: " + f("f32[64, 32][32, 1]") +
+                           "):\n    relu_0: " + act + " = torch.ops.aten.relu.default(g)\n";
+        for (int i = 0; i < 3; ++i) {
+            const std::string n = std::to_string(i);
+            const std::string next = std::to_string(i + 1);
+            code += "    t_" + n + ": " + tr + " = torch.ops.aten.t.default(relu_" + n + ")\n";
+            code += "    mm_w" + n + ": " + grad + " = torch.ops.aten.mm.default(t_" + n + ", x" +
+                    n + ")\n";
+            code += "    mm_c" + n + ": " + act + " = torch.ops.aten.mm.default(relu_" + n +
+                    ", w)\n";
+            code += "    relu_" + next + ": " + act + " = torch.ops.aten.relu.default(mm_c" + n +
+                    ")\n";
+        }
+        code += "    return (relu_3, mm_w0, mm_w1, mm_w2)\n";
+        const graph::GraphPtr g = io::parseGraphCode(code, "batched_cuda.txt").graph;
+        QVERIFY(g);
+        for (bool cudaGraph : {false, true}) {
+            compile::GraphCompileOptions o;
+            o.compile = options(false);
+            o.cudaGraph = cudaGraph;
+            auto report = compile::runCompiledGraph(*g, {}, o);
+            QVERIFY2(report.ok(), report.ok() ? "" : report.error().toString().c_str());
+            QCOMPARE(report->matmulGroups.size(), std::size_t(1));
+            const auto& grp = report->matmulGroups[0];
+            QCOMPARE(grp.shared, 3);
+            QCOMPARE(grp.nodes, (std::vector<std::string>{"mm_w0", "mm_w1", "mm_w2"}));
+            QVERIFY(grp.fusedRuns >= 1);
+            if (!cudaGraph) {
+                QCOMPARE(grp.separateRuns, 0L);
+            }
+            QCOMPARE(report->outputMaxAbsErr.size(), std::size_t(4));
+            for (const auto& e : report->outputMaxAbsErr) {
+                QVERIFY(e && *e < 1e-4);
+            }
+        }
     }
 
     // directAddmm: cuBLASLt with the bias in its epilogue, against LibTorch's addmm for a

@@ -85,6 +85,43 @@ graph::GraphPtr withLineAfter(const std::string& after, const std::string& line)
     return io::parseGraphCode(s, "added.txt").graph;
 }
 
+// A backward-like chain of `layers` layers on one weight w: relu_0 = relu(g), then per layer i
+// a weight gradient mm_w<i> = t(relu_i) @ x<i> that only the output reads (through t_w<i>)
+// and the chain's product mm_c<i> = relu_i @ w, whose relu is relu_<i+1>. g is [rows, cols];
+// t(relu_i), the weight gradients' left operands, are made by the graph (rows * cols floats
+// each), their right operands x<i> [rows, 4] are inputs. Returns relu_<layers> and the t_w<i>.
+graph::GraphPtr layeredProducts(int layers, std::int64_t rows, std::int64_t cols)
+{
+    const auto f = [](std::int64_t a, std::int64_t b, bool transposed) {
+        const std::string strides = transposed ? "1, " + std::to_string(a)
+                                               : std::to_string(b) + ", 1";
+        return "\"f32[" + std::to_string(a) + ", " + std::to_string(b) + "][" + strides +
+               "]cpu\"";
+    };
+    std::string sig = "g: " + f(rows, cols, false) + ", w: " + f(cols, cols, false);
+    std::string body = "        relu_0: " + f(rows, cols, false) +
+                       " = torch.ops.aten.relu.default(g)\n";
+    std::string outs = "relu_" + std::to_string(layers);
+    for (int i = 0; i < layers; ++i) {
+        const std::string n = std::to_string(i);
+        sig += ", x" + n + ": " + f(rows, 4, false);
+        const auto line = [&](const std::string& name, const std::string& meta,
+                              const std::string& call) {
+            body += "        " + name + ": " + meta + " = torch.ops.aten." + call + "\n";
+        };
+        line("tg_" + n, f(cols, rows, true), "t.default(relu_" + n + ")");
+        line("mm_w" + n, f(cols, 4, false), "mm.default(tg_" + n + ", x" + n + ")");
+        line("t_w" + n, f(4, cols, true), "t.default(mm_w" + n + ")");
+        line("mm_c" + n, f(rows, cols, false), "mm.default(relu_" + n + ", w)");
+        line("relu_" + std::to_string(i + 1), f(rows, cols, false),
+             "relu.default(mm_c" + n + ")");
+        outs += ", t_w" + n;
+    }
+    const std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + sig +
+                             "):\n" + body + "        return (" + outs + ")\n";
+    return io::parseGraphCode(text, "layered.txt").graph;
+}
+
 } // namespace
 
 class TestMatmulFusion : public QObject {
@@ -469,6 +506,111 @@ private Q_SLOTS:
         for (const auto& grp : compile::findMatmulGroups(*bw, nullptr, {})) {
             QVERIFY(names(*bw, grp) != pair);
         }
+    }
+
+    void batchedGroupsAreTheProductsOnlyOutputsRead()
+    {
+        auto g = layeredProducts(3, 8, 6);
+        QVERIFY(g);
+        // Without `batched`: no group (the chain's products share w but each reaches the
+        // next; the weight gradients share no operand). With it, the weight gradients: the
+        // chain's products are read by its relus, not only by the output.
+        QVERIFY(compile::findMatmulGroups(*g, nullptr, {}).empty());
+        auto groups = compile::findMatmulGroups(*g, nullptr, {}, true);
+        QCOMPARE(groups.size(), std::size_t(1));
+        QCOMPARE(groups[0].shared, 3);
+        QCOMPARE(names(*g, groups[0]), (std::vector<std::string>{"mm_w0", "mm_w1", "mm_w2"}));
+        QCOMPARE(groups[0].inputOperands, (std::array<bool, 2>{false, false}));
+        // A member in a region is left to it.
+        std::vector<bool> excluded(g->size(), false);
+        excluded[*g->find("mm_w1")] = true;
+        groups = compile::findMatmulGroups(*g, nullptr, excluded, true);
+        QCOMPARE(groups.size(), std::size_t(1));
+        QCOMPARE(names(*g, groups[0]), (std::vector<std::string>{"mm_w0", "mm_w2"}));
+        // 4096 x 2048 floats (32 MiB) a left operand: two members fill kMaxDeferredBytes, so
+        // four layers make two groups, and three make one (the third alone).
+        auto big = layeredProducts(4, 4096, 2048);
+        QVERIFY(big);
+        groups = compile::findMatmulGroups(*big, nullptr, {}, true);
+        QCOMPARE(groups.size(), std::size_t(2));
+        QCOMPARE(names(*big, groups[0]), (std::vector<std::string>{"mm_w0", "mm_w1"}));
+        QCOMPARE(names(*big, groups[1]), (std::vector<std::string>{"mm_w2", "mm_w3"}));
+        big = layeredProducts(3, 4096, 2048);
+        QVERIFY(big);
+        groups = compile::findMatmulGroups(*big, nullptr, {}, true);
+        QCOMPARE(groups.size(), std::size_t(1));
+        QCOMPARE(names(*big, groups[0]), (std::vector<std::string>{"mm_w0", "mm_w1"}));
+    }
+
+    void batchedGroupRunsWhereItsLastOperandIsMade()
+    {
+        auto g = layeredProducts(3, 8, 6);
+        QVERIFY(g);
+        auto groups = compile::findMatmulGroups(*g, nullptr, {}, true);
+        QCOMPARE(groups.size(), std::size_t(1));
+        auto runs = std::make_shared<compile::MatmulGroupRuns>(1);
+        exec::RunOptions ro;
+        ro.keep = {"relu_3", "t_w0", "t_w1", "t_w2"};
+        auto eager = exec::Interpreter::run(*g, ro);
+        QVERIFY2(eager.ok(), eager.ok() ? "" : eager.error().toString().c_str());
+        ro.substitutes = compile::matmulSubstitutes(*g, groups, runs);
+        auto grouped = exec::Interpreter::run(*g, ro);
+        QVERIFY2(grouped.ok(), grouped.ok() ? "" : grouped.error().toString().c_str());
+        // On the CPU the members are made one by one (no batched call): the values are eager's.
+        QCOMPARE(runs->fused[0].load(), 0L);
+        QCOMPARE(runs->separate[0].load(), 1L);
+        for (const auto& name : ro.keep) {
+            const exec::TensorHandle* a = eager->kept.find(name);
+            const exec::TensorHandle* b = grouped->kept.find(name);
+            QVERIFY(a && b);
+            QVERIFY(at::equal(exec::tensorOf(*a), exec::tensorOf(*b)));
+        }
+        // The group's step comes once the last left operand (tg_2) exists, before the views
+        // of its results.
+        const auto index = [&](const std::string& name) {
+            const auto& steps = grouped->perNode;
+            return std::find_if(steps.begin(), steps.end(),
+                                [&](const auto& n) { return n.name == name; }) -
+                   steps.begin();
+        };
+        QVERIFY(index("mm0") < std::ptrdiff_t(grouped->perNode.size()));
+        QVERIFY(index("mm0") > index("tg_2"));
+        QVERIFY(index("mm0") < index("t_w0"));
+        QVERIFY(index("mm_c0") < index("mm0")); // the chain did not wait for the group
+    }
+
+    void llamaBackwardBatchesTheWeightGradientsLeft()
+    {
+        auto fw = load(FXSCOPE_TEST_DATA "/recorded/graphs/llama24_train_graph0.txt.gz");
+        auto bw = load(FXSCOPE_TEST_DATA "/recorded/graphs/llama24_train_graph1.txt.gz");
+        QVERIFY(fw && bw);
+        // With the forward, q/k/v's and gate/up's weight gradients share their saved
+        // activation (48 groups; 48 sums): left are the down and o projections' (mm_171 and
+        // mm_177 in the last layer, then every 14 nodes: [128, 64] by [64, 256] and by
+        // [64, 128], 24 each); lm_head's (mm_169) is alone of its shape.
+        auto groups = compile::findMatmulGroups(*bw, fw.get(), {}, true);
+        QCOMPARE(groups.size(), std::size_t(98));
+        std::vector<compile::MatmulGroup> batched;
+        std::copy_if(groups.begin(), groups.end(), std::back_inserter(batched),
+                     [](const auto& grp) { return grp.shared == 3; });
+        QCOMPARE(batched.size(), std::size_t(2));
+        for (std::size_t i = 0; i < 2; ++i) {
+            QCOMPARE(batched[i].nodes.size(), std::size_t(24));
+            for (std::size_t k = 0; k < 24; ++k) {
+                const int id = (i == 0 ? 171 : 177) + 14 * int(k);
+                QCOMPARE(bw->node(batched[i].nodes[k]).name, "mm_" + std::to_string(id));
+            }
+        }
+        // Without it the saved activations are not known to be one: the weight gradients
+        // batch by shape alone (down 24, gate and up 48, o and q 48, k and v 48).
+        groups = compile::findMatmulGroups(*bw, nullptr, {}, true);
+        std::vector<std::size_t> sizes;
+        for (const auto& grp : groups) {
+            if (grp.shared == 3) {
+                sizes.push_back(grp.nodes.size());
+            }
+        }
+        QCOMPARE(sizes, (std::vector<std::size_t>{24, 48, 48, 48}));
     }
 
     void llamaBackwardFromItsForwardRunsFused()
