@@ -184,7 +184,7 @@ int kernelsLaunched(const graph::Graph& graph, const CompiledGraphReport& report
     }
     std::map<std::string, int> groups; // a fused group: one cat and one product
     for (const auto& g : report.matmulGroups) {
-        // A sum joins both operands; a batched group copies its operands' addresses and
+        // A sum joins both operands; a batched group writes its operands' addresses and
         // makes every product in one call.
         const int joined = g.shared == 2 ? 3 : 2;
         const int kept = g.keptRuns > 0 ? g.keptSides : 0; // reused, not joined again

@@ -257,11 +257,11 @@ Result<std::vector<exec::TensorHandle>> runGroup(const GroupCall& call,
         b.push_back(exec::tensorOf(in[call.right[i]]));
     }
     if (call.shared == 3) {
-        // Independent products of one shape: one batched call where cuBLAS takes them (never
-        // inside a capture: the call reads its operands' addresses from device memory that
-        // the next call rewrites), else one by one.
+        // Independent products of one shape: one batched call where cuBLAS takes them (in a
+        // CUDA graph capture too: the stream writes their addresses, which the capture
+        // records), else one by one.
         std::vector<at::Tensor> products;
-        if (direct && !capturing(a[0])) {
+        if (direct) {
             products = exec::detail::directBatchedMatmul(a, b);
         }
         const bool batched = !products.empty();

@@ -27,7 +27,7 @@ struct MatmulGroup {
     // add, the only value the step makes. 3: none, the products are independent and of one
     // shape, and only the graph's outputs read them (through views): a training step's weight
     // gradients of one shape, layer after layer. They run as one batched product (one cuBLAS
-    // call for all of them) where the last of their operands is made, so every member's
+    // call for all of them, on CUDA) where the last of their operands is made, so every member's
     // operands stay alive until then (at most kMaxDeferredBytes of them beyond the graph's
     // inputs a group).
     int shared = 0;

@@ -32,6 +32,7 @@
 #include <atomic>
 #include <cstdint>
 #include <climits>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -42,9 +43,9 @@
 #include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
-#include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cublasLt.h>
+#include <cuda.h>
 #include "core/exec/process_symbols.h"
 #endif
 
@@ -89,6 +90,71 @@ const Cublas& cublas()
         return x;
     }();
     return c;
+}
+
+// The CUDA driver's stream memory operations (LibTorch's runtime loaded the driver): the
+// batched products' operand addresses are written to the device by the stream itself, so a
+// CUDA graph capture records them as they are and writes them again on every replay.
+struct MemOps {
+    decltype(&cuStreamBatchMemOp) batch = nullptr;
+    decltype(&cuDeviceGet) deviceGet = nullptr;
+    decltype(&cuDeviceGetAttribute) attribute = nullptr;
+    bool ok() const { return batch && deviceGet && attribute; }
+};
+
+const MemOps& memOps()
+{
+    static const MemOps m = [] {
+        MemOps x;
+        findInLoaded(x.batch, "libcuda.so.1", {"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp"});
+        findInLoaded(x.deviceGet, "libcuda.so.1", {"cuDeviceGet"});
+        findInLoaded(x.attribute, "libcuda.so.1", {"cuDeviceGetAttribute"});
+        return x;
+    }();
+    return m;
+}
+
+// Whether the device takes 64-bit stream writes (asked once a device).
+bool writes64(c10::DeviceIndex device)
+{
+    static std::array<std::atomic<int>, 64> known{}; // 0 unknown, 1 yes, 2 no
+    const MemOps& f = memOps();
+    if (!f.ok() || device < 0 || std::size_t(device) >= known.size()) {
+        return false;
+    }
+    std::atomic<int>& k = known[std::size_t(device)];
+    if (k.load() == 0) {
+        CUdevice d = 0;
+        int v = 0;
+        const bool yes =
+            f.deviceGet(&d, device) == CUDA_SUCCESS &&
+            f.attribute(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, d) == CUDA_SUCCESS &&
+            v == 1;
+        k.store(yes ? 1 : 2);
+    }
+    return k.load() == 1;
+}
+
+// `values` written to consecutive 64-bit words from `to` in order on `stream`: stream memory
+// operations, at most 255 a call (the driver's limit).
+bool writeOnStream(cudaStream_t stream, void* to, const std::vector<std::uint64_t>& values)
+{
+    std::vector<CUstreamBatchMemOpParams> ops(values.size());
+    const auto base = reinterpret_cast<CUdeviceptr>(to);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        std::memset(&ops[i], 0, sizeof ops[i]);
+        ops[i].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+        ops[i].writeValue.address = base + 8 * i;
+        ops[i].writeValue.value64 = values[i];
+    }
+    constexpr std::size_t kMost = 255;
+    for (std::size_t at = 0; at < ops.size(); at += kMost) {
+        const auto n = unsigned(std::min(kMost, ops.size() - at));
+        if (memOps().batch(CUstream(stream), n, ops.data() + at, 0) != CUDA_SUCCESS) {
+            return false;
+        }
+    }
+    return true;
 }
 
 // cuBLASLt's, for addmm with its bias in the epilogue.
@@ -471,8 +537,7 @@ std::vector<at::Tensor> directBatchedMatmul(const std::vector<at::Tensor>& a,
 #if defined(FXSCOPE_TORCH_CUDA)
     const Cublas& f = cublas();
     if (a.empty() || a.size() != b.size() || !f.ok() || !f.sgemmBatched ||
-        a.size() > std::size_t(INT_MAX / 3) ||
-        c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None) {
+        a.size() > std::size_t(INT_MAX / 3) || !writes64(a[0].device().index())) {
         return {};
     }
     const auto first = productSides(a[0], b[0]);
@@ -500,24 +565,23 @@ std::vector<at::Tensor> directBatchedMatmul(const std::vector<at::Tensor>& a,
     const std::int64_t count = std::int64_t(a.size());
     std::vector<at::Tensor> c;
     c.reserve(a.size());
-    // The addresses, b's, a's, then c's, in pinned memory copied on the current stream: the
-    // pinned block is not reused before the copy has run (LibTorch's host allocator records it).
-    at::Tensor host =
-        at::empty({3 * count}, at::TensorOptions().dtype(at::kLong).pinned_memory(true));
-    auto* address = host.data_ptr<std::int64_t>();
+    // The addresses, b's, a's, then c's, written to the device on the current stream.
+    std::vector<std::uint64_t> address(std::size_t(3 * count));
     const auto addressOf = [](const void* p) {
-        return std::int64_t(reinterpret_cast<std::uintptr_t>(p));
+        return std::uint64_t(reinterpret_cast<std::uintptr_t>(p));
     };
     for (std::int64_t i = 0; i < count; ++i) {
         const auto j = std::size_t(i);
         c.push_back(at::detail::empty_cuda({m, n}, at::kFloat, device, std::nullopt));
-        address[i] = addressOf(b[j].const_data_ptr());
-        address[count + i] = addressOf(a[j].const_data_ptr());
-        address[2 * count + i] = addressOf(c[j].data_ptr());
+        address[j] = addressOf(b[j].const_data_ptr());
+        address[std::size_t(count) + j] = addressOf(a[j].const_data_ptr());
+        address[std::size_t(2 * count) + j] = addressOf(c[j].data_ptr());
     }
-    at::Tensor onDevice =
-        at::empty({3 * count}, at::TensorOptions().dtype(at::kLong).device(device));
-    onDevice.copy_(host, /*non_blocking=*/true);
+    const at::Tensor onDevice =
+        at::detail::empty_cuda({3 * count}, at::kLong, device, std::nullopt);
+    if (!writeOnStream(h->stream, onDevice.data_ptr(), address)) {
+        return {};
+    }
     const auto* pointers = static_cast<float* const*>(onDevice.data_ptr());
     const float one = 1.0f;
     const float zero = 0.0f;

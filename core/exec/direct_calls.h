@@ -22,10 +22,11 @@ at::Tensor directMatmul(const at::Tensor& a, const at::Tensor& b);
 
 // a[i] @ b[i] for every i in one cublasSgemmBatched call, when every pair is a product
 // directMatmul takes and all have one shape and one way of being read (each side's transposition
-// and leading dimension): each product a new contiguous tensor. The operands' addresses go to
-// the device through a pinned buffer, copied on the current stream (so not for a CUDA graph
-// capture, which would keep reading memory the next call rewrites). Empty where any of that
-// does not hold: the caller makes the products one by one.
+// and leading dimension): each product a new contiguous tensor. The operands' addresses are
+// written to device memory by the current stream itself (the driver's 64-bit stream memory
+// operations, found in the process), so a CUDA graph capture records the writes with the
+// call and every replay makes them again. Empty where any of that does not hold (or the
+// device has no 64-bit stream writes): the caller makes the products one by one.
 std::vector<at::Tensor> directBatchedMatmul(const std::vector<at::Tensor>& a,
                                             const std::vector<at::Tensor>& b);
 

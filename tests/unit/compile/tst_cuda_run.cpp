@@ -29,6 +29,7 @@
 #include <c10/core/InferenceMode.h>
 #if defined(FXSCOPE_TORCH_CUDA)
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -308,8 +309,8 @@ private Q_SLOTS:
     // directBatchedMatmul: one cublasSgemmBatched call for products of one shape and layout
     // (a gradient's t() times a row-major activation, as a training step's weight gradients),
     // each against LibTorch's mm, twice (the second call's operands elsewhere); declined
-    // (empty, counted nowhere) for products of two shapes, of two layouts, in float64, and
-    // while a CUDA graph is being captured.
+    // (empty, counted nowhere) for products of two shapes, of two layouts and in float64; a
+    // call captured in a CUDA graph multiplies what its operands hold at each replay.
     void directBatchedProductsMatchLibTorchsMm()
     {
         const auto cuda = at::TensorOptions().device(at::kCUDA, 0);
@@ -338,25 +339,36 @@ private Q_SLOTS:
         QVERIFY(exec::detail::directBatchedMatmul({x.to(at::kDouble), x.to(at::kDouble)},
                                                   {y.to(at::kDouble), y.to(at::kDouble)})
                     .empty());
+        QCOMPARE(exec::detail::directBatchedCount(), before);
 #if defined(FXSCOPE_TORCH_CUDA)
+        // Captured in a CUDA graph: each replay writes the addresses again and multiplies what
+        // the operands hold then.
+        std::vector<at::Tensor> a{x.clone(), x.clone() * 2};
+        std::vector<at::Tensor> b{y.clone(), y.clone()};
+        std::vector<at::Tensor> captured;
+        at::cuda::CUDAGraph graph;
         {
-            at::cuda::CUDAGraph graph;
             c10::cuda::CUDAStreamGuard guard(c10::cuda::getStreamFromPool());
-            at::Tensor captured;
-            bool declined = false;
+            exec::detail::directBatchedMatmul(a, b); // warm-up on the capturing stream
             graph.capture_begin();
-            declined = exec::detail::directBatchedMatmul({x, x}, {y, y}).empty();
-            captured = at::mm(x, y); // something to capture
+            captured = exec::detail::directBatchedMatmul(a, b);
             graph.capture_end();
-            QVERIFY(declined);
+        }
+        QCOMPARE(captured.size(), std::size_t(2));
+        for (int replay = 0; replay < 2; ++replay) {
+            a[0].copy_(at::randn({64, 48}, cuda)); // in place: the captured addresses hold
+            b[1].copy_(at::randn({48, 80}, cuda));
+            graph.replay();
+            c10::cuda::device_synchronize();
+            QVERIFY(at::allclose(captured[0], at::mm(a[0], b[0]), 1e-5, 1e-5));
+            QVERIFY(at::allclose(captured[1], at::mm(a[1], b[1]), 1e-5, 1e-5));
         }
 #endif
-        QCOMPARE(exec::detail::directBatchedCount(), before);
     }
 
     // A backward-like chain whose three weight gradients only the output reads: the compiled
-    // run makes them in one batched call (one group, "batched"), with and without CUDA graphs,
-    // the outputs as eager's.
+    // run makes them in one batched call (one group, "batched"), with and without CUDA graphs
+    // (captured as that call), the outputs as eager's.
     void compiledRunsBatchTheWeightGradients()
     {
         const auto f = [](const char* meta) { return std::string("\"") + meta + "cuda:0\""; };
@@ -392,9 +404,7 @@ private Q_SLOTS:
             QCOMPARE(grp.shared, 3);
             QCOMPARE(grp.nodes, (std::vector<std::string>{"mm_w0", "mm_w1", "mm_w2"}));
             QVERIFY(grp.fusedRuns >= 1);
-            if (!cudaGraph) {
-                QCOMPARE(grp.separateRuns, 0L);
-            }
+            QCOMPARE(grp.separateRuns, 0L); // captured as one call too
             QCOMPARE(report->outputMaxAbsErr.size(), std::size_t(4));
             for (const auto& e : report->outputMaxAbsErr) {
                 QVERIFY(e && *e < 1e-4);
