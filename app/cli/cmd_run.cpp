@@ -275,11 +275,17 @@ void printCompiledText(const compile::CompiledGraphReport& c)
     }
     if (!c.matmulGroups.empty()) {
         std::size_t nodes = 0;
+        std::size_t batched = 0; // groups made as one batched call, not one product
         for (const auto& g : c.matmulGroups) {
             nodes += g.nodes.size();
+            batched += g.shared == 3 ? 1 : 0;
         }
-        std::printf("matrix products: %zu mm nodes in %zu groups, one product a group\n", nodes,
+        std::printf("matrix products: %zu mm nodes in %zu groups, one product a group", nodes,
                     c.matmulGroups.size());
+        if (batched > 0) {
+            std::printf(" (%zu of them one batched call)", batched);
+        }
+        std::printf("\n");
     }
     if (c.directMatmuls > 0) {
         std::printf("matrix products straight to cuBLAS: %ld a run\n", c.directMatmuls);
