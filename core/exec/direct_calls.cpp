@@ -106,9 +106,10 @@ const MemOps& memOps()
 {
     static const MemOps m = [] {
         MemOps x;
-        findInLoaded(x.batch, "libcuda.so.1", {"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp"});
-        findInLoaded(x.deviceGet, "libcuda.so.1", {"cuDeviceGet"});
-        findInLoaded(x.attribute, "libcuda.so.1", {"cuDeviceGetAttribute"});
+        void* driver = loadedLibrary("libcuda.so.1");
+        findIn(driver, x.batch, {"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp"});
+        findIn(driver, x.deviceGet, {"cuDeviceGet"});
+        findIn(driver, x.attribute, {"cuDeviceGetAttribute"});
         return x;
     }();
     return m;

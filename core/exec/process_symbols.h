@@ -16,17 +16,22 @@ void findInProcess(F& f, const char* name)
     f = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
 }
 
-// The same in a library the process has loaded privately (the CUDA driver, which LibTorch's
-// CUDA runtime opens itself): found by its file name without loading it (RTLD_NOLOAD); the
-// first of `names` it has. Null when the library is not loaded or has none of them.
+// A library the process has loaded privately (the CUDA driver, which LibTorch's CUDA runtime
+// opens itself), found by its file name without loading it (RTLD_NOLOAD): null when it is not
+// loaded. The handle stays open for the process's life.
+inline void* loadedLibrary(const char* name)
+{
+    return dlopen(name, RTLD_NOW | RTLD_NOLOAD);
+}
+
+// The first of `names` that `library` (loadedLibrary's handle, may be null) has; else null.
 template <class F>
-void findInLoaded(F& f, const char* library, std::initializer_list<const char*> names)
+void findIn(void* library, F& f, std::initializer_list<const char*> names)
 {
     f = nullptr;
-    void* lib = dlopen(library, RTLD_NOW | RTLD_NOLOAD); // kept open: used for the process's life
     for (const char* name : names) {
-        if (lib && !f) {
-            f = reinterpret_cast<F>(dlsym(lib, name));
+        if (library && !f) {
+            f = reinterpret_cast<F>(dlsym(library, name));
         }
     }
 }

@@ -4,8 +4,9 @@
 // on the device without per-node syncs and as CUDA graph replays; a build-only entry is
 // verified by its first run; a region without inputs runs on the graph's GPU; float32 products
 // made by calling cuBLAS directly agree with LibTorch's mm for every operand layout cuBLAS reads
-// in place, and the others are left to mm (so do products of one shape made in one batched
-// call, and a compiled run's weight gradients); a CUDA graph captured with a group's kept weights
+// in place, and the others are left to mm; products of one shape made in one batched call
+// agree too, also when captured in a CUDA graph, and a compiled run makes its weight gradients
+// so; a CUDA graph captured with a group's kept weights
 // replays with a weight changed in place since. Skipped, with the
 // reason, where this LibTorch has no CUDA or the driver sees no GPU (a skip is reported as
 // such, never as a pass).
@@ -366,32 +367,12 @@ private Q_SLOTS:
 #endif
     }
 
-    // A backward-like chain whose three weight gradients only the output reads: the compiled
-    // run makes them in one batched call (one group, "batched"), with and without CUDA graphs
-    // (captured as that call), the outputs as eager's.
+    // A backward-like chain whose three weight gradients only the output reads (through t;
+    // test::layeredProducts): the compiled run makes them in one batched call (one group,
+    // "batched"), with and without CUDA graphs (captured as that call), the outputs as eager's.
     void compiledRunsBatchTheWeightGradients()
     {
-        const auto f = [](const char* meta) { return std::string("\"") + meta + "cuda:0\""; };
-        const std::string act = f("f32[64, 48][48, 1]");
-        const std::string tr = f("f32[48, 64][1, 48]");
-        const std::string grad = f("f32[48, 32][32, 1]");
-        std::string code = "def forward(self, g: " + act + ", w: " + f("f32[48, 48][48, 1]") +
-                           ", x0: " + f("f32[64, 32][32, 1]") + ", x1: " +
-                           f("f32[64, 32][32, 1]") + ", x2: " + f("f32[64, 32][32, 1]") +
-                           "):\n    relu_0: " + act + " = torch.ops.aten.relu.default(g)\n";
-        for (int i = 0; i < 3; ++i) {
-            const std::string n = std::to_string(i);
-            const std::string next = std::to_string(i + 1);
-            code += "    t_" + n + ": " + tr + " = torch.ops.aten.t.default(relu_" + n + ")\n";
-            code += "    mm_w" + n + ": " + grad + " = torch.ops.aten.mm.default(t_" + n + ", x" +
-                    n + ")\n";
-            code += "    mm_c" + n + ": " + act + " = torch.ops.aten.mm.default(relu_" + n +
-                    ", w)\n";
-            code += "    relu_" + next + ": " + act + " = torch.ops.aten.relu.default(mm_c" + n +
-                    ")\n";
-        }
-        code += "    return (relu_3, mm_w0, mm_w1, mm_w2)\n";
-        const graph::GraphPtr g = io::parseGraphCode(code, "batched_cuda.txt").graph;
+        const graph::GraphPtr g = test::layeredProducts(3, 64, 48, "cuda:0");
         QVERIFY(g);
         for (bool cudaGraph : {false, true}) {
             compile::GraphCompileOptions o;

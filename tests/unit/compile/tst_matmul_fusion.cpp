@@ -85,43 +85,6 @@ graph::GraphPtr withLineAfter(const std::string& after, const std::string& line)
     return io::parseGraphCode(s, "added.txt").graph;
 }
 
-// A backward-like chain of `layers` layers on one weight w: relu_0 = relu(g), then per layer i
-// a weight gradient mm_w<i> = t(relu_i) @ x<i> that only the output reads (through t_w<i>)
-// and the chain's product mm_c<i> = relu_i @ w, whose relu is relu_<i+1>. g is [rows, cols];
-// t(relu_i), the weight gradients' left operands, are made by the graph (rows * cols floats
-// each), their right operands x<i> [rows, 4] are inputs. Returns relu_<layers> and the t_w<i>.
-graph::GraphPtr layeredProducts(int layers, std::int64_t rows, std::int64_t cols)
-{
-    const auto f = [](std::int64_t a, std::int64_t b, bool transposed) {
-        const std::string strides = transposed ? "1, " + std::to_string(a)
-                                               : std::to_string(b) + ", 1";
-        return "\"f32[" + std::to_string(a) + ", " + std::to_string(b) + "][" + strides +
-               "]cpu\"";
-    };
-    std::string sig = "g: " + f(rows, cols, false) + ", w: " + f(cols, cols, false);
-    std::string body = "        relu_0: " + f(rows, cols, false) +
-                       " = torch.ops.aten.relu.default(g)\n";
-    std::string outs = "relu_" + std::to_string(layers);
-    for (int i = 0; i < layers; ++i) {
-        const std::string n = std::to_string(i);
-        sig += ", x" + n + ": " + f(rows, 4, false);
-        const auto line = [&](const std::string& name, const std::string& meta,
-                              const std::string& call) {
-            body += "        " + name + ": " + meta + " = torch.ops.aten." + call + "\n";
-        };
-        line("tg_" + n, f(cols, rows, true), "t.default(relu_" + n + ")");
-        line("mm_w" + n, f(cols, 4, false), "mm.default(tg_" + n + ", x" + n + ")");
-        line("t_w" + n, f(4, cols, true), "t.default(mm_w" + n + ")");
-        line("mm_c" + n, f(rows, cols, false), "mm.default(relu_" + n + ", w)");
-        line("relu_" + std::to_string(i + 1), f(rows, cols, false),
-             "relu.default(mm_c" + n + ")");
-        outs += ", t_w" + n;
-    }
-    const std::string text = "class GraphModule(torch.nn.Module):\n    def forward(self, " + sig +
-                             "):\n" + body + "        return (" + outs + ")\n";
-    return io::parseGraphCode(text, "layered.txt").graph;
-}
-
 } // namespace
 
 class TestMatmulFusion : public QObject {
@@ -510,7 +473,7 @@ private Q_SLOTS:
 
     void batchedGroupsAreTheProductsOnlyOutputsRead()
     {
-        auto g = layeredProducts(3, 8, 6);
+        auto g = test::layeredProducts(3, 8, 6);
         QVERIFY(g);
         // Without `batched`: no group (the chain's products share w but each reaches the
         // next; the weight gradients share no operand). With it, the weight gradients: the
@@ -529,13 +492,13 @@ private Q_SLOTS:
         QCOMPARE(names(*g, groups[0]), (std::vector<std::string>{"mm_w0", "mm_w2"}));
         // 4096 x 2048 floats (32 MiB) a left operand: two members fill kMaxDeferredBytes, so
         // four layers make two groups, and three make one (the third alone).
-        auto big = layeredProducts(4, 4096, 2048);
+        auto big = test::layeredProducts(4, 4096, 2048);
         QVERIFY(big);
         groups = compile::findMatmulGroups(*big, nullptr, {}, true);
         QCOMPARE(groups.size(), std::size_t(2));
         QCOMPARE(names(*big, groups[0]), (std::vector<std::string>{"mm_w0", "mm_w1"}));
         QCOMPARE(names(*big, groups[1]), (std::vector<std::string>{"mm_w2", "mm_w3"}));
-        big = layeredProducts(3, 4096, 2048);
+        big = test::layeredProducts(3, 4096, 2048);
         QVERIFY(big);
         groups = compile::findMatmulGroups(*big, nullptr, {}, true);
         QCOMPARE(groups.size(), std::size_t(1));
@@ -544,7 +507,7 @@ private Q_SLOTS:
 
     void batchedGroupRunsWhereItsLastOperandIsMade()
     {
-        auto g = layeredProducts(3, 8, 6);
+        auto g = test::layeredProducts(3, 8, 6);
         QVERIFY(g);
         auto groups = compile::findMatmulGroups(*g, nullptr, {}, true);
         QCOMPARE(groups.size(), std::size_t(1));
